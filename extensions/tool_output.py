@@ -1,0 +1,74 @@
+"""Keep shell side files out of the user's project folder.
+
+zett-agent's ``bash`` tool keeps the full stdout/stderr of a truncated command under
+``.zett-tool-output/`` in the current folder, and creates that folder on every call. This
+extension wraps every ``bash`` call (zett's own and Plan Mode's): once the command has finished
+it moves a kept output folder under zett's data directory, points the tool result at the new
+place, and removes ``.zett-tool-output/`` when nothing else is in it.
+
+It is also the smallest example of a tool-call middleware: ``on_tool_call`` receives the call
+and ``call_next``, and may change what comes back.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from zett_agent.agent import AgentRunContext
+from zett_agent.extensions import AgentExtension
+from zett_agent.messages import ToolCall
+
+SIDE_FOLDER = ".zett-tool-output"
+_KEPT = re.compile(r"\.zett-tool-output/(shell-[A-Za-z0-9_]+)")
+
+
+class ToolOutputOutsideProject(AgentExtension):
+    """Move ``bash`` side files from ``.zett-tool-output/`` to ``destination``."""
+
+    def __init__(self, destination: Path) -> None:
+        self.destination = destination
+
+    async def on_tool_call(
+        self,
+        context: AgentRunContext,
+        call: ToolCall,
+        call_next: Callable[[], Awaitable[Any]],
+    ) -> Any:
+        if call.name != "bash":
+            return await call_next()
+        try:
+            result = await call_next()
+        except RuntimeError as error:
+            moved = self._relocate(str(error))
+            self._remove_empty_side_folder()
+            if moved == str(error):
+                raise
+            raise RuntimeError(moved) from error
+        except BaseException:
+            self._remove_empty_side_folder()
+            raise
+        relocated = self._relocate(result) if isinstance(result, str) else result
+        self._remove_empty_side_folder()
+        return relocated
+
+    def _relocate(self, text: str) -> str:
+        def move(match: re.Match[str]) -> str:
+            source = Path.cwd() / SIDE_FOLDER / match.group(1)
+            target = self.destination / match.group(1)
+            if source.is_dir():
+                self.destination.mkdir(parents=True, exist_ok=True, mode=0o700)
+                shutil.move(str(source), str(target))
+            return str(target) if target.exists() else match.group(0)
+
+        return _KEPT.sub(move, text)
+
+    @staticmethod
+    def _remove_empty_side_folder() -> None:
+        try:
+            (Path.cwd() / SIDE_FOLDER).rmdir()
+        except OSError:
+            pass

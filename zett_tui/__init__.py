@@ -1,0 +1,3 @@
+"""zett: a terminal coding assistant on the zett-agent runtime."""
+
+__version__ = "0.1.0"

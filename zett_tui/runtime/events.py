@@ -1,0 +1,225 @@
+"""One translation of runtime events into zett's own small, UI-facing event types.
+
+The TUI, the non-interactive mode and the tests all consume these, never raw ``AgentEvent``s.
+Translation is cheap and synchronous: the agent stream has back-pressure, so the consume loop
+must never wait on the UI.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from zett_agent.events import AgentEvent, AgentEventType
+from zett_agent.messages import ToolCall
+
+#: CUSTOM events that wait for the user's answer, by event name.
+DECISION_EVENTS = frozenset(
+    {"shell_approval_requested", "enter_plan_mode", "exit_plan_mode", "ask_user", "edit_approval_requested"}
+)
+
+#: The argument that best identifies a call of each tool, shown on its row.
+KEY_ARGUMENTS = {
+    "bash": "command",
+    "read_file": "path",
+    "write_file": "path",
+    "edit": "path",
+    "delete_file": "path",
+    "view_image": "path",
+    "glob": "pattern",
+    "grep": "pattern",
+    "ask_user": "question",
+    "enter_plan_mode": "reason",
+}
+
+#: The shell tool's own default when the model leaves ``timeout_seconds`` out. The approval
+#: payload says 30 in that case, which is not what runs.
+BASH_DEFAULT_TIMEOUT = 60
+
+
+@dataclass(frozen=True, slots=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningChunk:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCallStarted:
+    """A model call began (the first of a turn, or the next after tool results)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallInfo:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+    @property
+    def key_argument(self) -> str:
+        return key_argument(self.name, self.arguments)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsStarted:
+    calls: tuple[ToolCallInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    state: str  # "done" | "failed" | "cancelled" | "skipped"
+    output: str
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported:
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModelStopped:
+    """The model stopped abnormally (output limit, refusal, context full...)."""
+
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequested:
+    """The runtime waits for the user: an approval, a question, a Plan Mode decision."""
+
+    kind: str
+    session_id: str
+    payload: dict[str, Any]
+    call: ToolCallInfo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlanModeChanged:
+    active: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    status: str  # "completed" | "failed" | "cancelled"
+    error: str | None = None
+    answer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    text: str
+    level: str = "info"
+
+
+UIEvent = (
+    TextChunk
+    | ReasoningChunk
+    | ModelCallStarted
+    | ToolsStarted
+    | ToolFinished
+    | UsageReported
+    | ModelStopped
+    | DecisionRequested
+    | PlanModeChanged
+    | TurnFinished
+    | Notice
+)
+
+
+def key_argument(name: str, arguments: dict[str, Any]) -> str:
+    """The one argument that tells a person what a tool call does."""
+    key = KEY_ARGUMENTS.get(name)
+    value = arguments.get(key) if key else None
+    if value is None:
+        value = next((v for v in arguments.values() if isinstance(v, str)), None)
+    if value is None:
+        return json.dumps(arguments, ensure_ascii=False)[:200] if arguments else ""
+    return " ".join(str(value).split())
+
+
+def _call_info(call: ToolCall) -> ToolCallInfo:
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    return ToolCallInfo(call.id, call.name, dict(arguments))
+
+
+def _message_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        return "\n".join(getattr(part, "text", "[image]") for part in content)
+    return str(content)
+
+
+@dataclass
+class EventTranslator:
+    """Turns each ``AgentEvent`` into zero or more UI events."""
+
+    tool_names: dict[str, str] = field(default_factory=dict)
+
+    def translate(self, event: AgentEvent) -> list[UIEvent]:
+        kind = event.type
+        if kind is AgentEventType.TEXT_DELTA:
+            return [TextChunk(event.delta)] if event.delta else []
+        if kind is AgentEventType.REASONING_DELTA:
+            return [ReasoningChunk(event.delta)] if event.delta else []
+        if kind is AgentEventType.MODEL_STARTED:
+            return [ModelCallStarted()]
+        if kind is AgentEventType.MODEL_COMPLETED and event.response is not None:
+            usage = event.response.usage
+            return [UsageReported(usage.input_tokens or 0, usage.output_tokens or 0)]
+        if kind is AgentEventType.MODEL_STOPPED and event.stop is not None:
+            return [ModelStopped(str(event.stop.reason), event.stop.message or "")]
+        if kind is AgentEventType.TOOL_STARTED:
+            calls = tuple(_call_info(call) for call in event.tool_calls)
+            for call in calls:
+                self.tool_names[call.call_id] = call.name
+            return [ToolsStarted(calls)]
+        if kind in (AgentEventType.TOOL_COMPLETED, AgentEventType.TOOL_FAILED, AgentEventType.TOOL_SKIPPED):
+            return [self._tool_finished(event)]
+        if kind is AgentEventType.CUSTOM:
+            return self._custom(event)
+        if kind is AgentEventType.COMPACTION_STARTED:
+            return [Notice("Compacting the conversation to fit the context window…")]
+        if kind is AgentEventType.COMPACTION_COMPLETED:
+            return [Notice("Conversation compacted." if event.applied else "Nothing to compact.")]
+        return []
+
+    def _tool_finished(self, event: AgentEvent) -> ToolFinished:
+        call = event.tool_calls[0] if event.tool_calls else None
+        message = event.message
+        call_id = call.id if call else getattr(message, "tool_call_id", "")
+        name = call.name if call else getattr(message, "name", "")
+        output = _message_text(message.content) if message is not None else ""
+        if event.type is AgentEventType.TOOL_SKIPPED:
+            state = "skipped"
+        elif event.type is AgentEventType.TOOL_COMPLETED:
+            state = "done"
+        elif "Request cancelled before tool completion" in output:
+            state = "cancelled"
+        else:
+            state = "failed"
+            if event.error is not None and not output:
+                output = str(event.error)
+        return ToolFinished(call_id, name, state, output)
+
+    def _custom(self, event: AgentEvent) -> list[UIEvent]:
+        name = event.name or ""
+        payload = dict(event.payload or {})
+        if name in DECISION_EVENTS:
+            call = _call_info(event.tool_calls[0]) if event.tool_calls else None
+            if name == "shell_approval_requested" and call is not None:
+                payload["timeout_seconds"] = call.arguments.get("timeout_seconds", BASH_DEFAULT_TIMEOUT)
+            return [DecisionRequested(name, event.session_id, payload, call)]
+        if name == "plan_mode_entered":
+            return [PlanModeChanged(True)]
+        if name == "plan_mode_exited":
+            return [PlanModeChanged(False)]
+        return []

@@ -1,0 +1,53 @@
+"""Loads agent extensions from files: the bundled ones in ``extensions/`` and (later) the user's.
+
+Bundled extensions are plain files, not an installed ``extensions`` package, so they load the way
+a user's own extension file does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from zett_tui import paths
+
+_MODULE_PREFIX = "zett_extensions_"
+
+
+class ExtensionLoadError(Exception):
+    """An extension file or class could not be loaded; the message names it and says why."""
+
+
+def load_module_from_file(path: Path) -> ModuleType:
+    """Import one extension file under a private module name."""
+    module_name = _MODULE_PREFIX + path.stem
+    existing = sys.modules.get(module_name)
+    if existing is not None and getattr(existing, "__file__", None) == str(path):
+        return existing
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ExtensionLoadError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        sys.modules.pop(module_name, None)
+        raise ExtensionLoadError(f"{path}: {type(error).__name__}: {error}") from error
+    return module
+
+
+def load_class_from_file(path: Path, class_name: str) -> Any:
+    module = load_module_from_file(path)
+    try:
+        return getattr(module, class_name)
+    except AttributeError:
+        raise ExtensionLoadError(f"{path}: has no class {class_name!r}") from None
+
+
+def load_bundled(file_stem: str, class_name: str) -> Any:
+    """A class from one of zett's own extension files."""
+    return load_class_from_file(paths.bundled_dir("extensions") / f"{file_stem}.py", class_name)

@@ -1,0 +1,245 @@
+"""The agent side of zett: owns the Agent, its model and extensions; runs, cancels and answers turns.
+
+No Textual here. The UI hands ``run_turn`` a sink (a cheap, synchronous callable) and runs it in
+a worker; cancelling that worker cancels the turn, and the runtime records it as cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zett_agent.agent import Agent, AgentRunConfig
+from zett_agent.events import AgentEventType
+from zett_agent.extensions.base import AgentExtension
+from zett_agent.extensions.external import ExternalEvent
+from zett_agent.model import AgentModel, ReasoningEffort
+
+from zett_tui import __version__, paths
+from zett_tui.runtime.errors import describe_error
+from zett_tui.runtime.events import DecisionRequested, EventTranslator, TurnFinished, UIEvent
+from zett_tui.runtime.extension_loader import load_bundled
+from zett_tui.runtime.recorder import Redactor, TurnRecorder
+
+log = logging.getLogger(__name__)
+
+Sink = Callable[[UIEvent], None]
+ModelFactory = Callable[[], AgentModel]
+
+SYSTEM_PROMPT = """\
+You are zett, a coding assistant working in the user's terminal, in their project folder.
+Answer in Markdown. Be direct and concise. Read files before changing them, prefer small
+focused edits, and explain what you changed. Shell commands and edits need the user's approval;
+when one is refused, take the user's note into account instead of retrying the same thing."""
+
+
+@dataclass
+class HostOptions:
+    """What the host needs to build an agent. Paths default to zett's data directory."""
+
+    model_factory: ModelFactory
+    model_label: str
+    session_id: str | None = None
+    cwd: Path = field(default_factory=Path.cwd)
+    reasoning_effort: ReasoningEffort = ReasoningEffort.MEDIUM
+    sessions_dir: Path | None = None
+    history_db: Path | None = None
+    tool_output_dir: Path | None = None
+    redact: Redactor | None = None
+    extra_extensions: Sequence[AgentExtension] = ()
+    system_prompt: str = SYSTEM_PROMPT
+
+
+class AgentHost:
+    """One zett process's agent: one session at a time, one turn at a time."""
+
+    def __init__(self, options: HostOptions) -> None:
+        self.options = options
+        self.agent: Agent | None = None
+        self.model: AgentModel | None = None
+        self.recorder: TurnRecorder | None = None
+        self._history: Any = None
+        self._session_id = options.session_id or new_session_id()
+
+    @property
+    def ready(self) -> bool:
+        return self.agent is not None
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def config(self) -> AgentRunConfig:
+        return AgentRunConfig(session_id=self.session_id)
+
+    async def start(self) -> None:
+        """Build the model and the agent. Slow provider imports happen here, off the first frame."""
+        from zett_agent.extensions import (
+            AgentsMdExtension,
+            AskUserExtension,
+            FileSystemExtension,
+            ShellApprovalExtension,
+            SQLiteSessionExtension,
+            ToolGuidelinesExtension,
+        )
+
+        options = self.options
+        self.model = await asyncio.to_thread(options.model_factory)
+        history_db = options.history_db or paths.history_db()
+        _prepare_private_file(history_db)
+        self._history = SQLiteSessionExtension(history_db)
+        self.recorder = TurnRecorder(options.sessions_dir or paths.sessions_dir(), options.redact)
+        tool_output = load_bundled("tool_output", "ToolOutputOutsideProject")
+        extensions: list[AgentExtension] = [
+            self._history,
+            ToolGuidelinesExtension(),
+            AgentsMdExtension(),
+            FileSystemExtension(read_only=False),
+            _bash_extension(),
+            ShellApprovalExtension(),
+            AskUserExtension(),
+            tool_output(options.tool_output_dir or paths.tool_output_dir()),
+            *options.extra_extensions,
+            self.recorder,
+        ]
+        self.agent = await Agent.create(
+            self.model,
+            config=AgentRunConfig(session_id=self._session_id),
+            system_prompt=options.system_prompt,
+            extensions=extensions,
+            reasoning_effort=options.reasoning_effort,
+        )
+        log.info("agent ready: model=%s session=%s", options.model_label, self._session_id)
+
+    async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
+        """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
+        agent = self._require_agent()
+        translator = EventTranslator()
+        answer = ""
+        try:
+            stream = agent.stream(prompt, config=self.config, metadata=self._turn_metadata())
+            async with contextlib.aclosing(stream) as events:
+                async for event in events:
+                    for ui_event in translator.translate(event):
+                        sink(ui_event)
+                    if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
+                        answer = _content_text(event.message.content)
+        except asyncio.CancelledError:
+            sink(TurnFinished("cancelled"))
+            raise
+        except Exception as error:  # every failure becomes one human line; details go to the log
+            log.warning("turn failed: %s", type(error).__name__, exc_info=True)
+            finished = TurnFinished("failed", describe_error(error))
+            sink(finished)
+            return finished
+        finished = TurnFinished("completed", answer=answer)
+        sink(finished)
+        return finished
+
+    def answer(self, decision: DecisionRequested, payload: dict[str, Any]) -> bool:
+        """Send the user's answer back to the runtime. False for a late or duplicate answer."""
+        if self.agent is None:
+            return False
+        response_event = decision.payload.get("response_event")
+        if not isinstance(response_event, str):
+            return False
+        try:
+            accepted = self.agent.emit_external_event(
+                ExternalEvent(response_event, payload),
+                config=AgentRunConfig(session_id=decision.session_id),
+            )
+        except Exception:
+            log.warning("answer to %s was refused", decision.kind, exc_info=True)
+            return False
+        return bool(accepted)
+
+    def steer(self, text: str) -> bool:
+        """Add a note to the running turn (the runtime's steering message). False when none runs."""
+        if self.agent is None:
+            return False
+        try:
+            accepted = self.agent.emit_external_event(
+                ExternalEvent("steering_message", {"content": text}), config=self.config
+            )
+        except Exception:
+            log.warning("steering message refused", exc_info=True)
+            return False
+        return bool(accepted)
+
+    async def aclose(self) -> None:
+        """Close the provider and the history store; safe to call more than once."""
+        model, self.model = self.model, None
+        history, self._history = self._history, None
+        if model is not None and hasattr(model, "aclose"):
+            with contextlib.suppress(Exception):
+                await model.aclose()
+        if history is not None:
+            with contextlib.suppress(Exception):
+                await history.close()
+
+    def _require_agent(self) -> Agent:
+        if self.agent is None:
+            raise RuntimeError("the agent is not ready yet")
+        return self.agent
+
+    def _turn_metadata(self) -> dict[str, Any]:
+        cwd = self.options.cwd
+        return {
+            "zett": {
+                "cwd": str(cwd),
+                "branch": git_branch(cwd),
+                "model": self.options.model_label,
+                "version": __version__,
+            }
+        }
+
+
+def new_session_id() -> str:
+    """A new time-ordered session id (UUIDv7, as the runtime makes them)."""
+    from zett_agent.ids import new_uuid7
+
+    return new_uuid7()
+
+
+def _bash_extension() -> AgentExtension:
+    from zett_agent.extensions import BashExtension
+
+    return BashExtension()
+
+
+def _prepare_private_file(path: Path) -> None:
+    """Create ``path`` 0600 in a 0700 folder before SQLite opens it with the umask's mode."""
+    paths.ensure_private_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, paths.PRIVATE_FILE_MODE)
+    os.close(fd)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        paths.tighten(path.with_name(path.name + suffix), paths.PRIVATE_FILE_MODE)
+
+
+def git_branch(cwd: Path) -> str | None:
+    """The checked-out branch, read from ``.git/HEAD`` (no subprocess); None outside a repository."""
+    for folder in (cwd, *cwd.parents):
+        head = folder / ".git" / "HEAD"
+        if head.is_file():
+            try:
+                text = head.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                return None
+            prefix = "ref: refs/heads/"
+            return text[len(prefix) :] if text.startswith(prefix) else text[:12]
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(part, "text", "") for part in content or ())

@@ -1,0 +1,494 @@
+"""The typed settings of zett and the rules every setting's value must follow.
+
+``config.py`` reads the layers (files, environment, flags) and checks each value against
+``SCHEMA`` here. Nothing here reads files or imports Textual.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import urlsplit
+
+from zett_tui.models import BUILTIN_PROVIDERS
+
+REASONING_EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
+"""The values ``zett_agent.ReasoningEffort`` knows, lowest first."""
+
+Key = tuple[str | int, ...]
+"""A setting's place in the TOML tree, e.g. ``("endpoints", "local", "base_url")``; ints index arrays."""
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    """An OpenAI-compatible server defined by name in ``[endpoints.NAME]``, used as ``NAME:model``."""
+
+    base_url: str
+    """Where the server listens: an ``http://`` or ``https://`` URL such as ``http://127.0.0.1:8080/v1``."""
+    api_key: str | None = field(default=None, repr=False)
+    """The key itself (never in a repr). Accepted from the user config only; prefer ``api_key_env``."""
+    api_key_env: str | None = None
+    """The name of the environment variable holding the key. With neither key setting the server
+    is meant to need no key."""
+    reasoning_effort: str | None = None
+    """This server's default effort, one of ``REASONING_EFFORTS``; ``off`` suits non-reasoning models."""
+    send_prompt_cache_key: bool = False
+    """Send the session's prompt cache key; many local servers reject the unknown field."""
+
+
+@dataclass(frozen=True)
+class UISettings:
+    """How the terminal interface looks and behaves."""
+
+    theme: str | None = None
+    """A theme name; None (or ``"auto"`` in a file) follows the terminal background."""
+    bell: bool = True
+    """Ring the terminal bell when a dialog opens, so a hidden tmux pane still gets attention."""
+    animations: bool = True
+    """Spinners and other motion; turn off on slow links or for screen readers."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything zett reads from config files, the environment and command-line flags."""
+
+    model: str | None = None
+    """``provider:model``, ``ENDPOINT:model`` or ``demo``; None until the user configures one."""
+    reasoning_effort: str | None = None
+    """Default reasoning effort, one of ``REASONING_EFFORTS``; None leaves it to the endpoint or runtime."""
+    endpoints: Mapping[str, EndpointConfig] = field(default_factory=lambda: MappingProxyType({}))
+    """OpenAI-compatible servers by name (read-only mapping)."""
+    ui: UISettings = UISettings()
+    """Look and feel."""
+    redact_patterns: tuple[str, ...] = ()
+    """Extra regexes whose matches never reach a file, added to the built-in credential patterns.
+    The user's and the project's lists add up: a project cannot remove the user's patterns."""
+    no_color: bool = False
+    """The ``NO_COLOR`` environment variable is set to something: show no colour."""
+    sources: tuple[Path, ...] = ()
+    """The config files that were read and applied, lowest layer first (for ``/config`` and debugging)."""
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One thing wrong with one setting; the setting was skipped and the app goes on."""
+
+    path: Path | None
+    """The file, or None for an environment variable or a command-line flag."""
+    line: int | None
+    """1-based line in ``path`` when known."""
+    key: str | None
+    """The dotted key (``endpoints.local.base_url``) or the environment variable's name."""
+    message: str
+    """What is wrong and, where possible, how to fix it."""
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        if self.path is not None:
+            parts.append(f"{self.path}:{self.line}" if self.line is not None else str(self.path))
+        if self.key:
+            parts.append(self.key)
+        parts.append(self.message)
+        return ": ".join(parts)
+
+
+class InvalidValue(ValueError):
+    """A value that cannot be used; the message says why, fit to follow ``key:``."""
+
+
+Converter = Callable[[object], object]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How one key's value is checked and combined."""
+
+    convert: Converter
+    """Returns the value to use or raises ``InvalidValue``; for ``item_list`` it checks one item."""
+    user_only: bool = False
+    """Refused in a project file: a cloned repository must not be able to send the user's key elsewhere."""
+    item_list: bool = False
+    """The value is an array: a bad item is dropped alone, and each layer's items add to the lower ones."""
+
+
+@dataclass(frozen=True)
+class NamedTables:
+    """A table of tables that the user names, all sharing one schema: ``[endpoints.NAME]``."""
+
+    schema: Mapping[str, Setting]
+    name_pattern: re.Pattern[str]
+    name_rule: str
+    reserved: tuple[str, ...] = ()
+    """Names (compared in lower case) that would be shadowed by something built in."""
+
+
+Schema = Mapping[str, "Setting | NamedTables | Schema"]
+
+
+def describe_value(value: object, *, secret: bool = False) -> str:
+    """``an integer (42)``; a secret's value is never shown."""
+    kind = _kind_name(value)
+    if secret or isinstance(value, dict | list):
+        return kind
+    if isinstance(value, bool):
+        shown = "true" if value else "false"
+    else:
+        shown = repr(value) if isinstance(value, str) else str(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{kind} ({shown})"
+
+
+def _kind_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, datetime | date | time):
+        return "a date/time"
+    return type(value).__name__
+
+
+def _expect_string(value: object, *, secret: bool = False) -> str:
+    if not isinstance(value, str):
+        raise InvalidValue(f"expected a string, got {describe_value(value, secret=secret)}")
+    return value
+
+
+def _non_empty_string(value: object, *, secret: bool = False) -> str:
+    text = _expect_string(value, secret=secret).strip()
+    if not text:
+        raise InvalidValue("must not be empty")
+    return text
+
+
+def convert_bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidValue(f"expected true or false, got {describe_value(value)}")
+    return value
+
+
+def convert_model(value: object) -> str:
+    """Only the shape is checked here; ``models.parse_model_spec`` knows providers and endpoints.
+
+    A bare name passes (``openai`` alone means that provider's default model).
+    """
+    spec = _non_empty_string(value)
+    provider, colon, name = spec.partition(":")
+    if colon and (not provider.strip() or not name.strip()):
+        part = "provider" if not provider.strip() else "model"
+        raise InvalidValue(
+            f"the {part} part of {spec!r} is empty; use PROVIDER:MODEL, ENDPOINT:MODEL or demo"
+        )
+    return f"{provider.strip()}:{name.strip()}" if colon else spec
+
+
+_EFFORT_ALIASES = {"none": "off", "false": "off", "disabled": "off", "no": "off"}
+"""Words ``models.parse_reasoning_effort`` also reads as ``off``."""
+
+
+def convert_reasoning_effort(value: object) -> str:
+    effort = _non_empty_string(value).lower()
+    effort = _EFFORT_ALIASES.get(effort, effort)
+    if effort in REASONING_EFFORTS:
+        return effort
+    message = f"unknown reasoning effort {effort!r}; expected one of {', '.join(REASONING_EFFORTS)}"
+    close = difflib.get_close_matches(effort, REASONING_EFFORTS, n=1)
+    raise InvalidValue(f"{message}; did you mean {close[0]!r}?" if close else message)
+
+
+def convert_theme(value: object) -> str | None:
+    """A theme name; ``auto`` means None (follow the terminal) so a higher layer can undo a lower one."""
+    theme = _non_empty_string(value)
+    return None if theme.lower() == "auto" else theme
+
+
+def convert_base_url(value: object) -> str:
+    url = _non_empty_string(value)
+    try:
+        parts = urlsplit(url)
+        has_host = bool(parts.hostname)
+    except ValueError as error:
+        raise InvalidValue(f"{url!r} is not a URL: {error}") from None
+    if parts.scheme not in ("http", "https") or not has_host:
+        raise InvalidValue(
+            f"expected an http:// or https:// URL such as 'http://127.0.0.1:8080/v1', got {url!r}"
+        )
+    return url
+
+
+def convert_api_key(value: object) -> str:
+    return _non_empty_string(value, secret=True)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def convert_env_name(value: object) -> str:
+    name = _non_empty_string(value, secret=True)
+    if not _ENV_NAME.fullmatch(name):
+        raise InvalidValue(
+            "expected the name of an environment variable such as OPENAI_API_KEY, not the key itself"
+        )
+    return name
+
+
+def convert_pattern(value: object) -> str:
+    pattern = _expect_string(value)
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise InvalidValue(f"regex {pattern!r} does not compile: {error}") from None
+    if compiled.search("") is not None:
+        raise InvalidValue(f"regex {pattern!r} matches the empty string, so it would match everywhere")
+    return pattern
+
+
+ENDPOINT_SCHEMA: Mapping[str, Setting] = {
+    "base_url": Setting(convert_base_url),
+    "api_key": Setting(convert_api_key, user_only=True),
+    "api_key_env": Setting(convert_env_name, user_only=True),
+    "reasoning_effort": Setting(convert_reasoning_effort),
+    "send_prompt_cache_key": Setting(convert_bool),
+}
+
+UI_SCHEMA: Mapping[str, Setting] = {
+    "theme": Setting(convert_theme),
+    "bell": Setting(convert_bool),
+    "animations": Setting(convert_bool),
+}
+
+SCHEMA: Schema = {
+    "model": Setting(convert_model),
+    "reasoning_effort": Setting(convert_reasoning_effort),
+    "redact_patterns": Setting(convert_pattern, item_list=True),
+    "ui": UI_SCHEMA,
+    "endpoints": NamedTables(
+        ENDPOINT_SCHEMA,
+        name_pattern=re.compile(r"[A-Za-z0-9_-]+"),
+        name_rule="an endpoint name may use letters, digits, '-' and '_' (it goes before ':' in model)",
+        reserved=BUILTIN_PROVIDERS,
+    ),
+}
+
+
+def resolve_setting(key: Key) -> Setting | None:
+    """The ``Setting`` at ``key`` (``("endpoints", "x", "base_url")`` works for any name), or None."""
+    node: Setting | NamedTables | Schema = SCHEMA
+    for part in key:
+        if isinstance(node, NamedTables):
+            if (
+                not isinstance(part, str)
+                or not node.name_pattern.fullmatch(part)
+                or part.lower() in node.reserved
+            ):
+                return None
+            node = node.schema
+        elif isinstance(node, Setting) or not isinstance(part, str) or part not in node:
+            return None
+        else:
+            node = node[part]
+    return node if isinstance(node, Setting) else None
+
+
+def _leaf_names(schema: Schema, prefix: str = "") -> list[str]:
+    names: list[str] = []
+    for name, node in schema.items():
+        if isinstance(node, Setting):
+            names.append(prefix + name)
+        elif isinstance(node, NamedTables):
+            names.extend(_leaf_names(node.schema, f"{prefix}{name}.<name>."))
+        else:
+            names.extend(_leaf_names(node, f"{prefix}{name}."))
+    return names
+
+
+ALL_KEYS: tuple[str, ...] = tuple(_leaf_names(SCHEMA))
+"""Every dotted key a file may set, with ``<name>`` for user-named tables."""
+
+
+def unknown_key_message(key: Key, siblings: Mapping[str, object]) -> str:
+    """``unknown key; did you mean 'model'?``: a close sibling first, else the same name elsewhere."""
+    name = str(key[-1])
+    if len(key) > 1 and isinstance(SCHEMA.get(name), Setting):
+        return (
+            "a top-level setting: move it above the first [table] header (keys below a header belong to it)"
+        )
+    close = difflib.get_close_matches(name, list(siblings), n=1)
+    if close:
+        return f"unknown key; did you mean {close[0]!r}?"
+    by_last_part = {name.rsplit(".", 1)[-1]: name for name in ALL_KEYS}
+    close = difflib.get_close_matches(name, list(by_last_part), n=1)
+    if close:
+        return f"unknown key; did you mean {by_last_part[close[0]]!r}?"
+    return f"unknown key (known here: {', '.join(siblings)})"
+
+
+BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+"""A TOML key that needs no quotes."""
+
+
+def format_key(key: Key) -> str:
+    """``endpoints.local.base_url``; array items as ``[1]``; keys that need it are quoted."""
+    text = ""
+    for part in key:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            piece = part if BARE_KEY.fullmatch(part) else toml_string(part)
+            text += f".{piece}" if text else piece
+    return text
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, escaped."""
+    named = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+    escaped = (
+        named.get(char) or (f"\\u{ord(char):04x}" if ord(char) < 0x20 or ord(char) == 0x7F else char)
+        for char in text
+    )
+    return '"' + "".join(escaped) + '"'
+
+
+def _no_line(key: Key) -> int | None:
+    return None
+
+
+@dataclass
+class Layer:
+    """The checked values one source (a file, the environment, the flags) contributes, and its problems."""
+
+    path: Path | None = None
+    """The file, or None for the environment and flags."""
+    line_of: Callable[[Key], int | None] = _no_line
+    """Finds a key's line in ``path``."""
+    note: str = ""
+    """Added to every message, e.g. `` (command-line flag)``."""
+    key_names: dict[Key, str] = field(default_factory=dict)
+    """Names to show instead of the dotted key, e.g. an environment variable's."""
+    values: dict[Key, Any] = field(default_factory=dict)
+    """Checked values by full key."""
+    declared: dict[Key, tuple[Path | None, int | None]] = field(default_factory=dict)
+    """Each named table this layer opens (``("endpoints", "x")``) and where."""
+    rejected: set[Key] = field(default_factory=set)
+    """Keys that were present but refused, and already reported."""
+    problems: list[ConfigProblem] = field(default_factory=list)
+
+    def report(self, key: Key, message: str, *, at: Key | None = None) -> None:
+        """Record a problem with ``key``, pointing at the line of ``at`` (default: ``key``)."""
+        name = self.key_names.get(key) or format_key(key) or None
+        self.problems.append(ConfigProblem(self.path, self.line_of(at or key), name, message + self.note))
+
+    def drop(self, key: Key, message: str) -> None:
+        """Refuse a value that was already taken."""
+        self.values.pop(key, None)
+        self.rejected.add(key)
+        self.report(key, message)
+
+    def read_document(self, document: Mapping[str, Any]) -> None:
+        self._walk(document, SCHEMA, ())
+
+    def take(self, setting: Setting, key: Key, value: object) -> None:
+        """Check one value in; when it is wrong, report it and leave the lower layers' value."""
+        if not setting.item_list:
+            try:
+                self.values[key] = setting.convert(value)
+            except InvalidValue as error:
+                self.rejected.add(key)
+                self.report(key, str(error))
+            return
+        if not isinstance(value, list | tuple):
+            self.rejected.add(key)
+            self.report(key, f"expected an array, got {describe_value(value)}")
+            return
+        items: list[object] = []
+        for index, item in enumerate(value):
+            try:
+                items.append(setting.convert(item))
+            except InvalidValue as error:
+                self.report(key, f"item {index + 1}: {error}; that item was ignored", at=(*key, index))
+        self.values[key] = tuple(items)
+
+    def _walk(self, table: Mapping[str, Any], schema: Schema, prefix: Key) -> None:
+        for name, value in table.items():
+            key = (*prefix, name)
+            node = schema.get(name)
+            if node is None:
+                self.report(key, unknown_key_message(key, schema))
+            elif isinstance(node, Setting):
+                self.take(node, key, value)
+            elif not isinstance(value, dict):
+                self.report(key, f"expected a table, got {describe_value(value)}")
+            elif isinstance(node, NamedTables):
+                self._walk_named(value, node, key)
+            else:
+                self._walk(value, node, key)
+
+    def _walk_named(self, tables: Mapping[str, Any], node: NamedTables, prefix: Key) -> None:
+        for name, value in tables.items():
+            key = (*prefix, name)
+            if not node.name_pattern.fullmatch(name):
+                self.report(key, f"ignored: {node.name_rule}")
+            elif name.lower() in node.reserved:
+                self.report(
+                    key, f"ignored: {name!r} is built in, so '{name}:MODEL' would never reach it; rename it"
+                )
+            elif not isinstance(value, dict):
+                self.report(key, f"expected a table, got {describe_value(value)}")
+            else:
+                self.declared[key] = (self.path, self.line_of(key))
+                self._walk(value, node.schema, key)
+
+
+def assemble(
+    layers: Sequence[Layer], *, no_color: bool, sources: tuple[Path, ...]
+) -> tuple[Settings, list[ConfigProblem]]:
+    """Lay the layers over each other, later ones winning, and build the settings."""
+    merged: dict[Key, Any] = {}
+    declared: dict[Key, tuple[Path | None, int | None]] = {}
+    rejected: set[Key] = set()
+    problems: list[ConfigProblem] = []
+    for layer in layers:
+        for key, value in layer.values.items():
+            setting = resolve_setting(key)
+            if setting is not None and setting.item_list and key in merged:
+                value = tuple(dict.fromkeys((*merged[key], *value)))
+            merged[key] = value
+        for key, where in layer.declared.items():
+            declared.setdefault(key, where)
+        rejected |= layer.rejected
+        problems.extend(layer.problems)
+    endpoints: dict[str, EndpointConfig] = {}
+    for table, (path, line) in declared.items():
+        fields = {str(key[-1]): value for key, value in merged.items() if key[:-1] == table}
+        if "base_url" in fields:
+            endpoints[str(table[-1])] = EndpointConfig(**fields)
+        elif (*table, "base_url") not in rejected:
+            message = 'missing base_url (e.g. base_url = "http://127.0.0.1:8080/v1"); endpoint ignored'
+            problems.append(ConfigProblem(path, line, format_key(table), message))
+    files = {layer.path: index for index, layer in enumerate(layers)}
+    problems.sort(key=lambda problem: (files.get(problem.path, len(files)), problem.line or 0))
+    settings = Settings(
+        model=merged.get(("model",)),
+        reasoning_effort=merged.get(("reasoning_effort",)),
+        endpoints=MappingProxyType(endpoints),
+        ui=UISettings(**{str(key[1]): value for key, value in merged.items() if key[0] == "ui"}),
+        redact_patterns=merged.get(("redact_patterns",), ()),
+        no_color=no_color,
+        sources=sources,
+    )
+    return settings, problems

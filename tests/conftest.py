@@ -42,3 +42,12 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def project_dir() -> Path:
     return Path(os.getcwd())
+
+
+@pytest.fixture
+def llm_server():
+    """A fake OpenAI/Anthropic/Ollama streaming server on 127.0.0.1."""
+    from tests.fakes.llm_server import FakeLLMServer
+
+    with FakeLLMServer() as server:
+        yield server

@@ -1,0 +1,408 @@
+"""The real provider classes, built by ``build_model``, against the fake server on 127.0.0.1.
+
+Each test runs a real zett-agent Agent over the wire and checks what the user would see: the
+streamed text, the tool round trip, or the one-line sentence ``describe_error_for`` gives for a
+failure. Retries have no delay, and the only waits are fractions of a second.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from zett_agent.agent import Agent
+from zett_agent.extensions import FileSystemExtension
+from zett_agent.extensions.memory import InMemoryMessageAccumulator
+from zett_agent.model import ModelUsage, RetryOptions, TimeoutOptions
+
+from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Reply
+from zett_tui.models import EndpointSettings, ModelChoice, build_model, reasoning_effort_for
+from zett_tui.runtime.errors import describe_error_for
+
+NO_RETRY = RetryOptions(base_delay=0, max_delay=0, max_retries=0)
+ONE_QUICK_RETRY = RetryOptions(base_delay=0, max_delay=0, max_retries=1)
+TWO_QUICK_RETRIES = RetryOptions(base_delay=0, max_delay=0, max_retries=2)
+QUICK_TIMEOUTS = TimeoutOptions(connect=2.0, first_byte=5.0, idle=0.5)
+
+CHOICES = {
+    "openai": ModelChoice("openai", "gpt-test"),
+    "anthropic": ModelChoice("anthropic", "claude-test"),
+    "endpoint": ModelChoice("endpoint", "qwen-test", endpoint="local"),
+    "ollama": ModelChoice("ollama", "llama-test"),
+}
+PROVIDERS = list(CHOICES)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "notes.txt").write_text("remember the milk\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def settings_for(base: str, **endpoint: Any) -> tuple[dict[str, EndpointSettings], dict[str, str]]:
+    """Endpoints and environment that point every provider at ``base`` (``http://127.0.0.1:PORT``)."""
+    endpoints = {"local": EndpointSettings("local", base_url=f"{base}/v1", **endpoint)}
+    env = {
+        "OPENAI_API_KEY": "sk-test-openai-0000",
+        "OPENAI_BASE_URL": f"{base}/v1",
+        "ANTHROPIC_API_KEY": "sk-ant-test-0000",
+        "ANTHROPIC_BASE_URL": base,
+        "OLLAMA_HOST": base,
+    }
+    return endpoints, env
+
+
+@dataclass
+class Turn:
+    text: str = ""
+    reasoning: str = ""
+    completed_tools: list[str] = field(default_factory=list)
+    usage: list[ModelUsage] = field(default_factory=list)
+    error: BaseException | None = None
+    sentence: str = ""
+
+
+async def run_turn(
+    provider: str,
+    base: str,
+    *,
+    prompt: str = "What is in this folder?",
+    retry: RetryOptions = NO_RETRY,
+    timeout: TimeoutOptions = QUICK_TIMEOUTS,
+    **endpoint: Any,
+) -> Turn:
+    """One user turn through a real Agent; failures are caught and described, as the app does."""
+    choice = CHOICES[provider]
+    endpoints, env = settings_for(base, **endpoint)
+    model = build_model(choice, endpoints, env, retry=retry, timeout=timeout)
+    turn = Turn()
+    try:
+        agent = await Agent.create(
+            model,
+            extensions=[InMemoryMessageAccumulator(), FileSystemExtension(read_only=True)],
+            reasoning_effort=reasoning_effort_for(choice, endpoints),
+        )
+        async for event in agent.stream(prompt):
+            if event.type == "text_delta":
+                turn.text += event.delta
+            elif event.type == "reasoning_delta":
+                turn.reasoning += event.delta
+            elif event.type == "tool_completed":
+                turn.completed_tools.extend(call.name for call in event.tool_calls)
+            elif event.type == "model_completed" and event.response is not None:
+                turn.usage.append(event.response.usage)
+    except Exception as error:
+        turn.error = error
+        turn.sentence = describe_error_for(error, choice, endpoints, env)
+    finally:
+        await model.aclose()  # type: ignore[attr-defined]
+    return turn
+
+
+def tool_results(request: RecordedRequest) -> list[str]:
+    """The tool results a request sends back to the model, in that protocol's shape."""
+    messages = request.body["messages"]
+    if request.protocol == "anthropic":
+        return [
+            str(block["content"])
+            for message in messages
+            if isinstance(message["content"], list)
+            for block in message["content"]
+            if block.get("type") == "tool_result"
+        ]
+    return [str(message["content"]) for message in messages if message["role"] == "tool"]
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+# -- answers -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_streamed_answer_arrives_whole(provider: str, server: FakeLLMServer) -> None:
+    answer = "Hello **world**: this answer was streamed in many small pieces."
+    server.script(Reply.text(answer, chunk=5, reasoning="Let me think about it."))
+
+    turn = await run_turn(provider, server.base_url)
+
+    assert turn.error is None, turn.sentence
+    assert turn.text == answer
+    assert turn.reasoning == "Let me think about it."
+    assert turn.usage[0].input_tokens > 0
+    assert turn.usage[0].output_tokens > 0
+    assert [request.protocol for request in server.requests] == [
+        "anthropic" if provider == "anthropic" else "ollama" if provider == "ollama" else "openai"
+    ]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_tool_call_round_trip_sends_the_result_back(provider: str, server: FakeLLMServer) -> None:
+    server.script(
+        Reply.tool_call("glob", {"pattern": "*"}, text="Let me look."),
+        Reply.text("There is a notes file."),
+    )
+
+    turn = await run_turn(provider, server.base_url)
+
+    assert turn.error is None, turn.sentence
+    assert turn.completed_tools == ["glob"]
+    assert turn.text == "Let me look.There is a notes file."
+    first, second = server.requests
+    assert tool_results(first) == []
+    [result] = tool_results(second)
+    assert "notes.txt" in result
+    assert "pyproject.toml" in result
+
+
+# -- what is sent --------------------------------------------------------------------------------------
+
+
+async def test_endpoint_gets_no_reasoning_effort_and_no_cache_key(server: FakeLLMServer) -> None:
+    turn = await run_turn("endpoint", server.base_url)
+
+    assert turn.error is None, turn.sentence
+    [request] = server.requests
+    assert request.path == "/v1/chat/completions"
+    assert "reasoning_effort" not in request.body
+    assert "prompt_cache_key" not in request.body
+    assert request.headers["authorization"] == "Bearer unused"
+
+
+async def test_endpoint_sends_its_configured_reasoning_effort_and_key(server: FakeLLMServer) -> None:
+    turn = await run_turn("endpoint", server.base_url, reasoning_effort="high", api_key="local-secret")
+
+    assert turn.error is None, turn.sentence
+    [request] = server.requests
+    assert request.body["reasoning_effort"] == "high"
+    assert request.headers["authorization"] == "Bearer local-secret"
+
+
+async def test_openai_gets_medium_effort_and_its_key(server: FakeLLMServer) -> None:
+    await run_turn("openai", server.base_url)
+
+    [request] = server.requests
+    assert request.body["reasoning_effort"] == "medium"
+    assert request.body["model"] == "gpt-test"
+    assert request.headers["authorization"] == "Bearer sk-test-openai-0000"
+
+
+async def test_anthropic_gets_adaptive_thinking_and_its_key(server: FakeLLMServer) -> None:
+    await run_turn("anthropic", server.base_url)
+
+    [request] = server.requests
+    assert request.path == "/v1/messages"
+    assert request.body["thinking"] == {"type": "adaptive"}
+    assert request.body["output_config"] == {"effort": "medium"}
+    assert request.headers["x-api-key"] == "sk-ant-test-0000"
+
+
+async def test_ollama_is_asked_not_to_think(server: FakeLLMServer) -> None:
+    await run_turn("ollama", server.base_url)
+
+    [request] = server.requests
+    assert request.path == "/api/chat"
+    assert request.body["think"] is False
+    assert request.body["model"] == "llama-test"
+
+
+# -- failures ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "expected"),
+    [
+        ("openai", "OpenAI rejected the API key (401): Incorrect API key provided; check OPENAI_API_KEY."),
+        (
+            "anthropic",
+            "Anthropic rejected the API key (401): Incorrect API key provided; check ANTHROPIC_API_KEY.",
+        ),
+        (
+            "endpoint",
+            "Endpoint 'local' rejected the API key (401): Incorrect API key provided; check the api_key",
+        ),
+        ("ollama", "Ollama rejected the API key (401): Incorrect API key provided; check your API key."),
+    ],
+)
+async def test_401_names_the_key_to_check(provider: str, expected: str, server: FakeLLMServer) -> None:
+    server.script(Reply.error(401))
+
+    turn = await run_turn(provider, server.base_url)
+
+    assert turn.sentence.startswith(expected)
+    assert "sk-test" not in turn.sentence and "sk-ant" not in turn.sentence
+    assert len(server.requests) == 1, "a rejected key is not retried"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_403_says_access_is_refused(provider: str, server: FakeLLMServer) -> None:
+    server.script(Reply.error(403, "This key cannot use claude-test."))
+
+    turn = await run_turn(provider, server.base_url)
+
+    assert "refused access (403): This key cannot use claude-test;" in turn.sentence
+    assert "check the model name" in turn.sentence
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_429_after_retries_says_wait(provider: str, server: FakeLLMServer) -> None:
+    server.script(Reply.error(429), Reply.error(429), Reply.error(429))
+
+    turn = await run_turn(provider, server.base_url, retry=TWO_QUICK_RETRIES)
+
+    assert "rate limiting requests (429) even after retrying" in turn.sentence
+    assert "wait a minute and try again" in turn.sentence
+    assert len(server.requests) == 3
+    assert server.pending == 0
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_500_after_retries_is_a_server_error(provider: str, server: FakeLLMServer) -> None:
+    server.script(Reply.error(500), Reply.error(503))
+
+    turn = await run_turn(provider, server.base_url, retry=ONE_QUICK_RETRY)
+
+    assert "had a server error (HTTP 503): Service unavailable;" in turn.sentence
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_400_shows_the_providers_reason(provider: str, server: FakeLLMServer) -> None:
+    server.script(Reply.error(400, "Unrecognized request argument supplied: reasoning_effort"))
+
+    turn = await run_turn(provider, server.base_url)
+
+    assert turn.sentence.endswith(
+        "rejected the request (400): Unrecognized request argument supplied: reasoning_effort."
+    )
+
+
+async def test_a_proxy_web_page_is_recognised(server: FakeLLMServer) -> None:
+    server.script(Reply.error(502, html=True))
+
+    turn = await run_turn("endpoint", server.base_url)
+
+    assert "answered HTTP 502 with a web page" in turn.sentence
+    assert "<html" not in turn.sentence
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_connection_refused_names_the_address(provider: str) -> None:
+    base = f"http://127.0.0.1:{closed_port()}"
+
+    turn = await run_turn(provider, base)
+
+    shown = {"openai": f"{base}/v1", "endpoint": f"{base}/v1"}.get(provider, base)
+    assert turn.sentence == f"Could not connect to {shown}: is the server running?"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_connection_dropped_mid_stream(provider: str, server: FakeLLMServer) -> None:
+    server.script(Reply.drop_after(3, "One two three four five six seven eight nine ten.", chunk=4))
+
+    turn = await run_turn(provider, server.base_url)
+
+    assert turn.text == "One two thre", "the three 4-character chunks before the drop were shown"
+    assert "was cut off before the answer was complete" in turn.sentence
+    assert "try again" in turn.sentence
+    assert len(server.requests) == 1, "a stream that has shown text is never replayed"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_malformed_chunk(provider: str, server: FakeLLMServer) -> None:
+    server.script(Reply.malformed_after(2))
+
+    turn = await run_turn(provider, server.base_url)
+
+    assert turn.error is not None
+    assert "sent a malformed chunk (not valid JSON), so the answer is incomplete" in turn.sentence
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_short_stall_is_waited_out(provider: str, server: FakeLLMServer) -> None:
+    server.script(Reply.stall(0.1, after_chunks=2, text="Slow but complete."))
+
+    turn = await run_turn(provider, server.base_url)
+
+    assert turn.error is None, turn.sentence
+    assert turn.text == "Slow but complete."
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "ollama"])
+async def test_a_stall_longer_than_the_idle_timeout(provider: str, server: FakeLLMServer) -> None:
+    server.script(Reply.stall(3.0, after_chunks=1))
+
+    impatient = TimeoutOptions(connect=2.0, first_byte=5.0, idle=0.2)
+    turn = await run_turn(provider, server.base_url, timeout=impatient)
+
+    assert "went silent for 0.2 seconds in the middle of the answer, so it is incomplete" in turn.sentence
+    assert len(server.requests) == 1, "a silent provider is not asked again"
+
+
+# -- the process form of the fake server ----------------------------------------------------------------
+
+
+def test_server_runs_as_a_process_with_a_script(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import urllib.request
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([Reply.text("scripted answer", chunk=4).to_json()]))
+    log = tmp_path / "requests.jsonl"
+    root = Path(__file__).resolve().parent.parent
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.fakes.llm_server",
+            "--port",
+            "0",
+            "--script",
+            str(script),
+            "--requests-log",
+            str(log),
+        ],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        base = process.stdout.readline().strip()
+        assert base.startswith("http://127.0.0.1:")
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True})
+        request = urllib.request.Request(
+            f"{base}/v1/chat/completions", data=body.encode(), headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            stream = response.read().decode()
+        pieces = [
+            json.loads(line[6:])["choices"][0]["delta"].get("content", "")
+            for line in stream.splitlines()
+            if line.startswith("data: {")
+        ]
+        assert "".join(pieces) == "scripted answer"
+        assert stream.rstrip().endswith("data: [DONE]")
+        assert json.loads(log.read_text().splitlines()[0])["body"]["messages"][0]["content"] == "hi"
+    finally:
+        process.terminate()
+        assert process.wait(timeout=5) == 0
+        if process.stdout is not None:
+            process.stdout.close()

@@ -54,6 +54,8 @@ class HostOptions:
     redact: Redactor | None = None
     extra_extensions: Sequence[AgentExtension] = ()
     system_prompt: str = SYSTEM_PROMPT
+    #: Turns a failure into one human line; startup passes one that knows the provider and key names.
+    describe_error: Callable[[BaseException], str] = describe_error
 
 
 class AgentHost:
@@ -136,7 +138,7 @@ class AgentHost:
             raise
         except Exception as error:  # every failure becomes one human line; details go to the log
             log.warning("turn failed: %s", type(error).__name__, exc_info=True)
-            finished = TurnFinished("failed", describe_error(error))
+            finished = TurnFinished("failed", self.options.describe_error(error))
             sink(finished)
             return finished
         finished = TurnFinished("completed", answer=answer)

@@ -1,0 +1,30 @@
+"""What the command line decided for one interactive run; handed to the app. No Textual import."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class LaunchSettings:
+    """Everything the app needs to start; the model itself is built later, off the first frame."""
+
+    model_label: str
+    model_factory: Callable[[], Any]
+    is_demo: bool = False
+    reasoning_effort: str = "medium"
+    session_id: str | None = None
+    cwd: Path = field(default_factory=Path.cwd)
+    #: (level, text) lines shown in the transcript at start: config problems, how to set a key.
+    notices: list[tuple[str, str]] = field(default_factory=list)
+    bell: bool = True
+    theme: str | None = None
+    animations: bool = True
+    redact: Callable[[str], str] | None = None
+    #: Turns a failure into one human line naming the provider, its key variable and address.
+    describe_error: Callable[[BaseException], str] | None = None
+    #: Extra keyword arguments for the host (tests pass paths here).
+    host_overrides: dict[str, Any] = field(default_factory=dict)

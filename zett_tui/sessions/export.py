@@ -1,0 +1,164 @@
+"""Export a session as readable Markdown or as JSON (the turns exactly as stored, plus the summary).
+
+Both formats stream turn by turn to a text stream. :func:`write_export` writes a file atomically
+and private (0600): transcripts hold code and sometimes secrets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TextIO
+
+from zett_tui.paths import PRIVATE_FILE_MODE
+from zett_tui.sessions.index import SessionSummary
+from zett_tui.sessions.meta import one_line
+from zett_tui.sessions.reader import ReadNotice, iter_records
+from zett_tui.sessions.transcript import NoteBlock, ReasoningBlock, TextBlock, ToolView, TurnView, turn_view
+
+TITLE_CHARS = 100
+#: Tool output longer than this many lines is shown up to here; the rest folds into <details>.
+SHOWN_OUTPUT_LINES = 40
+_NOTE_LABELS = {
+    "steer": "**You, during the turn:**",
+    "agent": "*Note to the agent:*",
+    "checkpoint": "*Earlier conversation summarised:*",
+    "stop": "⚠",
+}
+
+
+def _time(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M %Z").strip() if value is not None else "unknown"
+
+
+def fence(text: str, info: str = "") -> str:
+    """``text`` in a code fence longer than any run of backticks inside it."""
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    marker = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{marker}{info}\n{body}{marker}\n"
+
+
+def _inline_code(text: str) -> str:
+    marker = "``" if "`" in text else "`"
+    return f"{marker} {text} {marker}" if "`" in text else f"{marker}{text}{marker}"
+
+
+def _tool_markdown(tool: ToolView) -> str:
+    outcomes = {None: "no result (interrupted)", True: "ok", False: "failed"}
+    outcome = outcomes[tool.ok]
+    head = f"**Tool** `{tool.name}`"
+    if tool.key_arg:
+        head += f" {_inline_code(tool.key_arg)}"
+    parts = [f"{head} — {outcome}\n"]
+    if tool.argument_error:
+        parts.append(f"\n> arguments could not be read: {tool.argument_error}\n")
+    if tool.output:
+        lines = tool.output.splitlines(keepends=True)
+        parts.append("\n" + fence("".join(lines[:SHOWN_OUTPUT_LINES]), "text"))
+        hidden = len(lines) - SHOWN_OUTPUT_LINES
+        if hidden > 0:
+            parts.append(f"\n<details><summary>… {hidden} more lines</summary>\n\n")
+            parts.append(fence("".join(lines[SHOWN_OUTPUT_LINES:]), "text"))
+            parts.append("\n</details>\n")
+    return "".join(parts)
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines()) + "\n"
+
+
+def turn_markdown(turn: TurnView) -> str:
+    """One turn: ``## You``, then ``## zett (model)`` with reasoning, answer, tools, in order."""
+    parts = ["## You\n\n"]
+    prompt = turn.prompt.strip() or "(no text)"
+    parts.append(prompt + "\n")
+    if turn.prompt_images:
+        parts.append(f"\n*({turn.prompt_images} image{'s' if turn.prompt_images != 1 else ''} attached)*\n")
+    parts.append(f"\n## zett ({turn.model})\n" if turn.model else "\n## zett\n")
+    for block in turn.blocks:
+        parts.append("\n")
+        if isinstance(block, TextBlock):
+            parts.append(block.text.rstrip("\n") + "\n")
+        elif isinstance(block, ReasoningBlock):
+            parts.append(
+                "<details><summary>Reasoning</summary>\n\n" + block.text.strip() + "\n\n</details>\n"
+            )
+        elif isinstance(block, ToolView):
+            parts.append(_tool_markdown(block))
+        elif isinstance(block, NoteBlock):
+            label = _NOTE_LABELS.get(block.kind, f"*{block.kind}:*")
+            parts.append(_quote(f"{label} {block.text}"))
+    if turn.failed:
+        parts.append("\n" + _quote(f"**Turn failed:** {turn.error or 'unknown error'}"))
+    elif turn.cancelled:
+        parts.append("\n" + _quote("**Turn cancelled** before zett finished."))
+    elif turn.status != "completed":
+        parts.append("\n" + _quote(f"**Turn status:** {turn.status}"))
+    return "".join(parts)
+
+
+def write_markdown(summary: SessionSummary, out: TextIO, notices: list[ReadNotice]) -> int:
+    """Write the whole session as Markdown; returns the number of turns written."""
+    out.write(f"# {one_line(summary.title, TITLE_CHARS)}\n\n")
+    out.write(f"- **Session:** `{summary.session_id}`\n")
+    if summary.cwd:
+        branch = f" (branch `{summary.branch}`)" if summary.branch else ""
+        out.write(f"- **Folder:** `{summary.cwd}`{branch}\n")
+    if summary.model:
+        out.write(f"- **Model:** {summary.model}\n")
+    out.write(
+        f"- **Started:** {_time(summary.started_at)} · **Last activity:** {_time(summary.last_activity)}\n"
+    )
+    written = 0
+    for record in iter_records(summary.path, notices):
+        out.write("\n---\n\n")
+        out.write(turn_markdown(turn_view(record)))
+        written += 1
+    if notices:
+        out.write("\n---\n\n*Parts of the session file could not be read:*\n\n")
+        for notice in notices:
+            out.write(
+                f"- line {notice.line_no}: {notice.reason}\n" if notice.line_no else f"- {notice.reason}\n"
+            )
+    return written
+
+
+def write_json(summary: SessionSummary, out: TextIO, notices: list[ReadNotice]) -> int:
+    """Write ``{"summary", "turns": [records as stored], "notices"}``; returns the number of turns."""
+    out.write('{"summary": ')
+    out.write(json.dumps(summary.to_json(), ensure_ascii=False))
+    out.write(',\n"turns": [')
+    written = 0
+    for record in iter_records(summary.path, notices):
+        out.write(",\n" if written else "\n")
+        out.write(json.dumps(record.data, ensure_ascii=False))
+        written += 1
+    out.write('\n],\n"notices": ')
+    listed = [{"line": notice.line_no, "reason": notice.reason} for notice in notices]
+    out.write(json.dumps(listed, ensure_ascii=False))
+    out.write("}\n")
+    return written
+
+
+def write_export(path: Path, write: Callable[[TextIO], int]) -> int:
+    """Run ``write`` into a private temporary file beside ``path`` and rename it into place."""
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+    try:
+        os.fchmod(fd, PRIVATE_FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+            count = write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    os.replace(temporary, path)
+    return count

@@ -1,0 +1,207 @@
+"""One writer per session across processes.
+
+The lock is an ``fcntl.flock`` on ``<base>.lock`` beside the session file. The kernel drops it
+when the holding process exits or is killed, so a crash never leaves a session locked. The
+holder writes its pid, host name and start time into the file so others can say who has it.
+The file is opened close-on-exec, so shell tools started by zett never inherit the lock.
+
+On release the holder removes the file while it still holds the lock; an acquirer checks that
+the file it locked is still the one at the path (else it retries), so two processes can never
+both believe they hold it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+from zett_tui.paths import PRIVATE_FILE_MODE, ensure_private_dir, tighten
+from zett_tui.sessions.naming import lock_path, session_path
+from zett_tui.sessions.reader import repair_torn_tail
+
+_RETRIES = 20
+_RETRY_PAUSE = 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class LockHolder:
+    pid: int | None
+    hostname: str | None
+    since: str | None
+
+    def describe(self) -> str:
+        if self.pid is None:
+            return "another zett process"
+        same_host = self.hostname in {None, socket.gethostname()}
+        if self.pid == os.getpid() and same_host:
+            return "this zett process"
+        where = "" if same_host else f" on {self.hostname}"
+        return f"zett process {self.pid}{where}"
+
+
+class SessionBusy(RuntimeError):
+    """Another live process (or another lock in this one) is writing the session."""
+
+    def __init__(self, lock_file: Path, holder: LockHolder) -> None:
+        self.lock_file = lock_file
+        self.holder = holder
+        self.pid = holder.pid
+        super().__init__(
+            f"this session is open in {holder.describe()}; close it there first "
+            "(or open it read-only to look at it)"
+        )
+
+
+def _read_holder(fd: int) -> LockHolder:
+    try:
+        raw = os.pread(fd, 4096, 0)
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    pid = data.get("pid")
+    hostname = data.get("hostname")
+    since = data.get("since")
+    return LockHolder(
+        pid if type(pid) is int else None,
+        hostname if isinstance(hostname, str) else None,
+        since if isinstance(since, str) else None,
+    )
+
+
+def lock_holder(lock_file: Path) -> LockHolder | None:
+    """Who holds ``lock_file`` now, or None when nobody does (the file is never created)."""
+    try:
+        fd = os.open(lock_file, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _read_holder(fd)
+        except OSError:
+            return None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+class SessionLock:
+    """An exclusive, non-blocking, cross-process lock on one session.
+
+    Use as a context manager, or call :meth:`acquire` and :meth:`release`. :meth:`acquire`
+    raises :class:`SessionBusy` (with the holder's pid) when someone else has the session.
+    """
+
+    def __init__(self, lock_file: Path) -> None:
+        self.path = lock_file
+        self._fd: int | None = None
+
+    @classmethod
+    def for_session(cls, directory: Path, session_id: str) -> SessionLock:
+        return cls(lock_path(session_path(directory, session_id)))
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self) -> SessionLock:
+        if self._fd is not None:
+            return self
+        ensure_private_dir(self.path.parent)
+        holder = LockHolder(None, None, None)
+        for _attempt in range(_RETRIES):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _read_holder(fd)
+                os.close(fd)
+                if holder.pid is not None:
+                    raise SessionBusy(self.path, holder) from None
+                # Someone is between locking and writing their pid, or is only probing.
+                time.sleep(_RETRY_PAUSE)
+                continue
+            except BaseException:
+                os.close(fd)
+                raise
+            if not self._is_current_file(fd):
+                os.close(fd)
+                continue
+            self._write_holder(fd)
+            self._fd = fd
+            return self
+        raise SessionBusy(self.path, holder)
+
+    def _is_current_file(self, fd: int) -> bool:
+        """Whether ``fd`` is still the file at our path (a releasing holder may have unlinked it)."""
+        try:
+            on_disk = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(fd)
+        return (on_disk.st_dev, on_disk.st_ino) == (mine.st_dev, mine.st_ino)
+
+    @staticmethod
+    def _write_holder(fd: int) -> None:
+        info = {"pid": os.getpid(), "hostname": socket.gethostname(), "since": datetime.now(UTC).isoformat()}
+        os.fchmod(fd, PRIVATE_FILE_MODE)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(info) + "\n").encode("utf-8"), 0)
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            if self._is_current_file(fd):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path)
+        finally:
+            os.close(fd)
+
+    close = release
+
+    def __enter__(self) -> SessionLock:
+        return self.acquire()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+
+
+def claim_session(directory: Path, session_id: str) -> SessionLock:
+    """Take the writer lock of a session and make its existing file safe to append to.
+
+    Call before the agent writes the session: it raises :class:`SessionBusy` when another zett
+    has it; otherwise the file (if it exists) is made 0600 and a torn last line is ended with a
+    newline, so the next turn is not glued to it. A missing file is not created, so a session
+    that never gets a turn leaves nothing behind.
+    """
+    lock = SessionLock.for_session(directory, session_id).acquire()
+    try:
+        path = session_path(directory, session_id)
+        if path.is_file():
+            tighten(path, PRIVATE_FILE_MODE)
+            repair_torn_tail(path)
+    except BaseException:
+        lock.release()
+        raise
+    return lock

@@ -1,0 +1,526 @@
+"""Robust, streaming reading of session JSONL files.
+
+A session file can be damaged in ordinary ways: the process was killed mid-write (a torn last
+line, or a torn line that the next append merged into), the disk filled up, someone edited it, a
+newer zett wrote a format version this one does not know. Every line that cannot be used is
+skipped with a :class:`ReadNotice`; everything readable is kept. Files are read line by line or
+in blocks, never whole, and no line longer than :data:`MAX_LINE_BYTES` is held in memory.
+
+Line numbers are physical, 1-based line numbers in the file (damaged and blank lines count), so a
+line number found by search, the index or the transcript always points at the same turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+SUPPORTED_VERSION = 1
+KNOWN_STATUSES = ("completed", "failed", "cancelled")
+MESSAGE_KINDS = range(1, 7)
+
+#: A line longer than this is reported and skipped rather than loaded (real turns are far
+#: smaller: zett-agent caps one tool output at 50 KB).
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+BLOCK_BYTES = 1 << 20
+#: Reading backwards, most lines fit in one such block.
+BACK_BLOCK_BYTES = 1 << 16
+HEAD_BYTES = 1 << 16
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_RECORD_START = '{"version":'
+_MESSAGES_KEY = b',"messages":['
+
+
+@dataclass(frozen=True, slots=True)
+class ReadNotice:
+    """A part of a session file that could not be used, and why. ``line_no`` 0 means the whole file."""
+
+    path: Path
+    line_no: int
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.path.name}:{self.line_no}" if self.line_no else self.path.name
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One readable line of a session file: one turn, as JSONLExtension wrote it."""
+
+    line_no: int
+    offset: int
+    #: The line exactly as decoded from disk (used for JSON export).
+    data: dict[str, Any]
+    #: The well-formed message envelopes of ``data["messages"]`` (malformed ones were reported).
+    messages: tuple[dict[str, Any], ...] = field(default=())
+
+    @property
+    def index(self) -> int:
+        """0-based turn index: the line number minus one."""
+        return self.line_no - 1
+
+    @property
+    def status(self) -> str:
+        value = self.data.get("status")
+        return value if isinstance(value, str) and value else "unknown"
+
+    @property
+    def session_id(self) -> str | None:
+        value = self.data.get("session_id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def started_at(self) -> datetime | None:
+        return parse_time(self.data.get("started_at"))
+
+    @property
+    def completed_at(self) -> datetime | None:
+        return parse_time(self.data.get("completed_at"))
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        value = self.data.get("metadata")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def zett(self) -> dict[str, Any]:
+        """zett's own per-turn metadata: cwd, branch, model, version."""
+        return zett_metadata(self.data)
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        value = self.data.get("error")
+        return value if isinstance(value, dict) else None
+
+    def decoded_messages(self, notices: list[ReadNotice], path: Path) -> list[Any]:
+        """The messages as zett-agent objects (``decode_messages``); undecodable ones are reported."""
+        from zett_agent.storage import decode_messages
+
+        decoded: list[Any] = []
+        for position, envelope in enumerate(self.messages, start=1):
+            try:
+                decoded.extend(decode_messages(json.dumps([envelope])))
+            except Exception as error:  # pydantic ValidationError, ValueError, binascii.Error, ...
+                reason = f"message {position} does not decode ({type(error).__name__}); skipped"
+                notices.append(ReadNotice(path, self.line_no, reason))
+        return decoded
+
+
+def parse_time(value: object) -> datetime | None:
+    """An ISO-8601 time from a record as an aware datetime, or None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def zett_metadata(data: dict[str, Any]) -> dict[str, Any]:
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict):
+        return {}
+    zett = metadata.get("zett")
+    return zett if isinstance(zett, dict) else {}
+
+
+def parse_line(
+    raw: bytes, *, path: Path, line_no: int, offset: int, terminated: bool, notices: list[ReadNotice]
+) -> TurnRecord | None:
+    """Turn one raw line (with or without its newline) into a record, or report why it cannot be used."""
+    stripped = raw.rstrip(b"\r\n")
+    if not stripped.strip():
+        return None
+    try:
+        text = stripped.decode("utf-8")
+    except UnicodeDecodeError:
+        text = stripped.decode("utf-8", errors="replace")
+        notices.append(ReadNotice(path, line_no, "not valid UTF-8; undecodable bytes shown as U+FFFD"))
+    data = _loads_record(text, path=path, line_no=line_no, terminated=terminated, notices=notices)
+    if data is None:
+        return None
+    if _SURROGATE_ESCAPE.search(text):
+        data, changed = scrub_surrogates(data)
+        if changed:
+            notices.append(ReadNotice(path, line_no, "invalid UTF-16 escapes shown as U+FFFD"))
+    problem = shape_problem(data)
+    if problem is not None:
+        notices.append(ReadNotice(path, line_no, problem))
+        return None
+    messages = _wellformed_messages(data["messages"], path=path, line_no=line_no, notices=notices)
+    return TurnRecord(line_no=line_no, offset=offset, data=data, messages=messages)
+
+
+def _loads_record(
+    text: str, *, path: Path, line_no: int, terminated: bool, notices: list[ReadNotice]
+) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        notices.append(ReadNotice(path, line_no, "JSON nested too deeply; skipped"))
+        return None
+    except ValueError as error:
+        recovered = _recover_merged_record(text)
+        if recovered is not None:
+            notices.append(
+                ReadNotice(
+                    path,
+                    line_no,
+                    "an incomplete record was merged into this line (zett was stopped while writing); "
+                    "the damaged part was skipped, the record after it kept",
+                )
+            )
+            return recovered
+        if not terminated:
+            reason = "incomplete last line (zett was stopped while writing it); skipped"
+        else:
+            reason = f"not valid JSON ({error.args[0] if error.args else error}); skipped"
+        notices.append(ReadNotice(path, line_no, reason))
+        return None
+    if not isinstance(data, dict):
+        notices.append(ReadNotice(path, line_no, f"a JSON {type(data).__name__}, not a turn record; skipped"))
+        return None
+    return data
+
+
+def _recover_merged_record(text: str) -> dict[str, Any] | None:
+    """The complete record at the end of a line that starts with the torn remains of another one."""
+    decoder = json.JSONDecoder()
+    start = text.find(_RECORD_START, 1)
+    while start != -1:
+        try:
+            data, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            data, end = None, -1
+        if isinstance(data, dict) and not text[end:].strip():
+            return data
+        start = text.find(_RECORD_START, start + 1)
+    return None
+
+
+def shape_problem(data: dict[str, Any]) -> str | None:
+    """Why a decoded line is not a turn record this zett can read, or None if it is one."""
+    version = data.get("version")
+    if type(version) is not int:
+        return "not a turn record (no integer 'version'); skipped"
+    if version > SUPPORTED_VERSION:
+        return (
+            f"written by a newer zett (format version {version}, this one reads {SUPPORTED_VERSION}); "
+            "skipped, the line is left untouched"
+        )
+    if version < 1:
+        return f"unknown format version {version}; skipped"
+    if not isinstance(data.get("messages"), list):
+        return "turn record without a 'messages' list; skipped"
+    status = data.get("status")
+    if status is not None and not isinstance(status, str):
+        return "turn record with a non-text 'status'; skipped"
+    return None
+
+
+def _wellformed_messages(
+    items: list[Any], *, path: Path, line_no: int, notices: list[ReadNotice]
+) -> tuple[dict[str, Any], ...]:
+    kept: list[dict[str, Any]] = []
+    for position, item in enumerate(items, start=1):
+        if (
+            isinstance(item, dict)
+            and type(item.get("kind")) is int
+            and item["kind"] in MESSAGE_KINDS
+            and isinstance(item.get("data"), dict)
+        ):
+            kept.append(item)
+        else:
+            notices.append(ReadNotice(path, line_no, f"message {position} has an unknown shape; skipped"))
+    return tuple(kept)
+
+
+def _open(path: Path, notices: list[ReadNotice]) -> IO[bytes] | None:
+    try:
+        return open(path, "rb")
+    except OSError as error:
+        notices.append(ReadNotice(path, 0, f"cannot open: {error.strerror or error}"))
+        return None
+
+
+def read_bounded_line(stream: IO[bytes]) -> tuple[bytes, int]:
+    """The next line (at most MAX_LINE_BYTES + 1 bytes kept) and its full length on disk."""
+    line = stream.readline(MAX_LINE_BYTES + 1)
+    length = len(line)
+    if length <= MAX_LINE_BYTES or line.endswith(b"\n"):
+        return line, length
+    while True:
+        rest = stream.readline(BLOCK_BYTES)
+        length += len(rest)
+        if not rest or rest.endswith(b"\n"):
+            return line, length
+
+
+def iter_records(
+    path: Path, notices: list[ReadNotice], *, start_offset: int = 0, start_line: int = 1
+) -> Iterator[TurnRecord]:
+    """Every readable turn of ``path`` in file order, line by line; problems go to ``notices``.
+
+    ``start_offset``/``start_line`` resume from a known line start (a record's ``offset`` and
+    ``line_no``), so a caller can page forward without rereading the beginning.
+    """
+    stream = _open(path, notices)
+    if stream is None:
+        return
+    with stream:
+        line_no = start_line - 1
+        offset = start_offset
+        try:
+            stream.seek(start_offset)
+            while True:
+                raw, length = read_bounded_line(stream)
+                if not length:
+                    if offset == 0:
+                        notices.append(ReadNotice(path, 0, "the file is empty (no turns)"))
+                    return
+                line_no += 1
+                if length > MAX_LINE_BYTES:
+                    reason = f"line of {length:,} bytes is longer than {MAX_LINE_BYTES:,}; skipped"
+                    notices.append(ReadNotice(path, line_no, reason))
+                else:
+                    terminated = raw.endswith(b"\n")
+                    record = parse_line(
+                        raw, path=path, line_no=line_no, offset=offset, terminated=terminated, notices=notices
+                    )
+                    if record is not None:
+                        yield record
+                offset += length
+        except OSError as error:
+            notices.append(
+                ReadNotice(path, line_no + 1, f"read error: {error.strerror or error}; stopped here")
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class RawLine:
+    offset: int
+    #: The line without its newline; None when it was longer than MAX_LINE_BYTES.
+    content: bytes | None
+    terminated: bool
+
+
+def iter_lines_backward(stream: IO[bytes], end: int, *, terminated: bool) -> Iterator[RawLine]:
+    """Lines that end at or before ``end`` (exclusive of the newline at ``end``), last first.
+
+    Reads fixed-size blocks from the end; a long line is collected as a list of blocks and
+    joined once, so the cost stays linear in the bytes read.
+    """
+    pending: list[bytes] = []
+    pending_size = 0
+    oversized = False
+    position = end
+    line_terminated = terminated
+    while position > 0:
+        size = min(BACK_BLOCK_BYTES, position)
+        position -= size
+        stream.seek(position)
+        block = stream.read(size)
+        cut = len(block)
+        newline = block.rfind(b"\n", 0, cut)
+        while newline != -1:
+            piece = block[newline + 1 : cut]
+            content = None if oversized else piece + b"".join(reversed(pending))
+            if content is not None and len(content) > MAX_LINE_BYTES:
+                content = None
+            yield RawLine(position + newline + 1, content, line_terminated)
+            pending, pending_size, oversized, line_terminated = [], 0, False, True
+            cut = newline
+            newline = block.rfind(b"\n", 0, cut)
+        if not oversized:
+            pending.append(block[:cut])
+            pending_size += cut
+            if pending_size > MAX_LINE_BYTES:
+                pending, oversized = [], True
+    if pending or oversized:
+        yield RawLine(0, None if oversized else b"".join(reversed(pending)), line_terminated)
+
+
+def count_newlines(stream: IO[bytes], start: int, end: int | None = None) -> int:
+    """Newlines in ``[start, end)`` counted block by block (no whole-file string)."""
+    stream.seek(start)
+    remaining = None if end is None else max(0, end - start)
+    total = 0
+    while remaining is None or remaining > 0:
+        block = stream.read(BLOCK_BYTES if remaining is None else min(BLOCK_BYTES, remaining))
+        if not block:
+            break
+        total += block.count(b"\n")
+        if remaining is not None:
+            remaining -= len(block)
+    return total
+
+
+def file_end(stream: IO[bytes]) -> tuple[int, bool]:
+    """The file size and whether the file ends with a newline (an empty file does)."""
+    size = stream.seek(0, os.SEEK_END)
+    if size == 0:
+        return 0, True
+    stream.seek(size - 1)
+    return size, stream.read(1) == b"\n"
+
+
+@dataclass(frozen=True, slots=True)
+class TailRead:
+    """The last readable records of a file, oldest first, and where they start."""
+
+    records: list[TurnRecord]
+    #: Offset of the first line looked at; 0 means nothing earlier is left.
+    start_offset: int
+    #: Line number of that first line.
+    start_line: int
+
+    @property
+    def has_earlier(self) -> bool:
+        return self.start_offset > 0
+
+
+def read_last_records(
+    path: Path, count: int, notices: list[ReadNotice], *, before_offset: int | None = None
+) -> TailRead:
+    """The last ``count`` readable records before ``before_offset`` (the end by default).
+
+    Reads backwards from the end, so the cost is the size of those turns (plus one newline count
+    over the bytes before them for the line numbers), not the size of the file.
+    """
+    stream = _open(path, notices)
+    if stream is None:
+        return TailRead([], 0, 1)
+    with stream:
+        try:
+            return _read_last_records(stream, path, count, notices, before_offset)
+        except OSError as error:
+            notices.append(ReadNotice(path, 0, f"read error: {error.strerror or error}"))
+            return TailRead([], 0, 1)
+
+
+def _read_last_records(
+    stream: IO[bytes], path: Path, count: int, notices: list[ReadNotice], before_offset: int | None
+) -> TailRead:
+    size, ends_with_newline = file_end(stream)
+    if before_offset is None:
+        start_offset = size
+        end, terminated = (size - 1, True) if ends_with_newline and size else (size, False)
+    else:
+        start_offset = min(max(before_offset, 0), size)
+        end, terminated = start_offset - 1, True
+    if start_offset <= 0 or count <= 0:
+        return TailRead([], start_offset, count_newlines(stream, 0, start_offset) + 1)
+    found: list[tuple[RawLine, TurnRecord | None, list[ReadNotice]]] = []
+    readable = 0
+    for raw in iter_lines_backward(stream, end, terminated=terminated):
+        if readable >= count:
+            break
+        line_notices: list[ReadNotice] = []
+        record = None
+        if raw.content is None:
+            line_notices.append(ReadNotice(path, 0, f"line longer than {MAX_LINE_BYTES:,} bytes; skipped"))
+        else:
+            record = parse_line(
+                raw.content,
+                path=path,
+                line_no=0,
+                offset=raw.offset,
+                terminated=raw.terminated,
+                notices=line_notices,
+            )
+        found.append((raw, record, line_notices))
+        readable += record is not None
+        start_offset = raw.offset
+    start_line = count_newlines(stream, 0, start_offset) + 1
+    records: list[TurnRecord] = []
+    for position, (_raw, record, line_notices) in enumerate(reversed(found)):
+        line_no = start_line + position
+        notices.extend(replace(notice, line_no=line_no) for notice in line_notices)
+        if record is not None:
+            records.append(replace(record, line_no=line_no))
+    return TailRead(records, start_offset, start_line)
+
+
+def parse_header_prefix(prefix: bytes) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """The header fields and the first message of a record from its first bytes, without the rest.
+
+    JSONLExtension writes the header keys before ``"messages"``, so the bytes before
+    ``,"messages":[`` plus ``}`` are a JSON object. That raw sequence cannot occur inside a JSON
+    string (its quotes would be escaped), and if it belongs to a nested object the cut leaves an
+    unbalanced object that fails to parse. Returns None when the fast path does not apply; the
+    caller then parses the whole line.
+    """
+    cut = prefix.find(_MESSAGES_KEY)
+    if cut < 0:
+        return None
+    try:
+        header = json.loads(prefix[:cut] + b"}")
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(header, dict) or shape_problem({**header, "messages": []}) is not None:
+        return None
+    rest = prefix[cut + len(_MESSAGES_KEY) :].decode("utf-8", errors="replace")
+    try:
+        first, _end = json.JSONDecoder().raw_decode(rest)
+    except (ValueError, RecursionError):
+        return header, None
+    if _SURROGATE_ESCAPE.search(prefix.decode("ascii", errors="replace")):
+        header, _changed = scrub_surrogates(header)
+        first, _changed = scrub_surrogates(first)
+    return header, first if isinstance(first, dict) else None
+
+
+def scrub_surrogates(value: Any) -> tuple[Any, bool]:
+    """``value`` with lone UTF-16 surrogates (from ``\\udXXX`` escapes) replaced by U+FFFD.
+
+    Such strings cannot be encoded as UTF-8, so writing them to a terminal or a file would fail.
+    Returns the cleaned value and whether anything changed.
+    """
+    if isinstance(value, str):
+        cleaned = _LONE_SURROGATE.sub("\ufffd", value)
+        return cleaned, cleaned != value
+    if isinstance(value, list):
+        pairs = [scrub_surrogates(item) for item in value]
+        return [item for item, _ in pairs], any(changed for _, changed in pairs)
+    if isinstance(value, dict):
+        changed = False
+        result: dict[Any, Any] = {}
+        for key, item in value.items():
+            new_key, key_changed = scrub_surrogates(key)
+            new_item, item_changed = scrub_surrogates(item)
+            result[new_key] = new_item
+            changed = changed or key_changed or item_changed
+        return result, changed
+    return value, False
+
+
+def repair_torn_tail(path: Path) -> bool:
+    """End a file whose last line is torn with a newline, so the next append starts a new line.
+
+    Call it while holding the session lock, before zett-agent appends to the file. The torn
+    line stays (it is reported and skipped when read) and the next turn is not merged into it.
+    Returns True when a newline was added.
+    """
+    try:
+        with open(path, "rb+") as stream:
+            size, ends_with_newline = file_end(stream)
+            if ends_with_newline:
+                return False
+            stream.seek(size)
+            stream.write(b"\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+            return True
+    except FileNotFoundError:
+        return False

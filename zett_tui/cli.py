@@ -37,6 +37,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--demo", action="store_true", help="use the offline demo model (no key needed)")
     parser.add_argument("--theme", metavar="NAME", help="a Textual theme name")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "-c", "--continue", dest="continue_last", action="store_true", help="resume the latest session here"
+    )
+    resume.add_argument("-r", "--resume", metavar="ID", help="resume a session (any unique prefix of its id)")
+    return parser
+
+
+def build_sessions_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="zett sessions", description="Browse, show, export and remove sessions.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    listing = commands.add_parser("list", help="sessions started in this folder (--all: every folder)")
+    listing.add_argument("--all", action="store_true", help="every folder")
+    listing.add_argument("--json", action="store_true", help="one JSON document")
+    show = commands.add_parser("show", help="one session's details and turns")
+    show.add_argument("id")
+    remove = commands.add_parser("rm", help="delete a session's transcript and history")
+    remove.add_argument("id")
+    remove.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
+    export = commands.add_parser("export", help="export a session as Markdown or JSON")
+    export.add_argument("id")
+    export.add_argument("-o", "--output", type=Path, help="write to this file (default: standard output)")
+    export.add_argument("--format", choices=("md", "json"), default=None, help="default: from -o, else md")
     return parser
 
 
@@ -55,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(arguments: list[str], env: Mapping[str, str]) -> int:
+    if arguments[:1] == ["sessions"]:
+        return _sessions(build_sessions_parser().parse_args(arguments[1:]))
     options = build_parser().parse_args(arguments)
     from zett_tui.startup import StartupError, prepare_launch
 
@@ -65,6 +90,8 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
             model=options.model if not options.demo else "demo",
             reasoning_effort=options.reasoning_effort,
             theme=options.theme,
+            resume=options.resume,
+            continue_last=options.continue_last,
         )
     except StartupError as error:
         print(f"zett: {error}", file=sys.stderr)
@@ -77,6 +104,29 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     if session_id and _session_was_recorded(session_id):
         print(f"To resume this session: zett --resume {session_id}")
     return code
+
+
+def _sessions(options: argparse.Namespace) -> int:
+    from zett_tui.sessions import commands
+
+    out, err = sys.stdout, sys.stderr
+    if options.command == "list":
+        return commands.list_sessions(options.all, options.json, None, out, err=err)
+    if options.command == "show":
+        return commands.show_session(options.id, out, err=err)
+    if options.command == "rm":
+        return commands.remove_session(options.id, out, err, options.yes, confirm=_confirm_on_tty)
+    fmt = options.format or ("json" if options.output and options.output.suffix == ".json" else "md")
+    return commands.export_session(options.id, fmt, options.output, out, err=err)
+
+
+def _confirm_on_tty(question: str) -> bool:
+    if not sys.stdin.isatty():
+        return False
+    try:
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
 
 
 def _session_was_recorded(session_id: str) -> bool:

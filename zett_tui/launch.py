@@ -17,6 +17,8 @@ class LaunchSettings:
     is_demo: bool = False
     reasoning_effort: str = "medium"
     session_id: str | None = None
+    #: The transcript file of a resumed session, shown as it was.
+    resume_path: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)
     #: (level, text) lines shown in the transcript at start: config problems, how to set a key.
     notices: list[tuple[str, str]] = field(default_factory=list)

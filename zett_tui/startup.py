@@ -24,6 +24,7 @@ from zett_tui.models import (
     reasoning_effort_for,
 )
 from zett_tui.redact import redactor_from_environment
+from zett_tui.sessions.index import SessionSummary
 
 
 class StartupError(Exception):
@@ -58,6 +59,8 @@ def prepare_launch(
     model: str | None = None,
     reasoning_effort: str | None = None,
     theme: str | None = None,
+    resume: str | None = None,
+    continue_last: bool = False,
 ) -> LaunchSettings:
     """Decide the model and collect what the user should be told when the app opens.
 
@@ -91,7 +94,10 @@ def prepare_launch(
 
         return describe_error_for(error, choice, endpoints, env)
 
+    resumed = find_session_to_resume(cwd, resume, continue_last) if (resume or continue_last) else None
     return LaunchSettings(
+        session_id=resumed.session_id if resumed else None,
+        resume_path=resumed.path if resumed else None,
         model_label=choice.label,
         model_factory=model_factory,
         is_demo=choice.is_demo,
@@ -132,3 +138,34 @@ def _choose_model(
         raise StartupError(problem)
     notices.append(("error", f"{problem} Using the offline demo model for now."))
     return DEMO_CHOICE
+
+
+def find_session_to_resume(cwd: Path, resume: str | None, continue_last: bool) -> SessionSummary:
+    """The session ``--resume ID`` or ``--continue`` names.
+
+    Raises:
+        StartupError: no such session, an ambiguous prefix (listing the matches), or a session
+            another zett is writing.
+    """
+    from zett_tui.sessions.ids import SessionLookupError, resolve_session_id
+    from zett_tui.sessions.index import SessionIndex
+
+    index = SessionIndex()
+    if continue_last:
+        here = index.list_sessions(cwd=cwd)
+        if not here:
+            raise StartupError(
+                f"there is no earlier session in {cwd}; `zett sessions list --all` shows every folder."
+            )
+        found = here[0]
+    else:
+        try:
+            found = resolve_session_id(resume or "", index.list_sessions())
+        except SessionLookupError as error:
+            raise StartupError(str(error)) from error
+    if found.in_use:
+        raise StartupError(
+            f"session {found.session_id} is open in another zett (pid {found.in_use_by}); "
+            "close it there first, or `zett sessions show` it to read it."
+        )
+    return found

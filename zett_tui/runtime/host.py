@@ -10,13 +10,13 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from zett_agent.agent import Agent, AgentRunConfig
-from zett_agent.events import AgentEventType
+from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.extensions.base import AgentExtension
 from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
@@ -67,6 +67,7 @@ class AgentHost:
         self.model: AgentModel | None = None
         self.recorder: TurnRecorder | None = None
         self._history: Any = None
+        self._lock: Any = None
         self._session_id = options.session_id or new_session_id()
 
     @property
@@ -92,7 +93,10 @@ class AgentHost:
             ToolGuidelinesExtension,
         )
 
+        from zett_tui.sessions.lock import claim_session
+
         options = self.options
+        self._lock = claim_session(options.sessions_dir or paths.sessions_dir(), self.session_id)
         self.model = await asyncio.to_thread(options.model_factory)
         history_db = options.history_db or paths.history_db()
         _prepare_private_file(history_db)
@@ -123,11 +127,30 @@ class AgentHost:
     async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
         """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
         agent = self._require_agent()
+        return await self._consume(agent.stream(prompt, config=self.config, metadata=self._turn_metadata()), sink)
+
+    async def continue_turn(self, sink: Sink) -> TurnFinished:
+        """Carry on a turn that was cut off (a crash, a kill, an output limit) without new input."""
+        agent = self._require_agent()
+        return await self._consume(agent.stream_resume(config=self.config, metadata=self._turn_metadata()), sink)
+
+    async def resume_point(self) -> str | None:
+        """What was cut off in this session's last turn, in words; None when it finished."""
+        agent = self._require_agent()
+        try:
+            point = await agent.resume_point(config=self.config)
+        except Exception:
+            log.warning("resume point unavailable", exc_info=True)
+            return None
+        if point is None:
+            return None
+        return point.description or str(point.kind)
+
+    async def _consume(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
         translator = EventTranslator()
         answer = ""
         try:
-            stream = agent.stream(prompt, config=self.config, metadata=self._turn_metadata())
-            async with contextlib.aclosing(stream) as events:
+            async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                 async for event in events:
                     for ui_event in translator.translate(event):
                         sink(ui_event)
@@ -185,6 +208,9 @@ class AgentHost:
         if history is not None:
             with contextlib.suppress(Exception):
                 await history.close()
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
 
     def _require_agent(self) -> Agent:
         if self.agent is None:

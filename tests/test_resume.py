@@ -1,0 +1,138 @@
+"""Resuming sessions: after a clean exit, a cancelled turn, and a process killed mid-turn."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.test_host import Collector, make_host
+from tests.ui_helpers import answers, idle, make_app, notices, prompts, submit, wait_for, wait_ready
+from zett_tui.sessions.index import SessionIndex
+from zett_tui.startup import StartupError, find_session_to_resume
+
+
+async def run_session(*steps, prompts_to_send: list[str], session_id: str | None = None) -> tuple[str, ScriptedModel]:
+    model = ScriptedModel(*steps)
+    host = await make_host(model, session_id=session_id)
+    for prompt in prompts_to_send:
+        await host.run_turn(prompt, Collector())
+    await host.aclose()
+    return host.session_id, model
+
+
+async def test_resume_shows_the_transcript_and_the_model_gets_the_context(project_dir: Path) -> None:
+    session_id, _ = await run_session(
+        text_step("The capital is **Paris**."), prompts_to_send=["capital of France?"]
+    )
+    found = find_session_to_resume(project_dir, None, continue_last=True)
+    assert found.session_id == session_id
+    model = ScriptedModel(text_step("About 2 million."))
+    app = make_app(model, session_id=session_id, resume_path=found.path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        assert prompts(app) == ["capital of France?"]
+        assert answers(app)[0].text == "The capital is **Paris**."
+        await submit(pilot, "and its population?")
+        await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
+    sent = [getattr(message, "content", None) for message in model.requests[0].messages]
+    assert "capital of France?" in sent and "The capital is **Paris**." in sent
+
+
+async def test_a_cancelled_turn_is_marked_when_resumed(project_dir: Path) -> None:
+    gate = asyncio.Event()
+    model = ScriptedModel(text_step("cut short here", gate=gate))
+    host = await make_host(model)
+    task = asyncio.create_task(host.run_turn("long question", Collector()))
+    await asyncio.sleep(0.2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await host.aclose()
+    found = find_session_to_resume(project_dir, host.session_id[:12], continue_last=False)
+    app = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        assert prompts(app) == ["long question"]
+        assert any("cancelled" in text for text in notices(app))
+
+
+def test_unknown_and_ambiguous_ids_are_clear_messages(project_dir: Path) -> None:
+    async def two() -> list[str]:
+        first, _ = await run_session(text_step("a"), prompts_to_send=["one"], session_id="abc-111")
+        second, _ = await run_session(text_step("b"), prompts_to_send=["two"], session_id="abc-222")
+        return [first, second]
+
+    asyncio.run(two())
+    with pytest.raises(StartupError, match="abc-111") as ambiguous:
+        find_session_to_resume(project_dir, "abc", continue_last=False)
+    assert "abc-222" in str(ambiguous.value)
+    with pytest.raises(StartupError) as unknown:
+        find_session_to_resume(project_dir, "zzz-nothing", continue_last=False)
+    assert "zzz-nothing" in str(unknown.value)
+    assert find_session_to_resume(project_dir, "abc-2", continue_last=False).session_id == "abc-222"
+
+
+def test_continue_with_no_session_here_says_so(tmp_path: Path) -> None:
+    with pytest.raises(StartupError, match="no earlier session"):
+        find_session_to_resume(tmp_path, None, continue_last=True)
+
+
+KILLED_WORKER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from tests.fakes.scripted_model import ScriptedModel, text_step
+    from tests.test_host import Collector, make_host
+
+    async def main():
+        first = ScriptedModel(text_step("first answer"))
+        host = await make_host(first, session_id="killed-session")
+        await host.run_turn("first question", Collector())
+        gate = asyncio.Event()
+        host.model.steps.append(text_step("never finishes", gate=gate))
+        task = asyncio.create_task(host.run_turn("second question", Collector()))
+        await asyncio.sleep(0.3)
+        print("MID-TURN", flush=True)
+        await task
+
+    asyncio.run(main())
+    """
+)
+
+
+async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    process = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WORKER],
+        cwd=project_dir,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    deadline = time.monotonic() + 30
+    while process.stdout.readline().strip() != "MID-TURN":
+        assert time.monotonic() < deadline and process.poll() is None
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+
+    [summary] = SessionIndex().list_sessions()
+    assert summary.session_id == "killed-session" and summary.turns == 1
+    found = find_session_to_resume(project_dir, "killed", continue_last=False)
+    model = ScriptedModel(text_step("Carrying on."))
+    app = make_app(model, session_id=found.session_id, resume_path=found.path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: any("cut off" in text for text in notices(app)))
+        await submit(pilot, "/continue")
+        await wait_for(pilot, lambda: idle(app) and any(a.text == "Carrying on." for a in answers(app)))
+    contents = [getattr(message, "content", None) for message in model.requests[0].messages]
+    assert "first question" in contents and "second question" in contents

@@ -1,0 +1,86 @@
+"""Building the real app around a scripted model, and waiting for real state instead of sleeping."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.fakes.scripted_model import ScriptedModel
+from zett_tui.launch import LaunchSettings
+from zett_tui.ui.app import ZettApp
+from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ToolBlock, UserBlock
+
+
+def make_app(model: ScriptedModel, *, factory: Callable[[], Any] | None = None, **launch: Any) -> ZettApp:
+    settings = LaunchSettings(
+        model_label="scripted:test",
+        model_factory=factory or (lambda: model),
+        bell=False,
+        **launch,
+    )
+    return ZettApp(settings)
+
+
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app run until ``condition()`` holds; fail with a clear message after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def wait_ready(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, ZettApp)
+    await wait_for(pilot, lambda: app.chat.host is not None)
+
+
+async def submit(pilot: Pilot[Any], text: str) -> None:
+    app = pilot.app
+    assert isinstance(app, ZettApp)
+    app.chat.composer.load_text(text)
+    app.chat.composer.focus()
+    await pilot.press("enter")
+
+
+def blocks_of(app: ZettApp, kind: type) -> list[Any]:
+    return [block for block in app.chat.transcript.blocks if isinstance(block, kind)]
+
+
+def answers(app: ZettApp) -> list[AnswerBlock]:
+    return blocks_of(app, AnswerBlock)
+
+
+def tools(app: ZettApp) -> list[ToolBlock]:
+    return blocks_of(app, ToolBlock)
+
+
+def notices(app: ZettApp) -> list[str]:
+    return [block.plain_text() for block in blocks_of(app, NoticeBlock)]
+
+
+def prompts(app: ZettApp) -> list[str]:
+    return [block.plain_text() for block in blocks_of(app, UserBlock)]
+
+
+def idle(app: ZettApp) -> bool:
+    return app.chat.host is not None and not app.chat.busy and not app.chat.queue
+
+
+async def settle() -> None:
+    await asyncio.sleep(0)
+
+
+def screen_text(app: ZettApp) -> str:
+    """What the terminal shows now, as plain text (from the app's own screenshot)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    lines = re.findall(r'<text[^>]*>(.*?)</text>', svg)
+    return html.unescape("".join(lines)).replace("\xa0", " ")

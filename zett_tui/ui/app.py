@@ -1,0 +1,117 @@
+"""The Textual application: key handling that must win everywhere, quitting, and crash safety."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from textual.app import App
+from textual.binding import Binding
+from textual.widgets import TextArea
+
+from zett_tui import paths
+from zett_tui.launch import LaunchSettings
+from zett_tui.ui.screens.chat import ChatScreen
+
+log = logging.getLogger(__name__)
+
+#: A second Ctrl-C within this many seconds quits.
+QUIT_WINDOW_SECONDS = 2.0
+
+
+class ZettApp(App[str | None]):
+    """Returns the session id on exit, so the CLI can print how to resume it."""
+
+    TITLE = "zett"
+    ENABLE_COMMAND_PALETTE = False
+
+    BINDINGS = [
+        Binding("ctrl+c", "interrupt", "Clear / stop / quit", show=False, priority=True),
+        Binding("ctrl+d", "eof", "Quit on an empty prompt", show=False, priority=True),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(self, launch: LaunchSettings) -> None:
+        super().__init__()
+        self.launch = launch
+        self.chat = ChatScreen(launch)
+        self._last_interrupt = 0.0
+        self._quitting = False
+
+    def on_mount(self) -> None:
+        if self.launch.theme and self.launch.theme in self.available_themes:
+            self.theme = self.launch.theme
+        self.push_screen(self.chat)
+
+    # -- Ctrl-C: copy a selection, else clear the prompt, else stop the turn, else quit twice ----
+
+    def action_interrupt(self) -> None:
+        chat = self.chat
+        if self.screen is not chat:
+            if not chat.cancel_turn():
+                self.screen.dismiss(None)
+            return
+        selected = self._selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.notify("Copied to the clipboard.")
+            return
+        composer = chat.composer
+        if composer.text:
+            composer.clear()
+            return
+        if chat.cancel_turn():
+            return
+        now = time.monotonic()
+        if now - self._last_interrupt <= QUIT_WINDOW_SECONDS:
+            self.run_worker(self.action_quit(), group="quit")
+            return
+        self._last_interrupt = now
+        chat.status.hint = "Press Ctrl-C again to quit"
+        self.set_timer(QUIT_WINDOW_SECONDS, self._clear_hint)
+
+    def _clear_hint(self) -> None:
+        if time.monotonic() - self._last_interrupt >= QUIT_WINDOW_SECONDS - 0.05:
+            self.chat.status.hint = ""
+
+    def _selected_text(self) -> str | None:
+        focused = self.focused
+        if isinstance(focused, TextArea) and focused.selected_text:
+            return focused.selected_text
+        try:
+            return self.screen.get_selected_text()
+        except Exception:
+            return None
+
+    def action_eof(self) -> None:
+        """Ctrl-D quits on an empty prompt (like a shell) and deletes forward otherwise."""
+        focused = self.focused
+        if self.screen is self.chat and focused is self.chat.composer:
+            if not self.chat.composer.text:
+                self.run_worker(self.action_quit(), group="quit")
+            else:
+                self.chat.composer.action_delete_right()
+
+    async def action_quit(self) -> None:
+        """Quit cleanly: a running turn is cancelled and recorded before the app exits."""
+        if self._quitting:
+            return
+        self._quitting = True
+        await self.chat.shutdown()
+        self.exit(self.chat.host.session_id if self.chat.host is not None else None)
+
+    # -- crash safety: no traceback (with prompts and keys in its locals) reaches the screen ----
+
+    def _handle_exception(self, error: Exception) -> None:
+        log.critical("internal error", exc_info=error)
+        if self._exception is None:  # lets App.run_test re-raise it in tests
+            self._exception = error
+            self._exception_event.set()
+        self._exit_renderables.clear()
+        self.exit(
+            None,
+            return_code=1,
+            message=f"zett stopped after an internal error ({type(error).__name__}). "
+            f"Your session is saved; details are in {paths.log_file()}.",
+        )

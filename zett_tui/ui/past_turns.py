@@ -1,0 +1,82 @@
+"""Paints recorded turns on the transcript as they were shown: prompts, reasoning (collapsed),
+tool rows, answers, and cancelled or failed turns marked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from zett_tui.sessions.reader import ReadNotice
+from zett_tui.sessions.transcript import NoteBlock, TextBlock, ToolView, TurnView, load_last_turns
+from zett_tui.sessions.transcript import ReasoningBlock as PastReasoning
+from zett_tui.ui.widgets.transcript import (
+    AnswerBlock,
+    NoticeBlock,
+    ReasoningBlock,
+    ToolBlock,
+    Transcript,
+    UserBlock,
+)
+
+#: How many of the latest turns a resumed session paints at once.
+RESUME_TURNS = 60
+
+
+def show_turn(transcript: Transcript, turn: TurnView) -> None:
+    transcript.add(UserBlock(turn.prompt))
+    status = "completed" if turn.status == "completed" else turn.status
+    last_answer: AnswerBlock | None = None
+    for block in turn.blocks:
+        if isinstance(block, PastReasoning):
+            reasoning = transcript.add(ReasoningBlock())
+            reasoning.append(block.text)
+            reasoning.finish()
+        elif isinstance(block, TextBlock):
+            last_answer = transcript.add(AnswerBlock(turn.model))
+            last_answer.append(block.text)
+            last_answer.finish("completed")
+        elif isinstance(block, ToolView):
+            _show_tool(transcript, block, turn.status)
+        elif isinstance(block, NoteBlock):
+            transcript.add(NoticeBlock(block.text, "info"))
+    if status == "cancelled":
+        if last_answer is not None and last_answer is transcript.blocks[-1]:
+            last_answer.status = "cancelled"
+        transcript.add(NoticeBlock("⏹ cancelled", "warning"))
+    elif status == "failed":
+        transcript.add(NoticeBlock(turn.error or "This turn failed.", "error"))
+    elif status not in ("completed",):
+        transcript.add(NoticeBlock(f"This turn ended as: {status}", "warning"))
+
+
+def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None:
+    row = transcript.add(ToolBlock(tool.call_id, tool.name, tool.key_arg))
+    if tool.ok is None:
+        state = "cancelled" if turn_status == "cancelled" else "failed"
+    else:
+        state = "done" if tool.ok else "failed"
+    if "Request cancelled before tool completion" in tool.output:
+        state = "cancelled"
+    row.finish(state, tool.output)
+
+
+def show_past_session(transcript: Transcript, path: Path, session_id: str) -> list[ReadNotice]:
+    """Paint the last turns of a recorded session; returns what could not be read."""
+    notices: list[ReadNotice] = []
+    page = load_last_turns(path, RESUME_TURNS, notices)
+    if page.has_earlier:
+        transcript.add(
+            NoticeBlock(
+                f"Earlier turns are not shown here; `zett sessions export {session_id}` has them all.",
+                "info",
+            )
+        )
+    show_turns(transcript, page.turns)
+    for notice in notices:
+        transcript.add(NoticeBlock(f"{notice.path.name} line {notice.line_no}: {notice.reason}", "warning"))
+    return notices
+
+
+def show_turns(transcript: Transcript, turns: Iterable[TurnView]) -> None:
+    for turn in turns:
+        show_turn(transcript, turn)

@@ -1,0 +1,253 @@
+"""The chat screen: transcript, composer and status line, and the turn that runs behind them."""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from zett_tui.launch import LaunchSettings
+from zett_tui.runtime.events import DecisionRequested, PlanModeChanged, TurnFinished, UIEvent
+from zett_tui.ui.decisions import DecisionDialogs
+from zett_tui.ui.turn_presenter import TurnPresenter
+from zett_tui.ui.widgets.composer import Composer
+from zett_tui.ui.widgets.status_line import StatusLine
+from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript, UserBlock
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.host import AgentHost
+
+log = logging.getLogger(__name__)
+
+
+class ChatScreen(Screen[None]):
+    """Prompts go in a queue; one turn runs at a time in an exclusive worker."""
+
+    DEFAULT_CSS = """
+    ChatScreen {
+        layout: vertical;
+    }
+    ChatScreen > Transcript {
+        height: 1fr;
+    }
+    """
+
+    BINDINGS = [Binding("escape", "cancel_turn", "Stop the turn", show=False)]
+
+    def __init__(self, launch: LaunchSettings) -> None:
+        super().__init__()
+        self.launch = launch
+        self.host: AgentHost | None = None
+        self.queue: deque[str] = deque()
+        self.turn_worker: Worker[Any] | None = None
+        self.presenter: TurnPresenter | None = None
+        self.dialogs = DecisionDialogs(self)
+        self.warmup_failed = False
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+        yield Composer(id="composer")
+        yield StatusLine(id="status")
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def composer(self) -> Composer:
+        return self.query_one(Composer)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    @property
+    def busy(self) -> bool:
+        return self.turn_worker is not None and self.turn_worker.state in (
+            WorkerState.PENDING,
+            WorkerState.RUNNING,
+        )
+
+    def on_mount(self) -> None:
+        self.composer.focus()
+        status = self.status
+        status.model_label = self.launch.model_label
+        status.is_demo = self.launch.is_demo
+        for level, text in self.launch.notices:
+            self.transcript.add(NoticeBlock(text, level))
+        if self.launch.resume_path is not None and self.launch.session_id:
+            from zett_tui.ui.past_turns import show_past_session
+
+            show_past_session(self.transcript, self.launch.resume_path, self.launch.session_id)
+            self.transcript.add(NoticeBlock(f"Resumed session {self.launch.session_id}.", "info"))
+        self.call_after_refresh(self._start_warm_up)
+
+    # -- warm-up: the agent is built after the first frame --------------------------------------
+
+    def _start_warm_up(self) -> None:
+        self.run_worker(self._warm_up(), group="warmup", exit_on_error=False)
+
+    async def _warm_up(self) -> None:
+        from zett_agent.model import ReasoningEffort
+
+        from zett_tui.runtime.errors import describe_error
+        from zett_tui.runtime.host import AgentHost, HostOptions
+
+        launch = self.launch
+        options = HostOptions(
+            model_factory=launch.model_factory,
+            model_label=launch.model_label,
+            session_id=launch.session_id,
+            cwd=launch.cwd,
+            reasoning_effort=ReasoningEffort(launch.reasoning_effort),
+            redact=launch.redact,
+            **({"describe_error": launch.describe_error} if launch.describe_error else {}),
+            **launch.host_overrides,
+        )
+        host = AgentHost(options)
+        try:
+            await host.start()
+        except Exception as error:
+            log.warning("agent start failed", exc_info=True)
+            await host.aclose()
+            self.warmup_failed = True
+            explain = launch.describe_error or describe_error
+            self.transcript.add(NoticeBlock(f"Could not start the model: {explain(error)}", "error"))
+            self.status.activity = "not ready"
+            return
+        if self.launch.resume_path is not None:
+            await self._offer_interrupted_turn(host)
+        self.host = host
+        self.status.session_id = host.session_id
+        self.status.activity = "idle"
+        self._start_next_turn()
+
+    async def _offer_interrupted_turn(self, host: AgentHost) -> None:
+        point = await host.resume_point()
+        if point is not None:
+            self.transcript.add(
+                NoticeBlock(
+                    f"The last turn was cut off ({point}). Type /continue to carry it on, "
+                    "or write a new prompt.",
+                    "warning",
+                )
+            )
+
+    # -- prompts and turns ----------------------------------------------------------------------
+
+    @on(Composer.Submitted)
+    def _submitted(self, event: Composer.Submitted) -> None:
+        text = event.text.strip()
+        if text in ("/quit", "/exit"):
+            self.app.run_worker(self.app.action_quit(), group="quit")
+            return
+        if text == "/continue":
+            self._continue_interrupted()
+            return
+        self.queue.append(text)
+        if self.warmup_failed:
+            self.queue.pop()
+            self.notify("The model could not start; see the message above.", severity="error")
+            return
+        if self.host is None:
+            self.notify("Queued: it is sent as soon as the model is ready.")
+        elif self.busy:
+            self.notify("Queued: it is sent when this turn ends.")
+        self._start_next_turn()
+
+    def _continue_interrupted(self) -> None:
+        if self.host is None or self.busy:
+            self.notify("Wait until zett is idle to continue the interrupted turn.")
+            return
+        self._start_turn(None)
+
+    def _start_next_turn(self) -> None:
+        self.status.queued = len(self.queue) if (self.busy or self.host is None) else max(0, len(self.queue) - 1)
+        if self.busy or self.host is None or not self.queue:
+            return
+        self._start_turn(self.queue.popleft())
+
+    def _start_turn(self, prompt: str | None) -> None:
+        """Start a turn for ``prompt``, or carry on the interrupted one when it is None."""
+        assert self.host is not None
+        self.status.queued = len(self.queue)
+        self.transcript.add(UserBlock(prompt) if prompt is not None else NoticeBlock("Continuing…", "info"))
+        self.transcript.following = True
+        self.presenter = TurnPresenter(
+            self.transcript,
+            schedule=lambda delay, callback: self.set_timer(delay, callback),
+            on_activity=self._set_activity,
+        )
+        self.status.activity = "thinking"
+        self.turn_worker = self.run_worker(
+            self._run_turn(self.host, prompt, self.presenter), group="turn", exclusive=True, exit_on_error=False
+        )
+
+    async def _run_turn(self, host: AgentHost, prompt: str | None, presenter: TurnPresenter) -> None:
+        def sink(event: UIEvent) -> None:
+            if isinstance(event, DecisionRequested):
+                presenter.flush()
+                self.dialogs.request(event)
+            elif isinstance(event, PlanModeChanged):
+                self.status.plan_mode = event.active
+            else:
+                presenter.handle(event)
+                if isinstance(event, TurnFinished):
+                    self.status.input_tokens = presenter.stats.input_tokens
+                    self.status.output_tokens = presenter.stats.output_tokens
+
+        try:
+            if prompt is None:
+                await host.continue_turn(sink)
+            else:
+                await host.run_turn(prompt, sink)
+        finally:
+            self.dialogs.close_all()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self.turn_worker:
+            return
+        if event.state is WorkerState.ERROR:
+            log.error("turn worker failed", exc_info=event.worker.error)
+            if self.presenter is not None:
+                self.presenter.finish(TurnFinished("failed", f"Internal error: {event.worker.error!r}"))
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.turn_worker = None
+            self.status.activity = "idle"
+            self.call_later(self._start_next_turn)
+
+    def _set_activity(self, activity: str) -> None:
+        self.status.activity = activity
+
+    # -- stopping -------------------------------------------------------------------------------
+
+    def action_cancel_turn(self) -> None:
+        self.cancel_turn()
+
+    def cancel_turn(self) -> bool:
+        """Cancel the running turn (model stream and tool process alike). False when none runs."""
+        if not self.busy or self.turn_worker is None:
+            return False
+        self.turn_worker.cancel()
+        self.dialogs.close_all()
+        return True
+
+    async def shutdown(self) -> None:
+        """Cancel a running turn, wait until it is recorded, and close the host."""
+        worker = self.turn_worker
+        if worker is not None and self.busy:
+            worker.cancel()
+            try:
+                await worker.wait()
+            except Exception:
+                log.debug("turn ended with an error during shutdown", exc_info=True)
+        if self.host is not None:
+            await self.host.aclose()

@@ -1,0 +1,163 @@
+"""Puts one turn's UI events on the transcript.
+
+Text and reasoning deltas are buffered and written to their block at most ``FLUSH_HZ`` times a
+second; any other event first flushes what is buffered, so the order on screen is the order the
+runtime produced. Handling an event never waits: the agent stream has back-pressure.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from zett_tui.runtime.events import (
+    ModelCallStarted,
+    ModelStopped,
+    Notice,
+    ReasoningChunk,
+    TextChunk,
+    ToolFinished,
+    ToolsStarted,
+    TurnFinished,
+    UIEvent,
+    UsageReported,
+)
+from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ReasoningBlock, ToolBlock, Transcript
+
+FLUSH_HZ = 30
+
+Scheduler = Callable[[float, Callable[[], None]], object]
+
+
+@dataclass
+class TurnStats:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class TurnPresenter:
+    """Owns the blocks of the turn being shown; ``schedule(delay, callback)`` runs a flush later."""
+
+    transcript: Transcript
+    schedule: Scheduler
+    model_label: str | None = None
+    on_activity: Callable[[str], None] = lambda activity: None
+    stats: TurnStats = field(default_factory=TurnStats)
+    _answer: AnswerBlock | None = None
+    _reasoning: ReasoningBlock | None = None
+    _text: list[str] = field(default_factory=list)
+    _thinking: list[str] = field(default_factory=list)
+    _flush_pending: bool = False
+    _tools: dict[str, tuple[ToolBlock, float]] = field(default_factory=dict)
+    _finished: bool = False
+
+    def handle(self, event: UIEvent) -> None:
+        if self._finished:
+            return
+        if isinstance(event, TextChunk):
+            self._text.append(event.text)
+            self._request_flush()
+            return
+        if isinstance(event, ReasoningChunk):
+            self._thinking.append(event.text)
+            self._request_flush()
+            return
+        self.flush()
+        if isinstance(event, ModelCallStarted):
+            self._close_segments()
+            self.on_activity("thinking")
+        elif isinstance(event, ToolsStarted):
+            self._close_segments()
+            for call in event.calls:
+                block = self.transcript.add(ToolBlock(call.call_id, call.name, call.key_argument))
+                block.set_running()
+                self.transcript.refresh_block(block)
+                self._tools[call.call_id] = (block, time.monotonic())
+            names = ", ".join(call.name for call in event.calls)
+            self.on_activity(f"running {names}")
+        elif isinstance(event, ToolFinished):
+            self._finish_tool(event.call_id, event.state, event.output)
+        elif isinstance(event, UsageReported):
+            self.stats.input_tokens += event.input_tokens
+            self.stats.output_tokens += event.output_tokens
+        elif isinstance(event, ModelStopped):
+            reason = event.message or f"The model stopped early ({event.reason})."
+            self.notice(reason, "warning")
+        elif isinstance(event, Notice):
+            self.notice(event.text, event.level)
+        elif isinstance(event, TurnFinished):
+            self.finish(event)
+
+    def notice(self, text: str, level: str = "info") -> None:
+        self.flush()
+        self._close_segments()
+        self.transcript.add(NoticeBlock(text, level))
+
+    def finish(self, event: TurnFinished) -> None:
+        """Close every open block with the turn's outcome; later events are ignored."""
+        self.flush()
+        if self._answer is not None:
+            self._answer.finish(event.status)
+            self.transcript.refresh_block(self._answer)
+        elif event.status == "cancelled":
+            self.transcript.add(NoticeBlock("⏹ cancelled", "warning"))
+        if self._reasoning is not None:
+            self._reasoning.finish()
+            self.transcript.refresh_block(self._reasoning)
+        for call_id in list(self._tools):
+            self._finish_tool(call_id, "cancelled" if event.status == "cancelled" else "failed", "")
+        if event.status == "failed" and event.error:
+            self.transcript.add(NoticeBlock(event.error, "error"))
+        self._answer = self._reasoning = None
+        self._finished = True
+        self.on_activity("idle")
+
+    def flush(self) -> None:
+        self._flush_pending = False
+        if self._thinking:
+            if self._reasoning is None:
+                self._reasoning = self.transcript.add(ReasoningBlock())
+            self._reasoning.append("".join(self._thinking))
+            self._thinking.clear()
+            self.transcript.refresh_block(self._reasoning)
+        if self._text:
+            if self._answer is None:
+                if self._reasoning is not None:
+                    self._reasoning.finish()
+                    self.transcript.refresh_block(self._reasoning)
+                    self._reasoning = None
+                self._answer = self.transcript.add(AnswerBlock(self.model_label))
+                self.on_activity("writing")
+            self._answer.append("".join(self._text))
+            self._text.clear()
+            self.transcript.refresh_block(self._answer)
+
+    def _request_flush(self) -> None:
+        if not self._flush_pending:
+            self._flush_pending = True
+            self.schedule(1 / FLUSH_HZ, self._scheduled_flush)
+
+    def _scheduled_flush(self) -> None:
+        if self._flush_pending:
+            self.flush()
+
+    def _close_segments(self) -> None:
+        """A tool row or a notice ends the current answer and reasoning segments."""
+        if self._answer is not None:
+            self._answer.finish("completed")
+            self.transcript.refresh_block(self._answer)
+            self._answer = None
+        if self._reasoning is not None:
+            self._reasoning.finish()
+            self.transcript.refresh_block(self._reasoning)
+            self._reasoning = None
+
+    def _finish_tool(self, call_id: str, state: str, output: str) -> None:
+        entry = self._tools.pop(call_id, None)
+        if entry is None:
+            return
+        block, started = entry
+        block.finish("cancelled" if state == "skipped" else state, output, time.monotonic() - started)
+        self.transcript.refresh_block(block)

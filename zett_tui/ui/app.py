@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
+from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
@@ -92,6 +94,17 @@ class ZettApp(App[str | None]):
                 self.run_worker(self.action_quit(), group="quit")
             else:
                 self.chat.composer.action_delete_right()
+
+    async def open_session(self, session_id: str | None, resume_path: Path | None = None) -> None:
+        """Leave the current session (a running turn is stopped and recorded) and open another:
+        a recorded one to resume, or a new one when ``session_id`` is None."""
+        old = self.chat
+        await old.shutdown()
+        launch = replace(self.launch, session_id=session_id, resume_path=resume_path, notices=[])
+        self.chat = ChatScreen(launch)
+        while len(self.screen_stack) > 1 and self.screen is not old:
+            self.pop_screen()
+        await self.switch_screen(self.chat)
 
     async def action_quit(self) -> None:
         """Quit cleanly: a running turn is cancelled and recorded before the app exits."""

@@ -14,7 +14,10 @@ from textual.worker import Worker, WorkerState
 
 from zett_tui.launch import LaunchSettings
 from zett_tui.runtime.events import DecisionRequested, PlanModeChanged, TurnFinished, UIEvent
+from zett_tui.ui import commands as _builtin_commands  # noqa: F401  (registers the commands)
+from zett_tui.ui import slash_commands
 from zett_tui.ui.decisions import DecisionDialogs
+from zett_tui.ui.slash_commands import split_command
 from zett_tui.ui.turn_presenter import TurnPresenter
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.status_line import StatusLine
@@ -146,11 +149,9 @@ class ChatScreen(Screen[None]):
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
         text = event.text.strip()
-        if text in ("/quit", "/exit"):
-            self.app.run_worker(self.app.action_quit(), group="quit")
-            return
-        if text == "/continue":
-            self._continue_interrupted()
+        command = split_command(text)
+        if command is not None:
+            self._run_command(*command)
             return
         self.queue.append(text)
         if self.warmup_failed:
@@ -163,7 +164,22 @@ class ChatScreen(Screen[None]):
             self.notify("Queued: it is sent when this turn ends.")
         self._start_next_turn()
 
-    def _continue_interrupted(self) -> None:
+    def _run_command(self, name: str, arguments: str) -> None:
+        if slash_commands.run(self, name, arguments):
+            return
+        suggestions = slash_commands.nearest(name)
+        hint = f" Did you mean {', '.join('/' + s for s in suggestions)}?" if suggestions else ""
+        self.transcript.add(NoticeBlock(f"Unknown command /{name}.{hint} /help lists them all.", "warning"))
+
+    def key_help(self) -> list[tuple[str, str]]:
+        """Every key binding that does something here, generated from the bindings themselves."""
+        seen: dict[str, str] = {}
+        for _, binding, enabled, tooltip in self.app.active_bindings.values():
+            if enabled and binding.description:
+                seen.setdefault(self.app.get_key_display(binding), tooltip or binding.description)
+        return sorted(seen.items())
+
+    def continue_interrupted(self) -> None:
         if self.host is None or self.busy:
             self.notify("Wait until zett is idle to continue the interrupted turn.")
             return

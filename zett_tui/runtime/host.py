@@ -23,8 +23,18 @@ from zett_agent.model import AgentModel, ReasoningEffort
 
 from zett_tui import __version__, paths
 from zett_tui.runtime.errors import describe_error
-from zett_tui.runtime.events import DecisionRequested, EventTranslator, TurnFinished, UIEvent
+from zett_tui.runtime.events import (
+    DecisionRequested,
+    EventTranslator,
+    Notice,
+    PlanModeChanged,
+    ToolFinished,
+    ToolsStarted,
+    TurnFinished,
+    UIEvent,
+)
 from zett_tui.runtime.extension_loader import load_bundled
+from zett_tui.runtime.permissions import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -54,6 +64,7 @@ class HostOptions:
     redact: Redactor | None = None
     extra_extensions: Sequence[AgentExtension] = ()
     system_prompt: str = SYSTEM_PROMPT
+    permission_mode: PermissionMode = PermissionMode.ASK
     #: Turns a failure into one human line; startup passes one that knows the provider and key names.
     describe_error: Callable[[BaseException], str] = describe_error
 
@@ -68,6 +79,11 @@ class AgentHost:
         self.recorder: TurnRecorder | None = None
         self._history: Any = None
         self._lock: Any = None
+        self.mode = options.permission_mode
+        self.plan_guard: Any = None
+        self.edit_gate: Any = None
+        self.shell_rules: Any = None
+        self.shell_policy: Any = None
         self._session_id = options.session_id or new_session_id()
 
     @property
@@ -88,10 +104,13 @@ class AgentHost:
             AgentsMdExtension,
             AskUserExtension,
             FileSystemExtension,
+            PlanModeExtension,
             ShellApprovalExtension,
             SQLiteSessionExtension,
             ToolGuidelinesExtension,
         )
+
+        from zett_tui.runtime.permissions import ShellPolicy, ShellRules
 
         from zett_tui.sessions.lock import claim_session
 
@@ -103,15 +122,27 @@ class AgentHost:
         self._history = SQLiteSessionExtension(history_db)
         self.recorder = TurnRecorder(options.sessions_dir or paths.sessions_dir(), options.redact)
         tool_output = load_bundled("tool_output", "ToolOutputOutsideProject")
+        plan_mode = PlanModeExtension()
+        self.plan_guard = load_bundled("plan_guard", "PlanGuardExtension")(plan_mode)
+        self.shell_rules = ShellRules(options.cwd)
+        self.shell_policy = ShellPolicy(self.shell_rules, options.cwd, self.mode_of, self.plan_guard.is_active)
+        self.edit_gate = load_bundled("edit_approval", "EditApprovalExtension")(
+            self.mode_of, project_root=options.cwd, is_exempt=self.plan_guard.is_plan_file
+        )
+        # The first extension is the outermost tool middleware: the Plan Mode guard must refuse a
+        # write before the edit gate asks about it.
         extensions: list[AgentExtension] = [
             self._history,
             ToolGuidelinesExtension(),
             AgentsMdExtension(),
             FileSystemExtension(read_only=False),
             _bash_extension(),
-            ShellApprovalExtension(),
+            ShellApprovalExtension(storage=self.shell_policy),
+            self.plan_guard,
+            self.edit_gate,
             AskUserExtension(),
             tool_output(options.tool_output_dir or paths.tool_output_dir()),
+            plan_mode,
             *options.extra_extensions,
             self.recorder,
         ]
@@ -148,12 +179,14 @@ class AgentHost:
 
     async def _consume(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
         translator = EventTranslator()
+        commands: dict[str, str] = {}
         answer = ""
         try:
             async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                 async for event in events:
                     for ui_event in translator.translate(event):
                         sink(ui_event)
+                        self._observe(ui_event, commands, sink)
                     if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
                         answer = _content_text(event.message.content)
         except asyncio.CancelledError:
@@ -167,6 +200,34 @@ class AgentHost:
         finished = TurnFinished("completed", answer=answer)
         sink(finished)
         return finished
+
+    def mode_of(self, session_id: str) -> PermissionMode:
+        """The permission mode the extensions consult (one session per host)."""
+        return self.mode
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        """Switch the permission mode; entering or leaving PLAN turns Plan Mode on or off."""
+        previous, self.mode = self.mode, mode
+        if self.plan_guard is not None and (mode is PermissionMode.PLAN) != (previous is PermissionMode.PLAN):
+            self.plan_guard.set_plan_mode(self.session_id, mode is PermissionMode.PLAN)
+        if mode is PermissionMode.ASK and self.edit_gate is not None:
+            self.edit_gate.reset(self.session_id)
+
+    def _observe(self, event: UIEvent, commands: dict[str, str], sink: Sink) -> None:
+        """Keep the mode in step with Plan Mode, and say which rule let a command run unasked."""
+        if isinstance(event, PlanModeChanged):
+            if event.active:
+                self.mode = PermissionMode.PLAN
+            elif self.mode is PermissionMode.PLAN:
+                self.mode = PermissionMode.ASK
+        elif isinstance(event, ToolsStarted):
+            for call in event.calls:
+                if call.name == "bash" and isinstance(call.arguments.get("command"), str):
+                    commands[call.call_id] = call.arguments["command"].strip()
+        elif isinstance(event, ToolFinished) and event.call_id in commands and self.shell_policy is not None:
+            reason = self.shell_policy.allowed_by(commands.pop(event.call_id))
+            if reason:
+                sink(Notice(f"Ran without asking: allowed by {reason}.", "decision"))
 
     def answer(self, decision: DecisionRequested, payload: dict[str, Any]) -> bool:
         """Send the user's answer back to the runtime. False for a late or duplicate answer."""

@@ -1,0 +1,252 @@
+"""What ``zett -p`` prints: the answer as plain text, or one JSON event per line.
+
+Text (the default): the answer's text goes to standard output as it streams; tool activity,
+refusals, warnings and failures are short ``zett: ...`` lines on standard error.
+
+JSON (``--output json``): standard output carries only JSON objects, one per line, flushed per
+line; warnings and the failure reason also go to standard error as text. The schema:
+
+====================  ===========================================================================
+``type``              other keys
+====================  ===========================================================================
+``session``           ``session_id``, ``model``, ``resumed`` (bool): first line, once the model runs
+``text``              ``text``: a piece of the answer
+``reasoning``         ``text``: a piece of the model's visible reasoning
+``tool_started``      ``call_id``, ``name``, ``arguments`` (object): one line per call
+``tool_finished``     ``call_id``, ``name``, ``state`` (done/failed/cancelled/skipped), ``output``
+``approved``          ``kind`` (shell/edit), ``call_id``, ``target``, ``reason`` (the flag)
+``refused``           ``kind`` (shell/edit/question/plan_mode), ``call_id``, ``target``, ``reason``,
+                      ``hint`` (or null)
+``usage``             ``input_tokens``, ``output_tokens``: one model call's usage
+``model_stopped``     ``reason``, ``message``: the model stopped early (output limit...)
+``notice``            ``level``, ``text``
+``plan_mode``         ``active`` (bool)
+``turn_finished``     ``status`` (completed/failed/cancelled), ``error`` (or null), ``session_id``:
+                      always the last line
+====================  ===========================================================================
+
+A closed standard output (``zett -p ... | head -1``) sets ``broken`` and calls ``on_broken``
+once; nothing is written after that.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
+
+from zett_tui.runtime.events import (
+    ModelCallStarted,
+    ModelStopped,
+    Notice,
+    PlanModeChanged,
+    ReasoningChunk,
+    TextChunk,
+    ToolCallInfo,
+    ToolFinished,
+    ToolsStarted,
+    TurnFinished,
+    UIEvent,
+    UsageReported,
+)
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.unattended import AutoAnswer
+
+PREFIX = "zett: "
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class HeadlessOutput:
+    """Shared plumbing: safe writes, the session id, and whether the turn's end was reported."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.broken = False
+        self.finished = False
+        self.session_id: str | None = None
+        self.on_broken: Callable[[], None] | None = None
+
+    def write_out(self, text: str) -> None:
+        if self.broken or not text:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (BrokenPipeError, ValueError):  # ValueError: the stream was closed
+            self.broken = True
+            if self.on_broken is not None:
+                self.on_broken()
+
+    def say(self, text: str) -> None:
+        """One ``zett: ...`` line on standard error."""
+        try:
+            self.err.write(PREFIX + text + "\n")
+            self.err.flush()
+        except (OSError, ValueError):
+            pass
+
+    # -- what the runner reports --------------------------------------------------------------
+
+    def warning(self, text: str) -> None:
+        for line in text.splitlines():
+            if line.strip():
+                self.say(line)
+
+    def session(self, session_id: str, model: str, *, resumed: bool) -> None:
+        self.session_id = session_id
+
+    def event(self, event: UIEvent) -> None:
+        raise NotImplementedError
+
+    def answered(self, answer: AutoAnswer) -> None:
+        raise NotImplementedError
+
+    def failed_to_start(self, reason: str) -> None:
+        """The turn never ran; ``reason`` is the whole line."""
+        self.event(TurnFinished("failed", reason))
+
+
+class TextOutput(HeadlessOutput):
+    """The answer on standard output, everything else as ``zett:`` lines on standard error."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        super().__init__(out, err)
+        self.calls: dict[str, ToolCallInfo] = {}
+        self.refused: set[str] = set()
+        #: The last two characters written to standard output ("" before any).
+        self.tail = ""
+        self.new_model_call = False
+
+    def put(self, text: str) -> None:
+        self.write_out(text)
+        self.tail = (self.tail + text)[-2:]
+
+    def write_answer(self, text: str) -> None:
+        """Answer text; the text of a later model call starts a new paragraph."""
+        if self.new_model_call and self.tail:
+            trailing_newlines = len(self.tail) - len(self.tail.rstrip("\n"))
+            self.put("\n\n"[trailing_newlines:])
+        self.new_model_call = False
+        self.put(text)
+
+    def line(self, text: str) -> None:
+        """A status line on standard error, starting on a fresh line when both share a terminal."""
+        if self.tail and not self.tail.endswith("\n"):
+            self.put("\n")
+        self.say(text)
+
+    def event(self, event: UIEvent) -> None:
+        if isinstance(event, TextChunk):
+            self.write_answer(event.text)
+        elif isinstance(event, ModelCallStarted):
+            self.new_model_call = True
+        elif isinstance(event, ToolsStarted):
+            self.calls.update((call.call_id, call) for call in event.calls)
+        elif isinstance(event, ToolFinished):
+            self._tool_finished(event)
+        elif isinstance(event, ModelStopped):
+            self.line(f"the model stopped early: {_first_line(event.message) or event.reason}")
+        elif isinstance(event, Notice):
+            self.line(event.text)
+        elif isinstance(event, TurnFinished):
+            self._finish(event)
+        # Reasoning, usage and Plan Mode changes are not shown in text mode.
+
+    def answered(self, answer: AutoAnswer) -> None:
+        if answer.allowed:
+            return  # the tool's own line follows when it ends
+        self.refused.add(str(answer.payload.get("tool_call_id")))
+        self.line(answer.describe())
+
+    def _tool_finished(self, event: ToolFinished) -> None:
+        if event.call_id in self.refused:
+            return  # already said why
+        call = self.calls.get(event.call_id)
+        key = call.key_argument if call else ""
+        if event.name == "bash":
+            what = f"`{key}`"
+            done = f"ran {what}"
+        else:
+            what = f"{event.name} {key}".strip()
+            done = what
+        if event.state == "done":
+            self.line(done)
+        elif event.state == "failed":
+            self.line(f"{what} failed: {_first_line(event.output) or 'no details'}")
+        else:
+            self.line(f"{what} was {'cancelled' if event.state == 'cancelled' else 'skipped'}")
+
+    def _finish(self, event: TurnFinished) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        if self.tail and not self.tail.endswith("\n"):
+            self.put("\n")
+        if event.status == "failed":
+            self.say(event.error or "the turn failed")
+        elif event.status == "cancelled" and not self.broken:
+            self.say("cancelled")
+
+
+class JsonOutput(HeadlessOutput):
+    """One JSON object per line on standard output; the failure reason also on standard error."""
+
+    def emit(self, event_type: str, /, **fields: Any) -> None:
+        self.write_out(json.dumps({"type": event_type, **fields}, ensure_ascii=False) + "\n")
+
+    def session(self, session_id: str, model: str, *, resumed: bool) -> None:
+        super().session(session_id, model, resumed=resumed)
+        self.emit("session", session_id=session_id, model=model, resumed=resumed)
+
+    def event(self, event: UIEvent) -> None:
+        if isinstance(event, TextChunk):
+            self.emit("text", text=event.text)
+        elif isinstance(event, ReasoningChunk):
+            self.emit("reasoning", text=event.text)
+        elif isinstance(event, ToolsStarted):
+            for call in event.calls:
+                self.emit("tool_started", call_id=call.call_id, name=call.name, arguments=call.arguments)
+        elif isinstance(event, ToolFinished):
+            self.emit(
+                "tool_finished",
+                call_id=event.call_id,
+                name=event.name,
+                state=event.state,
+                output=event.output,
+            )
+        elif isinstance(event, UsageReported):
+            self.emit("usage", input_tokens=event.input_tokens, output_tokens=event.output_tokens)
+        elif isinstance(event, ModelStopped):
+            self.emit("model_stopped", reason=event.reason, message=event.message)
+        elif isinstance(event, Notice):
+            self.emit("notice", level=event.level, text=event.text)
+        elif isinstance(event, PlanModeChanged):
+            self.emit("plan_mode", active=event.active)
+        elif isinstance(event, TurnFinished):
+            self._finish(event)
+
+    def answered(self, answer: AutoAnswer) -> None:
+        fields: dict[str, Any] = {
+            "kind": answer.kind,
+            "call_id": answer.payload.get("tool_call_id"),
+            "target": answer.target,
+            "reason": answer.reason,
+        }
+        if answer.allowed:
+            self.emit("approved", **fields)
+        else:
+            self.emit("refused", **fields, hint=answer.hint)
+
+    def _finish(self, event: TurnFinished) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        self.emit("turn_finished", status=event.status, error=event.error, session_id=self.session_id)
+        if event.status == "failed":
+            self.say(event.error or "the turn failed")

@@ -1,0 +1,199 @@
+"""Answers to the runtime's questions when nobody is there to ask: ``zett -p`` and scripts.
+
+Nothing waits for a dialog. Each ``DecisionRequested`` gets an immediate answer from the flags:
+
+- a shell command runs only when it is one plain command whose leading words equal an
+  ``--allow-shell`` prefix (``--allow-shell pytest`` allows ``pytest -x``, not ``pytestx`` and not
+  ``pytest; rm -rf /``) and it is not dangerous (``shell_danger``: recursive deletes, writes
+  outside the project, sudo...); dangerous commands would ask in every interactive mode, so here
+  they never run;
+- a file change is applied with ``--allow-edits``, and never outside the project folder;
+- a question for the user is declined, and so is every Plan Mode request.
+
+No Textual here: this is runtime policy, shared by every non-interactive front end.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zett_tui.runtime.events import DecisionRequested
+from zett_tui.runtime.permissions import dangerous_reason, prefix_words, suggest_rules
+from zett_tui.runtime.shell_words import ShellSyntaxError, parse
+
+__all__ = ["AutoAnswer", "ShellAllowList", "UnattendedPolicy", "plain_words"]
+
+NOT_AVAILABLE = (
+    "The user is not available: zett is running non-interactively and nobody can answer. Do not ask "
+    "again; make a reasonable choice and say which in your answer, or stop and say what you need."
+)
+EDITS_NOT_ALLOWED = (
+    "Edits are not allowed in this non-interactive run; describe the change instead "
+    "(the user can rerun with --allow-edits)."
+)
+OUTSIDE_PROJECT = "Changes outside the project folder are never applied in a non-interactive run."
+
+
+@dataclass(frozen=True, slots=True)
+class AutoAnswer:
+    """The answer sent to the runtime, and what the output says about it."""
+
+    payload: dict[str, Any]
+    allowed: bool
+    #: "shell", "edit", "question", "plan_mode", or the decision's own kind when unknown.
+    kind: str
+    #: The command, the path, or the question.
+    target: str
+    #: Why it was refused, or which flag allowed it.
+    reason: str
+    #: What the user can do to allow it next time, when anything.
+    hint: str | None = None
+
+    def describe(self) -> str:
+        """One line for a person (without the ``zett:`` prefix)."""
+        if self.kind == "shell":
+            what = f"shell command `{self.target}`"
+        elif self.kind == "edit":
+            what = f"change to {self.target}"
+        elif self.kind == "question":
+            return f"declined the model's question “{self.target}” ({self.reason})"
+        elif self.kind == "plan_mode":
+            return f"declined Plan Mode ({self.reason})"
+        else:
+            what = f"{self.kind} request"
+        if self.allowed:
+            return f"allowed {what} ({self.reason})"
+        detail = f"{self.reason}; {self.hint}" if self.hint else self.reason
+        return f"refused {what} ({detail})"
+
+
+def plain_words(command: str) -> tuple[str, ...] | None:
+    """The words of ``command`` when it is one plain command a prefix may match, else None.
+
+    ``permissions.prefix_words`` decides what counts as plain; on top of it, a word holding
+    ``${...}`` is refused, because the scanner does not look inside it and ``${x:-$(cmd)}``
+    would run ``cmd``.
+    """
+    try:
+        parsed = parse(command)
+    except ShellSyntaxError:
+        return None
+    words = prefix_words(parsed)
+    if not words:
+        return None
+    command_words = parsed.commands[0].words
+    if any("${" in word.raw for word in command_words):
+        return None
+    return words
+
+
+class ShellAllowList:
+    """The ``--allow-shell`` prefixes, matched by whole shell words."""
+
+    def __init__(self, prefixes: Iterable[str] = ()) -> None:
+        self.prefixes: list[tuple[str, tuple[str, ...]]] = []
+        for prefix in prefixes:
+            words = plain_words(prefix.strip())
+            if not words:
+                raise ValueError(
+                    f"--allow-shell {prefix!r}: give the leading words of one plain command, "
+                    "for example --allow-shell pytest or --allow-shell 'git diff'"
+                )
+            self.prefixes.append((shlex.join(words), words))
+
+    def match(self, command: str) -> str | None:
+        """The longest prefix that allows ``command``, or None."""
+        words = plain_words(command.strip())
+        if not words:
+            return None
+        found = [(len(prefix), text) for text, prefix in self.prefixes if words[: len(prefix)] == prefix]
+        return max(found)[1] if found else None
+
+
+def _flag_hint(command: str) -> str:
+    """How to allow ``command`` with a flag: a narrow prefix, else the whole plain command."""
+    words = plain_words(command.strip())
+    if not words:
+        return "a compound command (;, &&, |, $(...), redirection...) cannot be allowed with --allow-shell"
+    suggestions = [rule.command for rule in suggest_rules(command) if rule.kind == "prefix"]
+    prefix = suggestions[0] if suggestions else shlex.join(words)
+    return f"allow it with --allow-shell {shlex.quote(prefix)}"
+
+
+@dataclass
+class UnattendedPolicy:
+    """Answers every decision at once, from the command-line flags."""
+
+    allow_edits: bool
+    shell: ShellAllowList
+    project_root: Path
+
+    def answer(self, decision: DecisionRequested) -> AutoAnswer:
+        handlers = {
+            "shell_approval_requested": self._shell,
+            "edit_approval_requested": self._edit,
+            "ask_user": self._question,
+            "enter_plan_mode": self._plan_mode,
+            "exit_plan_mode": self._plan_mode,
+        }
+        handler = handlers.get(decision.kind, self._unknown)
+        return handler(decision)
+
+    def _shell(self, decision: DecisionRequested) -> AutoAnswer:
+        command = str(decision.payload.get("command", "")).strip()
+        call_id = decision.payload.get("tool_call_id")
+        prefix = self.shell.match(command)
+        danger = dangerous_reason(command, self.project_root) if prefix else None
+        if prefix and danger is None:
+            payload = {"tool_call_id": call_id, "decision": "execute"}
+            return AutoAnswer(payload, True, "shell", command, f"--allow-shell {shlex.quote(prefix)}")
+        abort = {"tool_call_id": call_id, "decision": "abort"}
+        if danger is not None:
+            reason = f"{danger}; such commands never run without asking"
+            return AutoAnswer(abort, False, "shell", command, reason)
+        reason = "not allowed in non-interactive mode"
+        return AutoAnswer(abort, False, "shell", command, reason, _flag_hint(command))
+
+    def _edit(self, decision: DecisionRequested) -> AutoAnswer:
+        payload = decision.payload
+        call_id = payload.get("tool_call_id")
+        path = str(payload.get("path") or payload.get("absolute_path") or "")
+        if payload.get("outside_project"):
+            reply = {"tool_call_id": call_id, "decision": "reject", "note": OUTSIDE_PROJECT}
+            return AutoAnswer(reply, False, "edit", path, "outside the project folder")
+        if self.allow_edits:
+            return AutoAnswer(
+                {"tool_call_id": call_id, "decision": "apply"}, True, "edit", path, "--allow-edits"
+            )
+        reply = {"tool_call_id": call_id, "decision": "reject", "note": EDITS_NOT_ALLOWED}
+        return AutoAnswer(
+            reply, False, "edit", path, "not allowed in non-interactive mode", "rerun with --allow-edits"
+        )
+
+    def _question(self, decision: DecisionRequested) -> AutoAnswer:
+        reply = {
+            "tool_call_id": decision.payload.get("tool_call_id"),
+            "answer": None,
+            "declined": True,
+            "reason": "non-interactive",
+            "message": NOT_AVAILABLE,
+        }
+        question = " ".join(str(decision.payload.get("question", "")).split())
+        return AutoAnswer(reply, False, "question", question, "nobody can answer in non-interactive mode")
+
+    def _plan_mode(self, decision: DecisionRequested) -> AutoAnswer:
+        reply = {
+            "session_id": decision.session_id,
+            "tool_call_id": decision.payload.get("tool_call_id"),
+            "approved": False,
+        }
+        target = "enter" if decision.kind == "enter_plan_mode" else "exit"
+        return AutoAnswer(reply, False, "plan_mode", target, "non-interactive mode")
+
+    def _unknown(self, decision: DecisionRequested) -> AutoAnswer:
+        reply = {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "abort"}
+        return AutoAnswer(reply, False, decision.kind, "", "zett cannot answer it non-interactively")

@@ -413,3 +413,14 @@ async def test_remember_does_not_save_a_rule_for_a_dangerous_command(
 ) -> None:
     await policy.allow_command("rm -rf nothing-here")
     assert rules.rules() == []
+
+
+def test_parameter_expansion_with_operators_is_never_matched_and_always_asks(tmp_path: Path) -> None:
+    from zett_tui.runtime.permissions import ShellRules, dangerous_reason
+
+    rules = ShellRules(tmp_path, directory=tmp_path / "rules")
+    rules.add("prefix", "pytest")
+    sneaky = "pytest ${x:-$(rm -rf /)}"
+    assert rules.match(sneaky) is None
+    assert dangerous_reason(sneaky, tmp_path) is not None
+    assert rules.match("pytest ${HOME}") is not None

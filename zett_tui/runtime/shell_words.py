@@ -36,6 +36,9 @@ DUPLICATING_REDIRECTS = frozenset({">&", "<&"})
 WRITING_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-]")
+
+
 class ShellSyntaxError(ValueError):
     """The command cannot be read safely (unbalanced quotes, parentheses or substitutions)."""
 
@@ -301,6 +304,9 @@ class _Scanner:
             end = text.find("}", self.pos + 2)
             if end < 0:
                 raise ShellSyntaxError("unterminated ${")
+            if not _PLAIN_NAME.fullmatch(text[self.pos + 2 : end]):
+                # ${x:-$(cmd)} and friends can run anything; they cannot be checked, only asked about.
+                raise ShellSyntaxError("a ${...} expansion with operators cannot be checked safely")
             out.append(text[self.pos : end + 1])
             self.pos = end + 1
             return True

@@ -1,0 +1,33 @@
+"""Exporting a stored session to a file, shared by the session browser and ``/export``. No Textual."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from zett_tui.sessions.export import write_export, write_json, write_markdown
+from zett_tui.sessions.index import SessionSummary
+from zett_tui.sessions.reader import ReadNotice
+
+EXPORT_WRITERS = {"md": write_markdown, "json": write_json}
+
+
+def export_file_name(short_id: str, fmt: str = "md") -> str:
+    """``zett-session-<short id>.md`` (or ``.json``)."""
+    return f"zett-session-{short_id}.{fmt}"
+
+
+def format_for(path: Path) -> str:
+    """The export format a file name asks for: JSON for ``.json``, Markdown otherwise."""
+    return "json" if path.suffix.lower() == ".json" else "md"
+
+
+def export_to_file(summary: SessionSummary, fmt: str, target: Path) -> tuple[int, list[ReadNotice]]:
+    """Write the whole session to ``target`` (atomically, 0600); returns (turns written, what was
+    unreadable). Raises ``OSError`` when the file cannot be written and ``ValueError`` for an
+    unknown format."""
+    writer = EXPORT_WRITERS.get(fmt)
+    if writer is None:
+        raise ValueError(f"unknown export format {fmt!r}; use one of: {', '.join(EXPORT_WRITERS)}")
+    notices: list[ReadNotice] = []
+    count = write_export(target, lambda stream: writer(summary, stream, notices))
+    return count, notices

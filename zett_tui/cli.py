@@ -42,6 +42,28 @@ def build_parser() -> argparse.ArgumentParser:
         "-c", "--continue", dest="continue_last", action="store_true", help="resume the latest session here"
     )
     resume.add_argument("-r", "--resume", metavar="ID", help="resume a session (any unique prefix of its id)")
+    scripting = parser.add_argument_group(
+        "non-interactive mode", "Also used when standard input is not a terminal: echo QUESTION | zett"
+    )
+    scripting.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        help="run one turn without the app, print the answer and exit; '-' reads the prompt from standard "
+        "input, and input piped in with a PROMPT is added after it",
+    )
+    scripting.add_argument(
+        "--output", choices=("text", "json"), help="the answer as text (default), or one JSON event per line"
+    )
+    scripting.add_argument("--allow-edits", action="store_true", help="apply file changes inside the project")
+    scripting.add_argument(
+        "--allow-shell",
+        metavar="PREFIX",
+        action="append",
+        default=[],
+        help="run shell commands that start with these words, e.g. 'pytest' or 'git diff' (repeatable)",
+    )
     return parser
 
 
@@ -81,6 +103,13 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     if arguments[:1] == ["sessions"]:
         return _sessions(build_sessions_parser().parse_args(arguments[1:]))
     options = build_parser().parse_args(arguments)
+    from zett_tui.headless import HeadlessUsageError, headless_request
+
+    try:
+        request = headless_request(options, sys.stdin, sys.stderr)
+    except HeadlessUsageError as error:
+        print(f"zett: {error}", file=sys.stderr)
+        return EXIT_USAGE
     from zett_tui.startup import StartupError, prepare_launch
 
     try:
@@ -96,6 +125,14 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     except StartupError as error:
         print(f"zett: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if request is not None:
+        from zett_tui.headless import run_from_cli
+
+        return run_from_cli(launch, request)
+    if launch.theme is None:  # no theme chosen: follow the terminal's background
+        from zett_tui.terminal_background import query_background
+
+        launch.terminal_background = query_background(env)
     from zett_tui.ui.app import ZettApp
 
     app = ZettApp(launch)

@@ -24,6 +24,8 @@ class LaunchSettings:
     notices: list[tuple[str, str]] = field(default_factory=list)
     bell: bool = True
     theme: str | None = None
+    #: "dark" or "light" as the terminal answered before the app started (OSC 11); None: unknown.
+    terminal_background: str | None = None
     animations: bool = True
     redact: Callable[[str], str] | None = None
     #: Turns a failure into one human line naming the provider, its key variable and address.

@@ -85,3 +85,42 @@ def test_a_rejected_key_is_one_line_and_the_app_stays_usable(llm_server, tmp_pat
     [record_file] = session_files(home)
     statuses = [json.loads(line)["status"] for line in record_file.read_text().splitlines()]
     assert statuses == ["failed", "completed"]
+
+
+def test_plan_mode_entry_and_exit(llm_server, tmp_path: Path) -> None:
+    home = tmp_path / "e2e-home"
+    project = tmp_path / "e2e-project"
+    project.mkdir()
+    plan = "# Plan\n\n1. Read `index.py`.\n2. Change one function.\n"
+    llm_server.script(
+        Reply.tool_call("enter_plan_mode", {"reason": "Three modules change."}, call_id="call_enter"),
+        Reply.tool_call("exit_plan_mode", {"plan": plan}, call_id="call_exit"),
+        Reply.text("Plan approved; starting on step one."),
+    )
+    key = "sk-test-not-a-real-key-000000000000"
+    env = zett_env(home, OPENAI_API_KEY=key, OPENAI_BASE_URL=llm_server.openai_base_url)
+    terminal = Terminal(["--model", "openai:gpt-test"], env=env, cwd=project)
+    try:
+        terminal.wait_for_text("Ask zett")
+        terminal.send("plan the refactor\r")
+        shown = terminal.wait_for_text("Enter Plan Mode?")
+        assert "Three modules change." in shown
+        terminal.send("\r")  # Enter Plan Mode (the first, focused choice)
+        shown = terminal.wait_for_text("Approve this plan?")
+        assert "Change one function." in shown and "plan mode" in shown
+        terminal.send("\r")  # Approve, ask before edits
+        terminal.wait_for_text("starting on step one.")
+        shown = terminal.wait_for(lambda text: "idle" in text and "plan mode" not in text)
+        assert "approved the plan" in shown
+        terminal.send("\x04")
+        assert terminal.wait_exit() == 0
+    finally:
+        terminal.close()
+    bodies = [request.body for request in llm_server.requests]
+    tool_names = [{tool["function"]["name"] for tool in body.get("tools", [])} for body in bodies]
+    assert "enter_plan_mode" in tool_names[0] and "exit_plan_mode" in tool_names[1]
+    last_tool_result = [m for m in bodies[2]["messages"] if m["role"] == "tool"][-1]
+    assert '"exited": true' in json.dumps(last_tool_result["content"]).replace('\\"', '"')
+    [kept] = (home / "data" / "zett" / "plans").glob("*.md")
+    assert kept.read_text() == plan.strip() + "\n"
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600

@@ -14,6 +14,7 @@ from textual.widgets import TextArea
 from zett_tui import paths
 from zett_tui.launch import LaunchSettings
 from zett_tui.ui.screens.chat import ChatScreen
+from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
 
 log = logging.getLogger(__name__)
 
@@ -26,11 +27,13 @@ class ZettApp(App[str | None]):
 
     TITLE = "zett"
     ENABLE_COMMAND_PALETTE = False
+    CSS = MONOCHROME_CSS
 
     BINDINGS = [
         Binding("ctrl+c", "interrupt", "Clear / stop / quit", show=False, priority=True),
         Binding("ctrl+d", "eof", "Quit on an empty prompt", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+o", "open_sessions", "Browse sessions", show=False),
     ]
 
     def __init__(self, launch: LaunchSettings) -> None:
@@ -41,9 +44,20 @@ class ZettApp(App[str | None]):
         self._quitting = False
 
     def on_mount(self) -> None:
-        if self.launch.theme and self.launch.theme in self.available_themes:
-            self.theme = self.launch.theme
+        if not self.launch.animations:
+            self.animation_level = "none"
+        for problem in start_themes(self, self.launch.theme, self.launch.terminal_background):
+            self.launch.notices.append(("warning", problem))
         self.push_screen(self.chat)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def action_change_theme(self) -> None:
+        """The command palette's theme entry: zett's picker, which saves the choice."""
+        from zett_tui.ui.commands.theme import open_theme_picker
+
+        open_theme_picker(self)
 
     # -- Ctrl-C: copy a selection, else clear the prompt, else stop the turn, else quit twice ----
 
@@ -85,6 +99,13 @@ class ZettApp(App[str | None]):
             return self.screen.get_selected_text()
         except Exception:
             return None
+
+    def action_open_sessions(self) -> None:
+        """Ctrl-O: the session browser, over the chat (not over a dialog)."""
+        if self.screen is self.chat:
+            from zett_tui.ui.screens.session_browser import open_session_browser
+
+            open_session_browser(self)
 
     def action_eof(self) -> None:
         """Ctrl-D quits on an empty prompt (like a shell) and deletes forward otherwise."""

@@ -3,6 +3,10 @@
 Several questions can be pending at once (parallel shell calls): they queue and are asked one
 after another, none lost. When the turn ends or is cancelled, open and queued dialogs close
 without answering; the runtime has already given up on them, and a late answer would be refused.
+
+What each answer means for the runtime lives in ``zett_tui.ui.modals.answers``; this module
+only shows dialogs, sends answers, keeps the one-line record, and runs what an answer asked for
+afterwards (a steering note, a saved rule, the mode chosen with a plan).
 """
 
 from __future__ import annotations
@@ -10,71 +14,54 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
-from zett_tui.runtime.events import DecisionRequested
-from zett_tui.ui.modals.shell_approval import RUN, shell_approval_dialog
+from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
+from zett_tui.ui.modals.answers import FACTORIES, SETTLED, Answer, DialogFactory
 from zett_tui.ui.widgets.transcript import NoticeBlock
 
 if TYPE_CHECKING:
+    from zett_tui.runtime.host import AgentHost
     from zett_tui.ui.screens.chat import ChatScreen
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class Answer:
-    """What goes back to the runtime, and the one line the transcript keeps about it."""
-
-    payload: dict[str, Any]
-    record: str
-    level: str = "decision"
-
-
-DialogFactory = Callable[[DecisionRequested], tuple[Screen[Any], Callable[[Any], Answer]]]
-
-
-def _shell(decision: DecisionRequested) -> tuple[Screen[Any], Callable[[Any], Answer]]:
-    payload = decision.payload
-    command = str(payload.get("command", ""))
-    call_id = payload.get("tool_call_id")
-    screen = shell_approval_dialog(command, _cwd(), int(payload.get("timeout_seconds", 60)))
-
-    def answer(result: Any) -> Answer:
-        if result == RUN:
-            return Answer({"tool_call_id": call_id, "decision": "execute"}, f"✓ You allowed: {command}")
-        return Answer({"tool_call_id": call_id, "decision": "abort"}, f"✗ You refused: {command}")
-
-    return screen, answer
-
-
-def _cwd() -> Any:
-    from pathlib import Path
-
-    return Path.cwd()
+__all__ = ["Answer", "DecisionDialogs"]
 
 
 class DecisionDialogs:
     """The queue of pending questions for one chat screen."""
 
-    factories: dict[str, DialogFactory] = {"shell_approval_requested": _shell}
+    factories: dict[str, DialogFactory] = FACTORIES
 
     def __init__(self, chat: ChatScreen) -> None:
         self.chat = chat
         self.pending: deque[DecisionRequested] = deque()
         self.open: Screen[Any] | None = None
+        #: The question the open dialog asks.
+        self.current: DecisionRequested | None = None
+        #: What to do when an approved call finishes, by tool call id (the mode chosen with a plan).
+        self._after_tool: dict[str, Callable[[AgentHost], None]] = {}
 
     def request(self, decision: DecisionRequested) -> None:
         self.pending.append(decision)
         if self.open is None:
             self._show_next()
 
+    def observe(self, event: UIEvent) -> None:
+        """See every event of the turn: an approved call's follow-up runs once it has finished."""
+        if isinstance(event, ToolFinished):
+            follow_up = self._after_tool.pop(event.call_id, None)
+            if follow_up is not None and event.state == "done":
+                self._run(follow_up, "after the approved call")
+
     def close_all(self) -> None:
         self.pending.clear()
-        screen, self.open = self.open, None
+        self._after_tool.clear()
+        screen, self.open, self.current = self.open, None, None
         if screen is not None and screen.is_attached:
             screen.dismiss(None)
 
@@ -82,29 +69,57 @@ class DecisionDialogs:
         if not self.pending:
             return
         decision = self.pending.popleft()
+        settle = SETTLED.get(decision.kind)
+        settled = settle(decision, self.chat.host) if settle is not None else None
+        if settled is not None:
+            self._send(decision, settled)
+            self._show_next()
+            return
         factory = self.factories.get(decision.kind)
         if factory is None:
             self._unsupported(decision)
             self._show_next()
             return
-        screen, to_answer = factory(decision)
+        screen, to_answer = factory(decision, self.chat.host, Path.cwd())
 
         def dismissed(result: Any) -> None:
             if self.open is not screen:
                 return  # closed by close_all: the turn ended, nothing to answer
-            self.open = None
-            answer = to_answer(result)
-            accepted = self.chat.host is not None and self.chat.host.answer(decision, answer.payload)
-            if accepted:
-                self.chat.transcript.add(NoticeBlock(answer.record, answer.level))
-            else:
-                log.info("late or duplicate answer to %s ignored", decision.kind)
+            self.open = self.current = None
+            self._send(decision, to_answer(result))
             self._show_next()
 
-        self.open = screen
+        self.open, self.current = screen, decision
         if self.chat.launch.bell:
             self.chat.app.bell()
         self.chat.app.push_screen(screen, dismissed)
+
+    def _send(self, decision: DecisionRequested, answer: Answer) -> None:
+        host = self.chat.host
+        if host is None or not host.answer(decision, answer.payload):
+            log.info("late or duplicate answer to %s ignored", decision.kind)
+            return
+        self.chat.transcript.add(NoticeBlock(answer.record, answer.level))
+        if answer.steer and not host.steer(answer.steer):
+            self.chat.transcript.add(
+                NoticeBlock("The note could not reach the model: the turn had ended.", "warning")
+            )
+        if answer.accepted is not None:
+            self._run(answer.accepted, "after the answer")
+        call_id = decision.payload.get("tool_call_id")
+        if answer.after_tool is not None and isinstance(call_id, str):
+            self._after_tool[call_id] = answer.after_tool
+
+    def _run(self, follow_up: Callable[[AgentHost], None], when: str) -> None:
+        host = self.chat.host
+        if host is None:
+            return
+        try:
+            follow_up(host)
+        except Exception as error:  # a follow-up failing must not take the dialog queue down
+            log.warning("follow-up %s failed", when, exc_info=True)
+            self.chat.transcript.add(NoticeBlock(f"That could not be done: {error}", "warning"))
+        self.chat.sync_mode()
 
     def _unsupported(self, decision: DecisionRequested) -> None:
         log.warning("no dialog for %s", decision.kind)

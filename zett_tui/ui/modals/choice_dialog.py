@@ -1,34 +1,85 @@
 """The one dialog shape every question uses: what is being decided, then a column of choices.
 
 The first choice is the affirmative one and is focused when the dialog opens; Enter takes the
-focused choice, Up/Down/Tab move, number keys pick directly, and Esc declines.
+focused choice, Up/Down/Tab move, number keys pick directly, PgUp/PgDn scroll a long body, and
+Esc declines. A choice may open a second column (``then``: "Always allow…" → which rule) or a
+one-line text field (``note``: "Don't run…" → an optional note for the model); Esc goes back
+from either. The dialog's result is a ``Picked`` (or None when it was closed without an answer).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
+from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
-T = TypeVar("T")
+#: What the key line says in each state.
+KEYS_CHOICES = "Enter choose · ↑/↓ move · 1-9 pick · Esc decline"
+KEYS_SUBMENU = "Enter choose · ↑/↓ move · 1-9 pick · Esc back"
+KEYS_NOTE = "Enter send · Esc back"
+KEYS_SCROLL = " · PgUp/PgDn scroll"
 
 
 @dataclass(frozen=True)
-class Choice(Generic[T]):
+class Choice:
+    """One answer. ``tone`` colours it: "affirm", "deny", "warning" or "default"."""
+
     label: str
-    value: T
-    variant: str = "default"
+    value: Any
+    tone: str = "default"
+    #: When set, choosing this asks for a line of text first, with this as the field's label.
+    note: str | None = None
+    #: The text the field starts with (editable), e.g. a rule to save.
+    note_value: str = ""
+    #: Checks the text before it is accepted; an error message keeps the field open.
+    check: Callable[[str], str | None] | None = None
+    #: When set, choosing this shows these choices instead (a second step); Esc comes back.
+    then: tuple[Choice, ...] = ()
+    #: What the second step asks, shown above its choices.
+    then_title: str = ""
 
 
-class ChoiceDialog(ModalScreen[Any]):
-    """A modal question. ``decline_value`` is what Esc returns."""
+@dataclass(frozen=True)
+class Picked:
+    """The user's answer: the chosen value, the note typed with it, and any text they edited."""
+
+    value: Any
+    note: str = ""
+    edited: str | None = None
+
+
+class ChoiceButton(Button):
+    """A button that stands for one ``Choice``."""
+
+    def __init__(self, choice: Choice, label: str, button_id: str) -> None:
+        super().__init__(Text(label), id=button_id, compact=True, classes=f"-{choice.tone}")
+        self.choice = choice
+
+
+@dataclass
+class _Stage:
+    """A column of choices on screen; the root one or a ``then`` step."""
+
+    choices: tuple[Choice, ...]
+    buttons: list[ChoiceButton] = field(default_factory=list)
+    title: Static | None = None
+    #: The choice that opened this step (None for the first one).
+    parent: Choice | None = None
+
+
+class ChoiceDialog(ModalScreen[Picked | None]):
+    """A modal question. ``decline_value`` is what Esc answers."""
 
     DEFAULT_CSS = """
     ChoiceDialog {
@@ -37,25 +88,59 @@ class ChoiceDialog(ModalScreen[Any]):
     }
     ChoiceDialog > #dialog {
         width: 90%;
-        max-width: 110;
+        max-width: 116;
         height: auto;
         max-height: 90%;
         border: thick $primary;
         background: $surface;
         padding: 1 2;
     }
+    ChoiceDialog.-warning > #dialog {
+        border: thick $warning;
+    }
     ChoiceDialog #title {
         text-style: bold;
         color: $primary;
-        margin-bottom: 1;
+    }
+    ChoiceDialog.-warning #title {
+        color: $warning;
+    }
+    ChoiceDialog #warning {
+        display: none;
+        margin-top: 1;
+        padding: 0 1;
+        background: $warning 20%;
+        color: $text-warning;
+        text-style: bold;
+    }
+    ChoiceDialog #warning.-shown {
+        display: block;
     }
     ChoiceDialog #body {
         height: auto;
-        max-height: 30;
-        margin-bottom: 1;
+        margin-top: 1;
+        scrollbar-size-vertical: 1;
+    }
+    ChoiceDialog #body > Vertical {
+        height: auto;
+    }
+    ChoiceDialog #body .details {
+        margin-top: 1;
+    }
+    ChoiceDialog #body Markdown {
+        padding: 0 1 0 0;
+        margin: 0;
+    }
+    ChoiceDialog #body Markdown > *:first-child {
+        margin-top: 0;
     }
     ChoiceDialog #choices {
         height: auto;
+        margin-top: 1;
+    }
+    ChoiceDialog .stage-title {
+        color: $text-muted;
+        text-style: bold;
     }
     ChoiceDialog #choices Button {
         width: 100%;
@@ -65,11 +150,43 @@ class ChoiceDialog(ModalScreen[Any]):
         text-align: left;
         content-align: left middle;
         background: $surface;
+        color: $text;
+    }
+    ChoiceDialog #choices Button.-deny {
+        color: $text-error;
+    }
+    ChoiceDialog #choices Button.-warning {
+        color: $text-warning;
     }
     ChoiceDialog #choices Button:focus {
         background: $primary;
         color: $text;
         text-style: bold;
+    }
+    ChoiceDialog #choices Button.-deny:focus {
+        background: $error;
+    }
+    ChoiceDialog #note {
+        display: none;
+        height: auto;
+        margin-top: 1;
+    }
+    ChoiceDialog #note.-shown {
+        display: block;
+    }
+    ChoiceDialog #note-label {
+        color: $text-muted;
+    }
+    ChoiceDialog #note-input {
+        width: 100%;
+        background: $panel;
+    }
+    ChoiceDialog #note-error {
+        display: none;
+        color: $text-error;
+    }
+    ChoiceDialog #note-error.-shown {
+        display: block;
     }
     ChoiceDialog #keys {
         color: $text-muted;
@@ -81,55 +198,250 @@ class ChoiceDialog(ModalScreen[Any]):
         Binding("escape", "decline", "Decline", show=False),
         Binding("down,right", "app.focus_next", "Next", show=False),
         Binding("up,left", "app.focus_previous", "Previous", show=False),
+        Binding("pageup", "scroll_body(-1)", "Scroll up", show=False),
+        Binding("pagedown", "scroll_body(1)", "Scroll down", show=False),
     ]
 
     def __init__(
         self,
-        title: str,
+        title: str | Text,
         body: Widget | None,
-        choices: list[Choice[Any]],
+        choices: Iterable[Choice],
         *,
         decline_value: Any,
-        key_help: str = "Enter choose · ↑/↓ move · 1-9 pick · Esc decline",
+        warning: str = "",
+        key_help: str = KEYS_CHOICES,
     ) -> None:
-        super().__init__()
+        super().__init__(classes="-warning" if warning else "")
         self.title_text = title
         self.body = body
-        self.choices = choices
+        self.warning_text = warning
         self.decline_value = decline_value
         self.key_help = key_help
+        self.root = _Stage(tuple(choices))
+        self._stages: list[_Stage] = [self.root]
+        self._steps: dict[int, _Stage] = {}
+        self._noting: Choice | None = None
+        self._keys = KEYS_CHOICES
+        self._body_scrolls = False
+
+    # -- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(self.title_text, id="title", markup=False)
-            if self.body is not None:
-                with VerticalScroll(id="body"):
-                    yield self.body
+            yield Static(
+                self.warning_text, id="warning", markup=False, classes="-shown" if self.warning_text else ""
+            )
+            yield from self.compose_body()
             with Vertical(id="choices"):
-                for index, choice in enumerate(self.choices, start=1):
-                    yield Button(f" {index}. {choice.label}", id=f"choice-{index}", compact=True)
+                yield from self.compose_choices()
+            with Vertical(id="note"):
+                yield Static("", id="note-label", markup=False)
+                yield Input(id="note-input", compact=True)
+                yield Static("", id="note-error", markup=False)
             yield Static(self.key_help, id="keys", markup=False)
 
+    def compose_body(self) -> ComposeResult:
+        if self.body is not None:
+            body = VerticalScroll(self.body, id="body")
+            body.can_focus = False
+            yield body
+
+    def compose_choices(self) -> ComposeResult:
+        self.root.buttons = [
+            self._button(choice, f"choice-{i}") for i, choice in enumerate(self.root.choices, 1)
+        ]
+        yield from self.root.buttons
+        yield from self._submenus(self.root.choices, "choice")
+
+    def _submenus(self, choices: tuple[Choice, ...], prefix: str) -> Iterable[Widget]:
+        """Every ``then`` step's title and buttons, hidden until their step is shown."""
+        for index, choice in enumerate(choices, 1):
+            if not choice.then:
+                continue
+            title = Static(choice.then_title, classes="stage-title", markup=False)
+            title.display = False
+            yield title
+            buttons = [self._button(sub, f"{prefix}-{index}-{i}") for i, sub in enumerate(choice.then, 1)]
+            for button in buttons:
+                button.display = False
+            self._steps[id(choice)] = _Stage(choice.then, buttons, title, choice)
+            yield from buttons
+            yield from self._submenus(choice.then, f"{prefix}-{index}")
+
+    def _button(self, choice: Choice, button_id: str) -> ChoiceButton:
+        index = button_id.rsplit("-", 1)[-1]
+        more = choice.then or (choice.note is not None and not choice.note_value)
+        return ChoiceButton(choice, f" {index}. {choice.label}{'…' if more else ''}", button_id)
+
+    def set_keys(self, keys: str) -> None:
+        """Show ``keys`` as the key help (``KEYS_CHOICES`` means this dialog's own key help)."""
+        self._keys = keys
+        text = self.key_help if keys == KEYS_CHOICES else keys
+        self.query_one("#keys", Static).update(text + (KEYS_SCROLL if self._body_scrolls else ""))
+
     def on_mount(self) -> None:
-        self.query_one("#choice-1", Button).focus()
+        self.focus_first()
+        self.call_after_refresh(self.fit)
 
-    def on_key(self, event: Any) -> None:
-        character = getattr(event, "character", None)
-        if character and character.isdigit() and isinstance(self.focused, Button):
-            index = int(character)
-            if 1 <= index <= len(self.choices):
-                event.stop()
-                self.choose(self.choices[index - 1].value)
+    def focus_first(self) -> None:
+        buttons = self._stages[-1].buttons
+        if buttons:
+            buttons[0].focus()
 
-    @on(Button.Pressed)
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit)
+
+    def fit(self) -> None:
+        """Give the body what the screen has left once everything else is shown."""
+        try:
+            dialog = self.query_one("#dialog")
+        except NoMatches:
+            return
+        limit = int(self.size.height * 0.9)
+        chrome = dialog.styles.gutter.height
+        for child in dialog.children:
+            if child.id in ("body", "editor") or not child.display:
+                continue
+            chrome += child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+        self.set_flex_height(max(3, limit - chrome - 1))
+
+    def set_flex_height(self, height: int) -> None:
+        """The most the body may take; subclasses with other big widgets size them here too."""
+        scrolls = False
+        for body in self.query("#body"):
+            body.styles.max_height = height
+            scrolls = body.display and body.virtual_size.height > height
+        if scrolls != self._body_scrolls:
+            self._body_scrolls = scrolls
+            self.set_keys(self._keys)
+
+    # -- keys -----------------------------------------------------------------------------------
+
+    def on_key(self, event: Key) -> None:
+        character = event.character
+        if not (character and character.isdigit() and isinstance(self.focused, Button)) or self._noting:
+            return
+        choices = self._stages[-1].choices
+        index = int(character)
+        if 1 <= index <= len(choices):
+            event.stop()
+            event.prevent_default()
+            self.pick(choices[index - 1])
+
+    def action_scroll_body(self, direction: int) -> None:
+        for body in self.query("#body"):
+            if direction < 0:
+                body.scroll_page_up()
+            else:
+                body.scroll_page_down()
+
+    @on(Button.Pressed, "#choices ChoiceButton")
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        button_id = event.button.id or ""
-        if button_id.startswith("choice-"):
-            self.choose(self.choices[int(button_id.removeprefix("choice-")) - 1].value)
+        if isinstance(event.button, ChoiceButton):
+            self.pick(event.button.choice)
 
-    def choose(self, value: Any) -> None:
-        self.dismiss(value)
+    # -- choosing -------------------------------------------------------------------------------
+
+    def pick(self, choice: Choice) -> None:
+        """Take ``choice``: open its second step or text field, or answer with it."""
+        if choice.then:
+            self._open_stage(choice)
+        elif choice.note is not None:
+            self._open_note(choice)
+        else:
+            self.answer(choice, "")
+
+    def answer(self, choice: Choice, note: str) -> None:
+        self.dismiss(self.result_for(choice, note))
+
+    def result_for(self, choice: Choice, note: str) -> Picked:
+        return Picked(choice.value, note)
 
     def action_decline(self) -> None:
-        self.dismiss(self.decline_value)
+        if self._noting is not None:
+            self._close_note()
+        elif len(self._stages) > 1:
+            self._close_stage()
+        else:
+            self.dismiss(Picked(self.decline_value))
+
+    def _open_stage(self, choice: Choice) -> None:
+        self._show_stage(False)
+        self._stages.append(self._steps[id(choice)])
+        self._show_stage(True)
+        self.stage_changed()
+
+    def _close_stage(self) -> None:
+        self._show_stage(False)
+        parent = self._stages.pop().parent
+        self._show_stage(True)
+        for button in self._stages[-1].buttons:
+            if button.choice is parent:
+                button.focus()
+        self.stage_changed()
+
+    def _show_stage(self, shown: bool) -> None:
+        stage = self._stages[-1]
+        for button in stage.buttons:
+            button.display = shown
+        if stage.title is not None:
+            stage.title.display = shown and bool(stage.parent and stage.parent.then_title)
+        if shown:
+            self.focus_first()
+            self.set_keys(KEYS_CHOICES if stage is self.root else KEYS_SUBMENU)
+            self.call_after_refresh(self.fit)
+
+    def stage_changed(self) -> None:
+        """Called after a ``then`` step opened or closed; ``in_stage`` says which is shown."""
+
+    @property
+    def in_stage(self) -> Choice | None:
+        """The choice whose second step is shown, or None at the first step."""
+        return self._stages[-1].parent
+
+    # -- the text field -------------------------------------------------------------------------
+
+    def _open_note(self, choice: Choice) -> None:
+        self._noting = choice
+        for button in self._stages[-1].buttons:
+            button.disabled = button.choice is not choice
+        self.query_one("#note-label", Static).update(choice.note or "")
+        field_ = self.query_one("#note-input", Input)
+        field_.value = choice.note_value
+        field_.cursor_position = len(choice.note_value)
+        self._show_error("")
+        self.query_one("#note").add_class("-shown")
+        self.set_keys(KEYS_NOTE)
+        field_.focus()
+        self.call_after_refresh(self.fit)
+
+    def _close_note(self) -> None:
+        choice, self._noting = self._noting, None
+        self.query_one("#note").remove_class("-shown")
+        for button in self._stages[-1].buttons:
+            button.disabled = False
+            if button.choice is choice:
+                button.focus()
+        self.set_keys(KEYS_CHOICES if len(self._stages) == 1 else KEYS_SUBMENU)
+        self.call_after_refresh(self.fit)
+
+    def _show_error(self, message: str) -> None:
+        error = self.query_one("#note-error", Static)
+        error.update(message)
+        error.set_class(bool(message), "-shown")
+
+    @on(Input.Submitted, "#note-input")
+    def _note_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        choice = self._noting
+        if choice is None:
+            return
+        text = event.value.strip()
+        problem = choice.check(text) if choice.check is not None else None
+        if problem:
+            self._show_error(problem)
+            return
+        self.answer(choice, text)

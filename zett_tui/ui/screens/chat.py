@@ -41,7 +41,10 @@ class ChatScreen(Screen[None]):
     }
     """
 
-    BINDINGS = [Binding("escape", "cancel_turn", "Stop the turn", show=False)]
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Stop the turn", show=False),
+        Binding("shift+tab", "cycle_mode", "Permission mode: ask → accept edits → plan → auto", show=False),
+    ]
 
     def __init__(self, launch: LaunchSettings) -> None:
         super().__init__()
@@ -80,6 +83,7 @@ class ChatScreen(Screen[None]):
         )
 
     def on_mount(self) -> None:
+        self.composer.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
         self.composer.focus()
         status = self.status
         status.model_label = self.launch.model_label
@@ -130,6 +134,7 @@ class ChatScreen(Screen[None]):
             await self._offer_interrupted_turn(host)
         self.host = host
         self.status.session_id = host.session_id
+        self.sync_mode()
         self.status.activity = "idle"
         self._start_next_turn()
 
@@ -209,11 +214,12 @@ class ChatScreen(Screen[None]):
 
     async def _run_turn(self, host: AgentHost, prompt: str | None, presenter: TurnPresenter) -> None:
         def sink(event: UIEvent) -> None:
+            self.dialogs.observe(event)
             if isinstance(event, DecisionRequested):
                 presenter.flush()
                 self.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):
-                self.status.plan_mode = event.active
+                self.call_later(self.sync_mode)  # the host updates its mode right after the sink
             else:
                 presenter.handle(event)
                 if isinstance(event, TurnFinished):
@@ -242,6 +248,19 @@ class ChatScreen(Screen[None]):
 
     def _set_activity(self, activity: str) -> None:
         self.status.activity = activity
+
+    # -- permission modes -----------------------------------------------------------------------
+
+    def action_cycle_mode(self) -> None:
+        from zett_tui.ui.commands.permissions import cycle_mode
+
+        cycle_mode(self)
+
+    def sync_mode(self) -> None:
+        """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode)."""
+        if self.host is not None:
+            self.status.permission_mode = self.host.mode.value
+            self.status.plan_mode = self.host.mode.value == "plan"
 
     # -- stopping -------------------------------------------------------------------------------
 

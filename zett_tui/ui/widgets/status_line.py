@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from zett_tui.ui.widgets.activity import BUSY_STILL, ActivitySpinner
+
 
 def format_tokens(count: int) -> str:
     if count >= 10_000:
@@ -22,13 +24,17 @@ class StatusLine(Widget):
     StatusLine {
         height: 1;
         padding: 0 1;
-        background: $panel;
-        color: $text-muted;
+        background: $status-line-background;
+        color: $status-line-foreground;
     }
-    StatusLine > .status-line--busy { color: $accent; text-style: bold; }
-    StatusLine > .status-line--demo { color: $warning; }
-    StatusLine > .status-line--warning { color: $warning; text-style: bold; }
+    StatusLine > .status-line--busy { color: $status-line-busy; text-style: bold; }
+    StatusLine > .status-line--demo { color: $status-line-warning; }
+    StatusLine > .status-line--warning { color: $status-line-warning; text-style: bold; }
     """
+    # The $status-line-* variables come from the theme (ZettApp supplies them for Textual's themes).
+
+    #: Activities that are waiting, not working: shown without the spinner.
+    STILL_ACTIVITIES = frozenset({"idle", "not ready"})
 
     COMPONENT_CLASSES = {"status-line--busy", "status-line--demo", "status-line--warning"}
 
@@ -40,7 +46,16 @@ class StatusLine(Widget):
     output_tokens: reactive[int] = reactive(0)
     queued: reactive[int] = reactive(0)
     plan_mode: reactive[bool] = reactive(False)
+    #: The permission mode's value ("ask", "accept_edits", "plan", "auto"); Shift+Tab cycles it.
+    permission_mode: reactive[str] = reactive("ask")
     hint: reactive[str] = reactive("")
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.spinner = ActivitySpinner(self)
+
+    def watch_activity(self, activity: str) -> None:
+        self.spinner.set_busy(activity not in self.STILL_ACTIVITIES)
 
     def render(self) -> Text:
         busy = self.get_component_rich_style("status-line--busy", partial=True)
@@ -51,13 +66,21 @@ class StatusLine(Widget):
             line.append(self.hint, style=warning)
             return line
         if self.activity != "idle":
-            line.append(f"● {self.activity}", style=busy)
+            glyph = self.spinner.glyph() if self.spinner.busy else BUSY_STILL
+            line.append(f"{glyph} {self.activity}", style=busy)
         else:
-            line.append("○ idle")
+            line.append(f"{self.spinner.glyph()} idle")
         if self.queued:
             line.append(f"  ({self.queued} queued)")
-        if self.plan_mode:
-            line.append("  ⏸ plan mode", style=warning)
+        line.append("  │  ")
+        if self.plan_mode or self.permission_mode == "plan":
+            line.append("⏸ plan mode", style=warning)
+        elif self.permission_mode == "auto":
+            line.append("⚠ auto", style=warning)
+        elif self.permission_mode == "accept_edits":
+            line.append("✎ accept edits")
+        else:
+            line.append("ask")
         line.append("  │  ")
         if self.is_demo:
             line.append("demo model (offline)", style=demo)

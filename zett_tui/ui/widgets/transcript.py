@@ -1,0 +1,637 @@
+"""The transcript: one Line-API widget that shows a whole session, however long.
+
+Why one widget: a transcript of `Markdown` widgets has one child per Markdown block, and every frame
+re-arranges all of them (design.md, "Measured facts"). Here the widget count is constant: blocks
+render themselves to cached lines, and `render_line` only looks at the lines on screen.
+
+How it stays cheap:
+
+- Heights and positions live in `BlockLayout` (transcript_layout.py): a prefix sum of block heights,
+  searched with `bisect`. A block not yet rendered at the current width has an *estimated* height; it
+  gets exact when it comes near the viewport. So a resize, or adding 300 turns at once, renders only
+  what is on (or next to) the screen.
+- Updates are coalesced: `add` and `refresh_block` only record what changed and schedule one
+  `_sync` with `call_later`. `_sync` re-measures the changed blocks, fixes the scroll position and
+  refreshes. If a sync was expensive (a huge table still streaming), the next one waits four times as
+  long as it took, so updates never take more than about a fifth of the loop.
+  Nothing is scheduled while nothing changes: zero idle CPU.
+- Memory: blocks far from the viewport drop their rendered lines (heights are kept) once more than
+  `cache_budget_lines` lines are cached; they re-render when scrolled back into view.
+- Follow mode: at the bottom, new output keeps the view at the bottom. Any scroll away from the
+  bottom (wheel, keys, scrollbar) stops following, and then new output never moves the view: the
+  block under the top of the screen is the anchor. Scrolling back to the bottom resumes following.
+- Copy: mouse selection copies the text as shown (Textual's selection, via `get_selection`);
+  select-all (double click) and `plain_text`/`last_code_block` give the raw sources.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import ClassVar, TypeVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Offset, Size
+from textual.scroll_view import ScrollView
+from textual.selection import Selection
+from textual.strip import Strip
+
+from zett_tui.ui.themes import code_theme_for
+from zett_tui.ui.widgets.transcript_blocks import (
+    AnswerBlock,
+    Block,
+    NoticeBlock,
+    ReasoningBlock,
+    ToolBlock,
+    UserBlock,
+)
+from zett_tui.ui.widgets.transcript_layout import BlockLayout, BlockList
+from zett_tui.ui.widgets.transcript_render import (
+    BACKGROUND_STYLES,
+    BlockStyles,
+    Line,
+    RenderContext,
+    choose_code_theme,
+    foreground_only,
+)
+
+__all__ = [
+    "AnswerBlock",
+    "Block",
+    "NoticeBlock",
+    "ReasoningBlock",
+    "ToolBlock",
+    "Transcript",
+    "UserBlock",
+]
+
+BlockT = TypeVar("BlockT", bound=Block)
+
+NEW_OUTPUT_BADGE = " ↓ new output (End) "
+_Anchor = tuple[str, int, float]
+"""("bottom", 0, 0) | ("block", index, fraction of it above the view) | ("pin" or "reveal", index, row)"""
+_MAX_SELECTED_LINES = 20_000
+"""A mouse selection copies at most this many rendered lines."""
+_STRIP_CACHE_SIZE = 2000
+"""Strips kept for lines recently on screen (cleared wholesale when full)."""
+_MAX_SYNC_DELAY = 0.2
+"""Upper bound of the back-off after an expensive sync (seconds)."""
+
+
+def _overlay(strip: Strip, style: Style) -> Strip:
+    """`strip` with `style` applied over its own styles (so a background shows on every segment)."""
+    return Strip([Segment(text, old + style if old else style) for text, old, _ in strip], strip.cell_length)
+
+
+class Transcript(ScrollView, can_focus=True):
+    """The conversation: user prompts, streamed answers, reasoning, tool rows and notices."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "transcript--user",
+        "transcript--user-marker",
+        "transcript--label",
+        "transcript--muted",
+        "transcript--reasoning",
+        "transcript--heading",
+        "transcript--link",
+        "transcript--inline-code",
+        "transcript--code-block",
+        "transcript--quote",
+        "transcript--bullet",
+        "transcript--table-border",
+        "transcript--table-header",
+        "transcript--tool-name",
+        "transcript--tool-arg",
+        "transcript--tool-output",
+        "transcript--state-running",
+        "transcript--state-done",
+        "transcript--state-failed",
+        "transcript--state-cancelled",
+        "transcript--notice-info",
+        "transcript--notice-warning",
+        "transcript--notice-error",
+        "transcript--notice-decision",
+        "transcript--selected",
+        "transcript--new-output",
+    }
+
+    DEFAULT_CSS = """
+    Transcript {
+        background: $surface;
+        color: $foreground;
+        overflow-x: hidden;
+        overflow-y: scroll;
+        scrollbar-size-vertical: 1;
+        padding: 0 1;
+        & > .transcript--user { background: $primary 12%; color: $text; }
+        & > .transcript--user-marker { color: $primary; }
+        & > .transcript--label { color: $text-muted; }
+        & > .transcript--muted { color: $text-muted; }
+        & > .transcript--reasoning { color: $text-muted; text-style: italic; }
+        & > .transcript--heading { color: $text-accent; text-style: bold; }
+        & > .transcript--link { color: $text-primary; text-style: underline; }
+        & > .transcript--inline-code { color: $text-accent; background: $foreground 8%; }
+        & > .transcript--code-block { background: $background; }
+        & > .transcript--quote { color: $text-muted; text-style: italic; }
+        & > .transcript--bullet { color: $text-accent; }
+        & > .transcript--table-border { color: $text-muted; }
+        & > .transcript--table-header { color: $text; text-style: bold; }
+        & > .transcript--tool-name { color: $text; text-style: bold; }
+        & > .transcript--tool-arg { color: $text-muted; }
+        & > .transcript--tool-output { color: $text; }
+        & > .transcript--state-running { color: $text-warning; }
+        & > .transcript--state-done { color: $text-success; }
+        & > .transcript--state-failed { color: $text-error; }
+        & > .transcript--state-cancelled { color: $text-warning; }
+        & > .transcript--notice-info { color: $text-muted; }
+        & > .transcript--notice-warning { color: $text-warning; }
+        & > .transcript--notice-error { color: $text-error; }
+        & > .transcript--notice-decision { color: $text-accent; }
+        & > .transcript--selected { background: $accent 15%; }
+        & > .transcript--new-output { background: $accent 40%; color: $text; text-style: bold; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left_square_bracket", "select_previous", "Previous block", show=False),
+        Binding("right_square_bracket", "select_next", "Next block", show=False),
+        Binding("enter,space", "toggle_selected", "Expand/collapse", show=False),
+    ]
+
+    cache_budget_lines: int = 4000
+    """Rendered lines kept for blocks away from the screen before the farthest are dropped."""
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._layout = BlockLayout(self._render_context)
+        self._dirty: set[int] = set()
+        self._toggled: set[int] = set()
+        """Blocks the user expanded or collapsed since the last update (not "new output")."""
+        self._appended_from = 0
+        self._ctx: RenderContext | None = None
+        self._ctx_stale = True
+        self._epoch = 0
+        self._base: Style | None = None
+        self._based_styles: list[Style] = []
+        self._strips: dict[int, tuple[Line, Strip]] = {}
+        self._sync_pending = False
+        self._next_sync_at = 0.0
+        self._following = True
+        self._unseen_output = False
+        self._selected: int | None = None
+        self._programmatic_scroll = False
+        self._keep_on_screen: tuple[int, int, bool] | None = None
+        """(block, its row on screen, reveal) for the next update after an expand or collapse."""
+        self._mouse_down_at: tuple[int, int] | None = None
+        self.sync_count = 0
+        """How many times the layout was brought up to date (for tests and benchmarks)."""
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def blocks(self) -> Sequence[Block]:
+        """The blocks, in order (read-only)."""
+        return BlockList(self._layout.blocks)
+
+    @property
+    def following(self) -> bool:
+        """Is the view kept at the bottom as output arrives?"""
+        return self._following
+
+    @following.setter
+    def following(self, value: bool) -> None:
+        self._set_following(value)
+        if value:
+            self._scroll_to_y(self.max_scroll_y)
+
+    @property
+    def update_pending(self) -> bool:
+        """Is a coalesced update waiting to run?"""
+        return self._sync_pending
+
+    @property
+    def selected_block(self) -> Block | None:
+        """The block under the selection cursor (expandable blocks only)."""
+        return None if self._selected is None else self._layout.blocks[self._selected]
+
+    def add(self, block: BlockT) -> BlockT:
+        """Append a block; returns it."""
+        self._layout.append(block)
+        self._schedule_sync()
+        return block
+
+    def refresh_block(self, block: Block) -> None:
+        """The block changed (text appended, finished, expanded): re-measure it at the next update.
+
+        Cheap and coalesced: call it as often as you like; the work happens once per update.
+        """
+        index = self._layout.index_of(block)
+        if index is not None:
+            self._dirty.add(index)
+            self._schedule_sync()
+
+    def clear(self) -> None:
+        """Remove every block."""
+        self._layout.clear()
+        self._dirty.clear()
+        self._toggled.clear()
+        self._appended_from = 0
+        self._selected = None
+        self._keep_on_screen = None
+        self._unseen_output = False
+        self._following = True
+        self._forget_strips()
+        if self.is_mounted:
+            self._set_virtual_size(Size(self._layout.width, 0))
+            self._scroll_to_y(0)
+            self.refresh()
+
+    def plain_text(self, block: Block) -> str:
+        """The raw source of a block (code blocks raw, not as rendered)."""
+        return block.plain_text()
+
+    def last_code_block(self) -> str | None:
+        """Raw text of the last fenced code block in the last answer, if it has one."""
+        for block in reversed(self._layout.blocks):
+            if isinstance(block, AnswerBlock):
+                code_blocks = block.code_blocks()
+                return code_blocks[-1] if code_blocks else None
+        return None
+
+    def line_text(self, y: int) -> str:
+        """The plain text of virtual line `y` as rendered (for tests and tools)."""
+        found = self._layout.line_at(y)
+        line = found[1] if found is not None else None
+        return "".join(text for text, _style in line) if line is not None else ""
+
+    def update_now(self) -> None:
+        """Run any pending update immediately (normally it runs on the next message-loop turn)."""
+        self._sync()
+
+    def toggle_block(self, block: Block) -> None:
+        """Expand or collapse a block, keeping its first line where it is on screen."""
+        layout = self._layout
+        index = layout.index_of(block)
+        if index is None or not block.toggle():
+            return
+        top = layout.body_top(index)
+        if top >= self.scroll_y:
+            self._keep_on_screen = (index, top - round(self.scroll_y) - layout.gaps[index], block.expanded)
+        self._toggled.add(index)
+        self.refresh_block(block)
+
+    # ------------------------------------------------------------------ styles
+
+    def _render_context(self) -> RenderContext:
+        if self._ctx is None or self._ctx_stale:
+            self._ctx_stale = False
+            styles = self._resolve_styles()
+            theme = self.app.current_theme if self.is_attached else None
+            dark = theme.dark if theme is not None else True
+            code_theme = choose_code_theme(dark, code_theme_for(theme) if theme is not None else None)
+            if self._ctx is None or self._ctx.styles != styles or code_theme != self._ctx.code_theme_name:
+                self._epoch += 1
+                self._ctx = RenderContext(styles, dark=dark, epoch=self._epoch, code_theme=code_theme)
+                self._forget_strips()
+                self.refresh()
+        return self._ctx
+
+    def _forget_strips(self) -> None:
+        self._strips.clear()
+        self._based_styles = []
+
+    def _resolve_styles(self) -> BlockStyles:
+        if not self.is_attached:
+            return BlockStyles.plain()
+        values: dict[str, Style] = {}
+        for field_name in (field.name for field in fields(BlockStyles)):
+            style = self.get_component_rich_style(f"transcript--{field_name.replace('_', '-')}")
+            values[field_name] = style if field_name in BACKGROUND_STYLES else foreground_only(style)
+        return BlockStyles(**values)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._ctx_stale = True
+        base = self.rich_style if self.is_attached else None
+        if base != self._base:
+            self._base = base
+            self._forget_strips()
+
+    def _base_style(self) -> Style:
+        """The widget's own style (background), cached until the styles change."""
+        if self._base is None:
+            self._base = self.rich_style
+        return self._base
+
+    # ------------------------------------------------------------------ rendering
+
+    def _content_width(self) -> int:
+        return self.scrollable_content_region.width
+
+    def _viewport_height(self) -> int:
+        return self.scrollable_content_region.height
+
+    def render_line(self, y: int) -> Strip:
+        width = self._content_width()
+        base = self._base_style()
+        virtual_y = self.scroll_offset.y + y
+        line = self._line_for_screen(virtual_y) if self._layout.width else None
+        if line is None:
+            strip = Strip.blank(width, base)
+        else:
+            strip = self._strip(line, base)
+            if self._layout.width != width:
+                strip = strip.crop_extend(0, width, base)
+            if self._selected is not None and self.has_focus and self._in_block(virtual_y, self._selected):
+                strip = _overlay(strip, Style(bgcolor=self._render_context().styles.selected.bgcolor))
+            selection = self.text_selection
+            if selection is not None and (span := selection.get_span(virtual_y)) is not None:
+                strip = self._highlight(strip, *span)
+            strip = strip.apply_offsets(0, virtual_y)
+        if self._unseen_output and y == self._viewport_height() - 1 and width > len(NEW_OUTPUT_BADGE):
+            badge = Segment(NEW_OUTPUT_BADGE, base + self._render_context().styles.new_output)
+            strip = Strip.join([strip.crop(0, width - badge.cell_length), Strip([badge])])
+        return strip
+
+    def _line_for_screen(self, y: int) -> Line | None:
+        found = self._layout.line_at(y)
+        if found is None:
+            return None
+        index, line = found
+        if not self._layout.is_settled(index):
+            # Scrolled onto a block whose height was estimated: fix the layout on the next turn.
+            self._dirty.add(index)
+            self._schedule_sync()
+        return line
+
+    def _in_block(self, y: int, index: int) -> bool:
+        return self._layout.body_top(index) <= y < self._layout.bottom(index)
+
+    def _strip(self, line: Line, base: Style) -> Strip:
+        """The `Strip` for a packed line, on the widget background.
+
+        Cached by line identity: lines of finished blocks are the same objects from frame to frame,
+        so scrolling and streaming (which shifts every line on screen) rebuild only new lines.
+        """
+        cached = self._strips.get(id(line))
+        if cached is not None and cached[0] is line:
+            return cached[1]
+        table = self._render_context().style_table
+        based = self._based_styles
+        if len(based) < len(table):
+            based.extend(base + style if style is not None else base for style in table[len(based) :])
+        strip = Strip([Segment(text, based[style_id]) for text, style_id in line], self._layout.width)
+        if len(self._strips) >= _STRIP_CACHE_SIZE:
+            self._strips.clear()
+        self._strips[id(line)] = (line, strip)
+        return strip
+
+    def _highlight(self, strip: Strip, start: int, end: int) -> Strip:
+        """`strip` with columns [start, end) in the screen's selection style (over code backgrounds too)."""
+        end = strip.cell_length if end < 0 else end
+        style = self.screen.get_component_rich_style("screen--selection")
+        if self.screen.get_component_styles("screen--selection").color.a == 0:
+            style = Style(bgcolor=style.bgcolor)  # a transparent foreground keeps the text colours
+        before, selected, after = strip.divide([start, end, strip.cell_length])
+        return Strip.join([before, _overlay(selected, style), after])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text as shown. Select-all copies every block's source instead (cheap, raw)."""
+        start, end = selection.start, selection.end
+        if start is None and end is None:
+            return "\n\n".join(block.plain_text() for block in self._layout.blocks), "\n"
+        first = start.y if start is not None else 0
+        last = min(end.y if end is not None else self._layout.total - 1, first + _MAX_SELECTED_LINES)
+        text = "\n".join(self.line_text(y).rstrip() for y in range(first, last + 1))
+        local = Selection(
+            None if start is None else Offset(start.x, 0),
+            None if end is None else Offset(end.x, end.y - first),
+        )
+        return local.extract(text), "\n"
+
+    # ------------------------------------------------------------------ updates
+
+    def _schedule_sync(self) -> None:
+        if self._sync_pending or not self.is_attached:
+            return
+        self._sync_pending = True
+        delay = self._next_sync_at - time.perf_counter()
+        if delay > 0:
+            self.set_timer(delay, self._sync)
+        else:
+            self.call_later(self._sync)
+
+    def _anchor(self) -> _Anchor:
+        """What must stay put on screen through this update."""
+        if self._keep_on_screen is not None:
+            index, screen_offset, reveal = self._keep_on_screen
+            self._keep_on_screen = None
+            return ("reveal" if reveal else "pin", index, screen_offset)
+        layout = self._layout
+        if self._following or not layout.blocks:
+            return ("bottom", 0, 0)
+        scroll_y = round(self.scroll_y)
+        index = layout.block_at(scroll_y)
+        return ("block", index, (scroll_y - layout.tops[index]) / max(1, layout.heights[index]))
+
+    def _target_y(self, anchor: _Anchor, viewport: int) -> int:
+        """The scroll position that keeps `anchor` in place with the current heights."""
+        kind, index, value = anchor
+        layout = self._layout
+        bottom = max(0, layout.total - viewport)
+        if kind == "bottom":
+            return bottom
+        if kind in ("pin", "reveal"):
+            pinned = layout.tops[index] - round(value)
+            if kind == "reveal":  # scroll down to show what was expanded, never past the block's top
+                pinned = max(pinned, min(layout.bottom(index) - viewport, layout.body_top(index)))
+            return max(0, min(bottom, pinned))
+        return max(0, min(bottom, layout.tops[index] + round(value * layout.heights[index])))
+
+    def _sync(self) -> None:
+        """Bring heights, virtual size and scroll position up to date; refresh what changed."""
+        self._sync_pending = False
+        width = self._content_width()
+        viewport = self._viewport_height()
+        if width <= 0 or viewport <= 0:
+            return
+        started = time.perf_counter()
+        self.sync_count += 1
+        layout = self._layout
+        old_scroll = round(self.scroll_y)
+        anchor = self._anchor()
+        if width != layout.width:
+            layout.set_width(width)
+            self._forget_strips()
+        first_changed = len(layout)
+        visible_changed = new_below = self._appended_from < len(layout)
+        self._appended_from = len(layout)
+        for index in sorted(self._dirty):
+            if index >= len(layout):
+                continue
+            top, bottom = layout.tops[index], layout.bottom(index)
+            visible_changed = visible_changed or (top < old_scroll + viewport and bottom > old_scroll)
+            new_below = new_below or (bottom > old_scroll + viewport and index not in self._toggled)
+            if layout.measure(index):
+                first_changed = min(first_changed, index)
+        self._dirty.clear()
+        self._toggled.clear()
+        layout.rebuild_tops(first_changed)
+        target = self._target_y(anchor, viewport)
+        for _ in range(4):
+            if not layout.measure_range(target - viewport // 2, target + viewport + viewport // 2):
+                break
+            target = self._target_y(anchor, viewport)
+        self._set_virtual_size(Size(width, layout.total))
+        if target != old_scroll:
+            self._scroll_to_y(target)
+        elif visible_changed:
+            self.refresh()
+        if anchor[0] in ("pin", "reveal"):
+            self._set_following(target >= layout.total - viewport)
+        if new_below and not self._following:
+            self._show_unseen(True)
+        budget = max(self.cache_budget_lines, 8 * viewport)
+        layout.evict(target - 2 * viewport, target + 3 * viewport, budget)
+        cost = time.perf_counter() - started
+        self._next_sync_at = time.perf_counter() + min(_MAX_SYNC_DELAY, 4 * cost)
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """Update the virtual size without a screen layout pass.
+
+        Assigning `virtual_size` asks the whole screen for a layout, and the layout then repaints the
+        scrollbar in a second frame. Nothing outside this widget depends on its virtual size, so we
+        only update the scrollbars (what `ScrollView` does after a layout).
+        """
+        if size == self.virtual_size:
+            return
+        scroll_update = getattr(self, "_scroll_update", None)
+        if scroll_update is None:  # a future Textual without the hook: take the layout pass
+            self.virtual_size = size
+            return
+        self.set_reactive(Transcript.virtual_size, size)
+        scroll_update(size)
+
+    def _scroll_to_y(self, y: int) -> None:
+        self._programmatic_scroll = True
+        try:
+            self.scroll_to(y=y, animate=False, immediate=True)
+        finally:
+            self._programmatic_scroll = False
+
+    # ------------------------------------------------------------------ follow mode
+
+    def _set_following(self, value: bool) -> None:
+        if value == self._following:
+            return
+        self._following = value
+        if value:
+            self._show_unseen(False)
+
+    def _show_unseen(self, value: bool) -> None:
+        if value != self._unseen_output:
+            self._unseen_output = value
+            self.refresh_line(round(self.scroll_y) + self._viewport_height() - 1)
+
+    def watch_scroll_target_y(self, old: float, new: float) -> None:
+        """Every scroll goes through the scroll target: a user scroll decides follow mode."""
+        if self._programmatic_scroll:
+            return
+        self._set_following(round(new) >= self.max_scroll_y)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self._programmatic_scroll and round(new_value) != round(old_value):
+            self._schedule_sync()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._sync()
+
+    def on_mount(self) -> None:
+        self._schedule_sync()
+
+    def on_focus(self) -> None:
+        if self._selected is not None:
+            self.refresh()
+
+    def on_blur(self) -> None:
+        if self._selected is not None:
+            self.refresh()
+
+    def action_scroll_end(self) -> None:
+        self._show_unseen(False)
+        self.following = True
+
+    def action_scroll_home(self) -> None:
+        self.scroll_to(y=0, animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_to(y=self.scroll_y - self._viewport_height(), animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_to(y=self.scroll_y + self._viewport_height(), animate=False)
+
+    # ------------------------------------------------------------------ the selection cursor
+
+    def action_select_next(self) -> None:
+        layout = self._layout
+        start = self._selected if self._selected is not None else layout.block_at(round(self.scroll_y)) - 1
+        for index in range(start + 1, len(layout)):
+            if layout.blocks[index].expandable:
+                self._select(index)
+                return
+
+    def action_select_previous(self) -> None:
+        layout = self._layout
+        if self._selected is not None:
+            start = self._selected
+        else:
+            start = layout.block_at(round(self.scroll_y) + self._viewport_height() - 1) + 1
+        for index in range(min(start, len(layout)) - 1, -1, -1):
+            if layout.blocks[index].expandable:
+                self._select(index)
+                return
+
+    def _select(self, index: int) -> None:
+        self._selected = index
+        self.refresh()
+        top, bottom = self._layout.body_top(index), self._layout.bottom(index)
+        viewport = self._viewport_height()
+        if top < self.scroll_y:
+            self.scroll_to(y=top, animate=False)
+        elif min(bottom, top + viewport) > self.scroll_y + viewport:
+            self.scroll_to(y=min(top, bottom - viewport), animate=False)
+
+    def action_toggle_selected(self) -> None:
+        if self._selected is not None:
+            self.toggle_block(self._layout.blocks[self._selected])
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        self._mouse_down_at = (event.screen_x, event.screen_y)
+
+    def on_click(self, event: events.Click) -> None:
+        pressed_at, self._mouse_down_at = self._mouse_down_at, None
+        if event.chain > 1 or pressed_at not in (None, (event.screen_x, event.screen_y)):
+            return  # a double click (select all) or the end of a drag (text selection)
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        on_badge = offset.y == self._viewport_height() - 1 and offset.x >= self._content_width() - len(
+            NEW_OUTPUT_BADGE
+        )
+        if self._unseen_output and on_badge:
+            self.action_scroll_end()
+            return
+        layout = self._layout
+        y = round(self.scroll_y) + offset.y
+        if not layout.blocks or y >= layout.total:
+            return
+        index = layout.block_at(y)
+        if layout.blocks[index].expandable and y >= layout.body_top(index):
+            self._selected = index
+            self.toggle_block(layout.blocks[index])
+            self.refresh()

@@ -1,0 +1,514 @@
+"""The entries of a transcript: user prompts, answers, reasoning, tool rows and notices.
+
+A block knows its source text and renders itself to lines for a width; the render is cached per
+(width, version, expanded, style epoch). Call the block's mutators (`append`, `finish`, ...) and then
+`Transcript.refresh_block(block)`. Blocks never touch the screen themselves.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+
+from zett_tui.ui.widgets.transcript_markdown import MarkdownStream
+from zett_tui.ui.widgets.transcript_render import (
+    Line,
+    RenderContext,
+    make_inert,
+    make_terminal_output_inert,
+)
+
+AnswerStatus = Literal["completed", "cancelled", "failed"]
+ToolState = Literal["pending", "running", "done", "failed", "cancelled"]
+NoticeLevel = Literal["info", "warning", "error", "decision"]
+_ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("completed", "cancelled", "failed")
+_TOOL_STATES: tuple[ToolState, ...] = ("pending", "running", "done", "failed", "cancelled")
+_NOTICE_LEVELS: tuple[NoticeLevel, ...] = ("info", "warning", "error", "decision")
+
+
+def _known(value: str, allowed: tuple[str, ...], fallback: str) -> str:
+    """`value` if it is one of `allowed`, else `fallback` (callers pass runtime strings)."""
+    return value if value in allowed else fallback
+
+
+class Block:
+    """Base class: a render cache keyed by (width, version, expanded, style epoch).
+
+    Subclasses implement `_render` and `plain_text`, and call `_changed()` when their content changes.
+    """
+
+    expandable: ClassVar[bool] = False
+    """Can the user expand/collapse it (selection cursor, Enter, click)?"""
+    compact: ClassVar[bool] = False
+    """Consecutive compact blocks (tool rows, notices) are not separated by a blank line."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.expanded = False
+        self.render_count = 0
+        self._lines: list[Line] | None = None
+        self._key: tuple[int, int, bool, int] | None = None
+        self._measured: tuple[int, int, bool, int] | None = None
+
+    def _changed(self) -> None:
+        self.version += 1
+
+    @property
+    def streaming(self) -> bool:
+        """Still receiving content (its render cache is kept even when far out of view)."""
+        return False
+
+    def render(self, width: int, ctx: RenderContext) -> list[Line]:
+        """Lines of this block at `width` (cached)."""
+        width = max(1, width)
+        key = (width, self.version, self.expanded, ctx.epoch)
+        if self._key != key or self._lines is None:
+            self._lines = self._render(width, ctx)
+            self._key = key
+            self._measured = (width, self.version, self.expanded, len(self._lines))
+            self.render_count += 1
+        return self._lines
+
+    def measured_height(self, width: int) -> int | None:
+        """Exact height at `width` if it is known for the current content, else `None`."""
+        measured = self._measured
+        if measured is not None and measured[:3] == (max(1, width), self.version, self.expanded):
+            return measured[3]
+        return None
+
+    def estimate_height(self, width: int) -> int:
+        """A cheap guess of the height at `width`, used until the block is rendered at that width."""
+        measured = self._measured
+        if measured is not None and measured[1:3] == (self.version, self.expanded):
+            old_width, height = measured[0], measured[3]
+            return max(1, round(height * min(2.0, max(0.5, old_width / max(1, width)))))
+        return self._estimate(max(1, width))
+
+    def _estimate(self, width: int) -> int:
+        return max(1, sum(len(line) // width + 1 for line in self.plain_text().split("\n")))
+
+    @property
+    def has_render_cache(self) -> bool:
+        return self._lines is not None
+
+    def drop_render_cache(self) -> None:
+        """Forget the rendered lines (the height stays known); they are rebuilt when needed."""
+        self._lines = None
+        self._key = None
+
+    def toggle(self) -> bool:
+        """Expand or collapse (if expandable). Returns whether anything changed."""
+        if not self.expandable:
+            return False
+        self.expanded = not self.expanded
+        return True
+
+    def plain_text(self) -> str:
+        """The raw source text of the block (what a copy command should copy)."""
+        raise NotImplementedError
+
+    def _render(self, width: int, ctx: RenderContext) -> list[Line]:
+        raise NotImplementedError
+
+
+def _line(text: Text, width: int, ctx: RenderContext) -> Line:
+    """Render `text` on exactly one row (cropped, padded)."""
+    segments = list(text.render(ctx.console, end=""))
+    return ctx.pack(Segment.adjust_line_length(segments, width))
+
+
+def _prefixed(lines: list[Line], first: tuple[str, int], rest: tuple[str, int]) -> list[Line]:
+    """Lines with a gutter: `first` before the first line, `rest` before the others."""
+    return [(first if index == 0 else rest, *line) for index, line in enumerate(lines)]
+
+
+class UserBlock(Block):
+    """The user's prompt: a coloured bar and band, so turns are easy to find when scrolling."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = make_inert(text)
+
+    def plain_text(self) -> str:
+        return self.text
+
+    def _render(self, width: int, ctx: RenderContext) -> list[Line]:
+        styles = ctx.styles
+        body = Text(self.text.rstrip("\n") or " ", style=styles.user)
+        if width < 4:
+            return ctx.render_text(body, width, styles.user)
+        marker = ("▌ ", ctx.style_id(styles.user + styles.user_marker))
+        lines = ctx.render_text(body, width - 2, styles.user)
+        return _prefixed(lines, marker, marker)
+
+
+class AnswerBlock(Block):
+    """A streamed Markdown answer. Only the open tail is re-rendered as text arrives."""
+
+    def __init__(self, label: str | None = None) -> None:
+        super().__init__()
+        self.label = make_inert(label) if label else None
+        self._status: str | None = None
+        self.document = MarkdownStream()
+
+    @property
+    def status(self) -> str | None:
+        """None while streaming, then "completed", "cancelled" or "failed"."""
+        return self._status
+
+    @status.setter
+    def status(self, value: str | None) -> None:
+        self._status = None if value is None else _known(value, _ANSWER_STATUSES, "failed")
+        if value is not None:
+            self.document.close()
+        self._changed()
+
+    @property
+    def streaming(self) -> bool:
+        return self._status is None
+
+    @property
+    def text(self) -> str:
+        return self.document.source
+
+    def append(self, text: str) -> None:
+        """Add streamed text (ignored once finished)."""
+        if text and self._status is None:
+            self.document.append(make_inert(text))
+            self._changed()
+
+    def finish(self, status: str = "completed") -> None:
+        """The answer is complete, cancelled or failed; a cancelled or failed one is marked."""
+        if self._status is None:
+            self.status = status
+
+    def plain_text(self) -> str:
+        return self.document.source
+
+    def code_blocks(self) -> list[str]:
+        """Raw text of the answer's code blocks, in order."""
+        return self.document.code_blocks()
+
+    def drop_render_cache(self) -> None:
+        super().drop_render_cache()
+        self.document.drop_cache()
+
+    def _render(self, width: int, ctx: RenderContext) -> list[Line]:
+        styles = ctx.styles
+        lines: list[Line] = []
+        if self.label:
+            lines.append(_line(Text(f"● {self.label}", style=styles.label), width, ctx))
+        lines.extend(self.document.render(width, ctx))
+        if self.status == "cancelled":
+            lines.append(_line(Text("⏹ cancelled", style=styles.state_cancelled), width, ctx))
+        elif self.status == "failed":
+            lines.append(_line(Text("✗ failed", style=styles.state_failed), width, ctx))
+        return lines
+
+
+class _IncrementalText:
+    """Plain text that grows at the end; complete lines are wrapped once per width."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self._source = ""
+        self._done_offset = 0
+        self._done_lines: list[Line] = []
+        self._key: tuple[int, int] | None = None
+
+    @property
+    def source(self) -> str:
+        if self.parts:
+            self._source += "".join(self.parts)
+            self.parts.clear()
+        return self._source
+
+    def drop_cache(self) -> None:
+        self._key = None
+        self._done_lines = []
+        self._done_offset = 0
+
+    def render(self, width: int, ctx: RenderContext, style: Style) -> list[Line]:
+        key = (width, ctx.epoch)
+        if self._key != key:
+            self.drop_cache()
+            self._key = key
+        source = self.source
+        done = source.rfind("\n") + 1
+        if done > self._done_offset:
+            text = Text(source[self._done_offset : done - 1], style=style)
+            self._done_lines.extend(ctx.render_text(text, width, style))
+            self._done_offset = done
+        lines = list(self._done_lines)
+        if done < len(source):
+            lines.extend(ctx.render_text(Text(source[done:], style=style), width, style))
+        return lines
+
+
+class ReasoningBlock(Block):
+    """The model's reasoning: dimmed, collapsed to one line by default."""
+
+    expandable = True
+    compact = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.finished = False
+        self._text = _IncrementalText()
+
+    @property
+    def streaming(self) -> bool:
+        return not self.finished
+
+    @property
+    def text(self) -> str:
+        return self._text.source
+
+    @property
+    def line_count(self) -> int:
+        text = self.text.strip("\n")
+        return text.count("\n") + 1 if text else 0
+
+    def append(self, text: str) -> None:
+        if text and not self.finished:
+            self._text.parts.append(make_inert(text))
+            self._changed()
+
+    def finish(self) -> None:
+        if not self.finished:
+            self.finished = True
+            self._changed()
+
+    def plain_text(self) -> str:
+        return self.text
+
+    def drop_render_cache(self) -> None:
+        super().drop_render_cache()
+        self._text.drop_cache()
+
+    def _estimate(self, width: int) -> int:
+        return 1
+
+    def _render(self, width: int, ctx: RenderContext) -> list[Line]:
+        styles = ctx.styles
+        count = self.line_count
+        title = "Thinking" if self.finished else "Thinking…"
+        noun = "line" if count == 1 else "lines"
+        header = Text(f"{'▾' if self.expanded else '▸'} {title} ({count} {noun})", style=styles.reasoning)
+        lines = [_line(header, width, ctx)]
+        if self.expanded and width > 4:
+            indent = ("  ", 0)
+            body = self._text.render(width - 2, ctx, styles.reasoning)
+            lines.extend(_prefixed(body, indent, indent))
+        return lines
+
+
+def format_duration(seconds: float) -> str:
+    """0.4s, 12s, 2m05s."""
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+class OutputPreview:
+    """A bounded, inert view of tool output: at most `max_lines` lines of at most `max_line_chars`.
+
+    Only the first and last lines are ever looked at, so a 50 MB output costs one newline count.
+    """
+
+    def __init__(self, output: str, max_lines: int = 200, max_line_chars: int = 1000) -> None:
+        total = output.count("\n") + 1 if output else 0
+        if output.endswith("\n"):
+            total -= 1
+        self.total_lines = total
+        if total <= max_lines:
+            head, tail = _first_lines(output, total), []
+        else:
+            head_count = max_lines * 2 // 3
+            head, tail = _first_lines(output, head_count), _last_lines(output, max_lines - head_count)
+        self.head = [_bounded_line(output, start, end, max_line_chars) for start, end in head]
+        self.tail = [_bounded_line(output, start, end, max_line_chars) for start, end in tail]
+        self.hidden_lines = total - len(head) - len(tail)
+
+    def text(self) -> str:
+        if not self.hidden_lines:
+            return "\n".join(self.head)
+        return "\n".join([*self.head, f"… {self.hidden_lines} lines hidden …", *self.tail])
+
+
+def _first_lines(text: str, count: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while len(spans) < count and start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        spans.append((start, end))
+        start = end + 1
+    return spans
+
+
+def _last_lines(text: str, count: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    end = len(text) - 1 if text.endswith("\n") else len(text)
+    while len(spans) < count and end >= 0:
+        start = text.rfind("\n", 0, end) + 1
+        spans.append((start, end))
+        end = start - 1
+    spans.reverse()
+    return spans
+
+
+def _bounded_line(text: str, start: int, end: int, max_chars: int) -> str:
+    if end - start <= max_chars:
+        return make_terminal_output_inert(text[start:end])
+    return (
+        make_terminal_output_inert(text[start : start + max_chars]) + f" … (+{end - start - max_chars} chars)"
+    )
+
+
+_TOOL_ICONS: dict[str, str] = {
+    "pending": "○",
+    "running": "●",
+    "done": "✓",
+    "failed": "✗",
+    "cancelled": "⏹",
+}
+_TOOL_LABELS: dict[str, str] = {
+    "pending": "waiting",
+    "running": "running",
+    "done": "done",
+    "failed": "failed",
+    "cancelled": "cancelled",
+}
+RAW_OUTPUT_LIMIT = 256 * 1024
+"""Tool outputs up to this size are kept verbatim for copying; longer ones keep their preview only."""
+
+
+class ToolBlock(Block):
+    """A one-line tool row (icon, name, key argument, state, duration); expands to its output."""
+
+    expandable = True
+    compact = True
+
+    def __init__(self, call_id: str, name: str, key_arg: str = "") -> None:
+        super().__init__()
+        self.call_id = call_id
+        self.name = make_inert(name).replace("\n", " ").replace("\t", " ")
+        self.key_arg = make_inert(key_arg).replace("\n", " ⏎ ").replace("\t", " ")
+        self.state: str = "pending"
+        self.duration_s: float | None = None
+        self.preview: OutputPreview | None = None
+        self._raw_output: str | None = None
+
+    @property
+    def streaming(self) -> bool:
+        return self.state in ("pending", "running")
+
+    def set_running(self) -> None:
+        if self.state == "pending":
+            self.state = "running"
+            self._changed()
+
+    def finish(self, state: str, output: str = "", duration_s: float | None = None) -> None:
+        """Record the final state ("done", "failed" or "cancelled"), the output and the duration."""
+        self.state = _known(state, _TOOL_STATES, "failed")
+        self.duration_s = duration_s
+        self.preview = OutputPreview(output)
+        self._raw_output = output if len(output) <= RAW_OUTPUT_LIMIT else None
+        self._changed()
+
+    def plain_text(self) -> str:
+        if self._raw_output is not None:
+            return self._raw_output
+        return self.preview.text() if self.preview is not None else ""
+
+    def _estimate(self, width: int) -> int:
+        return 1
+
+    def _row(self, width: int, ctx: RenderContext) -> Line:
+        styles = ctx.styles
+        state_style = {
+            "pending": styles.muted,
+            "running": styles.state_running,
+            "done": styles.state_done,
+            "failed": styles.state_failed,
+            "cancelled": styles.state_cancelled,
+        }[self.state]
+        right = Text(_TOOL_LABELS[self.state], style=state_style)
+        if self.duration_s is not None:
+            right.append(f" {format_duration(self.duration_s)}", style=styles.muted)
+        row = Text.assemble(
+            ("▾ " if self.expanded else "▸ ", styles.muted),
+            (f"{_TOOL_ICONS[self.state]} ", state_style),
+            (self.name, styles.tool_name),
+        )
+        if cell_len(row.plain) + 2 + right.cell_len > width:
+            right = Text()
+        if self.key_arg:
+            row.append(f"  {self.key_arg}", style=styles.tool_arg)
+        room = width - right.cell_len - (1 if right.cell_len else 0)
+        if row.cell_len > room:
+            row.truncate(max(1, room), overflow="ellipsis")
+        row.append(" " * max(0, width - row.cell_len - right.cell_len))
+        row.append_text(right)
+        return _line(row, width, ctx)
+
+    def _render(self, width: int, ctx: RenderContext) -> list[Line]:
+        lines = [self._row(width, ctx)]
+        if not self.expanded:
+            return lines
+        styles = ctx.styles
+        gutter = ("  │ ", ctx.style_id(styles.muted)) if width > 8 else ("", 0)
+        inner = max(1, width - len(gutter[0]))
+        if self.preview is None:
+            body = ctx.render_text(Text("(no output yet)", style=styles.muted), inner)
+        elif self.preview.total_lines == 0 or not (self.preview.head or self.preview.tail):
+            body = ctx.render_text(Text("(no output)", style=styles.muted), inner)
+        else:
+            preview = self.preview
+            body = ctx.render_text(Text("\n".join(preview.head), style=styles.tool_output), inner)
+            if preview.hidden_lines:
+                marker = Text(f"… {preview.hidden_lines} lines hidden …", style=styles.muted)
+                body.extend(ctx.render_text(marker, inner))
+                body.extend(ctx.render_text(Text("\n".join(preview.tail), style=styles.tool_output), inner))
+        lines.extend(_prefixed(body, gutter, gutter))
+        return lines
+
+
+_NOTICE_ICONS: dict[str, str] = {"info": "•", "warning": "▲", "error": "✗", "decision": "›"}
+
+
+class NoticeBlock(Block):
+    """One line of status (an error reason, "cancelled", an approval decision), wrapped if long."""
+
+    compact = True
+
+    def __init__(self, text: str, level: str = "info") -> None:
+        super().__init__()
+        self.text = make_inert(text)
+        self.level = _known(level, _NOTICE_LEVELS, "info")
+
+    def plain_text(self) -> str:
+        return self.text
+
+    def _render(self, width: int, ctx: RenderContext) -> list[Line]:
+        styles = ctx.styles
+        style = {
+            "info": styles.notice_info,
+            "warning": styles.notice_warning,
+            "error": styles.notice_error,
+            "decision": styles.notice_decision,
+        }[self.level]
+        text = Text(self.text, style=style)
+        if width < 4:
+            return ctx.render_text(text, width)
+        lines = ctx.render_text(text, width - 2)
+        return _prefixed(lines, (f"{_NOTICE_ICONS[self.level]} ", ctx.style_id(style)), ("  ", 0))

@@ -76,7 +76,7 @@ async def test_shell_command_asks_first_and_enter_runs_it(project_dir: Path) -> 
         await submit(pilot, "make a file")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
         dialog = app.screen
-        assert "echo hello > made.txt" in screen_text(app)
+        await wait_for(pilot, lambda: "echo hello > made.txt" in screen_text(app))
         assert dialog.focused is not None and dialog.focused.id == "choice-1"  # Run is highlighted
         assert not (project_dir / "made.txt").exists()
         await pilot.press("enter")
@@ -106,12 +106,18 @@ async def test_parallel_approvals_are_asked_one_after_another() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         await submit(pilot, "two commands")
-        asked = []
+        asked: list[str] = []
+        previous = None
         for _ in range(2):
-            await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, ChoiceDialog)
+                and app.screen is not previous
+                and "echo" in screen_text(app),
+            )
+            previous = app.screen
             asked.append(screen_text(app))
             await pilot.press("enter")
-            await pilot.pause(0.05)
         await wait_for(pilot, lambda: idle(app))
         assert any("echo one" in text for text in asked) and any("echo two" in text for text in asked)
         assert [row.state for row in tools(app)] == ["done", "done"]

@@ -35,7 +35,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Offset, Size
+from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
@@ -187,6 +187,7 @@ class Transcript(ScrollView, can_focus=True):
         self._keep_on_screen: tuple[int, int, bool] | None = None
         """(block, its row on screen, reveal) for the next update after an expand or collapse."""
         self._mouse_down_at: tuple[int, int] | None = None
+        self._frame_selection: Selection | None = None
         self.sync_count = 0
         """How many times the layout was brought up to date (for tests and benchmarks)."""
 
@@ -335,6 +336,10 @@ class Transcript(ScrollView, can_focus=True):
     def _viewport_height(self) -> int:
         return self.scrollable_content_region.height
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame_selection = self.text_selection  # looked up once per frame, not once per line
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         width = self._content_width()
         base = self._base_style()
@@ -348,7 +353,7 @@ class Transcript(ScrollView, can_focus=True):
                 strip = strip.crop_extend(0, width, base)
             if self._selected is not None and self.has_focus and self._in_block(virtual_y, self._selected):
                 strip = _overlay(strip, Style(bgcolor=self._render_context().styles.selected.bgcolor))
-            selection = self.text_selection
+            selection = self._frame_selection
             if selection is not None and (span := selection.get_span(virtual_y)) is not None:
                 strip = self._highlight(strip, *span)
             strip = strip.apply_offsets(0, virtual_y)

@@ -22,8 +22,12 @@ from zett_tui.ui.widgets.transcript import (
 RESUME_TURNS = 60
 
 
-def show_turn(transcript: Transcript, turn: TurnView) -> None:
+def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | None = None) -> str | None:
+    """Paint one turn. Its first answer is labelled with its model when that differs from
+    ``previous_model``; returns the model of the answers now shown last (``previous_model`` if none)."""
     transcript.add(UserBlock(turn.prompt))
+    label = turn.model if turn.model != previous_model else None
+    answered = False
     status = "completed" if turn.status == "completed" else turn.status
     last_answer: AnswerBlock | None = None
     for block in turn.blocks:
@@ -32,7 +36,8 @@ def show_turn(transcript: Transcript, turn: TurnView) -> None:
             reasoning.append(block.text)
             reasoning.finish()
         elif isinstance(block, TextBlock):
-            last_answer = transcript.add(AnswerBlock(turn.model))
+            last_answer = transcript.add(AnswerBlock(None if answered else label))
+            answered = True
             last_answer.append(block.text)
             last_answer.finish("completed")
         elif isinstance(block, ToolView):
@@ -41,12 +46,14 @@ def show_turn(transcript: Transcript, turn: TurnView) -> None:
             transcript.add(NoticeBlock(block.text, "info"))
     if status == "cancelled":
         if last_answer is not None and last_answer is transcript.blocks[-1]:
-            last_answer.status = "cancelled"
-        transcript.add(NoticeBlock("⏹ cancelled", "warning"))
+            last_answer.status = "cancelled"  # the answer block marks itself
+        else:
+            transcript.add(NoticeBlock("⏹ cancelled", "warning"))
     elif status == "failed":
         transcript.add(NoticeBlock(turn.error or "This turn failed.", "error"))
     elif status not in ("completed",):
         transcript.add(NoticeBlock(f"This turn ended as: {status}", "warning"))
+    return turn.model if answered else previous_model
 
 
 def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None:
@@ -77,6 +84,18 @@ def show_past_session(transcript: Transcript, path: Path, session_id: str) -> li
     return notices
 
 
-def show_turns(transcript: Transcript, turns: Iterable[TurnView]) -> None:
+def last_labelled_model(transcript: Transcript) -> str | None:
+    """The label of the last answer that has one: answers are labelled where the model changed, so
+    this is the model of the last answer shown."""
+    for block in reversed(transcript.blocks):
+        if isinstance(block, AnswerBlock) and block.label:
+            return block.label
+    return None
+
+
+def show_turns(transcript: Transcript, turns: Iterable[TurnView]) -> str | None:
+    """Paint ``turns``, labelling an answer only where the model changed; returns the last model."""
+    model: str | None = None
     for turn in turns:
-        show_turn(transcript, turn)
+        model = show_turn(transcript, turn, previous_model=model)
+    return model

@@ -1,13 +1,35 @@
-"""The prompt box: multi-line, Enter sends, Shift+Enter or Ctrl+J inserts a newline, Up/Down recall."""
+"""The prompt box: multi-line, Enter sends, Shift+Enter or Ctrl+J inserts a newline, Up/Down recall.
+
+It also completes ``/commands`` and ``@files`` in a menu above it, collapses large pastes into a
+placeholder (expanded again on submit), and hands the prompt to ``$EDITOR`` on Ctrl+G.
+"""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
+from pathlib import Path
 
-from textual import events
+from textual import events, on
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.worker import get_current_worker
+
+from zett_tui.ui.completion import (
+    CompletionContext,
+    command_completion,
+    command_items,
+    file_items,
+    find_context,
+)
+from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
+from zett_tui.ui.file_finder import FileIndex, FileMatch, ProjectFiles
+from zett_tui.ui.pastes import PasteStore
+from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
+
+#: How many files the ``@`` menu lists.
+FILE_RESULTS = 50
 
 
 @dataclass
@@ -47,7 +69,7 @@ class PromptHistory:
 
 
 class Composer(TextArea):
-    """Where the user writes. Posts ``Composer.Submitted`` on Enter."""
+    """Where the user writes. Posts ``Composer.Submitted`` on Enter, with pastes expanded."""
 
     DEFAULT_CSS = """
     Composer {
@@ -64,8 +86,15 @@ class Composer(TextArea):
     """
 
     BINDINGS = [
-        Binding("ctrl+j", "newline", "Newline", show=False),
-        Binding("shift+enter", "newline", "Newline", show=False),
+        Binding("ctrl+j", "newline", "Newline", show=False, tooltip="Insert a new line"),
+        Binding("shift+enter", "newline", "Newline", show=False, tooltip="Insert a new line"),
+        Binding(
+            "ctrl+g",
+            "external_editor",
+            "Edit in $EDITOR",
+            show=False,
+            tooltip="Edit the prompt in $VISUAL or $EDITOR; what you save comes back",
+        ),
     ]
 
     class Submitted(Message):
@@ -74,12 +103,53 @@ class Composer(TextArea):
             self.composer = composer
             self.text = text
 
-    def __init__(self, *, history: list[str] | None = None, id: str | None = None) -> None:
+    class FilesFound(Message, bubble=False):
+        """From the search thread: the files matching one ``@`` query."""
+
+        def __init__(self, generation: int, matches: list[FileMatch]) -> None:
+            super().__init__()
+            self.generation = generation
+            self.matches = matches
+
+    class FilesListed(Message, bubble=False):
+        """From the listing thread: the project's files are (re)listed, or ``problem`` says why not."""
+
+        def __init__(self, problem: str = "") -> None:
+            super().__init__()
+            self.problem = problem
+
+    def __init__(
+        self,
+        *,
+        history: list[str] | None = None,
+        id: str | None = None,
+        menu: CompletionMenu | None = None,
+        project_root: Path | None = None,
+    ) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         self.prompt_history = PromptHistory(list(history or []))
-        self.placeholder = "Ask zett…  (Enter sends, Shift+Enter newline, Ctrl-C clear/stop)"
+        self.placeholder = (
+            "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl-C clear/stop)"
+        )
+        self.pastes = PasteStore()
+        self.menu = menu
+        self.project_files = ProjectFiles(project_root or Path.cwd())
+        #: Runs the external editor; None hands it the terminal with ``App.suspend()``.
+        self.run_editor: EditorRunner | None = None
+        self._completion: CompletionContext | None = None
+        self._dismissed: CompletionContext | None = None
+        self._search_generation = 0
+        self._search_lock = threading.Lock()
+        self._listing = False
+        self._listing_problem = ""
+
+    # -- keys -----------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._menu_key(event.key) or self._paste_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -101,17 +171,207 @@ class Composer(TextArea):
                 return
         await super()._on_key(event)
 
+    def _menu_key(self, key: str) -> bool:
+        """Keys the open completion menu takes: Esc closes it (and so stops no turn), Up/Down move,
+        Tab completes, Enter completes (or, on a complete command name, falls through to send)."""
+        menu = self.menu
+        if menu is None or not menu.is_open:
+            return False
+        if key == "escape":
+            self._dismissed = self._completion
+            menu.close()
+            return True
+        selected = menu.selected
+        if selected is None:
+            return False
+        if key in ("up", "down"):
+            menu.move(-1 if key == "up" else 1)
+            return True
+        if key == "tab" or (key == "enter" and not self._is_complete_command(selected)):
+            self._accept(selected)
+            return True
+        return False
+
+    def _is_complete_command(self, item: CompletionItem) -> bool:
+        context = self._completion
+        return context is not None and context.kind == "command" and item.value == context.query
+
+    def _paste_key(self, key: str) -> bool:
+        """Backspace just after (or Delete just before) a paste placeholder removes it whole."""
+        if key not in ("backspace", "delete") or self.selected_text:
+            return False
+        row, column = self.cursor_location
+        line = self.document[row]
+        if key == "backspace":
+            span = self.pastes.span_ending_at(line, column)
+        else:
+            span = self.pastes.span_starting_at(line, column)
+        if span is None:
+            return False
+        self.delete((row, span[0]), (row, span[1]))
+        return True
+
     def action_newline(self) -> None:
         self.insert("\n")
+
+    # -- paste ----------------------------------------------------------------------------------
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A large paste goes in as a placeholder; a small one is inserted by TextArea as usual."""
+        if self.read_only or not self.pastes.is_large(event.text):
+            return
+        event.stop()
+        event.prevent_default()
+        placeholder = self.pastes.add(event.text)
+        result = self.replace(placeholder, *self.selection)
+        self.move_cursor(result.end_location)
+        self.focus()
+
+    # -- submit and history ---------------------------------------------------------------------
 
     def _submit(self) -> None:
         text = self.text
         if not text.strip():
             return
         self.prompt_history.add(text)
+        self.pastes.keep_only(self.prompt_history.entries)
         self.clear()
-        self.post_message(self.Submitted(self, text))
+        self._close_menu()
+        self.post_message(self.Submitted(self, self.pastes.expand(text)))
 
     def _replace(self, text: str) -> None:
+        """Show a prompt from the history; a recalled ``/command`` opens no menu (Up keeps browsing)."""
         self.load_text(text)
         self.move_cursor(self.document.end)
+        self._close_menu()
+        self._dismissed = find_context(list(self.document.lines), self.cursor_location)
+
+    # -- completion -----------------------------------------------------------------------------
+
+    @on(TextArea.Changed)
+    @on(TextArea.SelectionChanged)
+    def _edited(self, event: TextArea.Changed | TextArea.SelectionChanged) -> None:
+        if event.text_area is self:
+            self.update_completion()
+
+    def update_completion(self) -> None:
+        """Open, refresh or close the menu for where the cursor is now."""
+        if self.menu is None:
+            return
+        lines = list(self.document.lines)
+        context = None if self.selected_text else find_context(lines, self.cursor_location)
+        if context is None:
+            self._dismissed = None
+            self._close_menu()
+            return
+        if context == self._dismissed:
+            return  # closed with Esc; opens again once the query changes
+        self._dismissed = None
+        if context == self._completion and self.menu.is_open:
+            return  # same query: keep the highlight where it is
+        previous = self._completion
+        opened = previous is None or (previous.kind, previous.start) != (context.kind, context.start)
+        self._completion = context
+        if context.kind == "command":
+            items = command_items(context.query)
+            if items:
+                self.menu.show(items, title="commands · Tab completes · Esc closes")
+            else:
+                self.menu.close()
+        else:
+            self._complete_file(context.query, opened)
+
+    def _close_menu(self) -> None:
+        self._completion = None
+        if self.menu is not None:
+            self.menu.close()
+
+    def _accept(self, item: CompletionItem) -> None:
+        context = self._completion
+        if context is None:
+            return
+        text = command_completion(item.value) if context.kind == "command" else item.value + " "
+        result = self.replace(text, context.start, context.end)
+        self.move_cursor(result.end_location)
+
+    # -- @ files --------------------------------------------------------------------------------
+
+    def _complete_file(self, query: str, opened: bool) -> None:
+        files = self.project_files
+        if opened and files.stale:
+            self._start_listing()
+        if files.index is None:
+            message = self._listing_problem or "Listing the project's files…"
+            assert self.menu is not None
+            self.menu.show([], message=message)
+            return
+        self._search_files(files.index, query)
+
+    def _start_listing(self) -> None:
+        if self._listing:
+            return
+        self._listing = True
+        self.run_worker(self._list_files, thread=True, group="file-listing", exit_on_error=False)
+
+    def _list_files(self) -> None:
+        """In a thread: list the project's files (git ls-files, or a walk)."""
+        worker = get_current_worker()
+        try:
+            self.project_files.rebuild(lambda: worker.is_cancelled)
+        except Exception as error:  # a broken tree must not take the composer down
+            self.post_message(self.FilesListed(f"Could not list the project's files: {error}"))
+        else:
+            self.post_message(self.FilesListed())
+
+    @on(FilesListed)
+    def _files_listed(self, event: FilesListed) -> None:
+        self._listing = False
+        self._listing_problem = event.problem
+        context = self._completion
+        if context is not None and context.kind == "file":
+            self._complete_file(context.query, opened=False)
+
+    def _search_files(self, index: FileIndex, query: str) -> None:
+        """Search in a thread; only the newest search's result is shown."""
+        self._search_generation += 1
+        generation = self._search_generation
+
+        def search() -> None:
+            with self._search_lock:  # one search at a time; an outdated one is skipped
+                if generation != self._search_generation or get_current_worker().is_cancelled:
+                    return
+                matches = index.search(query, limit=FILE_RESULTS)
+            self.post_message(self.FilesFound(generation, matches))
+
+        self.run_worker(search, thread=True, group="file-search", exit_on_error=False)
+
+    @on(FilesFound)
+    def _files_found(self, event: FilesFound) -> None:
+        context = self._completion
+        if event.generation != self._search_generation or context is None or context.kind != "file":
+            return
+        assert self.menu is not None
+        items = file_items(event.matches)
+        where = self.project_files.root.name or str(self.project_files.root)
+        index = self.project_files.index
+        count = f"{len(index):,} files in {where}" if index is not None else where
+        if items:
+            self.menu.show(items, title=f"{count} · Tab inserts · Esc closes")
+        else:
+            self.menu.show([], message=f"No file matches @{context.query} ({count})")
+
+    # -- external editor ------------------------------------------------------------------------
+
+    def action_external_editor(self) -> None:
+        """Ctrl+G: edit the prompt (pastes expanded) in $VISUAL/$EDITOR and take back what was saved."""
+        current = self.pastes.expand(self.text)
+        runner = self.run_editor or (lambda command: run_suspended(self.app, command))
+        outcome = edit_text(current, runner)
+        self.focus()
+        if outcome.text is None:
+            self.notify(outcome.problem, title="External editor", severity="warning")
+            return
+        edited = self.pastes.compact(outcome.text)
+        if edited != self.text:
+            result = self.replace(edited, (0, 0), self.document.end)
+            self.move_cursor(result.end_location)

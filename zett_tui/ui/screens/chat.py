@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -13,12 +15,14 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from zett_tui.launch import LaunchSettings
-from zett_tui.runtime.events import DecisionRequested, PlanModeChanged, TurnFinished, UIEvent
+from zett_tui.runtime.events import ContextMeasured, DecisionRequested, PlanModeChanged, TurnFinished, UIEvent
 from zett_tui.ui import commands as _builtin_commands  # noqa: F401  (registers the commands)
 from zett_tui.ui import slash_commands
 from zett_tui.ui.decisions import DecisionDialogs
+from zett_tui.ui.palette import ChatCommands
 from zett_tui.ui.slash_commands import split_command
 from zett_tui.ui.turn_presenter import TurnPresenter
+from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript, UserBlock
@@ -27,6 +31,20 @@ if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
 
 log = logging.getLogger(__name__)
+
+
+def _import_runtime() -> None:
+    """Import the agent runtime (SQLAlchemy, pydantic: about 0.3 s) in a worker thread.
+
+    Imported on the event loop, as ``AgentHost.start`` would, they hold it that long and keys typed
+    meanwhile do not show; from a thread, echo stays under 0.1 s (``benchmarks/bench_app.py``).
+    """
+    import zett_agent.extensions
+    from zett_agent.storage import SQLiteSessionStorage  # resolved lazily: this imports SQLAlchemy
+
+    import zett_tui.runtime.host  # noqa: F401
+
+    del SQLiteSessionStorage
 
 
 class ChatScreen(Screen[None]):
@@ -41,10 +59,16 @@ class ChatScreen(Screen[None]):
     }
     """
 
+    #: Focused as soon as the screen is composed, so keys typed at start-up land in the prompt.
+    AUTO_FOCUS = "#composer"
+
     BINDINGS = [
         Binding("escape", "cancel_turn", "Stop the turn", show=False),
         Binding("shift+tab", "cycle_mode", "Permission mode: ask → accept edits → plan → auto", show=False),
+        Binding("f1", "show_help", "Commands and keys", show=False, tooltip="List the commands and keys"),
     ]
+    #: Ctrl+P lists the slash commands and key-only actions (see ui/palette.py).
+    COMMANDS = {ChatCommands}
 
     def __init__(self, launch: LaunchSettings) -> None:
         super().__init__()
@@ -55,12 +79,16 @@ class ChatScreen(Screen[None]):
         self.presenter: TurnPresenter | None = None
         self.dialogs = DecisionDialogs(self)
         self.warmup_failed = False
+        #: The model of the last answer shown: an answer is labelled when its model differs.
+        self.answer_model: str | None = launch.model_label
 
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
-        yield Composer(id="composer")
+        menu = CompletionMenu(id="completion-menu")
+        yield menu
+        yield Composer(id="composer", menu=menu, project_root=self.launch.cwd)
         yield StatusLine(id="status")
 
     @property
@@ -91,9 +119,10 @@ class ChatScreen(Screen[None]):
         for level, text in self.launch.notices:
             self.transcript.add(NoticeBlock(text, level))
         if self.launch.resume_path is not None and self.launch.session_id:
-            from zett_tui.ui.past_turns import show_past_session
+            from zett_tui.ui.past_turns import last_labelled_model, show_past_session
 
             show_past_session(self.transcript, self.launch.resume_path, self.launch.session_id)
+            self.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
             self.transcript.add(NoticeBlock(f"Resumed session {self.launch.session_id}.", "info"))
         self.call_after_refresh(self._start_warm_up)
 
@@ -103,11 +132,16 @@ class ChatScreen(Screen[None]):
         self.run_worker(self._warm_up(), group="warmup", exit_on_error=False)
 
     async def _warm_up(self) -> None:
+        await asyncio.to_thread(_import_runtime)
         from zett_agent.model import ReasoningEffort
 
         from zett_tui.runtime.errors import describe_error
         from zett_tui.runtime.host import AgentHost, HostOptions
 
+        if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
+            from zett_tui.ui.workspace_trust import settle_project_trust
+
+            await settle_project_trust(self)
         launch = self.launch
         options = HostOptions(
             model_factory=launch.model_factory,
@@ -116,6 +150,8 @@ class ChatScreen(Screen[None]):
             cwd=launch.cwd,
             reasoning_effort=ReasoningEffort(launch.reasoning_effort),
             redact=launch.redact,
+            context_window=launch.context_window,
+            extensions=launch.extensions,
             **({"describe_error": launch.describe_error} if launch.describe_error else {}),
             **launch.host_overrides,
         )
@@ -130,8 +166,12 @@ class ChatScreen(Screen[None]):
             self.transcript.add(NoticeBlock(f"Could not start the model: {explain(error)}", "error"))
             self.status.activity = "not ready"
             return
+        for problem in host.extension_report.problems:
+            self.transcript.add(NoticeBlock(str(problem), "warning"))
         if self.launch.resume_path is not None:
             await self._offer_interrupted_turn(host)
+        measured = await host.estimate_context()
+        self.status.show_context(measured.tokens, measured.window, estimated=measured.estimated)
         self.host = host
         self.status.session_id = host.session_id
         self.sync_mode()
@@ -176,11 +216,15 @@ class ChatScreen(Screen[None]):
         hint = f" Did you mean {', '.join('/' + s for s in suggestions)}?" if suggestions else ""
         self.transcript.add(NoticeBlock(f"Unknown command /{name}.{hint} /help lists them all.", "warning"))
 
+    def action_show_help(self) -> None:
+        """F1: the same list as /help."""
+        slash_commands.run(self, "help", "")
+
     def key_help(self) -> list[tuple[str, str]]:
         """Every key binding that does something here, generated from the bindings themselves."""
         seen: dict[str, str] = {}
-        for _, binding, enabled, tooltip in self.app.active_bindings.values():
-            if enabled and binding.description:
+        for node, binding, enabled, tooltip in self.app.active_bindings.values():
+            if enabled and binding.description and _declared_by_zett(node, binding):
                 seen.setdefault(self.app.get_key_display(binding), tooltip or binding.description)
         return sorted(seen.items())
 
@@ -202,9 +246,11 @@ class ChatScreen(Screen[None]):
         self.status.queued = len(self.queue)
         self.transcript.add(UserBlock(prompt) if prompt is not None else NoticeBlock("Continuing…", "info"))
         self.transcript.following = True
+        model = self.host.model_label
         self.presenter = TurnPresenter(
             self.transcript,
             schedule=lambda delay, callback: self.set_timer(delay, callback),
+            model_label=model if model != self.answer_model else None,
             on_activity=self._set_activity,
         )
         self.status.activity = "thinking"
@@ -212,7 +258,9 @@ class ChatScreen(Screen[None]):
             self._run_turn(self.host, prompt, self.presenter), group="turn", exclusive=True, exit_on_error=False
         )
 
-    async def _run_turn(self, host: AgentHost, prompt: str | None, presenter: TurnPresenter) -> None:
+    def turn_sink(self, presenter: TurnPresenter, model: str) -> Callable[[UIEvent], None]:
+        """Where the events of a turn (or of ``/compact``) go; ``model`` is the one answering."""
+
         def sink(event: UIEvent) -> None:
             self.dialogs.observe(event)
             if isinstance(event, DecisionRequested):
@@ -220,12 +268,20 @@ class ChatScreen(Screen[None]):
                 self.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):
                 self.call_later(self.sync_mode)  # the host updates its mode right after the sink
+            elif isinstance(event, ContextMeasured):
+                self.status.show_context(event.tokens, event.window, estimated=event.estimated)
             else:
                 presenter.handle(event)
                 if isinstance(event, TurnFinished):
                     self.status.input_tokens = presenter.stats.input_tokens
                     self.status.output_tokens = presenter.stats.output_tokens
+                    if presenter.answered:
+                        self.answer_model = model
 
+        return sink
+
+    async def _run_turn(self, host: AgentHost, prompt: str | None, presenter: TurnPresenter) -> None:
+        sink = self.turn_sink(presenter, host.model_label)
         try:
             if prompt is None:
                 await host.continue_turn(sink)
@@ -286,3 +342,16 @@ class ChatScreen(Screen[None]):
                 log.debug("turn ended with an error during shutdown", exc_info=True)
         if self.host is not None:
             await self.host.aclose()
+
+
+def _declared_by_zett(node: object, binding: Binding) -> bool:
+    """True for bindings zett's own classes declare: the help leaves out TextArea's editing keys."""
+    if binding.action in ("command_palette", "app.command_palette"):
+        return True
+    for cls in type(node).__mro__:
+        if not cls.__module__.startswith("zett_tui"):
+            continue
+        for declared in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(declared, Binding) and declared.action == binding.action:
+                return True
+    return False

@@ -23,9 +23,11 @@ from zett_tui import paths
 from zett_tui.config_schema import (
     ALL_KEYS,
     BARE_KEY,
+    EXTENSION_ORIGIN_KEYS,
     REASONING_EFFORTS,
     ConfigProblem,
     EndpointConfig,
+    ExtensionConfig,
     InvalidValue,
     Key,
     Layer,
@@ -42,11 +44,13 @@ __all__ = [
     "ConfigProblem",
     "ConfigSaveError",
     "EndpointConfig",
+    "ExtensionConfig",
     "Settings",
     "UISettings",
     "describe_config_locations",
     "find_project_config",
     "load_settings",
+    "project_root",
     "save_user_setting",
 ]
 
@@ -71,14 +75,21 @@ def load_settings(
     env: Mapping[str, str],
     flags: Mapping[str, object] | None = None,
     user_config: Path | None = None,
+    project_trusted: bool = True,
 ) -> tuple[Settings, list[ConfigProblem]]:
-    """Read every layer; return the settings and what was wrong (each bad item skipped)."""
+    """Read every layer; return the settings and what was wrong (each bad item skipped).
+
+    ``project_trusted=False`` leaves the project's ``.zett/config.toml`` out entirely: the app
+    passes the answer of ``zett_tui.trust`` (a cloned repository's settings and extensions apply
+    only once the user trusts that folder).
+    """
     sources: list[Path] = []
     user_path = user_config if user_config is not None else paths.config_file()
-    layers = [_file_layer(user_path, sources)]
+    layers = [_file_layer(user_path, sources, "user")]
     project_path = find_project_config(cwd, home=_home(env))
-    if project_path is not None:
-        layers.append(_refuse_in_project(_file_layer(project_path, sources), layers[0], user_path))
+    if project_path is not None and project_trusted:
+        project = _file_layer(project_path, sources, "project")
+        layers.append(_refuse_in_project(project, layers[0], user_path))
     layers += [_env_layer(env), _flag_layer(flags or {})]
     return assemble(layers, no_color=bool(env.get("NO_COLOR")), sources=tuple(sources))
 
@@ -100,6 +111,12 @@ def find_project_config(cwd: Path, *, home: Path | None = None) -> Path | None:
         except OSError:
             continue
     return None
+
+
+def project_root(cwd: Path, env: Mapping[str, str]) -> Path | None:
+    """The folder whose ``.zett/`` is this project's (what ``load_settings`` reads), or None."""
+    found = find_project_config(cwd, home=_home(env))
+    return found.parent.parent if found is not None else None
 
 
 def describe_config_locations(cwd: Path | None = None) -> str:
@@ -165,9 +182,9 @@ class _UnusableFile(Exception):
         self.message = message
 
 
-def _file_layer(path: Path, sources: list[Path]) -> Layer:
+def _file_layer(path: Path, sources: list[Path], source: str) -> Layer:
     """The checked values of one TOML file; empty when the file is missing or unusable as a whole."""
-    layer = Layer(path=path)
+    layer = Layer(path=path, source=source)
     try:
         read = _read_toml(path)
     except _UnusableFile as error:
@@ -236,6 +253,12 @@ def _refuse_in_project(project: Layer, user: Layer, user_path: Path) -> Layer:
         elif key[-1] == "base_url" and key[:-1] in user.declared:
             project.drop(
                 key, f"a project file cannot move an endpoint that {user_path} defines; use another name"
+            )
+        elif key[0] == "extensions" and key[-1] in EXTENSION_ORIGIN_KEYS and key[:-1] in user.declared:
+            project.drop(
+                key,
+                f"a project file cannot change where an extension {user_path} defines comes from; "
+                "use another name",
             )
     return project
 

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from zett_tui.models import BUILTIN_PROVIDERS
+from zett_tui.runtime.extension_catalog import BUNDLED_EXTENSIONS
 
 REASONING_EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
 """The values ``zett_agent.ReasoningEffort`` knows, lowest first."""
@@ -40,6 +41,9 @@ class EndpointConfig:
     """This server's default effort, one of ``REASONING_EFFORTS``; ``off`` suits non-reasoning models."""
     send_prompt_cache_key: bool = False
     """Send the session's prompt cache key; many local servers reject the unknown field."""
+    context_window: int | None = None
+    """The server's context window in tokens (what it loads the model with); None: guessed from
+    the model name. Compaction and the context meter use it."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,39 @@ class UISettings:
 
 
 @dataclass(frozen=True)
+class ExtensionConfig:
+    """One ``[extensions.NAME]`` table: your own extension, or a switch and options for a bundled one."""
+
+    name: str
+    """The table's ``NAME``; for a bundled extension, its name (``tool_output``, ``git_status``...)."""
+    source: str = "user"
+    """``bundled`` (one of zett's own, by name), ``user`` or ``project``: the config file that says
+    where the code comes from."""
+    import_path: str | None = None
+    """``package.module:Class``, imported from the Python path (``path = ...`` in the file)."""
+    file: Path | None = None
+    """The extension file: ``file = "name.py"`` resolved in the ``extensions/`` folder beside the
+    config file that names it (the config directory's, or the project's ``.zett/extensions/``)."""
+    class_name: str | None = None
+    """The class in ``file``; None when the file defines exactly one extension class."""
+    enabled: bool | None = None
+    """None when the tables do not say: yours are on, a bundled one has its own default."""
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Keyword arguments for the class (read-only mapping)."""
+    config_file: Path | None = None
+    """The config file that says where the code comes from, for messages and the trust check."""
+
+    @property
+    def origin(self) -> str:
+        """Where the code comes from, as ``/extensions`` shows it."""
+        if self.import_path:
+            return self.import_path
+        if self.file is not None:
+            return f"{self.file}" + (f" ({self.class_name})" if self.class_name else "")
+        return "bundled"
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything zett reads from config files, the environment and command-line flags."""
 
@@ -64,11 +101,16 @@ class Settings:
     """Default reasoning effort, one of ``REASONING_EFFORTS``; None leaves it to the endpoint or runtime."""
     endpoints: Mapping[str, EndpointConfig] = field(default_factory=lambda: MappingProxyType({}))
     """OpenAI-compatible servers by name (read-only mapping)."""
+    models: tuple[str, ...] = ()
+    """Model specs ``/model`` lists besides the detected ones (favourites). The user's and the
+    project's lists add up."""
     ui: UISettings = UISettings()
     """Look and feel."""
     redact_patterns: tuple[str, ...] = ()
     """Extra regexes whose matches never reach a file, added to the built-in credential patterns.
     The user's and the project's lists add up: a project cannot remove the user's patterns."""
+    extensions: tuple[ExtensionConfig, ...] = ()
+    """The ``[extensions.NAME]`` tables, the user's first, each in file order."""
     no_color: bool = False
     """The ``NO_COLOR`` environment variable is set to something: show no colour."""
     sources: tuple[Path, ...] = ()
@@ -182,6 +224,15 @@ def convert_bool(value: object) -> bool:
     return value
 
 
+def convert_context_window(value: object) -> int:
+    """A token count: a whole number of at least 1024 (a smaller window cannot hold zett's prompt)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidValue(f"expected a number of tokens such as 32768, got {describe_value(value)}")
+    if value < 1024:
+        raise InvalidValue(f"expected at least 1024 tokens, got {value}")
+    return value
+
+
 def convert_model(value: object) -> str:
     """Only the shape is checked here; ``models.parse_model_spec`` knows providers and endpoints.
 
@@ -258,12 +309,63 @@ def convert_pattern(value: object) -> str:
     return pattern
 
 
+_IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def convert_import_path(value: object) -> str:
+    path = _non_empty_string(value)
+    if not _IMPORT_PATH.fullmatch(path):
+        raise InvalidValue(f"expected 'package.module:Class', got {path!r}")
+    return path
+
+
+def convert_extension_file(value: object) -> str:
+    """A plain file name: the file is looked up in the ``extensions/`` folder beside the config file."""
+    name = _non_empty_string(value)
+    if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".py"):
+        raise InvalidValue(
+            f"expected a file name such as 'timer.py' in the extensions/ folder beside this config file, "
+            f"got {name!r}"
+        )
+    return name
+
+
+def convert_class_name(value: object) -> str:
+    name = _non_empty_string(value)
+    if not name.isidentifier():
+        raise InvalidValue(f"expected a class name such as 'TurnTimer', got {name!r}")
+    return name
+
+
+def convert_options(value: object) -> dict[str, Any]:
+    """The keyword arguments for the extension's class: a table whose keys are Python names."""
+    if not isinstance(value, dict):
+        raise InvalidValue(f"expected a table such as {{ max_lines = 20 }}, got {describe_value(value)}")
+    bad = [str(key) for key in value if not str(key).isidentifier()]
+    if bad:
+        raise InvalidValue(f"option names must be Python names (letters, digits, '_'); {bad[0]!r} is not")
+    return dict(value)
+
+
+EXTENSION_SCHEMA: Mapping[str, Setting] = {
+    "path": Setting(convert_import_path),
+    "file": Setting(convert_extension_file),
+    "class": Setting(convert_class_name),
+    "enabled": Setting(convert_bool),
+    "options": Setting(convert_options),
+}
+"""``path`` or ``file`` (with an optional ``class``) say where the code is; a bundled one has neither."""
+
+EXTENSION_ORIGIN_KEYS = ("path", "file", "class")
+"""The keys that say where an extension's code comes from."""
+
 ENDPOINT_SCHEMA: Mapping[str, Setting] = {
     "base_url": Setting(convert_base_url),
     "api_key": Setting(convert_api_key, user_only=True),
     "api_key_env": Setting(convert_env_name, user_only=True),
     "reasoning_effort": Setting(convert_reasoning_effort),
     "send_prompt_cache_key": Setting(convert_bool),
+    "context_window": Setting(convert_context_window),
 }
 
 UI_SCHEMA: Mapping[str, Setting] = {
@@ -274,6 +376,7 @@ UI_SCHEMA: Mapping[str, Setting] = {
 
 SCHEMA: Schema = {
     "model": Setting(convert_model),
+    "models": Setting(convert_model, item_list=True),
     "reasoning_effort": Setting(convert_reasoning_effort),
     "redact_patterns": Setting(convert_pattern, item_list=True),
     "ui": UI_SCHEMA,
@@ -282,6 +385,11 @@ SCHEMA: Schema = {
         name_pattern=re.compile(r"[A-Za-z0-9_-]+"),
         name_rule="an endpoint name may use letters, digits, '-' and '_' (it goes before ':' in model)",
         reserved=BUILTIN_PROVIDERS,
+    ),
+    "extensions": NamedTables(
+        EXTENSION_SCHEMA,
+        name_pattern=re.compile(r"[A-Za-z0-9_-]+"),
+        name_rule="an extension name may use letters, digits, '-' and '_'",
     ),
 }
 
@@ -374,6 +482,8 @@ class Layer:
 
     path: Path | None = None
     """The file, or None for the environment and flags."""
+    source: str = ""
+    """``user`` or ``project`` for a config file."""
     line_of: Callable[[Key], int | None] = _no_line
     """Finds a key's line in ``path``."""
     note: str = ""
@@ -459,6 +569,7 @@ def assemble(
 ) -> tuple[Settings, list[ConfigProblem]]:
     """Lay the layers over each other, later ones winning, and build the settings."""
     merged: dict[Key, Any] = {}
+    set_by: dict[Key, Layer] = {}
     declared: dict[Key, tuple[Path | None, int | None]] = {}
     rejected: set[Key] = set()
     problems: list[ConfigProblem] = []
@@ -468,13 +579,22 @@ def assemble(
             if setting is not None and setting.item_list and key in merged:
                 value = tuple(dict.fromkeys((*merged[key], *value)))
             merged[key] = value
+            set_by[key] = layer
         for key, where in layer.declared.items():
             declared.setdefault(key, where)
         rejected |= layer.rejected
         problems.extend(layer.problems)
     endpoints: dict[str, EndpointConfig] = {}
+    extensions: list[ExtensionConfig] = []
     for table, (path, line) in declared.items():
         fields = {str(key[-1]): value for key, value in merged.items() if key[:-1] == table}
+        if table[0] == "extensions":
+            extension = _extension(table, fields, set_by, rejected)
+            if isinstance(extension, ExtensionConfig):
+                extensions.append(extension)
+            elif extension:
+                problems.append(ConfigProblem(path, line, format_key(table), extension))
+            continue
         if "base_url" in fields:
             endpoints[str(table[-1])] = EndpointConfig(**fields)
         elif (*table, "base_url") not in rejected:
@@ -484,11 +604,53 @@ def assemble(
     problems.sort(key=lambda problem: (files.get(problem.path, len(files)), problem.line or 0))
     settings = Settings(
         model=merged.get(("model",)),
+        models=merged.get(("models",), ()),
         reasoning_effort=merged.get(("reasoning_effort",)),
         endpoints=MappingProxyType(endpoints),
         ui=UISettings(**{str(key[1]): value for key, value in merged.items() if key[0] == "ui"}),
         redact_patterns=merged.get(("redact_patterns",), ()),
+        extensions=tuple(extensions),
         no_color=no_color,
         sources=sources,
     )
     return settings, problems
+
+
+def _extension(
+    table: Key, fields: Mapping[str, Any], set_by: Mapping[Key, Layer], rejected: set[Key]
+) -> ExtensionConfig | str | None:
+    """One ``[extensions.NAME]`` table as an ``ExtensionConfig``, or what is wrong with it (None:
+    already reported)."""
+    name = str(table[-1])
+    options = MappingProxyType(dict(fields.get("options", {})))
+    bundled = BUNDLED_EXTENSIONS.get(name)
+    if bundled is not None:
+        if any(key in fields for key in EXTENSION_ORIGIN_KEYS):
+            return f"{name!r} is a bundled extension ({bundled.summary}); give yours another name"
+        if fields.get("enabled") is False and bundled.always_on:
+            return f"cannot be turned off: {bundled.always_on}"
+        if options and bundled.built_by_host:
+            return f"{name!r} takes no options; the table was ignored"
+        return ExtensionConfig(name, "bundled", enabled=fields.get("enabled"), options=options)
+    if "path" in fields and ("file" in fields or "class" in fields):
+        return 'give either path = "package.module:Class" or file = "name.py" (with class), not both'
+    origin = "path" if "path" in fields else "file" if "file" in fields else None
+    if origin is None:
+        if any((*table, key) in rejected for key in EXTENSION_ORIGIN_KEYS):
+            return None
+        return (
+            'needs path = "package.module:Class" or file = "name.py" (a file in the extensions/ folder '
+            "beside this config file); extension ignored"
+        )
+    layer = set_by[(*table, origin)]
+    folder = layer.path.parent / "extensions" if layer.path is not None else None
+    return ExtensionConfig(
+        name,
+        layer.source or "user",
+        import_path=fields.get("path"),
+        file=folder / fields["file"] if origin == "file" and folder is not None else None,
+        class_name=fields.get("class"),
+        enabled=fields.get("enabled"),
+        options=options,
+        config_file=layer.path,
+    )

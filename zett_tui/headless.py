@@ -357,6 +357,8 @@ def host_options(launch: LaunchSettings) -> HostOptions:
         "reasoning_effort": ReasoningEffort(launch.reasoning_effort),
         "redact": launch.redact,
         "permission_mode": PermissionMode.ASK,
+        "context_window": launch.context_window,
+        "extensions": launch.extensions,
     }
     if launch.describe_error is not None:
         settings["describe_error"] = launch.describe_error

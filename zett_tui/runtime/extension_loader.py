@@ -1,7 +1,8 @@
-"""Loads agent extensions from files: the bundled ones in ``extensions/`` and (later) the user's.
+"""Loads agent extensions from files: the bundled ones in ``extensions/``, the user's and a project's.
 
 Bundled extensions are plain files, not an installed ``extensions`` package, so they load the way
-a user's own extension file does.
+a user's own extension file does. Each source gets its own module names, so a user's
+``tool_output.py`` does not replace zett's.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ class ExtensionLoadError(Exception):
     """An extension file or class could not be loaded; the message names it and says why."""
 
 
-def load_module_from_file(path: Path) -> ModuleType:
-    """Import one extension file under a private module name."""
-    module_name = _MODULE_PREFIX + path.stem
+def load_module_from_file(path: Path, *, namespace: str = "") -> ModuleType:
+    """Import one extension file under a private module name (``namespace`` keeps sources apart)."""
+    module_name = _MODULE_PREFIX + (f"{namespace}_" if namespace else "") + path.stem
     existing = sys.modules.get(module_name)
     if existing is not None and getattr(existing, "__file__", None) == str(path):
         return existing
+    if not path.is_file():
+        raise ExtensionLoadError(f"{path}: no such file")
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ExtensionLoadError(f"{path}: not a Python file")
@@ -34,7 +37,7 @@ def load_module_from_file(path: Path) -> ModuleType:
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # SyntaxError too; a stray sys.exit() must not end zett
         sys.modules.pop(module_name, None)
         raise ExtensionLoadError(f"{path}: {type(error).__name__}: {error}") from error
     return module

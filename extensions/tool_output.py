@@ -6,12 +6,16 @@ extension wraps every ``bash`` call (zett's own and Plan Mode's): once the comma
 it moves a kept output folder under zett's data directory, points the tool result at the new
 place, and removes ``.zett-tool-output/`` when nothing else is in it.
 
+The kept files are redacted where they land (credential-shaped strings replaced, as in every file
+zett writes), so a secret a command printed does not stay on disk in zett's data directory.
+
 It is also the smallest example of a tool-call middleware: ``on_tool_call`` receives the call
 and ``call_next``, and may change what comes back.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Awaitable, Callable
@@ -22,15 +26,21 @@ from zett_agent.agent import AgentRunContext
 from zett_agent.extensions import AgentExtension
 from zett_agent.messages import ToolCall
 
+from zett_tui.paths import PRIVATE_FILE_MODE
+from zett_tui.redact import configured_redactor
+
 SIDE_FOLDER = ".zett-tool-output"
 _KEPT = re.compile(r"\.zett-tool-output/(shell-[A-Za-z0-9_]+)")
+#: Kept output is redacted in blocks of about this many bytes, cut at line ends.
+_BLOCK_BYTES = 1 << 20
 
 
 class ToolOutputOutsideProject(AgentExtension):
     """Move ``bash`` side files from ``.zett-tool-output/`` to ``destination``."""
 
-    def __init__(self, destination: Path) -> None:
+    def __init__(self, destination: Path, redact: Callable[[str], str] | None = None) -> None:
         self.destination = destination
+        self._redact = redact or configured_redactor()
 
     async def on_tool_call(
         self,
@@ -62,6 +72,8 @@ class ToolOutputOutsideProject(AgentExtension):
             if source.is_dir():
                 self.destination.mkdir(parents=True, exist_ok=True, mode=0o700)
                 shutil.move(str(source), str(target))
+                for kept in target.iterdir():
+                    _redact_file(kept, self._redact)
             return str(target) if target.exists() else match.group(0)
 
         return _KEPT.sub(move, text)
@@ -72,3 +84,28 @@ class ToolOutputOutsideProject(AgentExtension):
             (Path.cwd() / SIDE_FOLDER).rmdir()
         except OSError:
             pass
+
+
+def _redact_file(path: Path, redact: Callable[[str], str]) -> None:
+    """Rewrite ``path`` redacted, block by block (output may be large), as a private file.
+
+    A file that cannot be rewritten (the disk is full) is deleted rather than kept unredacted.
+    """
+    if not path.is_file():
+        return
+    temporary = path.with_name(f".{path.name}.redacting")
+    try:
+        with (
+            path.open("rb") as source,
+            open(
+                os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE), "wb"
+            ) as target,
+        ):
+            while block := source.read(_BLOCK_BYTES):
+                block += source.readline()  # end the block at a line end, so a line is never split
+                text = block.decode("utf-8", errors="surrogateescape")
+                target.write(redact(text).encode("utf-8", errors="surrogateescape"))
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        path.unlink(missing_ok=True)

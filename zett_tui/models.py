@@ -114,6 +114,8 @@ class EndpointSettings:
         reasoning_effort: The level to send, or None to send none: many local servers reject
             the field or the model cannot reason.
         send_prompt_cache_key: Whether to send ``prompt_cache_key``; strict servers reject it.
+        context_window: The server's context window in tokens, when the user knows it; None
+            lets ``context_window.context_window_for`` guess from the model name.
     """
 
     name: str
@@ -122,6 +124,7 @@ class EndpointSettings:
     api_key_env: str | None = None
     reasoning_effort: str | None = None
     send_prompt_cache_key: bool = False
+    context_window: int | None = None
 
 
 # -- parsing --------------------------------------------------------------------------------------
@@ -381,8 +384,9 @@ def build_model(
 ) -> AgentModel:
     """Build the provider for ``choice``. The caller owns it and must ``await model.aclose()``.
 
-    ``retry`` and ``timeout`` default to each provider's own defaults (Ollama allows a long first
-    wait, because a local model may have to load).
+    ``retry`` defaults to the provider's own; ``timeout`` to zett's limits for the provider
+    (``timeouts.provider_timeouts``: a short idle limit for hosted providers, long waits for local
+    models, which may have to load).
 
     Raises:
         MissingCredentialsError: If the provider needs a key that ``env`` does not hold.
@@ -390,7 +394,10 @@ def build_model(
     """
     from zett_agent.model import DEFAULT_RETRY_OPTIONS, DEFAULT_TIMEOUT_OPTIONS
 
+    from zett_tui.timeouts import provider_timeouts
+
     retry = retry or DEFAULT_RETRY_OPTIONS
+    timeout = timeout or provider_timeouts(choice.provider)
     match choice.provider:
         case "demo":
             from zett_tui.runtime.demo_model import DemoModel

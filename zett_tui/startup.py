@@ -13,6 +13,7 @@ from zett_tui.config import describe_config_locations, load_settings
 from zett_tui.config_schema import Settings
 from zett_tui.launch import LaunchSettings
 from zett_tui.logs import setup_logging
+from zett_tui.model_catalog import ModelCatalog
 from zett_tui.models import (
     DEMO_CHOICE,
     EndpointSettings,
@@ -25,6 +26,7 @@ from zett_tui.models import (
 )
 from zett_tui.redact import redactor_from_environment
 from zett_tui.sessions.index import SessionSummary
+from zett_tui.trust import ProjectFiles, TrustState, find_project, trust_state, untrusted_notice
 
 
 class StartupError(Exception):
@@ -47,6 +49,7 @@ def endpoint_settings(settings: Settings) -> dict[str, EndpointSettings]:
             api_key_env=endpoint.api_key_env,
             reasoning_effort=endpoint.reasoning_effort,
             send_prompt_cache_key=endpoint.send_prompt_cache_key,
+            context_window=endpoint.context_window,
         )
         for name, endpoint in settings.endpoints.items()
     }
@@ -61,21 +64,29 @@ def prepare_launch(
     theme: str | None = None,
     resume: str | None = None,
     continue_last: bool = False,
+    ask_trust: bool = False,
 ) -> LaunchSettings:
     """Decide the model and collect what the user should be told when the app opens.
+
+    A project's ``.zett/`` settings and extensions are read only when the user trusted that folder.
+    Otherwise ``ask_trust`` (the app) hands the folder on for the app to ask about; without it
+    (``zett -p``) a notice says what was left out.
 
     Raises:
         StartupError: for a model given on the command line that cannot be used.
     """
     flags = {"model": model, "reasoning_effort": reasoning_effort, "theme": theme}
-    settings, problems = load_settings(cwd=cwd, env=env, flags=flags)
+    project, trusted, trust_notice = _project_trust(cwd, env, ask_trust)
+    settings, problems = load_settings(cwd=cwd, env=env, flags=flags, project_trusted=trusted)
     flag_problems = [problem for problem in problems if problem.message.endswith("(command-line flag)")]
     if flag_problems:
         raise StartupError(flag_problems[0].message.removesuffix(" (command-line flag)"))
-    redact = redactor_from_environment(env, settings.redact_patterns)
+    redact = redactor_from_environment(env, settings.redact_patterns, settings.endpoints.values())
     setup_logging(redact)
     endpoints = endpoint_settings(settings)
     notices: list[tuple[str, str]] = [("warning", f"Config: {problem}") for problem in problems]
+    if trust_notice:
+        notices.append(("warning", trust_notice))
 
     choice = _choose_model(settings, endpoints, env, cwd, from_flag=model is not None, notices=notices)
     try:
@@ -94,8 +105,18 @@ def prepare_launch(
 
         return describe_error_for(error, choice, endpoints, env)
 
+    catalog = ModelCatalog(
+        endpoints,
+        env,
+        current=choice,
+        configured=settings.model,
+        favourites=settings.models,
+        default_effort=settings.reasoning_effort,
+    )
     resumed = find_session_to_resume(cwd, resume, continue_last) if (resume or continue_last) else None
     return LaunchSettings(
+        context_window=catalog.context_window(choice),
+        model_catalog=catalog,
         session_id=resumed.session_id if resumed else None,
         resume_path=resumed.path if resumed else None,
         model_label=choice.label,
@@ -109,7 +130,25 @@ def prepare_launch(
         animations=settings.ui.animations,
         redact=redact,
         describe_error=explain,
+        extensions=settings.extensions,
+        project_trust=project,
+        reload=lambda: prepare_launch(
+            cwd=cwd, env=env, model=model, reasoning_effort=reasoning_effort, theme=theme
+        ),
     )
+
+
+def _project_trust(
+    cwd: Path, env: Mapping[str, str], ask: bool
+) -> tuple[ProjectFiles | None, bool, str | None]:
+    """(the project folder for the app to ask about or None, whether its files load, a notice)."""
+    project = find_project(cwd, env)
+    state = trust_state(project) if project is not None else TrustState.TRUSTED
+    if project is None or state is TrustState.TRUSTED:
+        return None, True, None
+    if ask and state is not TrustState.DECLINED:
+        return project, False, None
+    return None, False, untrusted_notice(project, state)
 
 
 def _choose_model(

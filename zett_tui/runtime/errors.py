@@ -45,39 +45,17 @@ _LINE_LIMIT = 400
 _PROVIDER_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "ollama": "Ollama", "demo": "The demo model"}
 _KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
-_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.DOTALL),
-        "[redacted private key]",
-    ),
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), "[redacted key]"),
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "[redacted key]"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"), "[redacted key]"),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"), "[redacted key]"),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"), "[redacted key]"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), "[redacted key]"),
-    (re.compile(r"\b(?:xai|gsk|pplx|csk)-?_?[A-Za-z0-9]{20,}\b"), "[redacted key]"),
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{8,}"), r"\1 [redacted]"),
-    (
-        re.compile(
-            r"(?i)\b(api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|token|secret|password|passwd)"
-            r"(\"?'?\s*[=:]\s*)(\"?'?)[^\s\"',;&}]{4,}"
-        ),
-        r"\1\2\3[redacted]",
-    ),
-)
-
 
 def redact_secrets(text: str, known_secrets: Iterable[str] = ()) -> str:
     """Replace anything that looks like an API key, token or private key in ``text``.
 
+    The rules are those of :mod:`zett_tui.redact` (one redaction point for files and screen), with
+    the short words of a sentence: ``[redacted key]``, ``[redacted]``, ``[redacted private key]``.
     ``known_secrets`` are the actual key values in use; they are removed whatever they look like.
     """
-    for secret in sorted({value for value in known_secrets if len(value) >= 6}, key=len, reverse=True):
-        text = text.replace(secret, "[redacted key]")
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    from zett_tui.redact import Redactor, display_label
+
+    return Redactor(known_secrets=known_secrets, label=display_label)(text)
 
 
 def _one_line(text: str, limit: int = _DETAIL_LIMIT) -> str:
@@ -270,11 +248,12 @@ def describe_error(
     )
 
     from zett_tui.models import ModelSpecError
+    from zett_tui.runtime.history_store import HistoryUnavailableError
 
     context = _Context(provider, key_hint, base_url)
     if isinstance(exc, asyncio.CancelledError):
         sentence = "The turn was cancelled."
-    elif isinstance(exc, ModelSpecError):
+    elif isinstance(exc, (ModelSpecError, HistoryUnavailableError)):
         sentence = str(exc)
     elif isinstance(exc, AgentIterationLimitError):
         found = re.search(r"\d+", str(exc))
@@ -318,19 +297,17 @@ def describe_error_for(
 ) -> str:
     """:func:`describe_error` with the provider, key and address filled in from the model in use."""
     from zett_tui.models import ModelSpecError, base_url_for, credential_hint
+    from zett_tui.redact import credential_values
 
     try:
         base_url = base_url_for(choice, endpoints, env)
     except ModelSpecError:
         base_url = None
     provider = choice.endpoint if choice.provider == "endpoint" and choice.endpoint else choice.provider
-    secrets = [env.get(name, "") for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")]
-    if (settings := endpoints.get(choice.endpoint or "")) is not None:
-        secrets += [settings.api_key or "", env.get(settings.api_key_env or "", "")]
     return describe_error(
         exc,
         provider=provider,
         key_hint=credential_hint(choice, endpoints),
         base_url=base_url,
-        known_secrets=[secret for secret in secrets if secret],
+        known_secrets=credential_values(env, endpoints.values()),
     )

@@ -22,8 +22,12 @@ from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 
 from zett_tui import __version__, paths
+from zett_tui.config_schema import ExtensionConfig
+from zett_tui.context_window import context_window_for
+from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
 from zett_tui.runtime.errors import describe_error
 from zett_tui.runtime.events import (
+    ContextMeasured,
     DecisionRequested,
     EventTranslator,
     Notice,
@@ -33,13 +37,21 @@ from zett_tui.runtime.events import (
     TurnFinished,
     UIEvent,
 )
-from zett_tui.runtime.extension_loader import load_bundled
+from zett_tui.runtime.extension_registry import (
+    ExtensionReport,
+    bundled_class,
+    bundled_entry,
+    is_turned_on,
+    load_extensions,
+)
 from zett_tui.runtime.permissions import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 
 log = logging.getLogger(__name__)
 
 Sink = Callable[[UIEvent], None]
+#: The extensions zett-agent adds to every agent itself (names must be unique across all).
+RUNTIME_EXTENSION_NAMES = ("InternalMessageExtension", "SteeringExtension")
 ModelFactory = Callable[[], AgentModel]
 
 SYSTEM_PROMPT = """\
@@ -63,10 +75,14 @@ class HostOptions:
     tool_output_dir: Path | None = None
     redact: Redactor | None = None
     extra_extensions: Sequence[AgentExtension] = ()
+    #: The ``[extensions.NAME]`` tables of the user's config (and of a trusted project's).
+    extensions: Sequence[ExtensionConfig] = ()
     system_prompt: str = SYSTEM_PROMPT
     permission_mode: PermissionMode = PermissionMode.ASK
     #: Turns a failure into one human line; startup passes one that knows the provider and key names.
     describe_error: Callable[[BaseException], str] = describe_error
+    #: The model's context window in tokens; None: looked up from ``model_label`` (``context_window``).
+    context_window: int | None = None
 
 
 class AgentHost:
@@ -84,7 +100,19 @@ class AgentHost:
         self.edit_gate: Any = None
         self.shell_rules: Any = None
         self.shell_policy: Any = None
+        #: What loaded from where, what did not and why (``/extensions``); filled by ``start``.
+        self.extension_report = ExtensionReport()
+        #: What a failing extension said between events; passed on with the turn's next event.
+        self._extension_notices: list[Notice] = []
         self._session_id = options.session_id or new_session_id()
+        self.reasoning_effort = options.reasoning_effort
+        self.compaction: ContextCompaction | None = None
+        #: The last measurement of the context (None before the first model call or estimate).
+        self.last_context: ContextMeasured | None = None
+        #: How many compactions replaced older turns in this host's life.
+        self.compactions = 0
+        self._running = 0
+        self._retired_models: list[AgentModel] = []
 
     @property
     def ready(self) -> bool:
@@ -106,10 +134,11 @@ class AgentHost:
             FileSystemExtension,
             PlanModeExtension,
             ShellApprovalExtension,
-            SQLiteSessionExtension,
             ToolGuidelinesExtension,
         )
 
+        from zett_tui.redact import redactor_from_environment
+        from zett_tui.runtime.history_store import open_history
         from zett_tui.runtime.permissions import ShellPolicy, ShellRules
 
         from zett_tui.sessions.lock import claim_session
@@ -117,18 +146,31 @@ class AgentHost:
         options = self.options
         self._lock = claim_session(options.sessions_dir or paths.sessions_dir(), self.session_id)
         self.model = await asyncio.to_thread(options.model_factory)
-        history_db = options.history_db or paths.history_db()
-        _prepare_private_file(history_db)
-        self._history = SQLiteSessionExtension(history_db)
-        self.recorder = TurnRecorder(options.sessions_dir or paths.sessions_dir(), options.redact)
-        tool_output = load_bundled("tool_output", "ToolOutputOutsideProject")
+        # Nothing reaches a file unredacted: without a redactor from startup, the built-in rules and
+        # the provider keys in this process's environment are used.
+        redact = options.redact or redactor_from_environment(os.environ)
+        self._history = await open_history(
+            options.history_db or paths.history_db(), redact=redact, notify=self._storage_notice
+        )
+        sessions = options.sessions_dir or paths.sessions_dir()
+        self.recorder = TurnRecorder(sessions, redact, notify=self._storage_notice)
+        self.compaction = ContextCompaction(self.context_window)
+        self.compaction.follow_effort(self.reasoning_effort)
         plan_mode = PlanModeExtension()
-        self.plan_guard = load_bundled("plan_guard", "PlanGuardExtension")(plan_mode)
+        self.plan_guard = bundled_class("plan_guard")(plan_mode)
         self.shell_rules = ShellRules(options.cwd)
         self.shell_policy = ShellPolicy(self.shell_rules, options.cwd, self.mode_of, self.plan_guard.is_active)
-        self.edit_gate = load_bundled("edit_approval", "EditApprovalExtension")(
+        self.edit_gate = bundled_class("edit_approval")(
             self.mode_of, project_root=options.cwd, is_exempt=self.plan_guard.is_plan_file
         )
+        bundled = [
+            bundled_entry("plan_guard", self.plan_guard),
+            bundled_entry("edit_approval", self.edit_gate),
+        ]
+        if is_turned_on("tool_output", options.extensions):
+            tool_output_dir = options.tool_output_dir or paths.tool_output_dir()
+            tool_output = bundled_class("tool_output")(tool_output_dir, redact)
+            bundled.append(bundled_entry("tool_output", tool_output))
         # The first extension is the outermost tool middleware: the Plan Mode guard must refuse a
         # write before the edit gate asks about it.
         extensions: list[AgentExtension] = [
@@ -141,11 +183,20 @@ class AgentHost:
             self.plan_guard,
             self.edit_gate,
             AskUserExtension(),
-            tool_output(options.tool_output_dir or paths.tool_output_dir()),
+            *(entry.instance for entry in bundled[2:]),
             plan_mode,
-            *options.extra_extensions,
-            self.recorder,
         ]
+        # Configured extensions sit inside zett's own (at the default priority): Plan Mode and the
+        # edit gate see a call first, and a call an outer extension passes on still meets them.
+        tail: list[AgentExtension] = [*options.extra_extensions, self.compaction, self.recorder]
+        self.extension_report = load_extensions(
+            options.extensions,
+            report=self._extension_failed,
+            taken_names=[e.name for e in (*extensions, *tail)] + list(RUNTIME_EXTENSION_NAMES),
+        )
+        extensions += [entry.instance for entry in self.extension_report.loaded]
+        extensions += tail
+        self.extension_report.loaded[:0] = bundled
         self.agent = await Agent.create(
             self.model,
             config=AgentRunConfig(session_id=self._session_id),
@@ -158,18 +209,46 @@ class AgentHost:
     async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
         """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
         agent = self._require_agent()
-        return await self._consume(agent.stream(prompt, config=self.config, metadata=self._turn_metadata()), sink)
+        stream = agent.stream(prompt, **self._request_options(), metadata=self._turn_metadata())
+        return await self._run(stream, sink)
 
     async def continue_turn(self, sink: Sink) -> TurnFinished:
         """Carry on a turn that was cut off (a crash, a kill, an output limit) without new input."""
         agent = self._require_agent()
-        return await self._consume(agent.stream_resume(config=self.config, metadata=self._turn_metadata()), sink)
+        stream = agent.stream_resume(**self._request_options(), metadata=self._turn_metadata())
+        return await self._run(stream, sink)
+
+    async def compact(self, sink: Sink) -> bool:
+        """Compact the conversation now (``/compact``); True when a summary replaced older turns.
+
+        Call it between turns. The notices before and after go to ``sink``, and a failure ends as a
+        ``TurnFinished("failed")`` like a turn's. Nothing happens (False) when there is not enough
+        history to summarize.
+        """
+        agent = self._require_agent()
+        before = self.compactions
+        stream = agent.compact(config=self.config, model=self.model, metadata=self._turn_metadata())
+        await self._run(stream, sink)
+        return self.compactions > before
+
+    async def _run(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
+        """``_consume`` while counting running requests, so a replaced model is closed only after them."""
+        self._running += 1
+        try:
+            return await self._consume(stream, sink)
+        finally:
+            self._running -= 1
+            if not self._running:
+                await self._close_retired_models()
+
+    def _request_options(self) -> dict[str, Any]:
+        return {"config": self.config, "model": self.model, "reasoning_effort": self.reasoning_effort}
 
     async def resume_point(self) -> str | None:
         """What was cut off in this session's last turn, in words; None when it finished."""
         agent = self._require_agent()
         try:
-            point = await agent.resume_point(config=self.config)
+            point = await agent.resume_point(config=self.config, model=self.model)
         except Exception:
             log.warning("resume point unavailable", exc_info=True)
             return None
@@ -178,28 +257,72 @@ class AgentHost:
         return point.description or str(point.kind)
 
     async def _consume(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
-        translator = EventTranslator()
+        """Run the turn in a task of its own, so that cancelling the caller always ends it.
+
+        A cancellation first asks the turn to stop at the next event: the runtime is then parked
+        between two events, where it expects to be stopped. Only a turn that sends no event for
+        a moment (a tool running, the model silent) is cancelled where it waits.
+        """
+        state = _TurnState()
+        turn = asyncio.ensure_future(self._translate(stream, sink, state))
+        try:
+            return await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            state.stop_requested = True
+            await _stop(turn, state)
+            raise
+
+    async def _translate(
+        self, stream: AsyncIterator[AgentEvent], sink: Sink, state: _TurnState
+    ) -> TurnFinished:
+        notes = self.compaction.notice_text if self.compaction is not None else None
+        translator = EventTranslator(compaction_notes=notes)
         commands: dict[str, str] = {}
         answer = ""
         try:
             async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                 async for event in events:
-                    for ui_event in translator.translate(event):
+                    self._pass_extension_notices(sink)
+                    for ui_event in self._ui_events(translator, event):
                         sink(ui_event)
                         self._observe(ui_event, commands, sink)
+                        state.observe(ui_event)
                     if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
                         answer = _content_text(event.message.content)
+                    if state.stop_requested:
+                        break
+            if state.stop_requested:
+                raise asyncio.CancelledError
         except asyncio.CancelledError:
+            self._pass_extension_notices(sink)
             sink(TurnFinished("cancelled"))
             raise
         except Exception as error:  # every failure becomes one human line; details go to the log
             log.warning("turn failed: %s", type(error).__name__, exc_info=True)
+            self._pass_extension_notices(sink)
             finished = TurnFinished("failed", self.options.describe_error(error))
             sink(finished)
             return finished
+        self._pass_extension_notices(sink)
         finished = TurnFinished("completed", answer=answer)
         sink(finished)
         return finished
+
+    def _extension_failed(self, message: str) -> None:
+        """A guarded extension raised and switched itself off; the user hears of it in the turn."""
+        self._extension_notices.append(Notice(message, "error"))
+
+    def _storage_notice(self, text: str, level: str) -> None:
+        """The history or the transcript stopped (or started again) being saved; said in the turn.
+
+        Called from the recorder's writing thread too, while the turn awaits it: a list append.
+        """
+        self._extension_notices.append(Notice(text, level))
+
+    def _pass_extension_notices(self, sink: Sink) -> None:
+        notices, self._extension_notices = self._extension_notices, []
+        for notice in notices:
+            sink(notice)
 
     def mode_of(self, session_id: str) -> PermissionMode:
         """The permission mode the extensions consult (one session per host)."""
@@ -212,6 +335,100 @@ class AgentHost:
             self.plan_guard.set_plan_mode(self.session_id, mode is PermissionMode.PLAN)
         if mode is PermissionMode.ASK and self.edit_gate is not None:
             self.edit_gate.reset(self.session_id)
+
+    # -- the model, its reasoning effort and its context window ---------------------------------
+
+    @property
+    def model_label(self) -> str:
+        return self.options.model_label
+
+    @property
+    def context_window(self) -> int:
+        return self.options.context_window or context_window_for(self.options.model_label)
+
+    async def switch_model(
+        self,
+        model_label: str,
+        model_factory: ModelFactory,
+        reasoning_effort: ReasoningEffort | str,
+        *,
+        context_window: int | None = None,
+        describe_error: Callable[[BaseException], str] | None = None,
+    ) -> None:
+        """Use another model from the next request on; the conversation (the stored history) stays.
+
+        The new provider is built off the event loop; if that raises, nothing changes. The old one
+        is closed once no request is using it (a turn that is running finishes with it).
+        """
+        effort = ReasoningEffort(reasoning_effort)
+        model = await asyncio.to_thread(model_factory)
+        old, self.model = self.model, model
+        if self.agent is not None:
+            self.agent.model = model  # the default for anything that does not pass model=
+        self.options.model_factory = model_factory
+        self.options.model_label = model_label
+        self.options.context_window = context_window
+        if describe_error is not None:
+            self.options.describe_error = describe_error
+        if self.compaction is not None:
+            self.compaction.set_context_window(self.context_window)
+        self.set_reasoning_effort(effort)
+        if self.last_context is not None:  # counted by another model's tokenizer: now an estimate
+            self.last_context = ContextMeasured(self.last_context.tokens, self.context_window, estimated=True)
+        if old is not None and old is not model:
+            self._retired_models.append(old)
+            if not self._running:
+                await self._close_retired_models()
+        log.info("model switched: model=%s session=%s", model_label, self._session_id)
+
+    def set_reasoning_effort(self, effort: ReasoningEffort | str) -> None:
+        """The reasoning effort of the next requests (the summary for compaction follows it)."""
+        self.reasoning_effort = ReasoningEffort(effort)
+        if self.compaction is not None:
+            self.compaction.follow_effort(self.reasoning_effort)
+
+    async def estimate_context(self) -> ContextMeasured:
+        """The context the next request starts from, estimated from the stored history (no model call)."""
+        messages: list[Any] = []
+        if self._history is not None:
+            try:
+                view = await self._history.storage.load(self.session_id)
+                messages = list(view.messages)
+            except Exception:
+                log.warning("stored history unavailable for the context estimate", exc_info=True)
+        tokens = estimate_text_tokens(self.options.system_prompt) + estimate_tokens(messages)
+        self.last_context = ContextMeasured(tokens, self.context_window, estimated=True)
+        return self.last_context
+
+    def _ui_events(self, translator: EventTranslator, event: AgentEvent) -> list[UIEvent]:
+        """The translated events, followed by a new measure of the context when ``event`` gives one."""
+        ui_events = translator.translate(event)
+        measured = self._measure(event)
+        return [*ui_events, measured] if measured is not None else ui_events
+
+    def _measure(self, event: AgentEvent) -> ContextMeasured | None:
+        if event.type is AgentEventType.MODEL_COMPLETED and event.response is not None:
+            usage = event.response.usage
+            if not usage.input_tokens:
+                return None  # the provider reported no usage
+            self.last_context = ContextMeasured(
+                usage.input_tokens + (usage.output_tokens or 0), self.context_window
+            )
+            return self.last_context
+        if event.type is AgentEventType.COMPACTION_COMPLETED and event.applied:
+            self.compactions += 1
+            after = self.compaction.tokens_after(event) if self.compaction is not None else None
+            if after is not None:
+                self.last_context = ContextMeasured(after, self.context_window, estimated=True)
+                return self.last_context
+        return None
+
+    async def _close_retired_models(self) -> None:
+        retired, self._retired_models = self._retired_models, []
+        for model in retired:
+            if hasattr(model, "aclose"):
+                with contextlib.suppress(Exception):
+                    await model.aclose()
 
     def _observe(self, event: UIEvent, commands: dict[str, str], sink: Sink) -> None:
         """Keep the mode in step with Plan Mode, and say which rule let a command run unasked."""
@@ -263,12 +480,15 @@ class AgentHost:
         """Close the provider and the history store; safe to call more than once."""
         model, self.model = self.model, None
         history, self._history = self._history, None
+        if self.recorder is not None and self.recorder.unsaved:
+            await asyncio.to_thread(self.recorder.flush)
         if model is not None and hasattr(model, "aclose"):
             with contextlib.suppress(Exception):
                 await model.aclose()
         if history is not None:
             with contextlib.suppress(Exception):
                 await history.close()
+        await self._close_retired_models()
         lock, self._lock = self._lock, None
         if lock is not None:
             lock.release()
@@ -290,6 +510,44 @@ class AgentHost:
         }
 
 
+#: How long a cancelled turn may take to reach its next event before it is cancelled where it waits.
+STOP_AT_EVENT_SECONDS = 0.05
+#: A cancelled turn still running after this many more seconds is cancelled again (see ``_stop``).
+RECANCEL_AFTER_SECONDS = 0.1
+
+
+@dataclass
+class _TurnState:
+    """What ``_consume`` and its turn task share: a stop request, and the tools now running."""
+
+    stop_requested: bool = False
+    tools_running: set[str] = field(default_factory=set)
+
+    def observe(self, event: UIEvent) -> None:
+        if isinstance(event, ToolsStarted):
+            self.tools_running.update(call.call_id for call in event.calls)
+        elif isinstance(event, ToolFinished):
+            self.tools_running.discard(event.call_id)
+
+
+async def _stop(turn: asyncio.Future[Any], state: _TurnState) -> None:
+    """Wait for ``turn`` to stop at its next event; cancel it if none comes; repeat if it ignores that.
+
+    On Python 3.11, ``asyncio.wait_for`` (which zett-agent uses to bound each wait for the model's
+    next chunk) drops a cancellation that arrives just as the chunk does (CPython gh-86296, fixed
+    in 3.12). The runtime then goes on producing events that nobody reads and waits for ever; a
+    second request lands in that wait. It is not repeated while a tool runs: a tool's clean-up
+    (stopping its process) may take a while and must not be cut short.
+    """
+    if (await asyncio.wait({turn}, timeout=STOP_AT_EVENT_SECONDS))[0]:
+        return
+    turn.cancel()
+    while not (await asyncio.wait({turn}, timeout=RECANCEL_AFTER_SECONDS))[0]:
+        if not state.tools_running:
+            log.warning("the turn ignored a cancellation; cancelling it again")
+            turn.cancel()
+
+
 def new_session_id() -> str:
     """A new time-ordered session id (UUIDv7, as the runtime makes them)."""
     from zett_agent.ids import new_uuid7
@@ -301,15 +559,6 @@ def _bash_extension() -> AgentExtension:
     from zett_agent.extensions import BashExtension
 
     return BashExtension()
-
-
-def _prepare_private_file(path: Path) -> None:
-    """Create ``path`` 0600 in a 0700 folder before SQLite opens it with the umask's mode."""
-    paths.ensure_private_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, paths.PRIVATE_FILE_MODE)
-    os.close(fd)
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        paths.tighten(path.with_name(path.name + suffix), paths.PRIVATE_FILE_MODE)
 
 
 def git_branch(cwd: Path) -> str | None:

@@ -1,12 +1,21 @@
-"""The turn recorder: zett-agent's ``JSONLExtension`` with private files and a redaction hook.
+"""The turn recorder: zett-agent's ``JSONLExtension`` with private files, redaction, and a disk
+that may fail.
 
-The upstream extension creates files with the process umask; transcripts hold code and secrets,
-so every session file is created 0600 inside a 0700 folder, and an existing looser file is
-tightened before it is appended to.
+The upstream extension creates files with the process umask; transcripts hold code, so every
+session file is created 0600 inside a 0700 folder, and an existing looser file is tightened
+before it is appended to. Each line is redacted leaf by leaf before it is written.
+
+A line that cannot be written (disk full, read-only folder, permission denied) never fails the
+turn: it is kept in memory and written, in order, before the next line. A failed write is cut
+back off the file, so what was written before stays intact. The user hears of it once when it
+starts and once when saving works again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -14,40 +23,98 @@ from pathlib import Path
 from zett_agent.extensions.jsonl import JSONLExtension
 
 from zett_tui import paths
+from zett_tui.redact import Redactor as _Rules
+from zett_tui.redact import redact_json_line
+
+log = logging.getLogger(__name__)
 
 Redactor = Callable[[str], str]
+#: ``notify(text, level)``; called from the thread that writes, so it must be thread-safe.
+Notify = Callable[[str, str], None]
 
-
-def _unchanged(line: str) -> str:
-    return line
+RECOVERED = "The session transcript is being saved again."
 
 
 class TurnRecorder(JSONLExtension):
     """Appends one JSON line per turn (completed, failed or cancelled) to the session's file."""
 
-    def __init__(self, directory: Path, redact: Redactor | None = None) -> None:
+    def __init__(self, directory: Path, redact: Redactor | None = None, notify: Notify | None = None) -> None:
         super().__init__(directory)
         self.name = "JSONLExtension"
-        self._redact = redact or _unchanged
+        self._redact: Redactor = redact or _Rules()
+        self._notify: Notify = notify or (lambda text, level: None)
+        self._unsaved: list[tuple[Path, bytes]] = []
+        self._failing = False
+
+    @property
+    def unsaved(self) -> int:
+        """How many turn lines wait in memory for the disk."""
+        return len(self._unsaved)
 
     def _append_line(self, path: Path, line: str) -> None:
-        data = (self._redact(line) + "\n").encode("utf-8")
+        try:
+            data = (redact_json_line(line, self._redact) + "\n").encode("utf-8")
+        except Exception:  # never into the runtime: a turn must not fail for its record
+            log.exception("turn record could not be prepared; it is not saved")
+            self._notify("This turn could not be saved in the session transcript (see the log).", "warning")
+            return
         with self._write_lock:
-            fd = paths.open_private_append(path)
+            self._unsaved.append((path, data))
+            self._write_unsaved()
+
+    def flush(self) -> bool:
+        """Write the lines that wait, now; True when none is left."""
+        with self._write_lock:
+            return self._write_unsaved()
+
+    def _write_unsaved(self) -> bool:
+        while self._unsaved:
+            path, data = self._unsaved[0]
             try:
-                if _ends_torn(fd):
-                    data = b"\n" + data
-                _write_all(fd, data)
-            finally:
-                os.close(fd)
+                _append_record(path, data)
+            except Exception as error:
+                log.warning("turn record not written (%d waiting): %s", len(self._unsaved), error)
+                if not self._failing:
+                    self._failing = True
+                    self._notify(_fault_message(error, path), "warning")
+                return False
+            self._unsaved.pop(0)
+        if self._failing:
+            self._failing = False
+            self._notify(RECOVERED, "info")
+        return True
 
 
-def _ends_torn(fd: int) -> bool:
+def _fault_message(error: BaseException, path: Path) -> str:
+    kept = "The turn is kept in memory and written with the next one once writing works again."
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"The disk is full, so the session transcript cannot be saved. {kept}"
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else type(error).__name__
+    return f"zett cannot write the session transcript {path} ({reason}). {kept}"
+
+
+def _append_record(path: Path, data: bytes) -> None:
+    """Append ``data``; on failure the file is cut back to where it was, so no torn line is left."""
+    fd = paths.open_private_append(path)
+    try:
+        size = os.fstat(fd).st_size
+        if _ends_torn(fd, size):
+            data = b"\n" + data
+        try:
+            _write_all(fd, data)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
+    finally:
+        os.close(fd)
+
+
+def _ends_torn(fd: int, size: int) -> bool:
     """True when the file's last line was cut off (a process killed mid-write).
 
     Appending straight after a torn line would glue the new turn onto it and lose both.
     """
-    size = os.fstat(fd).st_size
     return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
 
 

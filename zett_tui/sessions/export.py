@@ -1,7 +1,9 @@
 """Export a session as readable Markdown or as JSON (the turns exactly as stored, plus the summary).
 
 Both formats stream turn by turn to a text stream. :func:`write_export` writes a file atomically
-and private (0600): transcripts hold code and sometimes secrets.
+and private (0600): transcripts hold code and sometimes secrets. Everything written passes through
+the redactor first (by default the config's and the built-in rules), so a session recorded before
+redaction existed does not carry its credentials into an export.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from pathlib import Path
 from typing import TextIO
 
 from zett_tui.paths import PRIVATE_FILE_MODE
+from zett_tui.redact import configured_redactor, redact_data
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.reader import ReadNotice, iter_records
 from zett_tui.sessions.transcript import NoteBlock, ReasoningBlock, TextBlock, ToolView, TurnView, turn_view
+
+Redact = Callable[[str], str]
 
 TITLE_CHARS = 100
 #: Tool output longer than this many lines is shown up to here; the rest folds into <details>.
@@ -104,45 +109,55 @@ def turn_markdown(turn: TurnView) -> str:
     return "".join(parts)
 
 
-def write_markdown(summary: SessionSummary, out: TextIO, notices: list[ReadNotice]) -> int:
+def write_markdown(
+    summary: SessionSummary, out: TextIO, notices: list[ReadNotice], redact: Redact | None = None
+) -> int:
     """Write the whole session as Markdown; returns the number of turns written."""
-    out.write(f"# {one_line(summary.title, TITLE_CHARS)}\n\n")
-    out.write(f"- **Session:** `{summary.session_id}`\n")
+    redact = redact or configured_redactor()
+    head = [f"# {one_line(summary.title, TITLE_CHARS)}\n\n", f"- **Session:** `{summary.session_id}`\n"]
     if summary.cwd:
         branch = f" (branch `{summary.branch}`)" if summary.branch else ""
-        out.write(f"- **Folder:** `{summary.cwd}`{branch}\n")
+        head.append(f"- **Folder:** `{summary.cwd}`{branch}\n")
     if summary.model:
-        out.write(f"- **Model:** {summary.model}\n")
-    out.write(
+        head.append(f"- **Model:** {summary.model}\n")
+    head.append(
         f"- **Started:** {_time(summary.started_at)} · **Last activity:** {_time(summary.last_activity)}\n"
     )
+    out.write(redact("".join(head)))
     written = 0
     for record in iter_records(summary.path, notices):
         out.write("\n---\n\n")
-        out.write(turn_markdown(turn_view(record)))
+        out.write(redact(turn_markdown(turn_view(record))))
         written += 1
     if notices:
         out.write("\n---\n\n*Parts of the session file could not be read:*\n\n")
         for notice in notices:
             out.write(
-                f"- line {notice.line_no}: {notice.reason}\n" if notice.line_no else f"- {notice.reason}\n"
+                redact(
+                    f"- line {notice.line_no}: {notice.reason}\n"
+                    if notice.line_no
+                    else f"- {notice.reason}\n"
+                )
             )
     return written
 
 
-def write_json(summary: SessionSummary, out: TextIO, notices: list[ReadNotice]) -> int:
-    """Write ``{"summary", "turns": [records as stored], "notices"}``; returns the number of turns."""
+def write_json(
+    summary: SessionSummary, out: TextIO, notices: list[ReadNotice], redact: Redact | None = None
+) -> int:
+    """Write ``{"summary", "turns": [records as stored, redacted], "notices"}``; returns the turn count."""
+    redact = redact or configured_redactor()
     out.write('{"summary": ')
-    out.write(json.dumps(summary.to_json(), ensure_ascii=False))
+    out.write(json.dumps(redact_data(summary.to_json(), redact), ensure_ascii=False))
     out.write(',\n"turns": [')
     written = 0
     for record in iter_records(summary.path, notices):
         out.write(",\n" if written else "\n")
-        out.write(json.dumps(record.data, ensure_ascii=False))
+        out.write(json.dumps(redact_data(record.data, redact), ensure_ascii=False))
         written += 1
     out.write('\n],\n"notices": ')
     listed = [{"line": notice.line_no, "reason": notice.reason} for notice in notices]
-    out.write(json.dumps(listed, ensure_ascii=False))
+    out.write(json.dumps(redact_data(listed, redact), ensure_ascii=False))
     out.write("}\n")
     return written
 

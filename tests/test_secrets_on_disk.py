@@ -1,0 +1,366 @@
+"""Secrets stay out of every file zett writes, and nothing leaves the machine but model requests.
+
+A real session (startup's redactor, the real provider class against the fake server, the host's
+real extension list) reads a file full of credentials through ``read_file`` and ``bash``, echoes
+some in its answer, logs them, and is exported. Then every byte zett wrote under the test's
+config, data, state and cache folders is searched for each secret: the JSONL transcript, the
+SQLite history (database and WAL, read raw), the log, the exports, the tool output kept by
+``bash``, the index cache.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.test_host import Collector
+from zett_tui import paths
+from zett_tui.runtime.events import TextChunk, ToolFinished
+from zett_tui.runtime.host import AgentHost, HostOptions
+from zett_tui.runtime.permissions import PermissionMode
+from zett_tui.sessions.index import SessionIndex
+from zett_tui.startup import prepare_launch
+from zett_tui.ui.session_export import export_to_file
+
+#: The provider key in use: no built-in rule knows its shape; only "it is the key" removes it.
+PROVIDER_KEY = "zx-provider-credential-5521-plain"
+#: An endpoint's key, read from the variable its config names.
+ENDPOINT_KEY = "endpoint-env-credential-7730"
+PEM_BODY = "MIIEpAIBAAKCAQEA7s3cR3tK3yB0dyLiNeS0fBaSe64"
+
+#: (kind, the secret as it appears in the file, the bytes that must never reach a file).
+SECRETS: list[tuple[str, str, str]] = [
+    ("anthropic key", "sk-ant-api03-q8Zr2LmN4pX7vB1cD9eF3gH5jK6", "sk-ant-api03-q8Zr2LmN4pX7vB1cD9eF3gH5jK6"),
+    ("openai key", "sk-proj-T4yU8iO2pA6sD1fG7hJ3kL9zX5cV0bN", "sk-proj-T4yU8iO2pA6sD1fG7hJ3kL9zX5cV0bN"),
+    ("aws access key", "aws_access_key_id = AKIAQ7W3E9R2T5Y8U1I4", "AKIAQ7W3E9R2T5Y8U1I4"),
+    ("github token", "ghp_R8t2Y6u0I4o8P2a6S0d4F8g2H6j0K4l8Z2x6", "ghp_R8t2Y6u0I4o8P2a6S0d4F8g2H6j0K4l8Z2x6"),
+    ("slack token", "xoxb-2048-4096-Nq3Wz8Rk5Tp1", "xoxb-2048-4096-Nq3Wz8Rk5Tp1"),
+    ("google api key", "AIzaSyD3f7H1k5M9p2R6t0W4y8B2e6G0j4L8n2Q", "AIzaSyD3f7H1k5M9p2R6t0W4y8B2e6G0j4L8n2Q"),
+    (
+        "private key",
+        f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\nQmFzZTY0Ym9keQ==\n-----END RSA PRIVATE KEY-----",
+        PEM_BODY,
+    ),
+    ("env password", "DB_PASSWORD=Pl4in-Passw0rd-zz91", "Pl4in-Passw0rd-zz91"),
+    ("env token", "API_TOKEN='tok_7f3a9c2e1b8d'", "tok_7f3a9c2e1b8d"),
+    ("user pattern", "ticket corp-482913 is internal", "corp-482913"),
+    ("provider key in use", f"the key is {PROVIDER_KEY}", PROVIDER_KEY),
+    ("endpoint key", f"local server key {ENDPOINT_KEY}", ENDPOINT_KEY),
+]
+SECRET_FILE = "\n".join(text for _, text, _ in SECRETS) + "\n"
+#: An answer that repeats some secrets: shown on screen as is, never written.
+ECHO = f"Found {SECRETS[2][2]} and {SECRETS[3][2]} in there."
+
+
+@pytest.fixture
+def launch_env(llm_server: FakeLLMServer) -> dict[str, str]:
+    paths.ensure_private_dir(paths.config_dir())
+    paths.config_file().write_text(
+        'redact_patterns = ["corp-[0-9]{6}"]\n\n'
+        '[endpoints.local]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "LOCAL_LLM_KEY"\n'
+    )
+    return {
+        **os.environ,
+        "OPENAI_API_KEY": PROVIDER_KEY,
+        "OPENAI_BASE_URL": llm_server.openai_base_url,
+        "LOCAL_LLM_KEY": ENDPOINT_KEY,
+    }
+
+
+@pytest.fixture
+def log_handlers() -> Iterator[None]:
+    """``prepare_launch`` adds a handler to the root logger; take it away again."""
+    root = logging.getLogger()
+    before, level = list(root.handlers), root.level
+    yield
+    for handler in root.handlers[:]:
+        if handler not in before:
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(level)
+
+
+def files_under(*roots: Path) -> Iterator[Path]:
+    for root in roots:
+        for folder, _dirs, names in os.walk(root):
+            for name in names:
+                yield Path(folder) / name
+
+
+def leaks(roots: list[Path]) -> list[str]:
+    found = []
+    for path in files_under(*roots):
+        data = path.read_bytes()
+        found += [f"{kind} in {path}" for kind, _, secret in SECRETS if secret.encode() in data]
+    return found
+
+
+async def test_no_secret_reaches_any_file_zett_writes(
+    llm_server: FakeLLMServer, launch_env: dict[str, str], project_dir: Path, log_handlers: None
+) -> None:
+    (project_dir / "secrets.env").write_text(SECRET_FILE)
+    filler = "".join(f"line {n} of a long build log\n" for n in range(4000))
+    (project_dir / "build.log").write_text(SECRET_FILE + filler + SECRET_FILE)  # bash keeps it whole
+    llm_server.script(
+        Reply.tool_call("read_file", {"path": "secrets.env"}),
+        Reply.tool_call("bash", {"command": "cat build.log"}, call_id="call_fake_2"),
+        Reply.text(ECHO),
+        Reply.text("Nothing to add."),
+    )
+    launch = prepare_launch(cwd=project_dir, env=launch_env, model="openai:gpt-test")
+    options = HostOptions(
+        model_factory=launch.model_factory,
+        model_label=launch.model_label,
+        redact=launch.redact,
+        permission_mode=PermissionMode.AUTO,
+    )
+    host = AgentHost(options)
+    await host.start()
+    sink = Collector()
+    finished = await host.run_turn("what is in secrets.env and build.log?", sink)
+    await host.aclose()
+    assert finished.status == "completed"
+
+    # On screen nothing is changed.
+    assert "".join(event.text for event in sink.of(TextChunk)) == ECHO
+    [read, shell] = sink.of(ToolFinished)
+    assert all(secret in read.output for _, _, secret in SECRETS)
+    assert "output truncated; full streams kept at" in shell.output
+    [kept] = paths.tool_output_dir().glob("shell-*")
+    assert "line 3999 of a long build log" in (kept / "stdout.txt").read_text()
+
+    logging.getLogger("zett_tui.test").warning("a log line with every secret: %s", SECRET_FILE)
+    [summary] = SessionIndex().list_sessions()
+    exports = Path(os.environ["XDG_DATA_HOME"]).parent / "exports"
+    exports.mkdir()
+    export_to_file(summary, "md", exports / "session.md")
+    export_to_file(summary, "json", exports / "session.json")
+
+    # A later process restores the context: the model is not sent the secrets again.
+    again = AgentHost(
+        HostOptions(model_factory=launch.model_factory, model_label="x", session_id=host.session_id)
+    )
+    await again.start()
+    await again.run_turn("anything else?", Collector())
+    await again.aclose()
+    restored = json.dumps(llm_server.requests[-1].body)
+    assert "[REDACTED:aws-access-key]" in restored
+    assert [kind for kind, _, secret in SECRETS if secret in restored] == []
+
+    home = Path(os.environ["XDG_DATA_HOME"]).parent
+    written = sorted(str(path.relative_to(home)) for path in files_under(home))
+    for expected in ("history.sqlite3", ".jsonl", "zett.log", "session.md", "session.json", "stdout.txt"):
+        assert any(name.endswith(expected) for name in written), (expected, written)
+    assert leaks([home]) == []
+
+
+def test_an_export_of_a_session_recorded_before_redaction_is_redacted(project_dir: Path) -> None:
+    record = {
+        "version": 1,
+        "session_id": "old-session",
+        "request_id": "r1",
+        "parent_session_id": None,
+        "started_at": "2025-01-01T10:00:00+00:00",
+        "completed_at": "2025-01-01T10:00:05+00:00",
+        "status": "completed",
+        "metadata": {"zett": {"cwd": str(project_dir), "model": "openai:gpt-test"}},
+        "tags": {},
+        "messages": [
+            {
+                "kind": 2,
+                "data": {
+                    "attributes": {},
+                    "persist": True,
+                    "include_in_messages": True,
+                    "content": f"keep this: {SECRETS[0][1]}",
+                },
+            },
+            {
+                "kind": 3,
+                "data": {
+                    "attributes": {},
+                    "persist": True,
+                    "include_in_messages": True,
+                    "content": SECRET_FILE,
+                    "reasoning": None,
+                    "tool_calls": [],
+                    "provider": None,
+                    "model": None,
+                    "replay_blocks": [],
+                    "stop": None,
+                },
+            },
+        ],
+    }
+    from zett_agent.extensions.jsonl import JSONLExtension
+
+    target = JSONLExtension(paths.sessions_dir()).session_path("old-session")
+    paths.ensure_private_dir(target.parent)
+    target.write_text(json.dumps(record) + "\n")
+    paths.ensure_private_dir(paths.config_dir())
+    paths.config_file().write_text('redact_patterns = ["corp-[0-9]{6}"]\n')
+    [summary] = SessionIndex().list_sessions()
+    for fmt in ("md", "json"):
+        out = project_dir / f"old.{fmt}"
+        turns, _ = export_to_file(summary, fmt, out)
+        text = out.read_text()
+        assert turns == 1 and "keep this" in text
+        missed = [kind for kind, _, secret in SECRETS[:10] if secret in text]
+        assert missed == [], fmt
+
+
+# -- the rules themselves ------------------------------------------------------------------------
+
+REDACTED = [
+    ("PASSWORD=hunter22", "PASSWORD=[REDACTED:secret-assignment]"),
+    ("SECRET_KEY = 'django-insecure-x9'", "SECRET_KEY = '[REDACTED:secret-assignment]'"),
+    ('{"apiKey": "abc123def"}', '{"apiKey": "[REDACTED:secret-assignment]"}'),
+    ("clientSecret: s3cr3tval", "clientSecret: [REDACTED:secret-assignment]"),
+    ("x-api-key: abcdef0123", "x-api-key: [REDACTED:secret-assignment]"),
+    ("postgres://app:s3cret-pw@db:5432/app", "postgres://app:[REDACTED:url-password]@db:5432/app"),
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig", "Authorization: Bearer [REDACTED:auth-header]"),
+    ("key sk-abc12345***wxyz rejected", "key [REDACTED:masked-key] rejected"),
+    ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq\nhkiG9w0B", "[REDACTED:private-key]"),
+]
+#: Code and prose that mention secrets without holding one.
+LEFT_ALONE = [
+    "token: str",
+    "api_key: Optional[str] = None",
+    "max_tokens: 4096",
+    "tokenizer: cl100k_base",
+    "token = get_token()",
+    'password = os.environ["DB_PASSWORD"]',
+    "self.password = password",
+    "password: ${DB_PASS}",
+    "the basic approach works",
+    "http://localhost:8080/path",
+]
+
+
+@pytest.mark.parametrize(("text", "redacted"), REDACTED)
+def test_secret_shapes_are_replaced_in_place(text: str, redacted: str) -> None:
+    from zett_tui.redact import Redactor
+
+    assert Redactor()(text) == redacted
+
+
+@pytest.mark.parametrize("text", LEFT_ALONE)
+def test_code_that_names_a_secret_is_left_alone(text: str) -> None:
+    from zett_tui.redact import Redactor
+
+    assert Redactor()(text) == text
+
+
+def test_a_redacted_message_keeps_images_and_drops_signed_blocks_it_would_alter() -> None:
+    from zett_agent.messages import AssistantMessage, ImageBytesSource, ImageContent, TextContent, UserMessage
+
+    from zett_tui.redact import Redactor
+    from zett_tui.runtime.history_store import HistoryStore
+
+    store = HistoryStore(object(), redact=Redactor())
+    image = ImageContent(ImageBytesSource(data=b"\x89PNG AKIAQ7W3E9R2T5Y8U1I4", media_type="image/png"))
+    user = UserMessage(content=[TextContent(f"see {SECRETS[2][2]}"), image])
+    stored = store.redact_message(user)
+    assert stored.content[0].text == "see [REDACTED:aws-access-key]" and stored.content[1] == image
+    clean = AssistantMessage(content="fine", replay_blocks=({"type": "thinking", "signature": "s1"},))
+    assert store.redact_message(clean) is clean
+    leaky = AssistantMessage(content="ok", replay_blocks=({"type": "thinking", "thinking": SECRETS[3][2]},))
+    assert store.redact_message(leaky).replay_blocks == ()
+
+
+# -- nothing but model requests leaves the machine -------------------------------------------------
+
+#: Installed with PYTHONPATH in the zett process: every connection but to the fake server is refused
+#: and written down, and so is every host name looked up.
+SITECUSTOMIZE = textwrap.dedent(
+    """
+    import atexit, json, os, socket, sys
+
+    _PORT = int(os.environ["ZETT_TEST_ALLOWED_PORT"])
+    _LOG = os.environ["ZETT_TEST_NETWORK_LOG"]
+    _LOCAL = {"127.0.0.1", "localhost", "::1"}
+
+    def _note(*what):
+        with open(_LOG, "a") as log:
+            log.write(json.dumps([str(item) for item in what]) + "\\n")
+
+    def _allowed(sock, address):
+        if sock.family == getattr(socket, "AF_UNIX", None):
+            return True
+        local = ("127.0.0.1", "::ffff:127.0.0.1")
+        return isinstance(address, tuple) and address[0] in local and address[1] == _PORT
+
+    _connect, _connect_ex, _getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
+
+    def connect(self, address):
+        if not _allowed(self, address):
+            _note("connect", address)
+            raise ConnectionRefusedError(111, "refused by the test")
+        return _connect(self, address)
+
+    def connect_ex(self, address):
+        if not _allowed(self, address):
+            _note("connect_ex", address)
+            return 111
+        return _connect_ex(self, address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else host
+        if name is not None and name not in _LOCAL:
+            _note("getaddrinfo", name)
+            raise socket.gaierror(-2, "Name or service not known (refused by the test)")
+        return _getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = connect, connect_ex, getaddrinfo
+
+    @atexit.register
+    def _modules():
+        loaded = sorted({name.split(".")[0] for name in sys.modules} & {"tiktoken", "requests", "urllib3"})
+        if loaded:
+            _note("imported", *loaded)
+        _note("exit")
+    """
+)
+
+
+def test_a_whole_session_needs_no_network_but_the_model(
+    llm_server: FakeLLMServer, project_dir: Path, tmp_path: Path
+) -> None:
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    network_log = tmp_path / "network.jsonl"
+    (project_dir / "README.md").write_text("A small project.\n")
+    llm_server.script(
+        Reply.tool_call("read_file", {"path": "README.md"}), Reply.text("It is a small project.")
+    )
+    root = Path(__file__).resolve().parent.parent
+    env = {
+        **os.environ,
+        "HOME": str(Path(os.environ["XDG_DATA_HOME"]).parent),
+        "PYTHONPATH": os.pathsep.join([str(hooks), str(root)]),
+        "OPENAI_API_KEY": "sk-test-not-a-real-key-000000000000",
+        "OPENAI_BASE_URL": llm_server.openai_base_url,
+        "ZETT_TEST_ALLOWED_PORT": str(llm_server.port),
+        "ZETT_TEST_NETWORK_LOG": str(network_log),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "zett_tui", "--model", "openai:gpt-test", "-p", "what is this project?"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (0, "It is a small project.\n"), done.stderr
+    assert len(llm_server.requests) == 2
+    noted = [json.loads(line) for line in network_log.read_text().splitlines()]
+    assert noted == [["exit"]]  # the hook ran, and nothing else was attempted or imported

@@ -1,0 +1,661 @@
+"""The conversation history the model context is restored from: zett-agent's SQLite storage,
+redacted and able to ride out a disk that fails.
+
+Three things are added around ``SQLiteSessionStorage``:
+
+- **Redaction.** Every message is stored as the :class:`~zett_tui.redact.Redactor` leaves it, so
+  neither the database nor a context restored from it holds a credential. The runtime keeps the
+  original message for the rest of the request (the screen is unchanged); the next request starts
+  from the stored, redacted one. Signed provider blocks (``replay_blocks``) that a secret would have
+  to be cut out of are dropped instead of altered: a changed block would be rejected.
+- **Write faults.** A message that cannot be written (disk full, read-only, permission denied,
+  database locked or damaged) is kept in memory, in order, and written before the next message once
+  writing works again. ``load`` returns the stored dialogue plus what is waiting, so the model keeps
+  its context; when the database cannot even be read, the last dialogue read plus everything since
+  is returned. One warning is given when a fault starts, one note when saving works again.
+- **A damaged file at start.** :func:`open_history` checks the file before the runtime uses it. A
+  file that is not a database, or fails SQLite's quick check, is renamed to
+  ``history.sqlite3.corrupt-<time>`` and a fresh history is started; the user is told where the old
+  file went and that the JSONL transcripts are untouched. When even that is impossible,
+  :class:`HistoryUnavailableError` says what to do.
+
+Sequence numbers handed out for waiting messages are provisional: they are what the database will
+give them as long as only this process writes the session, which the session lock ensures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from zett_agent.extensions.compaction import CompactedMessage
+from zett_agent.extensions.events import MessageTiming
+from zett_agent.extensions.persistence import (
+    BaseSessionPersistenceExtension,
+    ContextSnapshot,
+    RawMessageRecord,
+    SessionView,
+)
+from zett_agent.ids import new_uuid7
+from zett_agent.json_types import JsonValue
+from zett_agent.messages import AnyMessage, AssistantMessage
+from zett_agent.model import ModelUsage
+from zett_agent.storage import decode_messages, encode_messages
+
+from zett_tui import paths
+from zett_tui.redact import redact_data
+
+log = logging.getLogger(__name__)
+
+Notify = Callable[[str, str], None]
+"""``notify(text, level)``: a line for the user (level ``warning`` or ``info``)."""
+
+#: After a failed write, the next attempt waits this long, so a locked database does not stall
+#: every message for SQLite's busy timeout.
+RETRY_SECONDS = 10.0
+#: Files up to this size get SQLite's quick check at start (it reads the whole file).
+QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
+#: SQLite's wait for another process's lock, as zett-agent sets it.
+BUSY_TIMEOUT_MS = 5000
+
+RECOVERED = "History is being saved again."
+
+_SQLITE_KINDS = {
+    13: "full",  # SQLITE_FULL
+    8: "read-only",  # SQLITE_READONLY
+    3: "read-only",  # SQLITE_PERM
+    23: "read-only",  # SQLITE_AUTH
+    14: "read-only",  # SQLITE_CANTOPEN
+    5: "locked",  # SQLITE_BUSY
+    6: "locked",  # SQLITE_LOCKED
+    11: "damaged",  # SQLITE_CORRUPT
+    26: "damaged",  # SQLITE_NOTADB
+    10: "io",  # SQLITE_IOERR
+}
+_OS_KINDS = {
+    errno.ENOSPC: "full",
+    errno.EDQUOT: "full",
+    errno.EROFS: "read-only",
+    errno.EACCES: "read-only",
+    errno.EPERM: "read-only",
+    errno.EIO: "io",
+}
+
+
+class HistoryUnavailableError(Exception):
+    """The history database cannot be used and could not be set aside; the message says what to do."""
+
+
+def storage_fault(error: BaseException) -> str | None:
+    """``full``, ``read-only``, ``locked``, ``damaged`` or ``io`` when ``error`` (or what it wraps)
+    is a disk or database fault; None for anything else, which is a bug and is raised."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:
+        item = pending.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, sqlite3.Error):
+            return _sqlite_kind(item)
+        if isinstance(item, OSError) and item.errno in _OS_KINDS:
+            return _OS_KINDS[item.errno]
+        orig = getattr(item, "orig", None)  # SQLAlchemy's DBAPIError
+        pending += [orig if isinstance(orig, BaseException) else None, item.__cause__, item.__context__]
+    return None
+
+
+def _sqlite_kind(error: sqlite3.Error) -> str | None:
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int) and (code & 0xFF) in _SQLITE_KINDS:
+        return _SQLITE_KINDS[code & 0xFF]
+    text = str(error).lower()
+    for words, kind in (
+        (("disk is full",), "full"),
+        (("readonly", "read-only", "unable to open"), "read-only"),
+        (("locked",), "locked"),
+        (("malformed", "not a database"), "damaged"),
+    ):
+        if any(word in text for word in words):
+            return kind
+    return "io" if isinstance(error, sqlite3.OperationalError) else None
+
+
+def fault_message(kind: str, path: Path | None, error: BaseException) -> str:
+    """The warning for a history that stopped being saved."""
+    where = str(path) if path is not None else "the history database"
+    kept = "This session goes on: its history is kept in memory"
+    detail = _detail(error)
+    match kind:
+        case "full":
+            return f"The disk is full, so the history cannot be saved. {kept} and saved once there is space."
+        case "read-only":
+            return f"zett cannot write {where} ({detail}). {kept} and saved when writing works again."
+        case "locked":
+            return f"{where} is locked by another program. {kept} and saved as soon as it is free."
+        case "damaged":
+            return (
+                f"{where} is damaged ({detail}). {kept}. Start zett again to set the damaged file "
+                "aside and begin a fresh history; the session transcripts stay readable."
+            )
+        case _:
+            return f"The history could not be saved ({detail}). {kept} and saved when writing works again."
+
+
+def _detail(error: BaseException) -> str:
+    orig = getattr(error, "orig", None)
+    shown = orig if isinstance(orig, BaseException) else error
+    if isinstance(shown, OSError) and shown.strerror:
+        return shown.strerror
+    text = " ".join(str(shown).split())
+    return text[:120] or type(shown).__name__
+
+
+# -- the records kept in memory -----------------------------------------------------------------
+
+
+@dataclass
+class _Append:
+    session_id: str
+    request_id: str
+    message: AnyMessage
+    timing: MessageTiming
+    options: dict[str, Any]
+    record: RawMessageRecord
+
+
+@dataclass
+class _Snapshot:
+    session_id: str
+    compacted_message: CompactedMessage
+    through: int
+    expected_version: int
+    result: ContextSnapshot
+
+
+@dataclass
+class _Known:
+    """A session's dialogue as last read, plus everything appended since (written or waiting)."""
+
+    view: SessionView
+    records: list[RawMessageRecord] = field(default_factory=list)
+    snapshot: ContextSnapshot | None = None
+
+    @classmethod
+    def from_view(cls, view: SessionView) -> _Known:
+        return cls(view, list(view.raw_tail), view.snapshot)
+
+    @property
+    def last_sequence(self) -> int:
+        last = self.records[-1].sequence if self.records else 0
+        return max(last, self.snapshot.compacted_through_sequence if self.snapshot else 0)
+
+    def add(self, record: RawMessageRecord) -> None:
+        self.records.append(record)
+
+    def compact(self, snapshot: ContextSnapshot) -> None:
+        self.snapshot = snapshot
+        self.records = [r for r in self.records if r.sequence > snapshot.compacted_through_sequence]
+
+    def apply(self, operation: _Append | _Snapshot) -> None:
+        if isinstance(operation, _Append):
+            self.add(operation.record)
+        else:
+            self.compact(operation.result)
+
+    def as_view(self) -> SessionView:
+        return SessionView.model_construct(
+            parent_session_id=self.view.parent_session_id,
+            session_type=self.view.session_type,
+            title=self.view.title,
+            agent_name=self.view.agent_name,
+            snapshot=self.snapshot,
+            raw_tail=list(self.records),
+        )
+
+
+def _empty_view() -> SessionView:
+    return SessionView.model_construct(
+        parent_session_id=None, session_type=0, title=None, agent_name=None, snapshot=None, raw_tail=[]
+    )
+
+
+# -- the store ----------------------------------------------------------------------------------
+
+
+class HistoryStore:
+    """A ``SessionStorage`` over ``storage`` that redacts and keeps going when writes fail.
+
+    Args:
+        storage: zett-agent's ``SQLiteSessionStorage`` (anything with ``load``/``append``/``snapshot``).
+        redact: Applied to every string of every message before it is stored.
+        notify: Called with ``(text, level)`` when saving stops and when it works again (on the
+            event loop).
+        retry_seconds: How long after a failure writing is tried again.
+        clock: A monotonic clock (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        storage: Any,
+        *,
+        redact: Callable[[str], str],
+        notify: Notify | None = None,
+        retry_seconds: float = RETRY_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.storage = storage
+        self._redact = redact
+        self._notify = notify or (lambda text, level: None)
+        #: How long after a failure writing is tried again.
+        self.retry_seconds = retry_seconds
+        self._clock = clock
+        self._waiting: list[_Append | _Snapshot] = []
+        self._known: dict[str, _Known] = {}
+        self._fault: str | None = None
+        self._retry_at = 0.0
+
+    @property
+    def path(self) -> Path | None:
+        return getattr(self.storage, "path", None)
+
+    @property
+    def waiting(self) -> int:
+        """How many messages (and snapshots) wait to be written."""
+        return len(self._waiting)
+
+    @property
+    def fault(self) -> str | None:
+        """What stopped the last write (see :func:`storage_fault`); None while saving works."""
+        return self._fault
+
+    def __getattr__(self, name: str) -> Any:
+        # list_raw_messages, list_sessions, get_session, ...: straight to the database.
+        if name == "storage":
+            raise AttributeError(name)
+        return getattr(self.storage, name)
+
+    async def load(self, session_id: str) -> SessionView:
+        written = await self._write_waiting_if_due()
+        try:
+            view = await self.storage.load(session_id)
+        except Exception as error:
+            if storage_fault(error) is None:
+                raise
+            self._failed(error)
+            known = self._known.get(session_id)
+            log.warning("history unreadable; using the %s copy", "memory" if known else "empty")
+            return known.as_view() if known is not None else self._with_waiting(session_id, _empty_view())
+        if written:
+            self._recovered()
+        return self._with_waiting(session_id, view)
+
+    def _with_waiting(self, session_id: str, view: SessionView) -> SessionView:
+        known = _Known.from_view(view)
+        for operation in self._waiting:
+            if operation.session_id == session_id:
+                known.apply(operation)
+        self._known[session_id] = known
+        return known.as_view()
+
+    async def append(
+        self,
+        session_id: str,
+        request_id: str,
+        message: AnyMessage,
+        timing: MessageTiming | None = None,
+        parent_session_id: str | None = None,
+        title: str | None = None,
+        agent_name: str | None = None,
+        metadata: Mapping[str, JsonValue] | None = None,
+        tags: Mapping[str, JsonValue] | None = None,
+        usage: ModelUsage | None = None,
+    ) -> int:
+        stored = self.redact_message(message)
+        timing = timing or MessageTiming.instant()
+        options: dict[str, Any] = {
+            "parent_session_id": parent_session_id,
+            "title": title,
+            "agent_name": agent_name,
+            "metadata": redact_data(dict(metadata or {}), self._redact),
+            "tags": redact_data(dict(tags or {}), self._redact),
+            "usage": usage,
+        }
+        known = self._known.setdefault(session_id, _Known(_empty_view()))
+        if await self._write_waiting_if_due():
+            try:
+                sequence = int(await self.storage.append(session_id, request_id, stored, timing, **options))
+            except Exception as error:
+                if storage_fault(error) is None:
+                    raise
+                self._failed(error)
+            else:
+                known.add(_record(session_id, request_id, sequence, stored, timing, options))
+                self._recovered()
+                return sequence
+        sequence = known.last_sequence + 1
+        record = _record(session_id, request_id, sequence, stored, timing, options)
+        self._waiting.append(_Append(session_id, request_id, stored, timing, options, record))
+        known.add(record)
+        return sequence
+
+    async def snapshot(
+        self,
+        session_id: str,
+        compacted_message: CompactedMessage,
+        compacted_through_sequence: int,
+        expected_version: int,
+    ) -> ContextSnapshot:
+        stored = self.redact_message(compacted_message)
+        assert isinstance(stored, CompactedMessage)
+        if await self._write_waiting_if_due():
+            try:
+                result: ContextSnapshot = await self.storage.snapshot(
+                    session_id, stored, compacted_through_sequence, expected_version
+                )
+            except Exception as error:
+                if storage_fault(error) is None:
+                    raise
+                self._failed(error)
+            else:
+                self._known.setdefault(session_id, _Known(_empty_view())).compact(result)
+                self._recovered()
+                return result
+        now = datetime.now(UTC)
+        result = ContextSnapshot(
+            id=new_uuid7(),
+            session_id=session_id,
+            version=expected_version + 1,
+            compacted_message=stored,
+            compacted_through_sequence=compacted_through_sequence,
+            created_at=now,
+            updated_at=now,
+        )
+        operation = _Snapshot(session_id, stored, compacted_through_sequence, expected_version, result)
+        self._waiting.append(operation)
+        self._known.setdefault(session_id, _Known(_empty_view())).apply(operation)
+        return result
+
+    async def flush(self) -> bool:
+        """Try to write what waits now, whatever the retry delay; True when nothing is left."""
+        self._retry_at = 0.0
+        done = await self._write_waiting_if_due()
+        if done:
+            self._recovered()
+        return done
+
+    async def close(self) -> None:
+        if self._waiting and not await self.flush():
+            log.error("%d history records could not be saved before closing", len(self._waiting))
+        await self.storage.close()
+
+    def redact_message(self, message: Any) -> Any:
+        """``message`` as it is stored: every string redacted; the same object when nothing changed."""
+        [encoded] = json.loads(encode_messages([message]))
+        data = encoded["data"]
+        redacted = redact_data(data, self._redact)
+        if redacted == data:
+            return message
+        if redacted.get("replay_blocks") != data.get("replay_blocks"):
+            redacted["replay_blocks"] = []  # signed: altered blocks would be refused, so drop them
+        return decode_messages(json.dumps([{"kind": encoded["kind"], "data": redacted}]))[0]
+
+    async def _write_waiting_if_due(self) -> bool:
+        """Write what waits, in order. False when there is still something waiting."""
+        if not self._waiting:
+            return True
+        if self._clock() < self._retry_at:
+            return False
+        while self._waiting:
+            operation = self._waiting[0]
+            try:
+                await self._write(operation)
+            except Exception as error:
+                if storage_fault(error) is None:
+                    raise
+                self._failed(error)
+                return False
+            self._waiting.pop(0)
+        return True
+
+    async def _write(self, operation: _Append | _Snapshot) -> None:
+        if isinstance(operation, _Snapshot):
+            await self.storage.snapshot(
+                operation.session_id,
+                operation.compacted_message,
+                operation.through,
+                operation.expected_version,
+            )
+            return
+        sequence = await self.storage.append(
+            operation.session_id,
+            operation.request_id,
+            operation.message,
+            operation.timing,
+            **operation.options,
+        )
+        if sequence != operation.record.sequence:
+            log.warning("history record stored as %s, expected %s", sequence, operation.record.sequence)
+
+    def _failed(self, error: BaseException) -> None:
+        kind = storage_fault(error) or "io"
+        self._retry_at = self._clock() + self.retry_seconds
+        log.warning("history write failed (%s): %s", kind, _detail(error))
+        if self._fault is None:
+            self._notify(fault_message(kind, self.path, error), "warning")
+        self._fault = kind
+
+    def _recovered(self) -> None:
+        if self._fault is not None and not self._waiting:
+            self._fault = None
+            log.info("history saved again")
+            self._notify(RECOVERED, "info")
+
+
+def _record(
+    session_id: str,
+    request_id: str,
+    sequence: int,
+    message: AnyMessage,
+    timing: MessageTiming,
+    options: Mapping[str, Any],
+) -> RawMessageRecord:
+    """The record ``load`` shows for a message, before or after the database has it."""
+    usage: ModelUsage | None = options.get("usage") if isinstance(message, AssistantMessage) else None
+    now = datetime.now(UTC)
+    return RawMessageRecord(
+        id=new_uuid7(),
+        session_id=session_id,
+        request_id=request_id,
+        sequence=sequence,
+        message=message,
+        metadata=dict(options.get("metadata") or {}),
+        tags=dict(options.get("tags") or {}),
+        started_at=timing.started_at,
+        completed_at=timing.completed_at,
+        duration_ns=timing.duration_ns,
+        reasoning_started_at=timing.reasoning_started_at,
+        reasoning_completed_at=timing.reasoning_completed_at,
+        reasoning_duration_ns=timing.reasoning_duration_ns,
+        content_started_at=timing.content_started_at,
+        content_completed_at=timing.content_completed_at,
+        content_duration_ns=timing.content_duration_ns,
+        input_tokens=usage.input_tokens if usage else None,
+        output_tokens=usage.output_tokens if usage else None,
+        cache_read_tokens=usage.cache_read_tokens if usage else None,
+        cache_write_tokens=usage.cache_write_tokens if usage else None,
+        reasoning_tokens=usage.reasoning_tokens if usage else None,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+class HistoryExtension(BaseSessionPersistenceExtension[HistoryStore]):
+    """zett-agent's session persistence over a :class:`HistoryStore`; register it first."""
+
+    name = "SQLiteSessionExtension"
+
+    async def close(self) -> None:
+        await self.storage.close()
+
+
+# -- opening ------------------------------------------------------------------------------------
+
+
+async def open_history(
+    path: Path,
+    *,
+    redact: Callable[[str], str],
+    notify: Notify | None = None,
+    busy_timeout_ms: int | None = None,
+    retry_seconds: float | None = None,
+) -> HistoryExtension:
+    """The history extension over ``path``, after making sure the file can be used.
+
+    A damaged file is set aside and a fresh one started (``notify`` tells the user where the old
+    one went). A folder that cannot be written is reported by the store's first read or write, and
+    the session runs in memory.
+
+    Raises:
+        HistoryUnavailableError: the file is damaged and could not be moved out of the way.
+    """
+    from zett_agent.storage import SQLiteSessionStorage
+
+    notify = notify or (lambda text, level: None)
+    problem = await asyncio.to_thread(_prepare, path)
+    if problem is not None:
+        notify(problem, "warning")
+    storage: Any
+    try:
+        storage = SQLiteSessionStorage(path)
+    except OSError as error:  # the folder cannot even be created: the session runs in memory
+        storage = _NoDatabase(path, error)
+    else:
+        _set_busy_timeout(storage, BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms)
+    retry = RETRY_SECONDS if retry_seconds is None else retry_seconds
+    store = HistoryStore(storage, redact=redact, notify=notify, retry_seconds=retry)
+    return HistoryExtension(store)
+
+
+class _NoDatabase:
+    """Stands in for a database whose folder could not be created: every call fails the same way."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        self.path = path
+        self._error = error
+
+    async def load(self, *_args: Any, **_kwargs: Any) -> SessionView:
+        raise self._error
+
+    async def append(self, *_args: Any, **_kwargs: Any) -> int:
+        raise self._error
+
+    async def snapshot(self, *_args: Any, **_kwargs: Any) -> ContextSnapshot:
+        raise self._error
+
+    async def close(self) -> None:
+        return None
+
+
+def _prepare(path: Path) -> str | None:
+    """Create the file private, and set it aside when damaged. Returns a line for the user, or None."""
+    try:
+        _prepare_private_file(path)
+    except OSError as error:  # the store's first read or write fails the same way, and says so
+        log.warning("history file unavailable: %s", error)
+        return None
+    damage = damaged(path)
+    if damage is None:
+        return None
+    aside = set_aside(path)
+    _prepare_private_file(path)
+    log.warning("damaged history %s moved to %s: %s", path, aside, damage)
+    return (
+        f"The history database was damaged ({damage}) and could not be read. It was moved to {aside}, "
+        "and zett started a new, empty history: the model does not remember the earlier turns of "
+        f"resumed sessions. The session transcripts in {paths.sessions_dir()} are intact "
+        "(zett sessions list, show and export read them)."
+    )
+
+
+def damaged(path: Path) -> str | None:
+    """Why the SQLite file at ``path`` is unusable (not a database, failed quick check), or None.
+
+    A locked or unreadable file is not damaged: that is a fault the store rides out.
+    """
+    try:
+        if path.stat().st_size == 0:
+            return None
+    except OSError:
+        return None
+    try:
+        connection = sqlite3.connect(path, timeout=0.1)
+    except sqlite3.Error:
+        return None
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        if path.stat().st_size <= QUICK_CHECK_MAX_BYTES:
+            [result] = connection.execute("PRAGMA quick_check(1)").fetchone()
+            if result != "ok":
+                return " ".join(str(result).split())[:120]
+    except sqlite3.Error as error:
+        return str(error) if _sqlite_kind(error) == "damaged" else None
+    finally:
+        connection.close()
+    return None
+
+
+def set_aside(path: Path) -> Path:
+    """Rename the damaged database (and its ``-wal``/``-shm``) to ``<name>.corrupt-<time>``.
+
+    Raises:
+        HistoryUnavailableError: when the rename fails.
+    """
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    try:
+        os.replace(path, aside)
+        for suffix in ("-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.replace(side, aside.with_name(aside.name + suffix))
+    except OSError as error:
+        raise HistoryUnavailableError(
+            f"The history database {path} is damaged and could not be moved aside "
+            f"({error.strerror or error}). Move or delete it, then start zett again; the session "
+            f"transcripts in {paths.sessions_dir()} are intact."
+        ) from error
+    return aside
+
+
+def _prepare_private_file(path: Path) -> None:
+    """Create ``path`` 0600 in a 0700 folder before SQLite opens it with the umask's mode."""
+    paths.ensure_private_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, paths.PRIVATE_FILE_MODE)
+    os.close(fd)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        paths.tighten(path.with_name(path.name + suffix), paths.PRIVATE_FILE_MODE)
+
+
+def _set_busy_timeout(storage: Any, milliseconds: int) -> None:
+    """Wait ``milliseconds`` for another process's lock (runs after zett-agent's own setting)."""
+    from sqlalchemy import event
+
+    def configure(connection: Any, _record: Any) -> None:
+        cursor = connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout={int(milliseconds)}")
+        finally:
+            cursor.close()
+
+    event.listen(storage.engine.sync_engine, "connect", configure)

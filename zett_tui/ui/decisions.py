@@ -80,16 +80,18 @@ class DecisionDialogs:
             self._unsupported(decision)
             self._show_next()
             return
-        screen, to_answer = factory(decision, self.chat.host, Path.cwd())
+        screen, to_answer = factory(decision, self.chat.host, self.chat.launch.cwd)
 
         def dismissed(result: Any) -> None:
             if self.open is not screen:
                 return  # closed by close_all: the turn ended, nothing to answer
             self.open = self.current = None
+            self.chat.status.activity = "working"
             self._send(decision, to_answer(result))
             self._show_next()
 
         self.open, self.current = screen, decision
+        self.chat.status.activity = "waiting for you"
         if self.chat.launch.bell:
             self.chat.app.bell()
         self.chat.app.push_screen(screen, dismissed)

@@ -152,7 +152,7 @@ class ChatScreen(Screen[None]):
             redact=launch.redact,
             context_window=launch.context_window,
             extensions=launch.extensions,
-            **({"describe_error": launch.describe_error} if launch.describe_error else {}),
+            **_describe_error_option(launch),
             **launch.host_overrides,
         )
         host = AgentHost(options)
@@ -331,6 +331,11 @@ class ChatScreen(Screen[None]):
         self.dialogs.close_all()
         return True
 
+    async def on_unmount(self) -> None:
+        """However the screen goes away (quit, /new, a test ending), the provider and stores close."""
+        if self.host is not None:
+            await self.host.aclose()
+
     async def shutdown(self) -> None:
         """Cancel a running turn, wait until it is recorded, and close the host."""
         worker = self.turn_worker
@@ -342,6 +347,11 @@ class ChatScreen(Screen[None]):
                 log.debug("turn ended with an error during shutdown", exc_info=True)
         if self.host is not None:
             await self.host.aclose()
+
+
+def _describe_error_option(launch: LaunchSettings) -> dict[str, Any]:
+    """``describe_error`` for ``HostOptions`` when start-up made one; else the host's default stays."""
+    return {"describe_error": launch.describe_error} if launch.describe_error else {}
 
 
 def _declared_by_zett(node: object, binding: Binding) -> bool:

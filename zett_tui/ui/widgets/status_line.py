@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from zett_tui.context_window import describe_context
 from zett_tui.ui.widgets.activity import BUSY_STILL, ActivitySpinner
 
 
@@ -49,6 +50,13 @@ class StatusLine(Widget):
     #: The permission mode's value ("ask", "accept_edits", "plan", "auto"); Shift+Tab cycles it.
     permission_mode: reactive[str] = reactive("ask")
     hint: reactive[str] = reactive("")
+    #: Tokens in the context (the last model call's input and output), and the model's window.
+    context_tokens: reactive[int] = reactive(0)
+    context_window: reactive[int] = reactive(0)
+    #: True until a model call has reported usage (and after a compaction or a model switch).
+    context_estimated: reactive[bool] = reactive(True)
+    #: From this share of the window on, the meter is shown as a warning (compaction is near).
+    CONTEXT_WARNING_SHARE = 0.8
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -56,6 +64,10 @@ class StatusLine(Widget):
 
     def watch_activity(self, activity: str) -> None:
         self.spinner.set_busy(activity not in self.STILL_ACTIVITIES)
+
+    def show_context(self, tokens: int, window: int, *, estimated: bool) -> None:
+        """Set the context meter (``ctx 23% of 200k``; ``≈`` while it is an estimate)."""
+        self.context_tokens, self.context_window, self.context_estimated = tokens, window, estimated
 
     def render(self) -> Text:
         busy = self.get_component_rich_style("status-line--busy", partial=True)
@@ -86,10 +98,18 @@ class StatusLine(Widget):
             line.append("demo model (offline)", style=demo)
         else:
             line.append(self.model_label)
+        if self.context_window:
+            tokens, window = self.context_tokens, self.context_window
+            line.append("  │  ")
+            line.append(
+                describe_context(tokens, window, estimated=self.context_estimated),
+                style=warning if tokens >= window * self.CONTEXT_WARNING_SHARE else "",
+            )
         if self.session_id:
             line.append(f"  │  session {self.session_id[-8:]}")
         if self.input_tokens or self.output_tokens:
             line.append(
                 f"  │  last turn ↑{format_tokens(self.input_tokens)} ↓{format_tokens(self.output_tokens)} tokens"
             )
+        line.truncate(max(1, self.content_size.width), overflow="ellipsis")
         return line

@@ -51,8 +51,10 @@ async def test_a_cancelled_turn_is_marked_when_resumed(project_dir: Path) -> Non
     gate = asyncio.Event()
     model = ScriptedModel(text_step("cut short here", gate=gate))
     host = await make_host(model)
-    task = asyncio.create_task(host.run_turn("long question", Collector()))
-    await asyncio.sleep(0.2)
+    sink = Collector()
+    task = asyncio.create_task(host.run_turn("long question", sink))
+    while not sink.text:  # the turn has started streaming: cancelling now records it
+        await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

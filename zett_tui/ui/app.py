@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import TextArea
 
 from zett_tui import paths
@@ -26,7 +29,7 @@ class ZettApp(App[str | None]):
     """Returns the session id on exit, so the CLI can print how to resume it."""
 
     TITLE = "zett"
-    ENABLE_COMMAND_PALETTE = False
+    ENABLE_COMMAND_PALETTE = True  # Ctrl+P; the chat screen adds the slash commands (ui/palette.py)
     CSS = MONOCHROME_CSS
 
     BINDINGS = [
@@ -34,6 +37,8 @@ class ZettApp(App[str | None]):
         Binding("ctrl+d", "eof", "Quit on an empty prompt", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+o", "open_sessions", "Browse sessions", show=False),
+        # priority: a terminal's Alt+C is a printable "c" that the composer would type instead
+        Binding("alt+c", "copy_code", "Copy the last code block, raw (/copy)", show=False, priority=True),
     ]
 
     def __init__(self, launch: LaunchSettings) -> None:
@@ -43,15 +48,26 @@ class ZettApp(App[str | None]):
         self._last_interrupt = 0.0
         self._quitting = False
 
-    def on_mount(self) -> None:
+    def on_load(self) -> None:
+        from zett_tui.ui.typeahead_replay import replay_typeahead
+
+        replay_typeahead(self)  # before the driver starts, so these keys come first
+
+    async def on_mount(self) -> None:
         if not self.launch.animations:
             self.animation_level = "none"
         for problem in start_themes(self, self.launch.theme, self.launch.terminal_background):
             self.launch.notices.append(("warning", problem))
-        self.push_screen(self.chat)
+        await self.push_screen(self.chat)  # composed before the first key is handled
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette entries, less Theme and Quit on the chat screen (/theme and /quit list there)."""
+        from zett_tui.ui.palette import without_duplicates
+
+        yield from without_duplicates(super().get_system_commands(screen), screen)
 
     def action_change_theme(self) -> None:
         """The command palette's theme entry: zett's picker, which saves the choice."""
@@ -69,9 +85,8 @@ class ZettApp(App[str | None]):
             return
         selected = self._selected_text()
         if selected:
-            self.copy_to_clipboard(selected)
+            self.copy_to_clipboard(selected)  # notifies what actually happened
             self.screen.clear_selection()
-            self.notify("Copied to the clipboard.")
             return
         composer = chat.composer
         if composer.text:
@@ -99,6 +114,22 @@ class ZettApp(App[str | None]):
             return self.screen.get_selected_text()
         except Exception:
             return None
+
+    def copy_to_clipboard(self, text: str, *, label: str = "") -> None:
+        """Every copy in the app: OSC 52 wrapped for tmux/screen, a local tool, a file when too large
+        (zett_tui/clipboard.py), instead of Textual's lone OSC 52; a notice says what happened,
+        starting with ``label`` when given."""
+        from zett_tui.ui.copying import copy_in_background
+
+        self._clipboard = text  # Textual's own paste buffer
+        copy_in_background(self, text, label)
+
+    def action_copy_code(self) -> None:
+        """Alt+C: the last answer's last code block, raw, like ``/copy``."""
+        if self.screen is self.chat:
+            from zett_tui.ui.commands.copy import copy_from_last_answer
+
+            copy_from_last_answer(self.chat)
 
     def action_open_sessions(self) -> None:
         """Ctrl-O: the session browser, over the chat (not over a dialog)."""

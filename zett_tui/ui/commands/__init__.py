@@ -1,5 +1,5 @@
 """Built-in slash commands; importing this package registers them all."""
 
-from zett_tui.ui.commands import core, permissions, sessions, theme
+from zett_tui.ui.commands import copy, core, extensions, models, permissions, sessions, theme
 
-__all__ = ["core", "permissions", "sessions", "theme"]
+__all__ = ["copy", "core", "extensions", "models", "permissions", "sessions", "theme"]

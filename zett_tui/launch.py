@@ -32,3 +32,13 @@ class LaunchSettings:
     describe_error: Callable[[BaseException], str] | None = None
     #: Extra keyword arguments for the host (tests pass paths here).
     host_overrides: dict[str, Any] = field(default_factory=dict)
+    #: The ``[extensions.NAME]`` tables (``config_schema.ExtensionConfig``) the host loads.
+    extensions: tuple[Any, ...] = ()
+    #: A project folder whose ``.zett/`` waits for the user's trust (``trust.ProjectFiles``): the app asks.
+    project_trust: Any = None
+    #: Reads the settings again, once the user trusted the project folder; None: it cannot.
+    reload: Callable[[], LaunchSettings] | None = None
+    #: The model's context window in tokens; None: guessed from ``model_label``.
+    context_window: int | None = None
+    #: What ``/model`` offers and how to build each (a ``model_catalog.ModelCatalog``); None: no switching.
+    model_catalog: Any = None

@@ -8,6 +8,7 @@ must never wait on the UI.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +85,16 @@ class UsageReported:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextMeasured:
+    """How full the context window is: after each model call (the provider's count of its input
+    and output), or an estimate (at start, after a compaction, after a model switch)."""
+
+    tokens: int
+    window: int
+    estimated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ModelStopped:
     """The model stopped abnormally (output limit, refusal, context full...)."""
 
@@ -126,6 +137,7 @@ UIEvent = (
     | ToolsStarted
     | ToolFinished
     | UsageReported
+    | ContextMeasured
     | ModelStopped
     | DecisionRequested
     | PlanModeChanged
@@ -163,6 +175,8 @@ class EventTranslator:
     """Turns each ``AgentEvent`` into zero or more UI events."""
 
     tool_names: dict[str, str] = field(default_factory=dict)
+    #: Words for a compaction event (how full the context was, what is left); None: the generic ones.
+    compaction_notes: Callable[[AgentEvent], str | None] | None = None
 
     def translate(self, event: AgentEvent) -> list[UIEvent]:
         kind = event.type
@@ -186,6 +200,10 @@ class EventTranslator:
             return [self._tool_finished(event)]
         if kind is AgentEventType.CUSTOM:
             return self._custom(event)
+        if kind in (AgentEventType.COMPACTION_STARTED, AgentEventType.COMPACTION_COMPLETED):
+            text = self.compaction_notes(event) if self.compaction_notes is not None else None
+            if text:
+                return [Notice(text)]
         if kind is AgentEventType.COMPACTION_STARTED:
             return [Notice("Compacting the conversation to fit the context window…")]
         if kind is AgentEventType.COMPACTION_COMPLETED:

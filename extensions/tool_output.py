@@ -15,6 +15,7 @@ and ``call_next``, and may change what comes back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -80,10 +81,8 @@ class ToolOutputOutsideProject(AgentExtension):
 
     @staticmethod
     def _remove_empty_side_folder() -> None:
-        try:
+        with contextlib.suppress(OSError):  # not empty (output kept) or already gone
             (Path.cwd() / SIDE_FOLDER).rmdir()
-        except OSError:
-            pass
 
 
 def _redact_file(path: Path, redact: Callable[[str], str]) -> None:

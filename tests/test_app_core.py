@@ -108,13 +108,16 @@ async def test_parallel_approvals_are_asked_one_after_another() -> None:
         await submit(pilot, "two commands")
         asked: list[str] = []
         previous = None
-        for _ in range(2):
-            await wait_for(
-                pilot,
-                lambda: isinstance(app.screen, ChoiceDialog)
+
+        def next_dialog_drawn() -> bool:
+            return (
+                isinstance(app.screen, ChoiceDialog)
                 and app.screen is not previous
-                and "echo" in screen_text(app),
+                and "echo" in screen_text(app)
             )
+
+        for _ in range(2):
+            await wait_for(pilot, next_dialog_drawn)
             previous = app.screen
             asked.append(screen_text(app))
             await pilot.press("enter")

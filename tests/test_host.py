@@ -135,7 +135,9 @@ async def test_shell_command_waits_for_approval_and_runs_after_yes(project_dir: 
     assert decision.payload["timeout_seconds"] == 60  # the runtime's payload says 30; bash runs 60
     assert host.answer(decision, {"tool_call_id": decision.payload["tool_call_id"], "decision": "execute"})
     # A duplicate answer is refused quietly.
-    assert not host.answer(decision, {"tool_call_id": decision.payload["tool_call_id"], "decision": "execute"})
+    assert not host.answer(
+        decision, {"tool_call_id": decision.payload["tool_call_id"], "decision": "execute"}
+    )
     finished = await asyncio.wait_for(task, 10)
     await host.aclose()
     assert finished.status == "completed"

@@ -8,7 +8,10 @@ import pytest
 
 from zett_tui.redact import Redactor, redactor_from_environment
 
-PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAtest0123456789abcdef\nmorelines==\n-----END RSA PRIVATE KEY-----"
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAtest0123456789abcdef\nmorelines==\n"
+    "-----END RSA PRIVATE KEY-----"
+)
 
 CASES = [
     ("anthropic-key", "key is sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-xyz ok", "sk-ant-api03"),

@@ -20,7 +20,9 @@ from zett_tui.sessions.index import SessionIndex
 from zett_tui.startup import StartupError, find_session_to_resume
 
 
-async def run_session(*steps, prompts_to_send: list[str], session_id: str | None = None) -> tuple[str, ScriptedModel]:
+async def run_session(
+    *steps, prompts_to_send: list[str], session_id: str | None = None
+) -> tuple[str, ScriptedModel]:
     model = ScriptedModel(*steps)
     host = await make_host(model, session_id=session_id)
     for prompt in prompts_to_send:

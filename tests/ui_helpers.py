@@ -82,5 +82,5 @@ def screen_text(app: ZettApp) -> str:
     import re
 
     svg = app.export_screenshot()
-    lines = re.findall(r'<text[^>]*>(.*?)</text>', svg)
+    lines = re.findall(r"<text[^>]*>(.*?)</text>", svg)
     return html.unescape("".join(lines)).replace("\xa0", " ")

@@ -6,6 +6,7 @@ the transcripts before it is written.
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
 import os
@@ -28,13 +29,15 @@ class _RedactingFormatter(logging.Formatter):
 
 
 class _PrivateRotatingHandler(logging.handlers.RotatingFileHandler):
-    def _open(self):  # type: ignore[no-untyped-def]
+    def _open(self) -> io.TextIOWrapper:
         fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, paths.PRIVATE_FILE_MODE)
         os.fchmod(fd, paths.PRIVATE_FILE_MODE)
         return os.fdopen(fd, "a", encoding=self.encoding or "utf-8", errors="replace")
 
 
-def setup_logging(redact: Callable[[str], str], *, level: int = logging.INFO, path: Path | None = None) -> Path:
+def setup_logging(
+    redact: Callable[[str], str], *, level: int = logging.INFO, path: Path | None = None
+) -> Path:
     """Send zett's logs to the private log file. Returns its path; never raises."""
     target = path or paths.log_file()
     root = logging.getLogger()

@@ -6,6 +6,7 @@ logs are created 0700 and files 0600 whatever the umask: they hold code and secr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -82,10 +83,8 @@ def ensure_private_dir(path: Path) -> Path:
             break
         probe = probe.parent
     for directory in reversed(missing):
-        try:
+        with contextlib.suppress(FileExistsError):  # made by someone else meanwhile
             directory.mkdir(mode=PRIVATE_DIR_MODE)
-        except FileExistsError:
-            pass
         os.chmod(directory, PRIVATE_DIR_MODE)
     tighten(path, PRIVATE_DIR_MODE)
     return path

@@ -28,7 +28,9 @@ def test_prompt_answer_tool_approval_and_quit(llm_server, tmp_path: Path) -> Non
         Reply.tool_call("bash", {"command": "echo from-the-shell > shell.txt"}),
         Reply.text(ANSWER, chunk=6),
     )
-    env = zett_env(home, OPENAI_API_KEY="sk-test-not-a-real-key-000000000000", OPENAI_BASE_URL=llm_server.openai_base_url)
+    env = zett_env(
+        home, OPENAI_API_KEY="sk-test-not-a-real-key-000000000000", OPENAI_BASE_URL=llm_server.openai_base_url
+    )
     terminal = Terminal(["--model", "openai:gpt-test"], env=env, cwd=project)
     try:
         terminal.wait_for_text("Ask zett")

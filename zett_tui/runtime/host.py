@@ -140,7 +140,6 @@ class AgentHost:
         from zett_tui.redact import redactor_from_environment
         from zett_tui.runtime.history_store import open_history
         from zett_tui.runtime.permissions import ShellPolicy, ShellRules
-
         from zett_tui.sessions.lock import claim_session
 
         options = self.options
@@ -159,7 +158,9 @@ class AgentHost:
         plan_mode = PlanModeExtension()
         self.plan_guard = bundled_class("plan_guard")(plan_mode)
         self.shell_rules = ShellRules(options.cwd)
-        self.shell_policy = ShellPolicy(self.shell_rules, options.cwd, self.mode_of, self.plan_guard.is_active)
+        self.shell_policy = ShellPolicy(
+            self.shell_rules, options.cwd, self.mode_of, self.plan_guard.is_active
+        )
         self.edit_gate = bundled_class("edit_approval")(
             self.mode_of, project_root=options.cwd, is_exempt=self.plan_guard.is_plan_file
         )

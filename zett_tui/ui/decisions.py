@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Markdown, Static
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceButton, ChoiceDialog, Picked
 
+
 class Action(Enum):
     """Values that cannot be mistaken for an option's text (an option may well be "send")."""
 

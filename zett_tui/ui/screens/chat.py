@@ -39,7 +39,6 @@ def _import_runtime() -> None:
     Imported on the event loop, as ``AgentHost.start`` would, they hold it that long and keys typed
     meanwhile do not show; from a thread, echo stays under 0.1 s (``benchmarks/bench_app.py``).
     """
-    import zett_agent.extensions
     from zett_agent.storage import SQLiteSessionStorage  # resolved lazily: this imports SQLAlchemy
 
     import zett_tui.runtime.host  # noqa: F401
@@ -235,7 +234,9 @@ class ChatScreen(Screen[None]):
         self._start_turn(None)
 
     def _start_next_turn(self) -> None:
-        self.status.queued = len(self.queue) if (self.busy or self.host is None) else max(0, len(self.queue) - 1)
+        self.status.queued = (
+            len(self.queue) if (self.busy or self.host is None) else max(0, len(self.queue) - 1)
+        )
         if self.busy or self.host is None or not self.queue:
             return
         self._start_turn(self.queue.popleft())
@@ -255,7 +256,10 @@ class ChatScreen(Screen[None]):
         )
         self.status.activity = "thinking"
         self.turn_worker = self.run_worker(
-            self._run_turn(self.host, prompt, self.presenter), group="turn", exclusive=True, exit_on_error=False
+            self._run_turn(self.host, prompt, self.presenter),
+            group="turn",
+            exclusive=True,
+            exit_on_error=False,
         )
 
     def turn_sink(self, presenter: TurnPresenter, model: str) -> Callable[[UIEvent], None]:

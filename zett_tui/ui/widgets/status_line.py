@@ -108,8 +108,7 @@ class StatusLine(Widget):
         if self.session_id:
             line.append(f"  │  session {self.session_id[-8:]}")
         if self.input_tokens or self.output_tokens:
-            line.append(
-                f"  │  last turn ↑{format_tokens(self.input_tokens)} ↓{format_tokens(self.output_tokens)} tokens"
-            )
+            sent, received = format_tokens(self.input_tokens), format_tokens(self.output_tokens)
+            line.append(f"  │  last turn ↑{sent} ↓{received} tokens")
         line.truncate(max(1, self.content_size.width), overflow="ellipsis")
         return line

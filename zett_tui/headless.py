@@ -25,7 +25,7 @@ import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
+from typing import TYPE_CHECKING, BinaryIO, Literal, TextIO
 
 if TYPE_CHECKING:
     from zett_tui.headless_output import HeadlessOutput
@@ -344,23 +344,7 @@ def host_options(launch: LaunchSettings) -> HostOptions:
     ``UnattendedPolicy`` answers from the flags; only a shell rule the user saved in the app lets
     a command run unasked, and the host then says so in a notice.
     """
-    from zett_agent.model import ReasoningEffort
-
-    from zett_tui.runtime.host import HostOptions
+    from zett_tui.runtime.host import options_from_launch
     from zett_tui.runtime.permissions import PermissionMode
 
-    settings: dict[str, Any] = {
-        "model_factory": launch.model_factory,
-        "model_label": launch.model_label,
-        "session_id": launch.session_id,
-        "cwd": launch.cwd,
-        "reasoning_effort": ReasoningEffort(launch.reasoning_effort),
-        "redact": launch.redact,
-        "permission_mode": PermissionMode.ASK,
-        "context_window": launch.context_window,
-        "extensions": launch.extensions,
-    }
-    if launch.describe_error is not None:
-        settings["describe_error"] = launch.describe_error
-    settings.update(launch.host_overrides)
-    return HostOptions(**settings)
+    return options_from_launch(launch, permission_mode=PermissionMode.ASK)

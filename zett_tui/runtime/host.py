@@ -24,6 +24,7 @@ from zett_agent.model import AgentModel, ReasoningEffort
 from zett_tui import __version__, paths
 from zett_tui.config_schema import ExtensionConfig
 from zett_tui.context_window import context_window_for
+from zett_tui.launch import LaunchSettings
 from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
 from zett_tui.runtime.errors import describe_error
 from zett_tui.runtime.events import (
@@ -582,3 +583,22 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "".join(getattr(part, "text", "") for part in content or ())
+
+
+def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions:
+    """The host options a launch asks for (the app's warm-up and ``zett -p`` share this)."""
+    settings: dict[str, Any] = {
+        "model_factory": launch.model_factory,
+        "model_label": launch.model_label,
+        "session_id": launch.session_id,
+        "cwd": launch.cwd,
+        "reasoning_effort": ReasoningEffort(launch.reasoning_effort),
+        "redact": launch.redact,
+        "context_window": launch.context_window,
+        "extensions": launch.extensions,
+    }
+    if launch.describe_error is not None:
+        settings["describe_error"] = launch.describe_error
+    settings.update(overrides)
+    settings.update(launch.host_overrides)
+    return HostOptions(**settings)

@@ -131,30 +131,19 @@ class ChatScreen(Screen[None]):
         self.run_worker(self._warm_up(), group="warmup", exit_on_error=False)
 
     async def _warm_up(self) -> None:
-        await asyncio.to_thread(_import_runtime)
-        from zett_agent.model import ReasoningEffort
-
+        try:
+            await asyncio.to_thread(_import_runtime)
+        except Exception:  # only a head start: host.start() imports what it needs itself
+            log.warning("importing the runtime in a thread failed", exc_info=True)
         from zett_tui.runtime.errors import describe_error
-        from zett_tui.runtime.host import AgentHost, HostOptions
+        from zett_tui.runtime.host import AgentHost, options_from_launch
 
         if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
             from zett_tui.ui.workspace_trust import settle_project_trust
 
             await settle_project_trust(self)
         launch = self.launch
-        options = HostOptions(
-            model_factory=launch.model_factory,
-            model_label=launch.model_label,
-            session_id=launch.session_id,
-            cwd=launch.cwd,
-            reasoning_effort=ReasoningEffort(launch.reasoning_effort),
-            redact=launch.redact,
-            context_window=launch.context_window,
-            extensions=launch.extensions,
-            **_describe_error_option(launch),
-            **launch.host_overrides,
-        )
-        host = AgentHost(options)
+        host = AgentHost(options_from_launch(launch))
         try:
             await host.start()
         except Exception as error:
@@ -351,11 +340,6 @@ class ChatScreen(Screen[None]):
                 log.debug("turn ended with an error during shutdown", exc_info=True)
         if self.host is not None:
             await self.host.aclose()
-
-
-def _describe_error_option(launch: LaunchSettings) -> dict[str, Any]:
-    """``describe_error`` for ``HostOptions`` when start-up made one; else the host's default stays."""
-    return {"describe_error": launch.describe_error} if launch.describe_error else {}
 
 
 def _declared_by_zett(node: object, binding: Binding) -> bool:

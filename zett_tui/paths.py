@@ -9,13 +9,17 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO, TypeVar
 
 import platformdirs
 
 APP_NAME = "zett"
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
+
+T = TypeVar("T")
 
 
 def config_dir() -> Path:
@@ -109,17 +113,27 @@ def open_private_append(path: Path) -> int:
 
 
 def write_private_text(path: Path, text: str) -> None:
-    """Replace ``path`` atomically (temp file, fsync, rename) as a 0600 file."""
+    """Replace ``path`` atomically (temp file, fsync, rename) as a 0600 file in a 0700 folder."""
     ensure_private_dir(path.parent)
+    write_private(path, lambda stream: stream.write(text))
+
+
+def write_private(path: Path, write: Callable[[TextIO], T]) -> T:
+    """Run ``write`` into a 0600 temporary file beside ``path``, fsync it, and rename it into place.
+
+    Readers see the old file or the new one, never half of one; a failure leaves the old file.
+    The folder must exist.
+    """
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
     try:
         os.fchmod(fd, PRIVATE_FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+            result = write(stream)
             stream.flush()
             os.fsync(stream.fileno())
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
     os.replace(temporary, path)
+    return result

@@ -7,7 +7,6 @@ must never wait on the UI.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,24 +14,13 @@ from typing import Any
 from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.messages import ToolCall
 
+from zett_tui.tool_display import key_argument
+
 #: CUSTOM events that wait for the user's answer, by event name.
 DECISION_EVENTS = frozenset(
     {"shell_approval_requested", "enter_plan_mode", "exit_plan_mode", "ask_user", "edit_approval_requested"}
 )
 
-#: The argument that best identifies a call of each tool, shown on its row.
-KEY_ARGUMENTS = {
-    "bash": "command",
-    "read_file": "path",
-    "write_file": "path",
-    "edit": "path",
-    "delete_file": "path",
-    "view_image": "path",
-    "glob": "pattern",
-    "grep": "pattern",
-    "ask_user": "question",
-    "enter_plan_mode": "reason",
-}
 
 #: The shell tool's own default when the model leaves ``timeout_seconds`` out. The approval
 #: payload says 30 in that case, which is not what runs.
@@ -144,17 +132,6 @@ UIEvent = (
     | TurnFinished
     | Notice
 )
-
-
-def key_argument(name: str, arguments: dict[str, Any]) -> str:
-    """The one argument that tells a person what a tool call does."""
-    key = KEY_ARGUMENTS.get(name)
-    value = arguments.get(key) if key else None
-    if value is None:
-        value = next((v for v in arguments.values() if isinstance(v, str)), None)
-    if value is None:
-        return json.dumps(arguments, ensure_ascii=False)[:200] if arguments else ""
-    return " ".join(str(value).split())
 
 
 def _call_info(call: ToolCall) -> ToolCallInfo:

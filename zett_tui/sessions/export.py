@@ -9,13 +9,12 @@ redaction existed does not carry its credentials into an export.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from zett_tui.paths import PRIVATE_FILE_MODE
+from zett_tui.paths import write_private
 from zett_tui.redact import configured_redactor, redact_data
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.meta import one_line
@@ -164,16 +163,4 @@ def write_json(
 
 def write_export(path: Path, write: Callable[[TextIO], int]) -> int:
     """Run ``write`` into a private temporary file beside ``path`` and rename it into place."""
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
-    try:
-        os.fchmod(fd, PRIVATE_FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
-            count = write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    os.replace(temporary, path)
-    return count
+    return write_private(path, write)

@@ -20,9 +20,8 @@ from typing import Any
 
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.reader import ReadNotice, TurnRecord, iter_records, read_last_records
+from zett_tui.tool_display import key_argument
 
-KEY_ARG_CHARS = 80
-_KEY_ARGUMENTS = ("command", "path", "file_path", "pattern", "url", "query", "question", "name")
 _NORMAL_STOPS = {"end_turn", "tool_use"}
 
 
@@ -116,26 +115,6 @@ def content_text(content: object) -> tuple[str, int]:
         elif isinstance(part, dict) and "source" in part:
             images += 1
     return "\n".join(texts), images
-
-
-def key_argument(name: str, arguments: object) -> str:
-    """The argument worth showing on a tool row, on one line and short."""
-    if not isinstance(arguments, dict):
-        return ""
-    value: object = None
-    for key in _KEY_ARGUMENTS:
-        if isinstance(arguments.get(key), str) and arguments[key].strip():
-            value = arguments[key]
-            break
-    if value is None:
-        for candidate in arguments.values():
-            if isinstance(candidate, str) and candidate.strip():
-                value = candidate
-                break
-            if isinstance(candidate, list):
-                value = f"{len(candidate)} item{'s' if len(candidate) != 1 else ''}"
-                break
-    return one_line(str(value), KEY_ARG_CHARS) if value is not None else ""
 
 
 def _text(value: object) -> str:

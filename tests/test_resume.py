@@ -140,3 +140,41 @@ async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
         await wait_for(pilot, lambda: idle(app) and any(a.text == "Carrying on." for a in answers(app)))
     contents = [getattr(message, "content", None) for message in model.requests[0].messages]
     assert "first question" in contents and "second question" in contents
+
+
+async def test_a_session_busy_in_another_zett_can_be_viewed_or_forked(project_dir: Path) -> None:
+    from zett_tui import paths
+    from zett_tui.sessions.lock import claim_session
+    from zett_tui.startup import SessionInUse, fork_for_launch
+
+    session_id, _ = await run_session(text_step("Original answer."), prompts_to_send=["original question"])
+    lock = claim_session(paths.sessions_dir(), session_id)  # "another zett" is writing it
+    try:
+        with pytest.raises(SessionInUse, match="--read-only"):
+            find_session_to_resume(project_dir, session_id[:13], continue_last=False)
+        busy = find_session_to_resume(project_dir, session_id[:13], continue_last=False, allow_busy=True)
+
+        viewer = make_app(ScriptedModel(), session_id=busy.session_id, resume_path=busy.path, read_only=True)
+        async with viewer.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(0.2)
+            assert prompts(viewer) == ["original question"]
+            assert viewer.chat.host is None
+            await submit(pilot, "may I?")
+            assert prompts(viewer) == ["original question"]
+            assert any("Read-only" in text for text in notices(viewer))
+
+        fork = await asyncio.to_thread(fork_for_launch, busy)
+        assert fork.session_id != session_id
+        model = ScriptedModel(text_step("Forked answer."))
+        app = make_app(model, session_id=fork.session_id, resume_path=fork.path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_ready(pilot)
+            assert prompts(app) == ["original question"]
+            await submit(pilot, "go on in the copy")
+            await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
+        sent = [getattr(message, "content", None) for message in model.requests[0].messages]
+        assert "original question" in sent and "Original answer." in sent
+    finally:
+        lock.release()
+    original = SessionIndex().find(session_id)
+    assert original is not None and original.turns == 1  # the original was never written to

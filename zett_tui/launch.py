@@ -19,6 +19,8 @@ class LaunchSettings:
     session_id: str | None = None
     #: The transcript file of a resumed session, shown as it was.
     resume_path: Path | None = None
+    #: Show ``resume_path`` without a model: another zett is writing that session.
+    read_only: bool = False
     cwd: Path = field(default_factory=Path.cwd)
     #: (level, text) lines shown in the transcript at start: config problems, how to set a key.
     notices: list[tuple[str, str]] = field(default_factory=list)

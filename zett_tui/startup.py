@@ -65,6 +65,7 @@ def prepare_launch(
     resume: str | None = None,
     continue_last: bool = False,
     ask_trust: bool = False,
+    open_as: str | None = None,
 ) -> LaunchSettings:
     """Decide the model and collect what the user should be told when the app opens.
 
@@ -113,12 +114,20 @@ def prepare_launch(
         favourites=settings.models,
         default_effort=settings.reasoning_effort,
     )
-    resumed = find_session_to_resume(cwd, resume, continue_last) if (resume or continue_last) else None
+    resumed = (
+        find_session_to_resume(cwd, resume, continue_last, allow_busy=open_as is not None)
+        if (resume or continue_last)
+        else None
+    )
+    read_only = open_as == "view"
+    if resumed is not None and open_as == "fork":
+        resumed = fork_for_launch(resumed)
     return LaunchSettings(
         context_window=catalog.context_window(choice),
         model_catalog=catalog,
         session_id=resumed.session_id if resumed else None,
         resume_path=resumed.path if resumed else None,
+        read_only=read_only,
         model_label=choice.label,
         model_factory=model_factory,
         is_demo=choice.is_demo,
@@ -179,7 +188,38 @@ def _choose_model(
     return DEMO_CHOICE
 
 
-def find_session_to_resume(cwd: Path, resume: str | None, continue_last: bool) -> SessionSummary:
+class SessionInUse(StartupError):
+    """The session asked for is being written by another zett; it can be viewed or forked."""
+
+    def __init__(self, summary: SessionSummary) -> None:
+        self.summary = summary
+        super().__init__(
+            f"session {summary.session_id} is open in another zett (pid {summary.in_use_by}); "
+            "add --read-only to look at it, or --fork to carry on in a new session with a copy."
+        )
+
+
+def fork_for_launch(found: SessionSummary) -> SessionSummary:
+    """Copy ``found`` into a new session and return the copy's summary."""
+    import asyncio
+    from dataclasses import replace
+
+    from zett_tui import paths
+    from zett_tui.runtime.host import new_session_id
+    from zett_tui.sessions.fork import fork_session
+
+    new_id = new_session_id()
+    path = asyncio.run(
+        fork_session(
+            found, new_id, sessions_directory=paths.sessions_dir(), history_database=paths.history_db()
+        )
+    )
+    return replace(found, session_id=new_id, path=path, in_use_by=None)
+
+
+def find_session_to_resume(
+    cwd: Path, resume: str | None, continue_last: bool, *, allow_busy: bool = False
+) -> SessionSummary:
     """The session ``--resume ID`` or ``--continue`` names.
 
     Raises:
@@ -202,9 +242,6 @@ def find_session_to_resume(cwd: Path, resume: str | None, continue_last: bool) -
             found = resolve_session_id(resume or "", index.list_sessions())
         except SessionLookupError as error:
             raise StartupError(str(error)) from error
-    if found.in_use:
-        raise StartupError(
-            f"session {found.session_id} is open in another zett (pid {found.in_use_by}); "
-            "close it there first, or `zett sessions show` it to read it."
-        )
+    if found.in_use and not allow_busy:
+        raise SessionInUse(found)
     return found

@@ -152,7 +152,9 @@ class ZettApp(App[str | None]):
         a recorded one to resume, or a new one when ``session_id`` is None."""
         old = self.chat
         await old.shutdown()
-        launch = replace(self.launch, session_id=session_id, resume_path=resume_path, notices=[])
+        launch = replace(
+            self.launch, session_id=session_id, resume_path=resume_path, notices=[], read_only=False
+        )
         self.chat = ChatScreen(launch)
         while len(self.screen_stack) > 1 and self.screen is not old:
             self.pop_screen()

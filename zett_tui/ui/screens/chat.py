@@ -123,6 +123,15 @@ class ChatScreen(Screen[None]):
             show_past_session(self.transcript, self.launch.resume_path, self.launch.session_id)
             self.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
             self.transcript.add(NoticeBlock(f"Resumed session {self.launch.session_id}.", "info"))
+        if self.launch.read_only:
+            self.transcript.add(
+                NoticeBlock(
+                    "Read-only: another zett is writing this session, so nothing is sent from here.",
+                    "warning",
+                )
+            )
+            self.status.activity = "read-only"
+            return
         self.call_after_refresh(self._start_warm_up)
 
     # -- warm-up: the agent is built after the first frame --------------------------------------
@@ -185,6 +194,9 @@ class ChatScreen(Screen[None]):
         command = split_command(text)
         if command is not None:
             self._run_command(*command)
+            return
+        if self.launch.read_only:
+            self.notify("This session is read-only here: another zett is writing it. /new starts a new one.")
             return
         self.queue.append(text)
         if self.warmup_failed:

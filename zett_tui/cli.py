@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from zett_tui import __version__
+from zett_tui import __version__, typeahead
 
 log = logging.getLogger("zett_tui.cli")
 
@@ -29,7 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Models: anthropic:MODEL, openai:MODEL, ollama:MODEL, ENDPOINT:MODEL (from config.toml), demo.",
     )
     parser.add_argument("--version", action="version", version=f"zett {__version__}")
-    parser.add_argument("-m", "--model", metavar="PROVIDER:MODEL", help="the model to use (default: from config)")
+    parser.add_argument(
+        "-m", "--model", metavar="PROVIDER:MODEL", help="the model to use (default: from config)"
+    )
     parser.add_argument(
         "--reasoning-effort",
         metavar="LEVEL",
@@ -42,6 +44,17 @@ def build_parser() -> argparse.ArgumentParser:
         "-c", "--continue", dest="continue_last", action="store_true", help="resume the latest session here"
     )
     resume.add_argument("-r", "--resume", metavar="ID", help="resume a session (any unique prefix of its id)")
+    opening = parser.add_mutually_exclusive_group()
+    opening.add_argument(
+        "--read-only",
+        dest="open_as",
+        action="store_const",
+        const="view",
+        help="with --resume: only look at it",
+    )
+    opening.add_argument(
+        "--fork", dest="open_as", action="store_const", const="fork", help="with --resume: go on in a copy"
+    )
     scripting = parser.add_argument_group(
         "non-interactive mode", "Also used when standard input is not a terminal: echo QUESTION | zett"
     )
@@ -68,7 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_sessions_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="zett sessions", description="Browse, show, export and remove sessions.")
+    parser = argparse.ArgumentParser(
+        prog="zett sessions", description="Browse, show, export and remove sessions."
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     listing = commands.add_parser("list", help="sessions started in this folder (--all: every folder)")
     listing.add_argument("--all", action="store_true", help="every folder")
@@ -95,8 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.critical("zett failed", exc_info=True)
         from zett_tui import paths
 
-        print(f"zett: internal error ({type(error).__name__}); details in {paths.log_file()}", file=sys.stderr)
+        print(
+            f"zett: internal error ({type(error).__name__}); details in {paths.log_file()}", file=sys.stderr
+        )
         return EXIT_FAILED
+    finally:
+        typeahead.release()
 
 
 def _run(arguments: list[str], env: Mapping[str, str]) -> int:
@@ -110,6 +129,9 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     except HeadlessUsageError as error:
         print(f"zett: {error}", file=sys.stderr)
         return EXIT_USAGE
+    open_as = options.open_as or (_ask_how_to_open(options) if request is None else None)
+    if request is None:  # the app will open: keep what is typed from now on for it
+        typeahead.hold(sys.stdin)
     from zett_tui.startup import StartupError, prepare_launch
 
     try:
@@ -121,6 +143,8 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
             theme=options.theme,
             resume=options.resume,
             continue_last=options.continue_last,
+            ask_trust=request is None,  # the app asks; zett -p says what it left out
+            open_as=open_as,
         )
     except StartupError as error:
         print(f"zett: {error}", file=sys.stderr)
@@ -141,6 +165,28 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     if session_id and _session_was_recorded(session_id):
         print(f"To resume this session: zett --resume {session_id}")
     return code
+
+
+def _ask_how_to_open(options: argparse.Namespace) -> str | None:
+    """When the session asked for is busy in another zett, ask on the terminal: view, fork or stop."""
+    if not (options.resume or options.continue_last) or not sys.stdin.isatty():
+        return None
+    from zett_tui.startup import SessionInUse, find_session_to_resume
+
+    try:
+        find_session_to_resume(Path.cwd(), options.resume, options.continue_last)
+    except SessionInUse as busy:
+        print(
+            f"zett: session {busy.summary.session_id} is open in another zett (pid {busy.summary.in_use_by})."
+        )
+        try:
+            answer = input("[v]iew it read-only, [f]ork it into a new session, or [q]uit? ").strip().lower()
+        except EOFError:
+            return None
+        return {"v": "view", "f": "fork"}.get(answer[:1])
+    except Exception:  # any other problem is reported by prepare_launch itself
+        return None
+    return None
 
 
 def _sessions(options: argparse.Namespace) -> int:

@@ -526,3 +526,15 @@ async def test_theme_command_rereads_the_theme_files(isolated_dirs: Path) -> Non
         await submit(pilot, "/theme mine")
         await wait_for(pilot, lambda: app.screen.styles.background.hex == "#202020")
         assert any("broken.toml" in text for text in notices(app))
+
+
+def test_keys_typed_during_the_background_query_are_kept_for_the_app() -> None:
+    from zett_tui import typeahead
+    from zett_tui.terminal_background import typed_keys
+
+    reply = b"he\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\ll\x1b[?62;22co\r"
+    assert typed_keys(reply) == b"hello\r"
+    assert typed_keys(b"ab\x1b]11;rgb:ffff/ffff/ffff\x07c\x1b[?1;2c") == b"abc"
+    typeahead.take()
+    typeahead.keep(typed_keys(reply))
+    assert typeahead.take() == "hello\r"

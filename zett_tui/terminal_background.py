@@ -19,12 +19,16 @@ import time
 from collections.abc import Mapping
 from typing import Literal
 
+from zett_tui import typeahead
+
 Background = Literal["dark", "light"]
 
 QUERY = b"\x1b]11;?\x1b\\\x1b[c"
 DEFAULT_TIMEOUT = 0.25
 _COLOR_REPLY = re.compile(rb"\x1b\]11;rgba?:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})")
 _DEVICE_ATTRIBUTES_REPLY = re.compile(rb"\x1b\[\?[0-9;]*c")
+#: The whole OSC 11 answer, up to its terminator (BEL or ESC backslash).
+_WHOLE_COLOR_REPLY = re.compile(rb"\x1b\]11;[^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 def query_background(
@@ -63,10 +67,19 @@ def ask(fd: int, timeout: float) -> bytes:
     try:
         os.write(fd, QUERY)
         reply, answered = _read_reply(fd, time.monotonic() + timeout)
+        if not answered:  # keys typed meanwhile are in the queue the flush below empties
+            reply += _read_reply(fd, time.monotonic())[0]
     finally:
         # Without the closing answer a late reply could still arrive: drop what is queued.
         termios.tcsetattr(fd, termios.TCSADRAIN if answered else termios.TCSAFLUSH, saved)
+    typeahead.keep(typed_keys(reply))
     return reply
+
+
+def typed_keys(reply: bytes) -> bytes:
+    """What the user typed while the terminal was answering: the reply minus the terminal's answers."""
+    without_colour = _WHOLE_COLOR_REPLY.sub(b"", reply)
+    return _DEVICE_ATTRIBUTES_REPLY.sub(b"", without_colour)
 
 
 def _read_reply(fd: int, deadline: float) -> tuple[bytes, bool]:

@@ -408,3 +408,24 @@ async def test_f1_shows_the_commands_and_the_keys_from_the_bindings() -> None:
         ):
             assert description in help_text
         assert "f1" in help_text.lower()
+
+
+async def test_prompts_are_recalled_in_the_next_session_and_kept_redacted() -> None:
+    from tests.fakes.scripted_model import text_step
+    from tests.ui_helpers import answers, idle, make_app, submit, wait_for, wait_ready
+    from zett_tui import paths
+
+    secret = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    first = make_app(ScriptedModel(text_step("ok")))
+    async with first.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, f"remember {secret}")
+        await wait_for(pilot, lambda: idle(first) and bool(answers(first)))
+    stored = paths.prompt_history_file().read_text()
+    assert secret not in stored and "remember" in stored
+    second = make_app(ScriptedModel())
+    async with second.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: bool(second.chat.composer.prompt_history.entries))
+        await pilot.press("up")
+        assert second.chat.composer.text.startswith("remember [REDACTED")

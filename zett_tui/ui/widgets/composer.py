@@ -7,7 +7,9 @@ placeholder (expanded again on submit), and hands the prompt to ``$EDITOR`` on C
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from textual import events, on
@@ -16,6 +18,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
+from zett_tui.prompt_log import append_prompt, load_prompts
 from zett_tui.ui.completion import (
     CompletionContext,
     command_completion,
@@ -125,9 +128,12 @@ class Composer(TextArea):
         id: str | None = None,
         menu: CompletionMenu | None = None,
         project_root: Path | None = None,
+        history_file: Path | None = None,
     ) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         self.prompt_history = PromptHistory(list(history or []))
+        #: Where prompts are kept across sessions (read after mount, appended on each send).
+        self.history_file = history_file
         self.placeholder = (
             "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl-C clear/stop)"
         )
@@ -237,7 +243,26 @@ class Composer(TextArea):
         self.pastes.keep_only(self.prompt_history.entries)
         self.clear()
         self._close_menu()
-        self.post_message(self.Submitted(self, self.pastes.expand(text)))
+        expanded = self.pastes.expand(text)
+        if self.history_file is not None:
+            self.run_worker(
+                partial(append_prompt, self.history_file, expanded, _redactor_of(self.app)),
+                thread=True,
+                group="prompt-log",
+            )
+        self.post_message(self.Submitted(self, expanded))
+
+    def on_mount(self) -> None:
+        if self.history_file is not None:
+            self.run_worker(self._load_history, thread=True, group="prompt-log")
+
+    def _load_history(self) -> None:
+        assert self.history_file is not None
+        earlier = load_prompts(self.history_file)
+        self.app.call_from_thread(self._prepend_history, earlier)
+
+    def _prepend_history(self, earlier: list[str]) -> None:
+        self.prompt_history.entries[:0] = earlier
 
     def _replace(self, text: str) -> None:
         """Show a prompt from the history; a recalled ``/command`` opens no menu (Up keeps browsing)."""
@@ -375,3 +400,10 @@ class Composer(TextArea):
         if edited != self.text:
             result = self.replace(edited, (0, 0), self.document.end)
             self.move_cursor(result.end_location)
+
+
+def _redactor_of(app: object) -> Callable[[str], str]:
+    """The app's redactor (it knows the keys in use), or the built-in patterns."""
+    from zett_tui.redact import Redactor
+
+    return getattr(getattr(app, "launch", None), "redact", None) or Redactor()

@@ -532,6 +532,41 @@ async def test_many_blocks_keep_a_bounded_render_cache() -> None:
         assert len(pilot.app.query("*")) < 10
 
 
+async def test_the_pages_next_to_the_screen_are_rendered_ahead_in_idle_time() -> None:
+    async with Host().run_test(size=(60, 20)) as pilot:
+        transcript = pilot.app.query_one(Transcript)
+        transcript.cache_budget_lines = 200
+        answers = []
+        for index in range(300):
+            answer = transcript.add(AnswerBlock())
+            assert isinstance(answer, AnswerBlock)
+            answer.append(f"## Turn {index}\n\nSome text for turn {index}.\n")
+            answer.finish()
+            answers.append(answer)
+        await settle(pilot)
+        transcript.focus()
+        await pilot.press("home")  # the first turns: never rendered at this width
+        viewport = transcript.scrollable_content_region.height
+        for page in range(1, 6):
+            for _ in range(200):
+                await settle(pilot)
+                if not transcript.rendering_ahead:
+                    break
+            # Two pages above and three below are ready: the next pages need no rendering.
+            top = round(transcript.scroll_y)
+            near = [answer for answer in answers if answer.has_render_cache]
+            ready = {int(answer.text.split()[2]) for answer in near}
+            assert ready >= set(range((top + 3 * viewport) // 4))
+            renders = [answer.render_count for answer in answers]
+            await pilot.press("pagedown")
+            await settle(pilot)
+            shown = {int(line.split()[-1].rstrip(".")) for line in screen_text(transcript) if "turn" in line}
+            assert min(shown) >= 4 * page  # a later page
+            for number in shown:
+                assert answers[number].render_count == renders[number] == 1
+        assert len([answer for answer in answers if answer.has_render_cache]) < 80
+
+
 async def test_bulk_add_renders_only_what_is_near_the_screen() -> None:
     async with Host().run_test(size=(60, 20)) as pilot:
         transcript = pilot.app.query_one(Transcript)

@@ -14,11 +14,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from zett_tui import paths
 from zett_tui.launch import LaunchSettings
 from zett_tui.runtime.events import ContextMeasured, DecisionRequested, PlanModeChanged, TurnFinished, UIEvent
 from zett_tui.ui import commands as _builtin_commands  # noqa: F401  (registers the commands)
 from zett_tui.ui import slash_commands
 from zett_tui.ui.decisions import DecisionDialogs
+from zett_tui.ui.long_lived_objects import freeze_startup_objects
 from zett_tui.ui.palette import ChatCommands
 from zett_tui.ui.slash_commands import split_command
 from zett_tui.ui.turn_presenter import TurnPresenter
@@ -87,7 +89,9 @@ class ChatScreen(Screen[None]):
         yield Transcript(id="transcript")
         menu = CompletionMenu(id="completion-menu")
         yield menu
-        yield Composer(id="composer", menu=menu, project_root=self.launch.cwd)
+        yield Composer(
+            id="composer", menu=menu, project_root=self.launch.cwd, history_file=paths.prompt_history_file()
+        )
         yield StatusLine(id="status")
 
     @property
@@ -170,6 +174,7 @@ class ChatScreen(Screen[None]):
         measured = await host.estimate_context()
         self.status.show_context(measured.tokens, measured.window, estimated=measured.estimated)
         self.host = host
+        freeze_startup_objects()
         self.status.session_id = host.session_id
         self.sync_mode()
         self.status.activity = "idle"

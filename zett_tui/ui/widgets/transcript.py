@@ -17,6 +17,9 @@ How it stays cheap:
   Nothing is scheduled while nothing changes: zero idle CPU.
 - Memory: blocks far from the viewport drop their rendered lines (heights are kept) once more than
   `cache_budget_lines` lines are cached; they re-render when scrolled back into view.
+- Rendering ahead: after each update, the blocks within two pages above and three below the screen
+  that hold no lines are rendered one at a time in idle time, so the next page up or down is drawn
+  without rendering (a page of a 300-turn session costs one frame, not a frame plus Markdown).
 - Follow mode: at the bottom, new output keeps the view at the bottom. Any scroll away from the
   bottom (wheel, keys, scrollbar) stops following, and then new output never moves the view: the
   block under the top of the screen is the anchor. Scrolling back to the bottom resumes following.
@@ -76,10 +79,16 @@ _Anchor = tuple[str, int, float]
 """("bottom", 0, 0) | ("block", index, fraction of it above the view) | ("pin" or "reveal", index, row)"""
 _MAX_SELECTED_LINES = 20_000
 """A mouse selection copies at most this many rendered lines."""
-_STRIP_CACHE_SIZE = 2000
-"""Strips kept for lines recently on screen (cleared wholesale when full)."""
+_STRIP_CACHE_SIZE = 400
+"""Strips kept for lines recently on screen (cleared wholesale when full). A few screens: each
+cached strip (and the copy Textual keeps with selection offsets) is some 30 objects the garbage
+collector walks on every full pass; 2,000 of them made those passes ~40 ms longer."""
 _MAX_SYNC_DELAY = 0.2
 """Upper bound of the back-off after an expensive sync (seconds)."""
+_PREFETCH_DELAY = 0.01
+"""Pause between two blocks rendered ahead (seconds): input and frames go first."""
+_PREFETCH_MAX_LINES = 150
+"""Taller blocks are not rendered ahead: rendering one would hold up a keystroke."""
 
 
 def _overlay(strip: Strip, style: Style) -> Strip:
@@ -179,6 +188,7 @@ class Transcript(ScrollView, can_focus=True):
         self._based_styles: list[Style] = []
         self._strips: dict[int, tuple[Line, Strip]] = {}
         self._sync_pending = False
+        self._prefetch_pending = False
         self._next_sync_at = 0.0
         self._following = True
         self._unseen_output = False
@@ -213,6 +223,11 @@ class Transcript(ScrollView, can_focus=True):
     def update_pending(self) -> bool:
         """Is a coalesced update waiting to run?"""
         return self._sync_pending
+
+    @property
+    def rendering_ahead(self) -> bool:
+        """Are blocks near the screen still being rendered in idle time (see `_prefetch`)?"""
+        return self._prefetch_pending
 
     @property
     def selected_block(self) -> Block | None:
@@ -504,6 +519,29 @@ class Transcript(ScrollView, can_focus=True):
         layout.evict(target - 2 * viewport, target + 3 * viewport, budget)
         cost = time.perf_counter() - started
         self._next_sync_at = time.perf_counter() + min(_MAX_SYNC_DELAY, 4 * cost)
+        self._schedule_prefetch()
+
+    def _schedule_prefetch(self) -> None:
+        if not self._prefetch_pending and self.is_attached:
+            self._prefetch_pending = True
+            self.set_timer(_PREFETCH_DELAY, self._prefetch)
+
+    def _prefetch(self) -> None:
+        """Render one block of the pages around the screen that is not rendered yet, then the next.
+
+        So the next page up or down (whose blocks may have been dropped from memory, or never
+        rendered at this width) is drawn without rendering anything. Only lines are rendered here:
+        heights are fixed when a block comes near the screen, so the view never moves.
+        """
+        self._prefetch_pending = False
+        viewport = self._viewport_height()
+        if viewport <= 0 or self._sync_pending:
+            return
+        top = round(self.scroll_y)
+        index = self._layout.unrendered_near(top - 2 * viewport, top + 3 * viewport, _PREFETCH_MAX_LINES)
+        if index is not None:
+            self._layout.lines(index)
+            self._schedule_prefetch()
 
     def _set_virtual_size(self, size: Size) -> None:
         """Update the virtual size without a screen layout pass.

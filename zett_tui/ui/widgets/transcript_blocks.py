@@ -7,6 +7,7 @@ A block knows its source text and renders itself to lines for a width; the rende
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from rich.cells import cell_len
@@ -94,6 +95,10 @@ class Block:
     @property
     def has_render_cache(self) -> bool:
         return self._lines is not None
+
+    def is_rendered(self, width: int, epoch: int) -> bool:
+        """Are its lines for `width`, the current content and style epoch held (no render needed)?"""
+        return self._lines is not None and self._key == (max(1, width), self.version, self.expanded, epoch)
 
     def drop_render_cache(self) -> None:
         """Forget the rendered lines (the height stays known); they are rebuilt when needed."""
@@ -390,6 +395,11 @@ _TOOL_LABELS: dict[str, str] = {
 }
 RAW_OUTPUT_LIMIT = 256 * 1024
 """Tool outputs up to this size are kept verbatim for copying; longer ones keep their preview only."""
+KEPT_OUTPUT_LABEL = "full output:"
+"""Starts the line of an expanded tool row that says where a truncated output is kept in full."""
+_KEPT_STREAMS = re.compile(r"\n?\.\.\. \[output truncated; full streams kept at (.+?) and (.+?)\]\s*\Z")
+"""zett-agent's `bash` ends a truncated output so (`extensions/tool_output.py` moves the files)."""
+_KEPT_SEARCH_CHARS = 8192
 
 
 class ToolBlock(Block):
@@ -406,6 +416,9 @@ class ToolBlock(Block):
         self.state: str = "pending"
         self.duration_s: float | None = None
         self.preview: OutputPreview | None = None
+        self.kept_output: str | None = None
+        """Where the full stdout of a truncated shell command is kept (None: the output is complete)."""
+        self.kept_stderr: str | None = None
         self._raw_output: str | None = None
 
     @property
@@ -421,7 +434,11 @@ class ToolBlock(Block):
         """Record the final state ("done", "failed" or "cancelled"), the output and the duration."""
         self.state = _known(state, _TOOL_STATES, "failed")
         self.duration_s = duration_s
-        self.preview = OutputPreview(output)
+        start = max(0, len(output) - _KEPT_SEARCH_CHARS)
+        kept = _KEPT_STREAMS.search(output, start)
+        if kept is not None:
+            self.kept_output, self.kept_stderr = (make_inert(path) for path in kept.groups())
+        self.preview = OutputPreview(output[: kept.start()] if kept is not None else output)
         self._raw_output = output if len(output) <= RAW_OUTPUT_LIMIT else None
         self._changed()
 
@@ -479,6 +496,11 @@ class ToolBlock(Block):
                 marker = Text(f"… {preview.hidden_lines} lines hidden …", style=styles.muted)
                 body.extend(ctx.render_text(marker, inner))
                 body.extend(ctx.render_text(Text("\n".join(preview.tail), style=styles.tool_output), inner))
+        if self.kept_output is not None:
+            kept = Text(f"{KEPT_OUTPUT_LABEL} {self.kept_output}", style=styles.muted)
+            if self.kept_stderr:
+                kept.append(f"  (stderr: {self.kept_stderr})")
+            body.extend(ctx.render_text(kept, inner))
         lines.extend(_prefixed(body, gutter, gutter))
         return lines
 

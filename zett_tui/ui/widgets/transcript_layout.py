@@ -174,6 +174,22 @@ class BlockLayout:
         self.rebuild_tops(changed_from)
         return True
 
+    def unrendered_near(self, first_line: int, last_line: int, max_height: int) -> int | None:
+        """The block covering [first_line, last_line) nearest its middle that is not rendered at the
+        current width and is at most `max_height` lines (estimated); None when there is none."""
+        if not self.blocks or not self.width:
+            return None
+        epoch = self._context().epoch
+        centre = (first_line + last_line) // 2
+        first, last = self.block_at(first_line), min(bisect_right(self.tops, last_line), len(self.blocks))
+        candidates = [
+            index
+            for index in range(first, last)
+            if self.heights[index] - self.gaps[index] <= max_height
+            and not self.blocks[index].is_rendered(self.width, epoch)
+        ]
+        return min(candidates, key=lambda index: abs(self.tops[index] - centre), default=None)
+
     def evict(self, keep_from: int, keep_to: int, budget: int) -> None:
         """Drop the rendered lines of the blocks farthest from [keep_from, keep_to) while over budget.
 

@@ -177,7 +177,7 @@ def _line_offsets(text: str, lines: list[int]) -> list[int]:
     return offsets
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Chunk:
     """Finished top-level blocks, rendered once per (width, style epoch)."""
 

@@ -19,8 +19,9 @@ Measured at each turn named by ``--measure-at`` (1, 100 and 300): three turns wi
 - stream (medians of the three): Enter -> the turn is over, the answer block holds the whole text
   and a frame was drawn after that (frames are encoded to escape sequences as a terminal driver
   would), split at the first text on screen (before it: the model request, which grows with the
-  model's context); CPU of the process over both spans; the longest event-loop stall (a 5 ms timer
-  late); keystroke echo while the turns run (a key every 50 ms);
+  model's context); CPU of the process over both spans, and of it the transcript's updates and the
+  frames (``UiWork``); the longest event-loop stall (a 5 ms timer late); keystroke echo while the
+  turns run (a key every 50 ms);
 - echo: a key event sent to the prompt box (as the terminal driver would) -> the first frame
   that shows it, 20 times while idle;
 - scroll: a PageUp key event with the transcript focused -> the first frame at the new position,
@@ -90,6 +91,34 @@ class StallWatch:
         return self.longest
 
 
+class UiWork:
+    """CPU seconds spent in the transcript's updates and in drawing frames (the whole screen).
+
+    Wraps ``Transcript._sync`` and Textual's ``Screen._compositor_refresh`` for the whole run; what
+    a turn costs the UI, apart from the agent, the provider and the storage around it.
+    """
+
+    seconds = 0.0
+
+    @classmethod
+    def install(cls) -> None:
+        from textual.screen import Screen
+
+        from zett_tui.ui.widgets.transcript import Transcript
+
+        for owner, name in ((Transcript, "_sync"), (Screen, "_compositor_refresh")):
+            original = getattr(owner, name)
+
+            def timed(self: Any, *args: Any, _original: Any = original) -> Any:
+                started = time.process_time()
+                try:
+                    return _original(self, *args)
+                finally:
+                    UiWork.seconds += time.process_time() - started
+
+            setattr(owner, name, timed)
+
+
 class Session:
     """The app, its fake server and the measurements taken so far."""
 
@@ -134,12 +163,12 @@ class Session:
         await self.pilot.pause()
         echoes: list[float] = []
         blocks_before = len(self.transcript.blocks)
-        first_text: list[tuple[float, float]] = []
+        first_text: list[tuple[float, float, float]] = []
 
         def answer_shown() -> bool:
             blocks = self.transcript.blocks
             if not first_text and len(blocks) > blocks_before and isinstance(blocks[-1], AnswerBlock):
-                first_text.append((time.perf_counter(), time.process_time()))
+                first_text.append((time.perf_counter(), time.process_time(), UiWork.seconds))
             return self.settled()
 
         stalls = StallWatch()
@@ -159,13 +188,15 @@ class Session:
             raise RuntimeError(f"turn {number}: the answer is not complete on screen")
         with self.server._lock:  # the fake server records every request; a benchmark need not
             self.server._requests.clear()
-        text_at, text_cpu = first_text[0]
+        text_at, text_cpu, ui_before = first_text[0]
+        ui_work = UiWork.seconds - ui_before
         return {
             "wall": shown - wall0,
             "first_text": text_at - wall0,
             "streaming": shown - text_at,
             "cpu": cpu,
             "streaming_cpu": cpu0 + cpu - text_cpu,
+            "ui_work": ui_work,
             "echo": echoes,
             "stall": longest_stall,
         }
@@ -294,6 +325,7 @@ async def run(turns: int, measure_at: tuple[int, ...], small_chunk: int) -> dict
     from zett_tui.ui.app import ZettApp
 
     results: dict[int, dict[str, Any]] = {}
+    UiWork.install()
     with FakeLLMServer() as server:
         env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
         launch = LaunchSettings(
@@ -362,6 +394,7 @@ def report(results: dict[int, dict[str, Any]]) -> None:
     stream_row("  Enter -> first text (model request)", "first_text")
     stream_row("  first text -> all on screen", "streaming")
     stream_row("  CPU, first text -> all on screen", "streaming_cpu")
+    stream_row("    of which transcript updates + frames", "ui_work")
     stream_row("  CPU, whole turn", "cpu")
     stream_row("  longest event-loop stall in the turns", "stall", "ms", 1000)
     row(

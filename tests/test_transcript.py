@@ -567,6 +567,30 @@ async def test_the_pages_next_to_the_screen_are_rendered_ahead_in_idle_time() ->
         assert len([answer for answer in answers if answer.has_render_cache]) < 80
 
 
+async def test_text_added_to_the_last_line_repaints_only_that_row() -> None:
+    async with Host().run_test(size=(60, 20)) as pilot:
+        transcript = pilot.app.query_one(Transcript)
+        answer = transcript.add(AnswerBlock())
+        assert isinstance(answer, AnswerBlock)
+        answer.append("\n\n".join(f"Paragraph {n}." for n in range(30)) + "\n\nThe last one grows")
+        transcript.refresh_block(answer)
+        await settle(pilot)
+        repainted: list[tuple[int, int]] = []
+        refresh_lines = transcript.refresh_lines
+
+        def spy(y_start: int, line_count: int = 1) -> None:
+            repainted.append((y_start, line_count))
+            refresh_lines(y_start, line_count)
+
+        transcript.refresh_lines = spy  # type: ignore[method-assign]
+        answer.append(" and grows")
+        transcript.refresh_block(answer)
+        await settle(pilot)
+        # Only the open tail is rendered again (the last paragraph, a blank row and the growing line).
+        assert repainted == [(transcript.virtual_size.height - 3, 3)]
+        assert "The last one grows and grows" in pilot.app.export_screenshot().replace("&#160;", " ")
+
+
 async def test_bulk_add_renders_only_what_is_near_the_screen() -> None:
     async with Host().run_test(size=(60, 20)) as pilot:
         transcript = pilot.app.query_one(Transcript)

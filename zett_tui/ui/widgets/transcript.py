@@ -85,6 +85,8 @@ cached strip (and the copy Textual keeps with selection offsets) is some 30 obje
 collector walks on every full pass; 2,000 of them made those passes ~40 ms longer."""
 _MAX_SYNC_DELAY = 0.2
 """Upper bound of the back-off after an expensive sync (seconds)."""
+_DRAWN_ROWS_KEPT = 1000
+"""Rows whose drawn line is remembered; forgetting them only means repainting them next time."""
 _PREFETCH_DELAY = 0.01
 """Pause between two blocks rendered ahead (seconds): input and frames go first."""
 _PREFETCH_MAX_LINES = 150
@@ -198,6 +200,8 @@ class Transcript(ScrollView, can_focus=True):
         """(block, its row on screen, reveal) for the next update after an expand or collapse."""
         self._mouse_down_at: tuple[int, int] | None = None
         self._frame_selection: Selection | None = None
+        self._drawn: dict[int, Line | None] = {}
+        """The line last drawn at each virtual row (so an update repaints only the rows that changed)."""
         self.sync_count = 0
         """How many times the layout was brought up to date (for tests and benchmarks)."""
 
@@ -360,6 +364,9 @@ class Transcript(ScrollView, can_focus=True):
         base = self._base_style()
         virtual_y = self.scroll_offset.y + y
         line = self._line_for_screen(virtual_y) if self._layout.width else None
+        if len(self._drawn) > _DRAWN_ROWS_KEPT:
+            self._drawn.clear()
+        self._drawn[virtual_y] = line
         if line is None:
             strip = Strip.blank(width, base)
         else:
@@ -484,7 +491,8 @@ class Transcript(ScrollView, can_focus=True):
         layout = self._layout
         old_scroll = round(self.scroll_y)
         anchor = self._anchor()
-        if width != layout.width:
+        resized = width != layout.width
+        if resized:
             layout.set_width(width)
             self._forget_strips()
         first_changed = len(layout)
@@ -509,8 +517,10 @@ class Transcript(ScrollView, can_focus=True):
         self._set_virtual_size(Size(width, layout.total))
         if target != old_scroll:
             self._scroll_to_y(target)
-        elif visible_changed:
+        elif resized:
             self.refresh()
+        elif visible_changed:
+            self._refresh_changed_rows(target, viewport)
         if anchor[0] in ("pin", "reveal"):
             self._set_following(target >= layout.total - viewport)
         if new_below and not self._following:
@@ -520,6 +530,20 @@ class Transcript(ScrollView, can_focus=True):
         cost = time.perf_counter() - started
         self._next_sync_at = time.perf_counter() + min(_MAX_SYNC_DELAY, 4 * cost)
         self._schedule_prefetch()
+
+    def _refresh_changed_rows(self, top: int, viewport: int) -> None:
+        """Repaint the rows on screen whose line is not the one drawn there (in runs of rows). A stream
+        that adds to its last paragraph repaints a few rows, not the screen."""
+        drawn, layout = self._drawn, self._layout
+        run_start: int | None = None
+        for y in range(top, top + viewport + 1):
+            found = layout.line_at(y) if y < top + viewport else None
+            changed = y < top + viewport and (y not in drawn or drawn[y] is not (found and found[1]))
+            if changed and run_start is None:
+                run_start = y
+            elif not changed and run_start is not None:
+                self.refresh_lines(run_start, y - run_start)
+                run_start = None
 
     def _schedule_prefetch(self) -> None:
         if not self._prefetch_pending and self.is_attached:

@@ -157,6 +157,7 @@ class AnswerBlock(Block):
     def __init__(self, label: str | None = None) -> None:
         super().__init__()
         self.label = make_inert(label) if label else None
+        self._label_line: tuple[tuple[int, int], Line] | None = None
         self._status: str | None = None
         self.document = MarkdownStream()
 
@@ -206,7 +207,10 @@ class AnswerBlock(Block):
         styles = ctx.styles
         lines: list[Line] = []
         if self.label:
-            lines.append(_line(Text(f"● {self.label}", style=styles.label), width, ctx))
+            if self._label_line is None or self._label_line[0] != (width, ctx.epoch):
+                label = _line(Text(f"● {self.label}", style=styles.label), width, ctx)
+                self._label_line = ((width, ctx.epoch), label)
+            lines.append(self._label_line[1])  # the same object each render: its row is not repainted
         lines.extend(self.document.render(width, ctx))
         if self.status == "cancelled":
             lines.append(_line(Text("⏹ cancelled", style=styles.state_cancelled), width, ctx))

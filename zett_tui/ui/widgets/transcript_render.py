@@ -197,8 +197,10 @@ class RenderContext:
         return self.render(text, width, style)
 
 
+@lru_cache(maxsize=16)
 def blank_line(width: int) -> Line:
-    """A line of spaces (unstyled: the widget background shows)."""
+    """A line of spaces (unstyled: the widget background shows). The same object for a width, so
+    the transcript sees that a blank row between two blocks did not change."""
     return ((" " * max(0, width), 0),)
 
 

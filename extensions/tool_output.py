@@ -15,6 +15,7 @@ and ``call_next``, and may change what comes back.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -32,8 +33,9 @@ from zett_tui.redact import configured_redactor
 
 SIDE_FOLDER = ".zett-tool-output"
 _KEPT = re.compile(r"\.zett-tool-output/(shell-[A-Za-z0-9_]+)")
-#: Kept output is redacted in blocks of about this many bytes, cut at line ends.
-_BLOCK_BYTES = 1 << 20
+#: Kept output is redacted in blocks of about this many bytes, cut at line ends (a longer line is
+#: cut too: the patterns scan words, and one huge word would make a block cost seconds).
+_BLOCK_BYTES = 1 << 16
 
 
 class ToolOutputOutsideProject(AgentExtension):
@@ -54,7 +56,7 @@ class ToolOutputOutsideProject(AgentExtension):
         try:
             result = await call_next()
         except RuntimeError as error:
-            moved = self._relocate(str(error))
+            moved = await asyncio.to_thread(self._relocate, str(error))
             self._remove_empty_side_folder()
             if moved == str(error):
                 raise
@@ -62,7 +64,8 @@ class ToolOutputOutsideProject(AgentExtension):
         except BaseException:
             self._remove_empty_side_folder()
             raise
-        relocated = self._relocate(result) if isinstance(result, str) else result
+        # Redacting a kept 50 MB output takes seconds: never on the event loop.
+        relocated = await asyncio.to_thread(self._relocate, result) if isinstance(result, str) else result
         self._remove_empty_side_folder()
         return relocated
 
@@ -101,7 +104,7 @@ def _redact_file(path: Path, redact: Callable[[str], str]) -> None:
             ) as target,
         ):
             while block := source.read(_BLOCK_BYTES):
-                block += source.readline()  # end the block at a line end, so a line is never split
+                block += source.readline(_BLOCK_BYTES)  # end the block at a line end where one is near
                 text = block.decode("utf-8", errors="surrogateescape")
                 target.write(redact(text).encode("utf-8", errors="surrogateescape"))
         os.replace(temporary, path)

@@ -297,3 +297,19 @@ def test_importing_models_loads_no_sdk_or_runtime() -> None:
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
     assert output.stdout.strip() == "[]"
+
+
+def test_build_model_loads_the_sdk_code_a_request_needs() -> None:
+    """build_model runs in a thread; the SDK's lazy imports must happen there, not on the UI loop."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from zett_tui.models import ModelChoice, build_model\n"
+        "build_model(ModelChoice('openai', 'gpt-x'), {}, {'OPENAI_API_KEY': 'k'})\n"
+        "build_model(ModelChoice('anthropic', 'claude-x'), {}, {'ANTHROPIC_API_KEY': 'k'})\n"
+        "print('openai.resources.chat.completions' in sys.modules, 'anthropic.resources.messages' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["True", "True"], result.stderr

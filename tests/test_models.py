@@ -221,6 +221,12 @@ def test_configured_endpoint_effort_and_override() -> None:
     assert reasoning_effort_for(ModelChoice("openai", "m"), {}, override="  ") is ReasoningEffort.MEDIUM
 
 
+def test_effort_names_are_the_runtimes_levels_in_order() -> None:
+    from zett_tui.models import REASONING_EFFORTS
+
+    assert tuple(level.value for level in ReasoningEffort) == REASONING_EFFORTS
+
+
 def test_invalid_effort_names_the_valid_levels() -> None:
     with pytest.raises(
         ModelSpecError, match="Unknown reasoning effort 'extreme'; use one of: off, minimal, low"

@@ -16,11 +16,8 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
-from zett_tui.models import BUILTIN_PROVIDERS
+from zett_tui.models import BUILTIN_PROVIDERS, EFFORT_ALIASES, REASONING_EFFORTS
 from zett_tui.runtime.extension_catalog import BUNDLED_EXTENSIONS
-
-REASONING_EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
-"""The values ``zett_agent.ReasoningEffort`` knows, lowest first."""
 
 Key = tuple[str | int, ...]
 """A setting's place in the TOML tree, e.g. ``("endpoints", "local", "base_url")``; ints index arrays."""
@@ -248,13 +245,9 @@ def convert_model(value: object) -> str:
     return f"{provider.strip()}:{name.strip()}" if colon else spec
 
 
-_EFFORT_ALIASES = {"none": "off", "false": "off", "disabled": "off", "no": "off"}
-"""Words ``models.parse_reasoning_effort`` also reads as ``off``."""
-
-
 def convert_reasoning_effort(value: object) -> str:
     effort = _non_empty_string(value).lower()
-    effort = _EFFORT_ALIASES.get(effort, effort)
+    effort = EFFORT_ALIASES.get(effort, effort)
     if effort in REASONING_EFFORTS:
         return effort
     message = f"unknown reasoning effort {effort!r}; expected one of {', '.join(REASONING_EFFORTS)}"

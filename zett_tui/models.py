@@ -314,53 +314,70 @@ def base_url_for(
 # -- reasoning ---------------------------------------------------------------------------------------
 
 
-#: Other words people use for "no reasoning".
-_EFFORT_ALIASES = {"none": "off", "false": "off", "disabled": "off", "no": "off"}
+REASONING_EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
+"""The values ``zett_agent.ReasoningEffort`` knows, lowest first (a test keeps them equal).
+
+Start-up reads effort names without importing ``zett_agent.model`` (~20 ms before the first frame).
+"""
+
+EFFORT_ALIASES = {"none": "off", "false": "off", "disabled": "off", "no": "off"}
+"""Other words people use for "no reasoning"."""
 
 
-def parse_reasoning_effort(value: str) -> ReasoningEffort:
+def reasoning_effort_name(value: str) -> str:
     """Read a reasoning level name (``off``, ``low``, ``medium``, ``high``, …; ``none`` means off).
 
     Raises:
         ModelSpecError: For a name that is not a level.
     """
+    text = value.strip().lower()
+    text = EFFORT_ALIASES.get(text, text)
+    if text not in REASONING_EFFORTS:
+        names = ", ".join(REASONING_EFFORTS)
+        raise ModelSpecError(f"Unknown reasoning effort '{value.strip()}'; use one of: {names}.")
+    return text
+
+
+def parse_reasoning_effort(value: str) -> ReasoningEffort:
+    """:func:`reasoning_effort_name` as the runtime's enum."""
     from zett_agent.model import ReasoningEffort
 
-    text = value.strip().lower()
-    text = _EFFORT_ALIASES.get(text, text)
-    try:
-        return ReasoningEffort(text)
-    except ValueError:
-        names = ", ".join(level.value for level in ReasoningEffort)
-        raise ModelSpecError(f"Unknown reasoning effort '{value.strip()}'; use one of: {names}.") from None
+    return ReasoningEffort(reasoning_effort_name(value))
+
+
+def reasoning_effort_name_for(
+    choice: ModelChoice, endpoints: Mapping[str, EndpointSettings], override: str | None = None
+) -> str:
+    """The name of the reasoning level to request for ``choice``.
+
+    An explicit ``override`` wins. Otherwise a configured endpoint gets its configured level or
+    ``off`` (so no ``reasoning_effort`` field is sent: strict servers reject it), Ollama gets ``off``
+    (``think`` fails on models that cannot think), and the hosted providers get ``medium``.
+
+    Raises:
+        ModelSpecError: For an unknown level name, here or in the endpoint's settings.
+    """
+    if override is not None and override.strip():
+        return reasoning_effort_name(override)
+    match choice.provider:
+        case "endpoint":
+            settings = endpoints.get(choice.endpoint or "")
+            if settings is None or not settings.reasoning_effort:
+                return "off"
+            return reasoning_effort_name(settings.reasoning_effort)
+        case "ollama":
+            return "off"
+        case _:
+            return "medium"
 
 
 def reasoning_effort_for(
     choice: ModelChoice, endpoints: Mapping[str, EndpointSettings], override: str | None = None
 ) -> ReasoningEffort:
-    """The reasoning level to request for ``choice``.
-
-    An explicit ``override`` wins. Otherwise a configured endpoint gets its configured level or
-    OFF (so no ``reasoning_effort`` field is sent: strict servers reject it), Ollama gets OFF
-    (``think`` fails on models that cannot think), and the hosted providers get MEDIUM.
-
-    Raises:
-        ModelSpecError: For an unknown level name, here or in the endpoint's settings.
-    """
+    """:func:`reasoning_effort_name_for` as the runtime's enum."""
     from zett_agent.model import ReasoningEffort
 
-    if override is not None and override.strip():
-        return parse_reasoning_effort(override)
-    match choice.provider:
-        case "endpoint":
-            settings = endpoints.get(choice.endpoint or "")
-            if settings is None or not settings.reasoning_effort:
-                return ReasoningEffort.OFF
-            return parse_reasoning_effort(settings.reasoning_effort)
-        case "ollama":
-            return ReasoningEffort.OFF
-        case _:
-            return ReasoningEffort.MEDIUM
+    return ReasoningEffort(reasoning_effort_name_for(choice, endpoints, override))
 
 
 # -- construction ------------------------------------------------------------------------------------

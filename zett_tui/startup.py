@@ -22,7 +22,7 @@ from zett_tui.models import (
     build_model,
     default_model_choice,
     missing_credentials,
-    reasoning_effort_for,
+    reasoning_effort_name_for,
 )
 from zett_tui.redact import redactor_from_environment
 from zett_tui.sessions.index import SessionSummary
@@ -91,12 +91,12 @@ def prepare_launch(
 
     choice = _choose_model(settings, endpoints, env, cwd, from_flag=model is not None, notices=notices)
     try:
-        effort = reasoning_effort_for(choice, endpoints, settings.reasoning_effort)
+        effort = reasoning_effort_name_for(choice, endpoints, settings.reasoning_effort)
     except ModelSpecError as error:
         if reasoning_effort is not None:
             raise StartupError(str(error)) from error
         notices.append(("warning", f"Config: {error}"))
-        effort = reasoning_effort_for(choice, endpoints)
+        effort = reasoning_effort_name_for(choice, endpoints)
 
     def model_factory() -> object:
         return build_model(choice, endpoints, env)
@@ -131,7 +131,7 @@ def prepare_launch(
         model_label=choice.label,
         model_factory=model_factory,
         is_demo=choice.is_demo,
-        reasoning_effort=str(effort),
+        reasoning_effort=effort,
         cwd=cwd,
         notices=notices,
         bell=settings.ui.bell,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from zett_tui.ui.file_finder import FileMatch, quote_path
-from zett_tui.ui.slash_commands import REGISTRY, SlashCommand
+from zett_tui.ui.slash_commands import SlashCommand, registry
 from zett_tui.ui.widgets.completion_menu import CompletionItem
 
 Location = tuple[int, int]
@@ -55,12 +55,13 @@ def needs_argument(command: SlashCommand) -> bool:
 
 def command_items(query: str) -> list[CompletionItem]:
     """Commands whose name starts with ``query``, then those that contain it, in name order."""
-    names = sorted(REGISTRY)
+    commands = registry()
+    names = sorted(commands)
     starting = [name for name in names if name.startswith(query)]
     inside = [name for name in names if query and query in name and not name.startswith(query)]
     items = []
     for name in starting + inside:
-        command = REGISTRY[name]
+        command = commands[name]
         at = name.find(query) + 1
         items.append(
             CompletionItem(
@@ -76,7 +77,7 @@ def command_items(query: str) -> list[CompletionItem]:
 
 def command_completion(name: str) -> str:
     """The prompt text after completing ``name``: a space follows when it takes arguments."""
-    command = REGISTRY.get(name)
+    command = registry().get(name)
     return f"/{name}" + (" " if command is not None and command.arguments else "")
 
 

@@ -35,8 +35,9 @@ class PaletteEntry:
 
 def slash_entries(chat: ChatScreen) -> list[PaletteEntry]:
     entries = []
-    for name in sorted(slash_commands.REGISTRY):
-        command = slash_commands.REGISTRY[name]
+    commands = slash_commands.registry()
+    for name in sorted(commands):
+        command = commands[name]
         usage = f"/{name} {command.arguments}".rstrip()
         if needs_argument(command):
             entries.append(PaletteEntry(usage, command.description, _prefill(chat, name)))

@@ -31,6 +31,14 @@ class SlashCommand:
 REGISTRY: dict[str, SlashCommand] = {}
 
 
+def registry() -> dict[str, SlashCommand]:
+    """Every command. The built-in ones register when ``zett_tui.ui.commands`` is imported: after
+    the first frame, in a thread (``ui/deferred_imports.py``), or here at the first use before that."""
+    import zett_tui.ui.commands  # noqa: F401
+
+    return REGISTRY
+
+
 def slash_command(name: str, description: str, *, arguments: str = "") -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
         REGISTRY[name] = SlashCommand(name, description, handler, arguments)
@@ -51,17 +59,18 @@ def split_command(text: str) -> tuple[str, str] | None:
 
 
 def nearest(name: str, limit: int = 3) -> list[str]:
-    return difflib.get_close_matches(name, list(REGISTRY), n=limit, cutoff=0.5)
+    return difflib.get_close_matches(name, list(registry()), n=limit, cutoff=0.5)
 
 
 def completions(prefix: str) -> list[SlashCommand]:
     """Commands whose name starts with ``prefix`` (without the slash), in name order."""
-    return [REGISTRY[name] for name in sorted(REGISTRY) if name.startswith(prefix)]
+    commands = registry()
+    return [commands[name] for name in sorted(commands) if name.startswith(prefix)]
 
 
 def run(chat: ChatScreen, name: str, arguments: str) -> bool:
     """Run a registered command; False when there is none by that name."""
-    command = REGISTRY.get(name)
+    command = registry().get(name)
     if command is None:
         return False
     result: Any = command.handler(chat, arguments)

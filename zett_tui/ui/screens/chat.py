@@ -16,36 +16,31 @@ from textual.worker import Worker, WorkerState
 
 from zett_tui import paths
 from zett_tui.launch import LaunchSettings
-from zett_tui.runtime.events import ContextMeasured, DecisionRequested, PlanModeChanged, TurnFinished, UIEvent
-from zett_tui.ui import commands as _builtin_commands  # noqa: F401  (registers the commands)
 from zett_tui.ui import slash_commands
-from zett_tui.ui.decisions import DecisionDialogs
-from zett_tui.ui.long_lived_objects import freeze_startup_objects
-from zett_tui.ui.palette import ChatCommands
+from zett_tui.ui.deferred_imports import import_after_first_frame
+from zett_tui.ui.long_lived_objects import freeze_startup_objects, resume_collection
 from zett_tui.ui.slash_commands import split_command
-from zett_tui.ui.turn_presenter import TurnPresenter
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript, UserBlock
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+
+    from zett_tui.runtime.events import UIEvent
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.decisions import DecisionDialogs
+    from zett_tui.ui.turn_presenter import TurnPresenter
 
 log = logging.getLogger(__name__)
 
 
-def _import_runtime() -> None:
-    """Import the agent runtime (SQLAlchemy, pydantic: about 0.3 s) in a worker thread.
+def _chat_commands() -> type[Provider]:
+    """The palette's provider, imported when the palette first opens (Textual accepts a callable)."""
+    from zett_tui.ui.palette import ChatCommands
 
-    Imported on the event loop, as ``AgentHost.start`` would, they hold it that long and keys typed
-    meanwhile do not show; from a thread, echo stays under 0.1 s (``benchmarks/bench_app.py``).
-    """
-    from zett_agent.storage import SQLiteSessionStorage  # resolved lazily: this imports SQLAlchemy
-
-    import zett_tui.runtime.host  # noqa: F401
-
-    del SQLiteSessionStorage
+    return ChatCommands
 
 
 class ChatScreen(Screen[None]):
@@ -69,7 +64,7 @@ class ChatScreen(Screen[None]):
         Binding("f1", "show_help", "Commands and keys", show=False, tooltip="List the commands and keys"),
     ]
     #: Ctrl+P lists the slash commands and key-only actions (see ui/palette.py).
-    COMMANDS = {ChatCommands}
+    COMMANDS = {_chat_commands}
 
     def __init__(self, launch: LaunchSettings) -> None:
         super().__init__()
@@ -78,10 +73,12 @@ class ChatScreen(Screen[None]):
         self.queue: deque[str] = deque()
         self.turn_worker: Worker[Any] | None = None
         self.presenter: TurnPresenter | None = None
-        self.dialogs = DecisionDialogs(self)
+        self._dialogs: DecisionDialogs | None = None
         self.warmup_failed = False
         #: The model of the last answer shown: an answer is labelled when its model differs.
         self.answer_model: str | None = launch.model_label
+        #: Set once the composer has focus: keys handled before that would go nowhere.
+        self.ready_for_keys = asyncio.Event()
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -93,6 +90,15 @@ class ChatScreen(Screen[None]):
             id="composer", menu=menu, project_root=self.launch.cwd, history_file=paths.prompt_history_file()
         )
         yield StatusLine(id="status")
+
+    @property
+    def dialogs(self) -> DecisionDialogs:
+        """The runtime's questions as dialogs (made at the first question or cancel)."""
+        if self._dialogs is None:
+            from zett_tui.ui.decisions import DecisionDialogs
+
+            self._dialogs = DecisionDialogs(self)
+        return self._dialogs
 
     @property
     def transcript(self) -> Transcript:
@@ -116,6 +122,7 @@ class ChatScreen(Screen[None]):
     def on_mount(self) -> None:
         self.composer.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
         self.composer.focus()
+        self.ready_for_keys.set()
         status = self.status
         status.model_label = self.launch.model_label
         status.is_demo = self.launch.is_demo
@@ -135,6 +142,7 @@ class ChatScreen(Screen[None]):
                 )
             )
             self.status.activity = "read-only"
+            self.call_after_refresh(resume_collection)
             return
         self.call_after_refresh(self._start_warm_up)
 
@@ -145,14 +153,22 @@ class ChatScreen(Screen[None]):
 
     async def _warm_up(self) -> None:
         try:
-            await asyncio.to_thread(_import_runtime)
-        except Exception:  # only a head start: host.start() imports what it needs itself
-            log.warning("importing the runtime in a thread failed", exc_info=True)
+            await self._build_agent()
+        finally:
+            resume_collection()  # a no-op once the agent is ready (freeze_startup_objects resumed it)
+
+    async def _build_agent(self) -> None:
+        try:
+            await asyncio.to_thread(import_after_first_frame)
+        except Exception:  # only a head start: each use imports what it needs itself
+            log.warning("importing the rest of zett in a thread failed", exc_info=True)
         from zett_tui.runtime.errors import describe_error
         from zett_tui.runtime.host import AgentHost, options_from_launch
 
         if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
             from zett_tui.ui.workspace_trust import settle_project_trust
+
+            resume_collection()  # the question can stay open for as long as the user likes
 
             await settle_project_trust(self)
         launch = self.launch
@@ -249,6 +265,8 @@ class ChatScreen(Screen[None]):
 
     def _start_turn(self, prompt: str | None) -> None:
         """Start a turn for ``prompt``, or carry on the interrupted one when it is None."""
+        from zett_tui.ui.turn_presenter import TurnPresenter
+
         assert self.host is not None
         self.status.queued = len(self.queue)
         self.transcript.add(UserBlock(prompt) if prompt is not None else NoticeBlock("Continuing…", "info"))
@@ -270,6 +288,7 @@ class ChatScreen(Screen[None]):
 
     def turn_sink(self, presenter: TurnPresenter, model: str) -> Callable[[UIEvent], None]:
         """Where the events of a turn (or of ``/compact``) go; ``model`` is the one answering."""
+        from zett_tui.runtime.events import ContextMeasured, DecisionRequested, PlanModeChanged, TurnFinished
 
         def sink(event: UIEvent) -> None:
             self.dialogs.observe(event)
@@ -304,6 +323,8 @@ class ChatScreen(Screen[None]):
         if event.worker is not self.turn_worker:
             return
         if event.state is WorkerState.ERROR:
+            from zett_tui.runtime.events import TurnFinished
+
             log.error("turn worker failed", exc_info=event.worker.error)
             if self.presenter is not None:
                 self.presenter.finish(TurnFinished("failed", f"Internal error: {event.worker.error!r}"))
@@ -338,7 +359,8 @@ class ChatScreen(Screen[None]):
         if not self.busy or self.turn_worker is None:
             return False
         self.turn_worker.cancel()
-        self.dialogs.close_all()
+        if self._dialogs is not None:
+            self._dialogs.close_all()
         return True
 
     async def on_unmount(self) -> None:

@@ -8,20 +8,22 @@ A block knows its source text and renders itself to lines for a width; the rende
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from zett_tui.ui.widgets.transcript_markdown import MarkdownStream
 from zett_tui.ui.widgets.transcript_render import (
     Line,
     RenderContext,
     make_inert,
     make_terminal_output_inert,
 )
+
+if TYPE_CHECKING:
+    from zett_tui.ui.widgets.transcript_markdown import MarkdownStream
 
 AnswerStatus = Literal["completed", "cancelled", "failed"]
 ToolState = Literal["pending", "running", "done", "failed", "cancelled"]
@@ -151,6 +153,13 @@ class UserBlock(Block):
         return _prefixed(lines, marker, marker)
 
 
+def _markdown_stream() -> MarkdownStream:
+    """markdown-it is imported at the first answer (or after the first frame), not at start-up."""
+    from zett_tui.ui.widgets.transcript_markdown import MarkdownStream
+
+    return MarkdownStream()
+
+
 class AnswerBlock(Block):
     """A streamed Markdown answer. Only the open tail is re-rendered as text arrives."""
 
@@ -159,7 +168,7 @@ class AnswerBlock(Block):
         self.label = make_inert(label) if label else None
         self._label_line: tuple[tuple[int, int], Line] | None = None
         self._status: str | None = None
-        self.document = MarkdownStream()
+        self.document = _markdown_stream()
 
     @property
     def status(self) -> str | None:

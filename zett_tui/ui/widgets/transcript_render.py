@@ -14,17 +14,18 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
 from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import PygmentsSyntaxTheme, SyntaxTheme
 from rich.text import Text
 from rich.theme import Theme
+
+if TYPE_CHECKING:  # Pygments is imported at the first code block, not before the first frame
+    from pygments.lexer import Lexer
+    from rich.syntax import SyntaxTheme
 
 Line = tuple[tuple[str, int], ...]
 """One rendered row: (text, style id) pairs whose cell lengths add up to the render width."""
@@ -130,6 +131,9 @@ def _markdown_theme(styles: BlockStyles) -> Theme:
 @lru_cache(maxsize=64)
 def lexer_for(name: str) -> Lexer | None:
     """A cached Pygments lexer for a fence info string (`None` for unknown languages)."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
     except ClassNotFound:
@@ -164,9 +168,15 @@ class RenderContext:
             self.code_background = background.triplet.hex
         #: The Pygments style: the theme's ``code-theme`` variable, else the dark or light default.
         self.code_theme_name = choose_code_theme(dark, code_theme)
-        self.code_theme: SyntaxTheme = PygmentsSyntaxTheme(self.code_theme_name)
         self.style_table: list[Style | None] = [None]
         self._style_ids: dict[Style | None, int] = {None: 0}
+
+    @cached_property
+    def code_theme(self) -> SyntaxTheme:
+        """The Pygments style for code, made at the first code block."""
+        from rich.syntax import PygmentsSyntaxTheme
+
+        return PygmentsSyntaxTheme(self.code_theme_name)
 
     def style_id(self, style: Style | None) -> int:
         """The index of `style` in `style_table` (added if new)."""

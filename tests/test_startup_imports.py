@@ -1,0 +1,72 @@
+"""What zett imports before its first frame: only what that frame needs.
+
+Import time is most of zett's start-up (``benchmarks/bench_app.py``); the runtime, the provider
+SDKs, the Markdown renderer, the slash commands and the dialogs are imported after the first frame
+(``zett_tui/ui/deferred_imports.py``). This keeps them from creeping back in front of it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from zett_tui.ui.deferred_imports import AFTER_FIRST_FRAME, import_after_first_frame
+
+#: Packages and modules that must not be imported before the first frame.
+AFTER_THE_FIRST_FRAME = (
+    "anthropic",
+    "openai",
+    "httpx",
+    "sqlalchemy",
+    "pydantic",
+    "markdown_it",
+    "pygments",
+    "zett_agent",
+    "zett_tui.runtime.host",
+    "zett_tui.runtime.events",
+    "zett_tui.ui.commands",
+    "zett_tui.ui.decisions",
+    "zett_tui.ui.modals",
+    "zett_tui.ui.palette",
+    "zett_tui.ui.turn_presenter",
+    "zett_tui.ui.widgets.transcript_markdown",
+)
+
+PROBE = """
+import json, sys
+from pathlib import Path
+from zett_tui.cli import build_parser
+from zett_tui.startup import prepare_launch
+from zett_tui.ui.app import ZettApp
+launch = prepare_launch(cwd=Path.cwd(), env={"PATH": ""}, model=None, theme=None)
+app = ZettApp(launch)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_first_frame_needs_none_of_the_heavy_modules(tmp_path) -> None:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout.splitlines()[-1])
+    early = [
+        name
+        for name in loaded
+        if any(name == heavy or name.startswith(heavy + ".") for heavy in AFTER_THE_FIRST_FRAME)
+    ]
+    assert early == []
+
+
+def test_the_deferred_modules_exist_and_import() -> None:
+    import_after_first_frame()
+    assert all(name in sys.modules for name in AFTER_FIRST_FRAME)

@@ -44,21 +44,29 @@ class ZettApp(App[str | None]):
     def __init__(self, launch: LaunchSettings) -> None:
         super().__init__()
         self.launch = launch
+        # Before the stylesheet is first parsed: chosen later, the whole stylesheet is parsed twice.
+        for problem in start_themes(self, launch.theme, launch.terminal_background):
+            launch.notices.append(("warning", problem))
+        if not launch.animations:
+            self.animation_level = "none"
         self.chat = ChatScreen(launch)
         self._last_interrupt = 0.0
         self._quitting = False
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The chat is the first screen (not pushed over an empty one): one screen less to lay out
+        and draw before the first frame."""
+        return self.chat
+
+    async def on_mount(self) -> None:
+        """Hold the app's queue until the composer has focus: the first keys (typed at start-up and
+        replayed, or read by the driver) are handled after this, so none goes nowhere."""
+        await self.chat.ready_for_keys.wait()
 
     def on_load(self) -> None:
         from zett_tui.ui.typeahead_replay import replay_typeahead
 
         replay_typeahead(self)  # before the driver starts, so these keys come first
-
-    async def on_mount(self) -> None:
-        if not self.launch.animations:
-            self.animation_level = "none"
-        for problem in start_themes(self, self.launch.theme, self.launch.terminal_background):
-            self.launch.notices.append(("warning", problem))
-        await self.push_screen(self.chat)  # composed before the first key is handled
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)
@@ -158,7 +166,11 @@ class ZettApp(App[str | None]):
         self.chat = ChatScreen(launch)
         while len(self.screen_stack) > 1 and self.screen is not old:
             self.pop_screen()
-        await self.switch_screen(self.chat)
+        if len(self.screen_stack) > 1:
+            await self.switch_screen(self.chat)
+        else:  # the first chat is the app's base screen, which Textual cannot switch away from
+            old.transcript.clear()  # it stays below, closed and empty
+            await self.push_screen(self.chat)
 
     async def action_quit(self) -> None:
         """Quit cleanly: a running turn is cancelled and recorded before the app exits."""

@@ -102,10 +102,13 @@ def read_theme_dirs(dirs: Iterable[Path]) -> LoadedThemes:
     """Like ``load_themes``, also telling which file each theme came from."""
     by_name: dict[str, Theme] = {}
     loaded = LoadedThemes()
+    bundled = paths.bundled_dir("themes")
     for folder in dirs:
         for path in _theme_files(folder, loaded.problems):
             try:
-                theme, ignored = read_theme_file(path)
+                # zett's own files are checked by the tests; checking their code styles here would
+                # import Pygments before the first frame
+                theme, ignored = read_theme_file(path, check_code_theme=folder != bundled)
             except ThemeFileError as error:
                 loaded.problems.append(f"Theme file {path}: {error}; the file was skipped.")
                 continue
@@ -136,7 +139,7 @@ def _theme_files(folder: Path, problems: list[str]) -> list[Path]:
         return []
 
 
-def read_theme_file(path: Path) -> tuple[Theme, list[str]]:
+def read_theme_file(path: Path, *, check_code_theme: bool = True) -> tuple[Theme, list[str]]:
     """The theme in one file, and the keys that were ignored. Raises ``ThemeFileError``."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
@@ -150,11 +153,14 @@ def read_theme_file(path: Path) -> tuple[Theme, list[str]]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ThemeFileError(f"not valid TOML: {error}") from None
-    return parse_theme(data)
+    return parse_theme(data, check_code_theme=check_code_theme)
 
 
-def parse_theme(data: Mapping[str, Any]) -> tuple[Theme, list[str]]:
-    """Check one theme's data and build it. Raises ``ThemeFileError`` naming the first bad key."""
+def parse_theme(data: Mapping[str, Any], *, check_code_theme: bool = True) -> tuple[Theme, list[str]]:
+    """Check one theme's data and build it. Raises ``ThemeFileError`` naming the first bad key.
+
+    ``check_code_theme=False`` takes the ``code-theme`` variable on trust (no Pygments import).
+    """
     name = data.get("name")
     if name is None:
         raise ThemeFileError('no "name" (add a line such as name = "my-theme")')
@@ -172,7 +178,7 @@ def parse_theme(data: Mapping[str, Any]) -> tuple[Theme, list[str]]:
     raw_variables = data.get("variables", {})
     if not isinstance(raw_variables, dict):
         raise ThemeFileError('variables: expected a table ([variables] with name = "value" lines)')
-    variables = {name: _variable(name, value) for name, value in raw_variables.items()}
+    variables = {name: _variable(name, value, check_code_theme) for name, value in raw_variables.items()}
     ignored = [f"unknown key {key!r} was ignored" for key in data if key not in _KNOWN_KEYS]
     theme = Theme(name=name, dark=dark, variables=variables, **fields)
     try:
@@ -201,13 +207,13 @@ def _fraction(key: str, value: object) -> float:
     return float(value)
 
 
-def _variable(name: object, value: object) -> str:
+def _variable(name: object, value: object, check_code_theme: bool = True) -> str:
     if not isinstance(name, str) or not _VARIABLE_NAME.fullmatch(name):
         raise ThemeFileError(f"variables: {name!r} is not a variable name (lower-case words joined by -)")
     if not isinstance(value, str):
         raise ThemeFileError(f"variables.{name}: expected a value in quotes, got {value!r}")
     if name == CODE_THEME_VARIABLE:
-        if not _is_pygments_style(value):
+        if check_code_theme and not _is_pygments_style(value):
             raise ThemeFileError(
                 f"variables.{name}: {value!r} is not a Pygments style (for example github-dark or xcode)"
             )
@@ -373,8 +379,30 @@ def start_themes(
     """
     problems = register_themes(app, dirs)
     name, unknown = resolve_theme_name(app, configured, effective_background(queried_background, env))
-    app.theme = name
+    if app.is_running:
+        app.theme = name
+    else:
+        _select_before_start(app, name)
     return [*problems, *([unknown] if unknown else [])]
+
+
+def _select_before_start(app: App[Any], name: str) -> None:
+    """Select a theme before the app runs, without the re-parse of every stylesheet that the
+    theme watcher schedules (~15 ms before the first frame): what the watcher does, minus that.
+
+    The stylesheet is not parsed yet; it is parsed once, with this theme's variables, at the start.
+    """
+    refresh_filter = getattr(app, "_refresh_truecolor_filter", None)
+    if refresh_filter is None:  # a Textual without it: the ordinary (slower) way
+        app.theme = name
+        return
+    app.set_reactive(App.theme, name)
+    theme = app.current_theme
+    app.set_class(True, f"-theme-{name}", update=False)
+    app.set_class(theme.dark, "-dark-mode", update=False)
+    app.set_class(not theme.dark, "-light-mode", update=False)
+    refresh_filter(app.ansi_theme)
+    app.stylesheet.set_variables(app.get_css_variables())
 
 
 MONOCHROME_CSS = """

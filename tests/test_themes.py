@@ -7,6 +7,7 @@ import os
 import re
 import termios
 import threading
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.ui_helpers import answers, idle, make_app, notices, submit, wait_for, wait_ready
 from zett_tui import paths
 from zett_tui.config import load_settings
-from zett_tui.terminal_background import ask, background_from_reply, query_background
+from zett_tui.terminal_background import BackgroundQuery, ask, background_from_reply, query_background
 from zett_tui.ui.modals.theme_picker import ThemePicker
 from zett_tui.ui.themes import (
     DARK_THEME,
@@ -32,6 +33,7 @@ from zett_tui.ui.themes import (
     detect_terminal_background,
     load_themes,
     read_theme_dirs,
+    read_theme_file,
     register_themes,
     resolve_theme_name,
     syntax_theme_name,
@@ -66,6 +68,8 @@ def test_bundled_themes_load_without_problems() -> None:
     assert set(by_name) == BUNDLED_NAMES
     assert by_name[LIGHT_THEME].dark is False
     assert by_name[DARK_THEME].dark is True and by_name[HIGH_CONTRAST_THEME].dark is True
+    for path in sorted(BUNDLED.glob("*.toml")):  # the app skips this check for them at start-up
+        read_theme_file(path, check_code_theme=True)
 
 
 def test_default_folders_are_the_bundled_then_the_users(isolated_dirs: Path) -> None:
@@ -198,6 +202,31 @@ def test_osc11_query_on_a_pseudo_terminal_restores_the_mode(answer: bytes, expec
         terminal.join(5)
         assert asked.is_set()
         assert background_from_reply(reply) == expected
+        assert termios.tcgetattr(slave) == before
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_the_answer_read_after_start_up_work_keeps_the_keys_typed_meanwhile() -> None:
+    """zett asks as it starts and reads after its imports: by then the deadline may have passed,
+    but the answer and the keys typed before it are already there, and both are used."""
+    from zett_tui import typeahead
+
+    master, slave = os.openpty()
+    try:
+        before = termios.tcgetattr(slave)
+        typeahead.take()
+        query = BackgroundQuery.send_on(os.dup(slave))
+        assert query is not None
+        received = b""
+        while b"\x1b[c" not in received:
+            received += os.read(master, 100)
+        os.write(master, b"hi\x1b]11;rgb:f8f8/f8f8/f2f2\x1b\\\x1b[?62c")
+        time.sleep(0.2)  # the imports
+        assert query.answer(timeout=0.05) == "light"
+        assert query.answer() == "light"  # asked again: the same answer, the terminal not touched
+        assert typeahead.take() == "hi"
         assert termios.tcgetattr(slave) == before
     finally:
         os.close(master)

@@ -12,8 +12,14 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zett_tui import __version__, typeahead
+from zett_tui.ui import long_lived_objects
+
+if TYPE_CHECKING:
+    from zett_tui.headless import HeadlessRequest
+    from zett_tui.terminal_background import BackgroundQuery
 
 log = logging.getLogger("zett_tui.cli")
 
@@ -102,6 +108,7 @@ def build_sessions_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    long_lived_objects.pause_collection()  # until the app is warm, or now for anything else
     try:
         return _run(arguments, os.environ)
     except KeyboardInterrupt:
@@ -116,10 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     finally:
         typeahead.release()
+        long_lived_objects.resume_collection()
 
 
 def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     if arguments[:1] == ["sessions"]:
+        long_lived_objects.resume_collection()
         return _sessions(build_sessions_parser().parse_args(arguments[1:]))
     options = build_parser().parse_args(arguments)
     from zett_tui.headless import HeadlessUsageError, headless_request
@@ -130,8 +139,27 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
         print(f"zett: {error}", file=sys.stderr)
         return EXIT_USAGE
     open_as = options.open_as or (_ask_how_to_open(options) if request is None else None)
+    query: BackgroundQuery | None = None
     if request is None:  # the app will open: keep what is typed from now on for it
         typeahead.hold(sys.stdin)
+        if options.theme is None:  # asked now, read after the imports: the round trip overlaps them
+            from zett_tui.terminal_background import BackgroundQuery
+
+            query = BackgroundQuery.send(env)
+    try:
+        return _launch(options, env, request, open_as, query)
+    finally:
+        if query is not None:
+            query.answer(timeout=0)  # already read unless start-up failed: then it is put away here
+
+
+def _launch(
+    options: argparse.Namespace,
+    env: Mapping[str, str],
+    request: HeadlessRequest | None,
+    open_as: str | None,
+    query: BackgroundQuery | None,
+) -> int:
     from zett_tui.startup import StartupError, prepare_launch
 
     try:
@@ -152,13 +180,14 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     if request is not None:
         from zett_tui.headless import run_from_cli
 
+        long_lived_objects.resume_collection()
         return run_from_cli(launch, request)
-    if launch.theme is None:  # no theme chosen: follow the terminal's background
-        from zett_tui.terminal_background import query_background
-
-        launch.terminal_background = query_background(env)
     from zett_tui.ui.app import ZettApp
 
+    if query is not None:
+        background = query.answer()
+        if launch.theme is None:  # no theme chosen: follow the terminal's background
+            launch.terminal_background = background
     app = ZettApp(launch)
     session_id = app.run()
     code = app.return_code or EXIT_OK

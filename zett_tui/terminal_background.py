@@ -17,7 +17,7 @@ import select
 import sys
 import time
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from zett_tui import typeahead
 
@@ -35,26 +35,75 @@ def query_background(
     env: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT
 ) -> Background | None:
     """The terminal's background, "dark" or "light"; None when not on a terminal or it did not answer."""
-    environment = os.environ if env is None else env
-    if os.name != "posix" or environment.get("TERM", "") in ("", "dumb"):
-        return None
-    try:
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    pending = BackgroundQuery.send(env)
+    return None if pending is None else pending.answer(timeout)
+
+
+class BackgroundQuery:
+    """The question, asked early; the answer, read later.
+
+    zett asks as it starts and reads the answer after its imports, so the terminal's round trip
+    (a network round trip over SSH) overlaps work that has to be done anyway. Until the answer is
+    read the terminal stays in non-canonical, no-echo mode, so neither the answer nor keys typed
+    meanwhile are echoed; the keys are handed to ``typeahead``.
+    """
+
+    def __init__(self, fd: int, saved: list[Any], sent_at: float) -> None:
+        self._fd = fd
+        self._saved = saved
+        self._sent_at = sent_at
+        self._answered = False
+        self._background: Background | None = None
+
+    @classmethod
+    def send(cls, env: Mapping[str, str] | None = None) -> BackgroundQuery | None:
+        """Ask the terminal now; None when not on a terminal (nothing was sent)."""
+        environment = os.environ if env is None else env
+        if os.name != "posix" or environment.get("TERM", "") in ("", "dumb"):
             return None
-        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-    except (OSError, ValueError):
-        return None
-    try:
-        reply = ask(fd, timeout)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return background_from_reply(reply)
+        try:
+            if not (sys.stdin.isatty() and sys.stdout.isatty()):
+                return None
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+        except (OSError, ValueError):
+            return None
+        return cls.send_on(fd)
+
+    @classmethod
+    def send_on(cls, fd: int) -> BackgroundQuery | None:
+        """Ask on terminal ``fd``, which the query then owns (closed once answered)."""
+        try:
+            saved = _send(fd)
+        except (OSError, ImportError):
+            os.close(fd)
+            return None
+        return cls(fd, saved, time.monotonic())
+
+    def answer(self, timeout: float = DEFAULT_TIMEOUT) -> Background | None:
+        """Read the answer (waiting at most ``timeout`` from when it was asked) and put the terminal back.
+
+        Only the first call reads; later ones return the same answer.
+        """
+        if self._answered:
+            return self._background
+        self._answered = True
+        try:
+            self._background = background_from_reply(_collect(self._fd, self._saved, self._sent_at + timeout))
+        except OSError:
+            pass
+        finally:
+            os.close(self._fd)
+        return self._background
 
 
 def ask(fd: int, timeout: float) -> bytes:
     """Send the question on terminal ``fd`` in non-canonical, no-echo mode; return what came back."""
+    saved = _send(fd)
+    return _collect(fd, saved, time.monotonic() + timeout)
+
+
+def _send(fd: int) -> list[Any]:
+    """Switch ``fd`` to non-canonical, no-echo mode and ask; returns the mode to restore."""
     import termios
 
     saved = termios.tcgetattr(fd)
@@ -62,13 +111,22 @@ def ask(fd: int, timeout: float) -> bytes:
     quiet[3] &= ~(termios.ICANON | termios.ECHO)
     quiet[6][termios.VMIN] = 0
     quiet[6][termios.VTIME] = 0
-    answered = False
     termios.tcsetattr(fd, termios.TCSANOW, quiet)
     try:
         os.write(fd, QUERY)
-        reply, answered = _read_reply(fd, time.monotonic() + timeout)
-        if not answered:  # keys typed meanwhile are in the queue the flush below empties
-            reply += _read_reply(fd, time.monotonic())[0]
+    except OSError:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
+        raise
+    return saved
+
+
+def _collect(fd: int, saved: list[Any], deadline: float) -> bytes:
+    """Read the answer until ``deadline``, restore the mode ``saved``, keep the keys typed meanwhile."""
+    import termios
+
+    answered = False
+    try:
+        reply, answered = _read_reply(fd, deadline)
     finally:
         # Without the closing answer a late reply could still arrive: drop what is queued.
         termios.tcsetattr(fd, termios.TCSADRAIN if answered else termios.TCSAFLUSH, saved)
@@ -83,9 +141,10 @@ def typed_keys(reply: bytes) -> bytes:
 
 
 def _read_reply(fd: int, deadline: float) -> tuple[bytes, bool]:
+    """Read until the closing answer or ``deadline``; what is already there is read even after it."""
     reply = b""
-    while (remaining := deadline - time.monotonic()) > 0:
-        ready, _, _ = select.select([fd], [], [], remaining)
+    while True:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
         if not ready:
             break
         chunk = os.read(fd, 1024)

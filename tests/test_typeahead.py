@@ -99,3 +99,20 @@ async def test_a_draft_typed_while_starting_lands_in_the_prompt_box() -> None:
         await wait_ready(pilot)
         assert app.chat.composer.text == "draft"
         assert app.focused is app.chat.composer
+
+
+async def test_text_typed_while_starting_is_in_the_first_frame() -> None:
+    typeahead.keep(b"draft")
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(100, 30)):
+        assert app.chat.composer.text == "draft"  # run_test returns once the app is mounted
+
+
+async def test_keys_after_the_text_are_replayed_in_order() -> None:
+    typeahead.keep(b"ab\rcd")  # "ab" goes in directly; Enter and "cd" are replayed after it
+    model = ScriptedModel(text_step("Hi."))
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(model.requests))
+        assert prompts(app) == ["ab"]
+        assert app.chat.composer.text == "cd"

@@ -66,7 +66,7 @@ class ZettApp(App[str | None]):
     def on_load(self) -> None:
         from zett_tui.ui.typeahead_replay import replay_typeahead
 
-        replay_typeahead(self)  # before the driver starts, so these keys come first
+        self.chat.typed_at_start = replay_typeahead(self)  # before the driver starts: these come first
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)

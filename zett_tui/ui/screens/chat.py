@@ -79,6 +79,8 @@ class ChatScreen(Screen[None]):
         self.answer_model: str | None = launch.model_label
         #: Set once the composer has focus: keys handled before that would go nowhere.
         self.ready_for_keys = asyncio.Event()
+        #: Plain text typed while zett started, put in the composer before the first frame.
+        self.typed_at_start = ""
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -122,6 +124,9 @@ class ChatScreen(Screen[None]):
     def on_mount(self) -> None:
         self.composer.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
         self.composer.focus()
+        if self.typed_at_start:
+            self.composer.insert(self.typed_at_start)
+            self.typed_at_start = ""
         self.ready_for_keys.set()
         status = self.status
         status.model_label = self.launch.model_label

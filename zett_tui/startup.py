@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zett_tui.config import describe_config_locations, load_settings
 from zett_tui.config_schema import Settings
@@ -25,8 +26,10 @@ from zett_tui.models import (
     reasoning_effort_name_for,
 )
 from zett_tui.redact import redactor_from_environment
-from zett_tui.sessions.index import SessionSummary
 from zett_tui.trust import ProjectFiles, TrustState, find_project, trust_state, untrusted_notice
+
+if TYPE_CHECKING:  # the session index is imported only to resume one
+    from zett_tui.sessions.index import SessionSummary
 
 
 class StartupError(Exception):

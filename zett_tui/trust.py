@@ -16,7 +16,6 @@ No Textual here: the app asks (``zett_tui.ui.workspace_trust``), this module kno
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -120,6 +119,8 @@ def project_files(root: Path) -> ProjectFiles | None:
     entries = _collect(root)
     if not entries:
         return None
+    import hashlib  # only for a project that has something to load
+
     digest = hashlib.sha256()
     for relative, content in entries:
         name = relative.encode("utf-8", errors="surrogateescape")

@@ -124,6 +124,8 @@ def isolated_env(home: Path, server: ServerProcess) -> dict[str, str]:
 
 ZETT = ["-m", "zett_tui", "--model", "openai:gpt-test"]
 MINIMAL = ["-m", "benchmarks.minimal_app"]
+#: The minimal app plus the runtime consuming the same answer: the baseline for echo while streaming.
+MINIMAL_STREAMING = ["-m", "benchmarks.minimal_streaming_app"]
 
 
 class AnsweringScreen(pyte.Screen):
@@ -503,29 +505,38 @@ async def run_stream_inprocess(runs: int, work: Path, answer: str, results: Resu
 # -- 3c, 4, 5: the stream in the pty -------------------------------------------------------------------
 
 
+def type_while_streaming(pty: Pty, results: Results, prefix: str) -> float:
+    """Send a prompt, then a key (or a backspace) every 50 ms until the answer is in; each one's echo
+    delay goes to ``PREFIX.echo``. Returns when the prompt was sent."""
+    if pty.wait(pty.idle, 20) is None:
+        raise RuntimeError(f"{prefix} never became idle:\n" + "\n".join(pty.screen.display))
+    pty.child.send("stream please\r")
+    sent = time.perf_counter()
+    if pty.wait(pty.writing, 20) is None:
+        raise RuntimeError("the answer never appeared:\n" + "\n".join(pty.screen.display))
+    while not pty.idle():
+        key, expected = ("x", "x") if pty.composer() == "" else ("\x7f", "")
+        written = time.perf_counter()
+        pty.child.send(key)
+        shown = pty.wait(lambda expected=expected: pty.composer() == expected, 5)  # type: ignore[misc]
+        if shown is None:
+            results.flag(f"{prefix}.echo_arrived", False)
+            break
+        results.add(f"{prefix}.echo", shown - written)
+        pty.wait(lambda: False, max(0.0, written + 0.05 - time.perf_counter()))
+    return sent
+
+
 def stream_in_pty(work: Path, answer: str, results: Results, run: int) -> None:
     server = ServerProcess(work / f"server-pty-{run}", answer)
     project = work / "project"
     project.mkdir(exist_ok=True)
     try:
+        with spawned(MINIMAL_STREAMING, isolated_env(work / f"home-baseline-{run}", server), project) as pty:
+            type_while_streaming(pty, results, "minimal.pty")
         with spawned(ZETT, isolated_env(work / f"home-stream-{run}", server), project) as pty:
-            if pty.wait(pty.idle, 20) is None:
-                raise RuntimeError("zett never became idle:\n" + "\n".join(pty.screen.display))
-            pty.child.send("stream please\r")
-            sent = time.perf_counter()
-            if pty.wait(pty.writing, 20) is None:
-                raise RuntimeError("the answer never appeared:\n" + "\n".join(pty.screen.display))
             bench_cpu0 = time.process_time()
-            while not pty.idle():
-                key, expected = ("x", "x") if pty.composer() == "" else ("\x7f", "")
-                written = time.perf_counter()
-                pty.child.send(key)
-                shown = pty.wait(lambda expected=expected: pty.composer() == expected, 5)  # type: ignore[misc]
-                if shown is None:
-                    results.flag("pty.echo_arrived", False)
-                    break
-                results.add("pty.echo", shown - written)
-                pty.wait(lambda: False, max(0.0, written + 0.05 - time.perf_counter()))
+            sent = type_while_streaming(pty, results, "zett.pty")
             finished = pty.wait(pty.idle, 60)
             results.add("pty.turn_wall", None if finished is None else finished - sent)
             results.add("pty.bench_cpu", time.process_time() - bench_cpu0)
@@ -619,10 +630,13 @@ def report(results: Results, answer: str) -> None:
             ("  frames drawn (headless)", f"{r.median('app.frames'):.0f}", "", "", ""),
             ("  echo while streaming (headless) med/p95", med_p95(r, "app.headless_echo"), "", "", "< 25 ms"),
         ]  # fmt: skip
-    if "pty.echo" in r.values:
+    if "zett.pty.echo" in r.values:
         rows += [
-            ("echo while streaming (pty) median/p95",
-             f"{med_p95(r, 'pty.echo')} (n={len(r.values['pty.echo'])})", "", "", "< 25 ms"),
+            ("echo while streaming (pty) median", *compare(r, "pty.echo", ms), "< 25 ms"),
+            ("  p95", ms(r.p95("zett.pty.echo")), ms(r.p95("minimal.pty.echo")),
+             ratio(r.p95("zett.pty.echo"), r.p95("minimal.pty.echo")), ""),
+            ("  keys (n)", str(len(r.values["zett.pty.echo"])),
+             str(len(r.values.get("minimal.pty.echo", []))), "", ""),
             ("  Enter -> answer done (pty)", seconds(r.median("pty.turn_wall")), "", "", ""),
             ("  harness CPU while streaming (pty)", seconds(r.median("pty.bench_cpu")), "", "", ""),
             ("idle CPU over 5 s (clock ticks)", f"{r.median('zett.idle_ticks'):.0f}",

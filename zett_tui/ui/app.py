@@ -16,6 +16,7 @@ from textual.widgets import TextArea
 
 from zett_tui import paths
 from zett_tui.launch import LaunchSettings
+from zett_tui.ui.echo_latency import keep_echo_quick
 from zett_tui.ui.screens.chat import ChatScreen
 from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
 
@@ -43,6 +44,7 @@ class ZettApp(App[str | None]):
 
     def __init__(self, launch: LaunchSettings) -> None:
         super().__init__()
+        keep_echo_quick()
         self.launch = launch
         # Before the stylesheet is first parsed: chosen later, the whole stylesheet is parsed twice.
         for problem in start_themes(self, launch.theme, launch.terminal_background):

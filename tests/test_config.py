@@ -62,6 +62,7 @@ class Workspace:
             env={"HOME": str(self.home), **(env or {})},
             flags=flags,
             user_config=self.user_config,
+            project_trusted=True,
         )
 
     def load_clean(self, **kwargs: object) -> Settings:

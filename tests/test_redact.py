@@ -54,3 +54,21 @@ def test_user_patterns_and_known_credentials() -> None:
 def test_ordinary_text_is_unchanged() -> None:
     text = "def token_count(text):\n    return len(text.split())  # PASSWORD policy doc\nsk-short"
     assert Redactor()(text) == text
+
+
+def test_exports_use_a_projects_patterns_only_once_it_is_trusted(isolated_dirs, tmp_path) -> None:
+    import os
+    from pathlib import Path
+
+    from zett_tui.redact import configured_redactor
+    from zett_tui.trust import find_project, remember
+
+    project = Path.cwd()
+    (project / ".zett").mkdir()
+    (project / ".zett" / "config.toml").write_text('redact_patterns = ["internal-[0-9]+"]\n')
+    env = dict(os.environ)
+    assert configured_redactor(project, env)("host internal-42") == "host internal-42"
+    found = find_project(project, env)
+    assert found is not None
+    remember(found, trusted=True)
+    assert "internal-42" not in configured_redactor(project, env)("host internal-42")

@@ -75,7 +75,7 @@ def load_settings(
     env: Mapping[str, str],
     flags: Mapping[str, object] | None = None,
     user_config: Path | None = None,
-    project_trusted: bool = True,
+    project_trusted: bool = False,
 ) -> tuple[Settings, list[ConfigProblem]]:
     """Read every layer; return the settings and what was wrong (each bad item skipped).
 

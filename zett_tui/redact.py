@@ -226,8 +226,10 @@ def configured_redactor(cwd: Path | None = None, env: Mapping[str, str] | None =
     env = os.environ if env is None else env
     try:
         from zett_tui.config import load_settings
+        from zett_tui.trust import project_trusted
 
-        settings, _problems = load_settings(cwd=cwd or Path.cwd(), env=env)
+        folder = cwd or Path.cwd()
+        settings, _problems = load_settings(cwd=folder, env=env, project_trusted=project_trusted(folder, env))
     except Exception:  # a config that cannot be read must not stop an export; keys still go
         return redactor_from_environment(env)
     return redactor_from_environment(env, settings.redact_patterns, settings.endpoints.values())

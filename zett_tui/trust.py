@@ -165,6 +165,12 @@ def store_path() -> Path:
     return paths.data_dir() / TRUST_FILE_NAME
 
 
+def project_trusted(cwd: Path, env: Mapping[str, str]) -> bool:
+    """True when the project above ``cwd`` may load its files: it has none, or the user trusts it."""
+    project = find_project(cwd, env)
+    return project is None or trust_state(project) is TrustState.TRUSTED
+
+
 def trust_state(project: ProjectFiles, *, store: Path | None = None) -> TrustState:
     decision = _read_store(store or store_path()).get(str(project.root))
     if not isinstance(decision, dict):

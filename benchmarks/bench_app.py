@@ -23,6 +23,8 @@ What it does:
    wall time. Both in this process, after a discarded warm-up run of (a).
    (c) keystroke echo while the answer streams, in the pty against the real ``zett``: a key (then a
    backspace) every 50 ms once the answer is on screen, each timed until the prompt box shows it.
+   The baseline is ``benchmarks/minimal_streaming_app.py``: the minimal app with the runtime
+   consuming the same answer through the same SDK, drawing none of it, typed at the same way.
    The headless run also reports echo, measured as key event sent -> first frame showing it.
 4. **Idle CPU**: zett's own CPU ticks (``/proc/PID/stat`` utime+stime) over 5 s after a turn ends.
 5. **Cancel**: Ctrl-C while the answer streams, until the status line says idle.

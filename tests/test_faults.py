@@ -236,6 +236,19 @@ async def test_a_damaged_history_is_set_aside_and_a_fresh_one_started(project_di
     ]
 
 
+async def test_a_damaged_history_set_aside_is_said_as_soon_as_the_app_is_ready(project_dir: Path) -> None:
+    from tests.ui_helpers import make_app, wait_ready
+    from tests.ui_helpers import notices as shown_notices
+
+    database = paths.history_db()
+    paths.ensure_private_dir(database.parent)
+    database.write_bytes(b"this is not a database " * 200)
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        assert any("new, empty history" in text for text in shown_notices(app))
+
+
 async def test_a_damaged_history_that_cannot_be_moved_stops_the_start_with_a_way_forward(
     project_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

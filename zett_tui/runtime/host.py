@@ -321,6 +321,11 @@ class AgentHost:
         """
         self._extension_notices.append(Notice(text, level))
 
+    def take_notices(self) -> list[Notice]:
+        """What the user should hear now (a damaged history set aside at start), and not again."""
+        notices, self._extension_notices = self._extension_notices, []
+        return notices
+
     def _pass_extension_notices(self, sink: Sink) -> None:
         notices, self._extension_notices = self._extension_notices, []
         for notice in notices:

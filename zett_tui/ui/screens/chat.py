@@ -190,6 +190,8 @@ class ChatScreen(Screen[None]):
             return
         for problem in host.extension_report.problems:
             self.transcript.add(NoticeBlock(str(problem), "warning"))
+        for notice in host.take_notices():  # said now, not at the first turn
+            self.transcript.add(NoticeBlock(notice.text, notice.level))
         if self.launch.resume_path is not None:
             await self._offer_interrupted_turn(host)
         measured = await host.estimate_context()

@@ -424,6 +424,9 @@ def main() -> None:
     measure_at = tuple(sorted(int(turn) for turn in args.measure_at.split(",") if turn.strip()))
     if not measure_at or measure_at[-1] > args.turns:
         parser.error("--measure-at must name turns within --turns")
+    from zett_tui.ui import long_lived_objects
+
+    long_lived_objects.pause_collection()  # as the zett command does: the app's GC handling, as shipped
     with tempfile.TemporaryDirectory(prefix="zett-long-session-") as folder:
         home = Path(folder)
         for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):

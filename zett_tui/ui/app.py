@@ -9,14 +9,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from zett_tui import paths
 from zett_tui.launch import LaunchSettings
 from zett_tui.ui.echo_latency import keep_echo_quick
+from zett_tui.ui.long_lived_objects import collect_everything, full_collection_due, full_collection_overdue
 from zett_tui.ui.screens.chat import ChatScreen
 from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
 
@@ -24,6 +27,8 @@ log = logging.getLogger(__name__)
 
 #: A second Ctrl-C within this many seconds quits.
 QUIT_WINDOW_SECONDS = 2.0
+#: No key or mouse input for this long: a whole garbage collection will not be felt.
+QUIET_SECONDS = 30.0
 
 
 class ZettApp(App[str | None]):
@@ -54,6 +59,8 @@ class ZettApp(App[str | None]):
         self.chat = ChatScreen(launch)
         self._last_interrupt = 0.0
         self._quitting = False
+        self._last_input = time.monotonic()
+        self._quiet_timer: Timer | None = None
 
     def get_default_screen(self) -> Screen[Any]:
         """The chat is the first screen (not pushed over an empty one): one screen less to lay out
@@ -69,6 +76,29 @@ class ZettApp(App[str | None]):
         from zett_tui.ui.typeahead_replay import replay_typeahead
 
         self.chat.typed_at_start = replay_typeahead(self)  # before the driver starts: these come first
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
+
+    def collect_when_quiet(self) -> None:
+        """Once a whole garbage collection is due (``long_lived_objects``), run it when the user
+        has left zett alone for a while and no turn runs: it takes a noticeable moment."""
+        if not full_collection_due():
+            return
+        quiet_for = time.monotonic() - self._last_input
+        if (quiet_for >= QUIET_SECONDS or full_collection_overdue()) and not self.chat.busy:
+            if self._quiet_timer is not None:
+                self._quiet_timer.stop()
+                self._quiet_timer = None
+            collect_everything()
+        elif self._quiet_timer is None:
+            self._quiet_timer = self.set_timer(max(1.0, QUIET_SECONDS - quiet_for), self._quiet_timer_fired)
+
+    def _quiet_timer_fired(self) -> None:
+        self._quiet_timer = None
+        self.collect_when_quiet()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)

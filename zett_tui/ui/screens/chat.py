@@ -18,7 +18,7 @@ from zett_tui import paths
 from zett_tui.launch import LaunchSettings
 from zett_tui.ui import slash_commands
 from zett_tui.ui.deferred_imports import import_after_first_frame
-from zett_tui.ui.long_lived_objects import freeze_startup_objects, resume_collection
+from zett_tui.ui.long_lived_objects import freeze_startup_objects, resume_collection, settle_after_turn
 from zett_tui.ui.slash_commands import split_command
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
@@ -338,6 +338,8 @@ class ChatScreen(Screen[None]):
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self.turn_worker = None
             self.status.activity = "idle"
+            settle_after_turn()
+            self.app.call_later(self.app.collect_when_quiet)  # type: ignore[attr-defined]
             self.call_later(self._start_next_turn)
 
     def _set_activity(self, activity: str) -> None:

@@ -1,0 +1,102 @@
+"""The garbage collector's handling: per-turn settling, and the whole collection at a quiet moment."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.fakes.scripted_model import ScriptedModel
+from tests.ui_helpers import make_app, wait_ready
+from zett_tui.ui import app as app_module
+
+# Run in a child process: freezing objects in the test process would keep every later test's garbage.
+SETTLING = """
+import gc
+from zett_tui.ui import long_lived_objects as objects
+
+class Node:
+    def __init__(self):
+        self.me = self
+
+objects.pause_collection()
+assert not gc.isenabled()
+objects.freeze_startup_objects()
+assert gc.isenabled()
+frozen = gc.get_freeze_count()
+
+kept = [Node() for _ in range(100)]
+for _ in range(1000):
+    Node()  # garbage in a cycle, left by "the turn"
+objects.settle_after_turn()
+assert gc.get_freeze_count() >= frozen + 100  # what survived the turn is frozen
+assert gc.get_count()[0] < 50  # and the turn's garbage was collected, not frozen
+
+del kept  # frozen objects that die in a cycle: only a whole collection frees them
+for _ in range(objects.TURNS_BETWEEN_FULL_COLLECTIONS - 1):
+    objects.settle_after_turn()
+assert objects.full_collection_due() and not objects.full_collection_overdue()
+before = gc.get_freeze_count()
+objects.collect_everything()
+assert gc.get_freeze_count() <= before - 100
+assert not objects.full_collection_due()
+print("ok")
+"""
+
+
+def test_each_turn_collects_its_garbage_and_freezes_what_stays() -> None:
+    result = subprocess.run([sys.executable, "-c", SETTLING], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_without_the_cli_nothing_is_frozen_per_turn() -> None:
+    from zett_tui.ui import long_lived_objects as objects
+
+    assert not objects._managed  # tests never call pause_collection in this process
+    objects.settle_after_turn()  # a no-op
+    assert not objects.full_collection_due()
+
+
+@pytest.fixture
+def collections(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    done: list[float] = []
+    monkeypatch.setattr(app_module, "full_collection_due", lambda: True)
+    monkeypatch.setattr(app_module, "full_collection_overdue", lambda: False)
+    monkeypatch.setattr(app_module, "collect_everything", lambda: done.append(time.monotonic()))
+    return done
+
+
+async def test_a_due_collection_waits_for_a_quiet_moment(collections: list[float]) -> None:
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        app._last_input = time.monotonic()  # the user just typed
+        app.collect_when_quiet()
+        assert collections == [] and app._quiet_timer is not None
+        app._last_input = time.monotonic() - app_module.QUIET_SECONDS  # then left it alone
+        app._quiet_timer.stop()
+        app._quiet_timer_fired()
+        assert len(collections) == 1 and app._quiet_timer is None
+
+
+async def test_an_overdue_collection_runs_when_the_turn_ends(
+    collections: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "full_collection_overdue", lambda: True)
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        app._last_input = time.monotonic()
+        app.collect_when_quiet()
+        assert len(collections) == 1
+
+
+async def test_any_key_counts_as_the_user_being_there(collections: list[float]) -> None:
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        app._last_input = 0.0
+        await pilot.press("a")
+        assert time.monotonic() - app._last_input < app_module.QUIET_SECONDS

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Iterable
@@ -70,7 +72,8 @@ class ZettApp(App[str | None]):
     async def on_mount(self) -> None:
         """Hold the app's queue until the composer has focus: the first keys (typed at start-up and
         replayed, or read by the driver) are handled after this, so none goes nowhere."""
-        await self.chat.ready_for_keys.wait()
+        with contextlib.suppress(TimeoutError):  # a chat that failed to mount is reported, not waited for
+            await asyncio.wait_for(self.chat.ready_for_keys.wait(), timeout=10)
 
     def on_load(self) -> None:
         from zett_tui.ui.typeahead_replay import replay_typeahead

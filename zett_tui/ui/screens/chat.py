@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from zett_tui.runtime.events import UIEvent
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.app import ZettApp
     from zett_tui.ui.decisions import DecisionDialogs
     from zett_tui.ui.turn_presenter import TurnPresenter
 
@@ -174,7 +175,6 @@ class ChatScreen(Screen[None]):
             from zett_tui.ui.workspace_trust import settle_project_trust
 
             resume_collection()  # the question can stay open for as long as the user likes
-
             await settle_project_trust(self)
         launch = self.launch
         host = AgentHost(options_from_launch(launch))
@@ -339,7 +339,7 @@ class ChatScreen(Screen[None]):
             self.turn_worker = None
             self.status.activity = "idle"
             settle_after_turn()
-            self.app.call_later(self.app.collect_when_quiet)  # type: ignore[attr-defined]
+            self.app.call_later(cast("ZettApp", self.app).collect_when_quiet)
             self.call_later(self._start_next_turn)
 
     def _set_activity(self, activity: str) -> None:

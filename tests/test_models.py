@@ -246,6 +246,8 @@ async def test_build_model_makes_each_provider() -> None:
     from zett_agent.providers.openai import OpenAIProvider
     from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
 
+    from zett_tui.runtime.plain_messages import PlainMessagesCompatibleProvider, PlainMessagesOpenAIProvider
+
     env = {
         "ANTHROPIC_API_KEY": "sk-ant-unit",
         "OPENAI_API_KEY": "sk-unit",
@@ -266,8 +268,11 @@ async def test_build_model_makes_each_provider() -> None:
     }
     try:
         assert type(built["anthropic"]) is AnthropicProvider
-        assert type(built["openai"]) is OpenAIProvider
-        assert type(built["endpoint"]) is OpenAICompatibleProvider
+        assert type(built["openai"]) is PlainMessagesOpenAIProvider and isinstance(
+            built["openai"], OpenAIProvider
+        )
+        assert type(built["endpoint"]) is PlainMessagesCompatibleProvider
+        assert isinstance(built["endpoint"], OpenAICompatibleProvider)
         assert type(built["ollama"]) is OllamaProvider
         assert type(built["demo"]) is DemoModel
         assert all(isinstance(model, AgentModel) for model in built.values())

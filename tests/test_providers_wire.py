@@ -406,3 +406,45 @@ def test_server_runs_as_a_process_with_a_script(tmp_path: Path) -> None:
         assert process.wait(timeout=5) == 0
         if process.stdout is not None:
             process.stdout.close()
+
+
+@pytest.mark.parametrize(
+    ("provider", "shipped"), [("openai", "OpenAIProvider"), ("endpoint", "OpenAICompatibleProvider")]
+)
+async def test_messages_sent_past_the_sdk_transform_are_the_same_bytes(
+    provider: str, shipped: str, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zett's providers put the messages in ``extra_body`` (``runtime/plain_messages.py``): the body
+    the server gets must equal what zett-agent's own provider sends through the SDK's transform."""
+    import zett_agent.providers.openai as openai_module
+    import zett_agent.providers.openai_compatible as compatible_module
+
+    from zett_tui.runtime import plain_messages
+
+    prompt = 'Qu\'y a-t-il ici ? 🗂\nTwo lines, a tab\tand "quotes".'
+    untransformed: list[int] = []
+    fields = plain_messages.PlainMessagesCompatibleProvider.request_fields
+
+    def spy(self: Any, request: Any) -> Any:
+        result = fields(self, request)
+        untransformed.append(len(result["messages"]))
+        return result
+
+    monkeypatch.setattr(plain_messages.PlainMessagesCompatibleProvider, "request_fields", spy)
+    bodies = []
+    for original in (False, True):
+        server.script(Reply.tool_call("glob", {"pattern": "*"}, text="Looking."), Reply.text("Done."))
+        if original:
+            module = openai_module if provider == "openai" else compatible_module
+            name = (
+                "PlainMessagesOpenAIProvider" if provider == "openai" else "PlainMessagesCompatibleProvider"
+            )
+            monkeypatch.setattr(plain_messages, name, getattr(module, shipped))
+        turn = await run_turn(provider, server.base_url, prompt=prompt)
+        assert turn.error is None, turn.sentence
+        # the cache key is the conversation's own id: it differs between the two runs
+        bodies.append([{**request.body, "prompt_cache_key": None} for request in server.requests[-2:]])
+    ours, theirs = bodies
+    assert len(untransformed) == 2 and untransformed[1] >= 3  # our run sent them past the transform
+    assert ours == theirs
+    assert any(message.get("content") == prompt for message in ours[1]["messages"])

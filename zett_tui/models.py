@@ -433,9 +433,9 @@ def _construct(
             )
         case "openai":
             _require_key(choice, endpoints, env)
-            from zett_agent.providers.openai import OpenAIProvider
+            from zett_tui.runtime.plain_messages import PlainMessagesOpenAIProvider
 
-            return OpenAIProvider(
+            return PlainMessagesOpenAIProvider(
                 choice.model,
                 api_key=_env_value(env, "OPENAI_API_KEY") or "",
                 base_url=base_url_for(choice, endpoints, env),
@@ -454,10 +454,10 @@ def _construct(
         case "endpoint":
             settings = _endpoint(choice, endpoints)
             _require_key(choice, endpoints, env)
-            from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
+            from zett_tui.runtime.plain_messages import PlainMessagesCompatibleProvider
 
             key = settings.api_key or _env_value(env, settings.api_key_env)
-            return OpenAICompatibleProvider(
+            return PlainMessagesCompatibleProvider(
                 model=choice.model,
                 # Local servers want no key, but the SDK insists on one; it is sent and ignored.
                 api_key=key or "unused",

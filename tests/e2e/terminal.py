@@ -70,7 +70,7 @@ class Terminal:
         self.pump(0.2)
         if self.child.isalive():
             self.child.terminate(force=True)
-            raise AssertionError("zett did not exit")
+            raise AssertionError(f"zett did not exit; the screen shows:\n{self.text()}")
         self.child.close()
         return self.child.exitstatus if self.child.exitstatus is not None else -1
 

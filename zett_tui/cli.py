@@ -150,7 +150,7 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
         return _launch(options, env, request, open_as, query)
     finally:
         if query is not None:
-            query.answer(timeout=0)  # already read unless start-up failed: then it is put away here
+            query.answer(timeout=0)  # not read yet (a configured theme, a failed start): put away, no wait
 
 
 def _launch(
@@ -184,10 +184,8 @@ def _launch(
         return run_from_cli(launch, request)
     from zett_tui.ui.app import ZettApp
 
-    if query is not None:
-        background = query.answer()
-        if launch.theme is None:  # no theme chosen: follow the terminal's background
-            launch.terminal_background = background
+    if query is not None and launch.theme is None:  # no theme chosen: follow the terminal's background
+        launch.terminal_background = query.answer()
     app = ZettApp(launch)
     session_id = app.run()
     code = app.return_code or EXIT_OK

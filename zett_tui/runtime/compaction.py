@@ -35,6 +35,7 @@ from zett_agent.messages import (
 from zett_agent.model import ReasoningEffort
 
 from zett_tui.context_window import context_percent, format_window
+from zett_tui.runtime.agent_compat import compaction_window, context_tokens
 
 __all__ = [
     "COMPACT_AT",
@@ -155,7 +156,7 @@ class ContextCompaction(CompactionExtension):
         self.reasoning_effort = ReasoningEffort.OFF if effort is ReasoningEffort.OFF else ReasoningEffort.LOW
 
     async def compact(self, context: AgentRunContext, *, force: bool = False) -> CompactionEvent | None:
-        tokens = self._count_context_tokens(context)
+        tokens = context_tokens(self, context)
         if not force and tokens <= self.max_tokens:
             return None
         keep, count = self.keep_recent_tokens, self.count_tokens
@@ -170,7 +171,7 @@ class ContextCompaction(CompactionExtension):
             self.keep_recent_tokens, self.count_tokens = keep, count
 
     def _note_plan(self, context: AgentRunContext, tokens: int, forced: bool) -> None:
-        window = self._select_compaction_window(
+        window = compaction_window(
             context.state.messages, keep_recent_tokens=self.keep_recent_tokens, count_tokens=self.count_tokens
         )
         if window is None:

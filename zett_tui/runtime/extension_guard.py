@@ -1,6 +1,9 @@
 """A user's or a project's extension must not break a turn: its first error switches it off.
 
 ``GuardedExtension`` stands in for another extension and delegates every zett-agent hook to it.
+The hooks are read from zett-agent's ``AgentExtension`` (:func:`extension_hooks`), so a hook a
+later zett-agent adds is forwarded too (or, if it cannot be forwarded the generic way, named by
+``tests/test_upstream_contracts.py``).
 When a hook raises, the failure is reported once ("extension NAME raised in before_model:
 ValueError: ..."), the extension is switched off for the rest of the session, and the turn
 carries on as if it had never been there:
@@ -22,6 +25,7 @@ through. zett's bundled safety extensions are not guarded: if they fail, the cal
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -29,12 +33,13 @@ from typing import TYPE_CHECKING, Any
 from zett_agent.extensions.base import AgentExtension, ModelRequestNext
 from zett_agent.model import ModelEventType
 
+from zett_tui.runtime.agent_compat import REQUEST_BOOKKEEPING
+
 if TYPE_CHECKING:
     from zett_agent.agent import AgentRunConfig, AgentRunContext
-    from zett_agent.extensions.events import ExtensionEvent
     from zett_agent.extensions.external import ExternalEvent
-    from zett_agent.messages import AssistantMessage, ToolCall, ToolMessage
-    from zett_agent.model import ModelEvent, ModelRequest, ModelResponse
+    from zett_agent.messages import ToolCall
+    from zett_agent.model import ModelEvent, ModelRequest
 
 log = logging.getLogger(__name__)
 
@@ -80,72 +85,18 @@ class GuardedExtension(AgentExtension):
             "zett carries on without it."
         )
 
-    async def _call(self, hook: str, method: Callable[..., Awaitable[None]], *arguments: Any) -> None:
+    async def _call(
+        self, hook: str, method: Callable[..., Awaitable[None]], *args: Any, **kwargs: Any
+    ) -> None:
         if self.failure is not None:
             return
         try:
-            await method(*arguments)
+            await method(*args, **kwargs)
         except Exception as error:
             self._fail(hook, error)
 
-    # -- request bookkeeping: the inner extension's ``pending`` follows the guard's ---------------
-
-    def _request_started(self, context: AgentRunContext) -> None:
-        super()._request_started(context)
-        self.inner._request_started(context)
-
-    def _request_finished(self, context: AgentRunContext) -> None:
-        super()._request_finished(context)
-        self.inner._request_finished(context)
-
-    # -- lifecycle hooks ---------------------------------------------------------------------------
-
-    async def on_tool(self, context: AgentRunContext) -> None:
-        await self._call("on_tool", self.inner.on_tool, context)
-
-    async def on_state(self, context: AgentRunContext) -> None:
-        await self._call("on_state", self.inner.on_state, context)
-
-    async def on_message(self, context: AgentRunContext) -> None:
-        await self._call("on_message", self.inner.on_message, context)
-
-    async def before_run(self, context: AgentRunContext) -> None:
-        await self._call("before_run", self.inner.before_run, context)
-
-    async def after_run(self, context: AgentRunContext, result: AssistantMessage) -> None:
-        await self._call("after_run", self.inner.after_run, context, result)
-
-    async def on_success(self, context: AgentRunContext, result: AssistantMessage) -> None:
-        await self._call("on_success", self.inner.on_success, context, result)
-
-    async def on_error(self, context: AgentRunContext, error: Exception) -> None:
-        await self._call("on_error", self.inner.on_error, context, error)
-
-    async def before_turn(self, context: AgentRunContext) -> None:
-        await self._call("before_turn", self.inner.before_turn, context)
-
-    async def after_turn(self, context: AgentRunContext, result: AssistantMessage) -> None:
-        await self._call("after_turn", self.inner.after_turn, context, result)
-
-    async def before_model(self, context: AgentRunContext, request: ModelRequest) -> None:
-        await self._call("before_model", self.inner.before_model, context, request)
-
-    async def after_model(self, context: AgentRunContext, response: ModelResponse) -> None:
-        await self._call("after_model", self.inner.after_model, context, response)
-
-    async def before_tool(self, context: AgentRunContext, call: ToolCall) -> None:
-        await self._call("before_tool", self.inner.before_tool, context, call)
-
-    async def after_tool(
-        self, context: AgentRunContext, call: ToolCall, result: ToolMessage, error: Exception | None
-    ) -> None:
-        await self._call("after_tool", self.inner.after_tool, context, call, result, error)
-
-    async def on_compact(self, context: AgentRunContext) -> None:
-        await self._call("on_compact", self.inner.on_compact, context)
-
-    async def on_event(self, context: AgentRunContext, event: ExtensionEvent) -> None:
-        await self._call("on_event", self.inner.on_event, context, event)
+    # -- lifecycle hooks (``before_model``, ``after_tool``, ...) and the request bookkeeping are
+    # -- added below the class, one per hook of zett-agent's ``AgentExtension`` ---------------------
 
     def accept(self, config: AgentRunConfig | None, event: ExternalEvent) -> bool:
         if self.failure is not None:
@@ -205,6 +156,63 @@ class GuardedExtension(AgentExtension):
                 yield event
         finally:
             await downstream.aclose()
+
+
+#: Hooks forwarded by hand above, each with a failure rule of its own.
+HAND_FORWARDED = frozenset({"accept", "on_tool_call", "on_model_request"})
+
+
+def extension_hooks() -> tuple[str, ...]:
+    """Every hook of zett-agent's ``AgentExtension``: its public methods (properties and plain
+    attributes such as ``name``, ``pending`` and ``priority`` are not hooks)."""
+    return tuple(
+        sorted(
+            name
+            for name in dir(AgentExtension)
+            if not name.startswith("_") and inspect.isfunction(inspect.getattr_static(AgentExtension, name))
+        )
+    )
+
+
+def _lifecycle_forwarder(hook: str) -> Callable[..., Awaitable[None]]:
+    async def forward(self: GuardedExtension, *args: Any, **kwargs: Any) -> None:
+        await self._call(hook, getattr(self.inner, hook), *args, **kwargs)
+
+    forward.__name__ = hook
+    forward.__qualname__ = f"GuardedExtension.{hook}"
+    forward.__doc__ = f"``inner.{hook}``; its first error switches the extension off."
+    return forward
+
+
+def _bookkeeping_forwarder(method: str) -> Callable[..., None]:
+    def forward(self: GuardedExtension, context: AgentRunContext) -> None:
+        getattr(super(GuardedExtension, self), method)(context)
+        getattr(self.inner, method)(context)  # the inner extension's ``pending`` follows the guard's
+
+    forward.__name__ = method
+    forward.__qualname__ = f"GuardedExtension.{method}"
+    return forward
+
+
+def _add_forwarders() -> tuple[str, ...]:
+    """Give ``GuardedExtension`` a forwarder for every lifecycle hook; returns the hooks that are
+    neither forwarded by hand nor ``async`` (which the generic forwarder cannot take)."""
+    left_out = []
+    for hook in extension_hooks():
+        if hook in HAND_FORWARDED:
+            continue
+        if inspect.iscoroutinefunction(getattr(AgentExtension, hook)):
+            setattr(GuardedExtension, hook, _lifecycle_forwarder(hook))
+        else:
+            left_out.append(hook)
+    for method in REQUEST_BOOKKEEPING:
+        setattr(GuardedExtension, method, _bookkeeping_forwarder(method))
+    return tuple(left_out)
+
+
+#: Hooks of ``AgentExtension`` that ``GuardedExtension`` does not forward (the contract test
+#: requires this to be empty: a new hook of another kind must be forwarded by hand).
+NOT_FORWARDED = _add_forwarders()
 
 
 class _ToolCallNext:

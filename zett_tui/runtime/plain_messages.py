@@ -8,7 +8,8 @@ included. zett-agent already renders the messages as plain JSON, which that tran
 unchanged (``tests/test_providers_wire.py`` checks it), so here they travel in ``extra_body``,
 which the SDK merges into the JSON body as it is. Same bytes on the wire, without the walk.
 
-This overrides zett-agent's ``OpenAICompatibleProvider._messages``, a private method; if a later
+This overrides zett-agent's ``OpenAICompatibleProvider._messages``, a private method
+(``runtime/agent_compat.py`` names it, ``tests/test_upstream_contracts.py`` checks it); if a later
 zett-agent drops it, requests are simply built the ordinary way again.
 """
 
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING, cast
 from zett_agent.providers.openai import OpenAIProvider
 from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
 
+from zett_tui.runtime.agent_compat import rendered_chat_messages
+
 if TYPE_CHECKING:
     from zett_agent.json_types import JsonValue
     from zett_agent.model import ModelRequest
@@ -28,16 +31,16 @@ if TYPE_CHECKING:
 class PlainMessagesCompatibleProvider(OpenAICompatibleProvider):
     """An OpenAI-compatible endpoint (vLLM, LM Studio, llama.cpp server, ...), messages untransformed."""
 
-    def _messages(self, request: ModelRequest) -> list[JsonObject]:
+    def _messages(self, request: ModelRequest) -> list[JsonObject]:  # agent_compat.CHAT_MESSAGES_METHOD
         """What the SDK transforms: nothing (the messages go in ``request_fields``)."""
         return []
 
     def request_fields(self, request: ModelRequest) -> JsonObject:
-        render = getattr(super(), "_messages", None)
         fields = super().request_fields(request)
-        if render is None:
+        rendered = rendered_chat_messages(self, request, above=PlainMessagesCompatibleProvider)
+        if rendered is None:
             return fields
-        return {**fields, "messages": cast("JsonValue", render(request))}
+        return {**fields, "messages": cast("JsonValue", rendered)}
 
 
 class PlainMessagesOpenAIProvider(PlainMessagesCompatibleProvider, OpenAIProvider):

@@ -19,7 +19,7 @@ async def fork_session(
     summary: SessionSummary, new_session_id: str, *, sessions_directory: Path, history_database: Path
 ) -> Path:
     """Copy ``summary``'s turns and model context into ``new_session_id``; returns the new file."""
-    from zett_agent._sql_storage import SQLiteSessionStorage
+    from zett_agent.storage import SQLiteSessionStorage
 
     notices: list[ReadNotice] = []
     target = session_path(sessions_directory, new_session_id)

@@ -23,6 +23,7 @@ from zett_tui.launch import LaunchSettings
 from zett_tui.ui.echo_latency import keep_echo_quick
 from zett_tui.ui.long_lived_objects import collect_everything, full_collection_due, full_collection_overdue
 from zett_tui.ui.screens.chat import ChatScreen
+from zett_tui.ui.textual_compat import discard_exit_output, keep_exception_for_tests, remember_copied_text
 from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
 
 log = logging.getLogger(__name__)
@@ -164,7 +165,7 @@ class ZettApp(App[str | None]):
         starting with ``label`` when given."""
         from zett_tui.ui.copying import copy_in_background
 
-        self._clipboard = text  # Textual's own paste buffer
+        remember_copied_text(self, text)  # Textual's own paste buffer
         copy_in_background(self, text, label)
 
     def action_copy_code(self) -> None:
@@ -217,12 +218,10 @@ class ZettApp(App[str | None]):
 
     # -- crash safety: no traceback (with prompts and keys in its locals) reaches the screen ----
 
-    def _handle_exception(self, error: Exception) -> None:
+    def _handle_exception(self, error: Exception) -> None:  # textual_compat.HANDLE_EXCEPTION_METHOD
         log.critical("internal error", exc_info=error)
-        if self._exception is None:  # lets App.run_test re-raise it in tests
-            self._exception = error
-            self._exception_event.set()
-        self._exit_renderables.clear()
+        keep_exception_for_tests(self, error)  # lets App.run_test re-raise it in tests
+        discard_exit_output(self)
         self.exit(
             None,
             return_code=1,

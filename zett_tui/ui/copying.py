@@ -15,6 +15,7 @@ from textual.app import App
 from textual.worker import Worker
 
 from zett_tui import clipboard
+from zett_tui.ui.textual_compat import terminal_driver
 
 
 def terminal_writer(app: App[Any]) -> Callable[[str], None]:
@@ -22,7 +23,7 @@ def terminal_writer(app: App[Any]) -> Callable[[str], None]:
     whole writes for its writer thread, so a sequence never interleaves with a frame)."""
 
     def write(data: str) -> None:
-        driver = app._driver
+        driver = terminal_driver(app)
         if driver is None:
             raise OSError("the app has no terminal")
         driver.write(data)

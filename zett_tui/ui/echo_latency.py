@@ -31,8 +31,7 @@ def keep_echo_quick() -> None:
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
     if os.environ.get("TEXTUAL_FPS"):
         return
-    import textual.screen
+    from zett_tui.ui.textual_compat import redraw_period, set_redraw_period
 
-    if textual.screen.UPDATE_PERIOD > 1 / FRAMES_PER_SECOND:
-        # a module constant Textual reads each time it makes a screen's update timer
-        setattr(textual.screen, "UPDATE_PERIOD", 1 / FRAMES_PER_SECOND)  # noqa: B010
+    if redraw_period() > 1 / FRAMES_PER_SECOND:
+        set_redraw_period(1 / FRAMES_PER_SECOND)

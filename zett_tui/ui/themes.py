@@ -28,6 +28,7 @@ from textual.theme import BUILTIN_THEMES, Theme
 
 from zett_tui import paths
 from zett_tui.terminal_background import Background
+from zett_tui.ui.textual_compat import select_theme_before_start
 
 DARK_THEME = "zett-dark"
 LIGHT_THEME = "zett-light"
@@ -388,21 +389,11 @@ def start_themes(
 
 def _select_before_start(app: App[Any], name: str) -> None:
     """Select a theme before the app runs, without the re-parse of every stylesheet that the
-    theme watcher schedules (~15 ms before the first frame): what the watcher does, minus that.
+    theme watcher schedules (~15 ms before the first frame; ``textual_compat``).
 
     The stylesheet is not parsed yet; it is parsed once, with this theme's variables, at the start.
     """
-    refresh_filter = getattr(app, "_refresh_truecolor_filter", None)
-    if refresh_filter is None:  # a Textual without it: the ordinary (slower) way
-        app.theme = name
-        return
-    app.set_reactive(App.theme, name)
-    theme = app.current_theme
-    app.set_class(True, f"-theme-{name}", update=False)
-    app.set_class(theme.dark, "-dark-mode", update=False)
-    app.set_class(not theme.dark, "-light-mode", update=False)
-    refresh_filter(app.ansi_theme)
-    app.stylesheet.set_variables(app.get_css_variables())
+    select_theme_before_start(app, name)
 
 
 MONOCHROME_CSS = """

@@ -28,17 +28,14 @@ def replay_typeahead(app: App[Any]) -> str:
     text = typeahead.take()
     if not text:
         return ""
-    try:  # Textual's own terminal parser, so replayed keys mean exactly what typed keys mean
-        from textual._xterm_parser import XTermParser
-    except ImportError:
+    from zett_tui.ui.textual_compat import parse_terminal_input
+
+    # Textual's own terminal parser, so replayed keys mean exactly what typed keys mean
+    everything = parse_terminal_input(text)
+    if everything is None:
         log.warning("cannot replay %d characters typed at start: Textual's parser moved", len(text))
         return ""
-    parser = XTermParser()
-    parsed = [
-        event
-        for event in [*parser.feed(text), *parser.feed("")]
-        if isinstance(event, events.Key | events.Paste)
-    ]
+    parsed = [event for event in everything if isinstance(event, events.Key | events.Paste)]
     leading = 0
     while leading < len(parsed) and _plain_character(parsed[leading]):
         leading += 1

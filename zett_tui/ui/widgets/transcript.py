@@ -43,6 +43,7 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
+from zett_tui.ui.textual_compat import set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.transcript_blocks import (
     AnswerBlock,
@@ -576,12 +577,7 @@ class Transcript(ScrollView, can_focus=True):
         """
         if size == self.virtual_size:
             return
-        scroll_update = getattr(self, "_scroll_update", None)
-        if scroll_update is None:  # a future Textual without the hook: take the layout pass
-            self.virtual_size = size
-            return
-        self.set_reactive(Transcript.virtual_size, size)
-        scroll_update(size)
+        set_virtual_size_quietly(self, size)
 
     def _scroll_to_y(self, y: int) -> None:
         self._programmatic_scroll = True

@@ -1,0 +1,513 @@
+"""The private parts of Textual and zett-agent that zett relies on, checked one by one.
+
+They are used only through ``zett_tui/ui/textual_compat.py`` and ``zett_tui/runtime/agent_compat.py``.
+When an upgrade changes one of them, the test that fails says what to look at. After checking,
+update the compat function (and, for a copied upstream method, the pinned source hash here), then
+the upper bound in ``pyproject.toml``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import re
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widget import Widget
+
+from zett_tui.runtime import agent_compat
+from zett_tui.ui import textual_compat
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _signature(function: Any) -> list[str]:
+    return list(inspect.signature(function).parameters)
+
+
+def _source_hash(function: Any) -> str:
+    return hashlib.sha256(inspect.getsource(function).encode()).hexdigest()[:16]
+
+
+def _check(condition: bool, what: str) -> None:
+    if not condition:
+        pytest.fail(f"Upstream changed: {what}", pytrace=False)
+
+
+# -- the pins ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("distribution", ["textual", "zett-agent"])
+def test_the_upper_bound_is_the_next_minor_of_the_version_tested(distribution: str) -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    [requirement] = [
+        Requirement(line)
+        for line in project["dependencies"]
+        if Requirement(line).name.replace("_", "-") == distribution
+    ]
+    installed = Version(version(distribution))
+    _check(
+        installed in requirement.specifier,
+        f"{distribution} {installed} is installed but pyproject.toml asks for {requirement}",
+    )
+    upper = [spec for spec in requirement.specifier if spec.operator == "<"]
+    expected = Version(f"{installed.major}.{installed.minor + 1}")
+    _check(
+        [Version(spec.version) for spec in upper] == [expected],
+        f"{distribution} {installed} is the version tested: its bound in pyproject.toml should be "
+        f"<{expected} (run this file against a new version before moving it)",
+    )
+
+
+# -- Textual ---------------------------------------------------------------------------------------
+
+
+def test_app_handle_exception_is_still_what_zett_replaces() -> None:
+    _check(
+        _signature(getattr(App, textual_compat.HANDLE_EXCEPTION_METHOD)) == ["self", "error"],
+        "App._handle_exception(error) is gone or takes other arguments: ZettApp's crash handler "
+        "(ui/app.py) would not be called and Textual would print a traceback with the prompts in it",
+    )
+    _check(
+        _source_hash(App._handle_exception) == "baea2e7f88e7ac52",
+        "App._handle_exception's code changed: diff it against textual_compat.keep_exception_for_tests "
+        "and discard_exit_output (ZettApp replaces it without calling it), copy what is new, then "
+        "update this hash",
+    )
+
+
+async def test_the_crash_path_keeps_the_exception_for_run_test_and_prints_nothing() -> None:
+    """A crash inside the app: the replaced handler runs, run_test re-raises, nothing is printed."""
+    handled: list[Exception] = []
+
+    class Crashing(App[None]):
+        def on_mount(self) -> None:
+            raise ValueError("boom")
+
+        def _handle_exception(self, error: Exception) -> None:
+            handled.append(error)
+            textual_compat.keep_exception_for_tests(self, error)
+            textual_compat.discard_exit_output(self)
+            self.exit(None, return_code=1, message="stopped")
+
+    app = Crashing()
+    with pytest.raises(ValueError, match="boom"):
+        async with app.run_test():
+            pass
+    _check(len(handled) == 1, "Textual no longer calls App._handle_exception for an exception in a handler")
+    _check(app._exit_renderables == [], "App._exit_renderables is not what Textual prints at exit")
+
+
+def test_the_theme_watcher_is_still_what_zett_copies() -> None:
+    _check(
+        _signature(App._refresh_truecolor_filter) == ["self", "theme"],
+        "App._refresh_truecolor_filter(theme) is gone: themes are set before start the slower way",
+    )
+    _check(
+        _source_hash(App._watch_theme) == "a6de38d37b42f581",
+        "App._watch_theme changed: textual_compat.select_theme_before_start does what it does minus "
+        "the stylesheet re-parse; copy what is new, then update this hash",
+    )
+
+
+async def test_a_theme_selected_before_start_is_the_theme_the_app_runs_with() -> None:
+    app: App[None] = App()
+    textual_compat.select_theme_before_start(app, "textual-light")
+    async with app.run_test():
+        _check(app.theme == "textual-light", "select_theme_before_start no longer selects the theme")
+        _check(app.has_class("-theme-textual-light", "-light-mode"), "the theme classes are not set")
+        _check(not app.has_class("-dark-mode"), "the dark-mode class is set for a light theme")
+
+
+def test_the_redraw_period_is_still_a_module_constant_screens_read() -> None:
+    import textual.screen
+
+    _check(
+        isinstance(textual_compat.redraw_period(), float),
+        "textual.screen.UPDATE_PERIOD is gone: echo_latency cannot raise the redraw rate",
+    )
+    _check(
+        "UPDATE_PERIOD" in inspect.getsource(textual.screen.Screen),
+        "Screen no longer reads textual.screen.UPDATE_PERIOD for its update timer: setting it does nothing",
+    )
+
+
+async def test_copied_text_is_textuals_paste_buffer_and_the_driver_writes() -> None:
+    app: App[None] = App()
+    textual_compat.remember_copied_text(app, "copied")
+    _check(app.clipboard == "copied", "App.clipboard no longer returns App._clipboard")
+    _check(textual_compat.terminal_driver(app) is None, "App._driver is not None before the app runs")
+    async with app.run_test():
+        driver = textual_compat.terminal_driver(app)
+        _check(driver is not None and callable(driver.write), "App._driver is not the running driver")
+
+
+async def test_a_virtual_size_is_set_without_a_layout() -> None:
+    from textual.geometry import Size
+    from textual.scroll_view import ScrollView
+
+    _check(
+        _signature(Widget._scroll_update) == ["self", "virtual_size"],
+        "Widget._scroll_update(virtual_size) is gone: the transcript takes a layout pass per resize",
+    )
+
+    class Scrolling(ScrollView):
+        pass
+
+    class Holder(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Scrolling()
+
+    app = Holder()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(Scrolling)
+        textual_compat.set_virtual_size_quietly(view, Size(40, 500))
+        await pilot.pause()
+        _check(view.virtual_size == Size(40, 500), "set_virtual_size_quietly did not set the size")
+        _check(view.max_scroll_y > 0, "the view cannot scroll over its new virtual size")
+        _check(view.show_vertical_scrollbar, "Widget._scroll_update no longer shows the scrollbar")
+
+
+async def test_a_widget_s_own_bindings_are_found_by_key() -> None:
+    class Bound(Widget):
+        BINDINGS = [Binding("ctrl+w", "delete_word", "Delete a word")]
+
+    class Holder(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Bound()
+
+    async with Holder().run_test() as pilot:
+        widget = pilot.app.query_one(Bound)
+        found = [binding.action for binding in textual_compat.own_bindings(widget, "ctrl+w")]
+        _check(found == ["delete_word"], "DOMNode._bindings.key_to_bindings no longer maps keys to bindings")
+
+
+def test_typed_keys_parse_as_textual_parses_them() -> None:
+    from textual import events
+
+    parsed = textual_compat.parse_terminal_input("a\x1b[A\x1b[200~pasted\x1b[201~\r")
+    _check(parsed is not None, "textual._xterm_parser.XTermParser moved: keys typed at start are lost")
+    assert parsed is not None
+    keys = [event.key if isinstance(event, events.Key) else event for event in parsed]
+    _check(keys[:2] == ["a", "up"], f"XTermParser.feed parses keys differently: {keys}")
+    _check(
+        any(isinstance(event, events.Paste) and event.text == "pasted" for event in parsed),
+        "XTermParser no longer turns a bracketed paste into a Paste event",
+    )
+    _check(keys[-1] == "enter", "XTermParser.feed('') no longer flushes the pending input")
+
+
+def test_text_area_still_handles_keys_where_the_composer_overrides() -> None:
+    from textual.widgets import TextArea
+
+    handler = getattr(TextArea, textual_compat.TEXT_AREA_KEY_METHOD, None)
+    _check(
+        handler is not None
+        and inspect.iscoroutinefunction(handler)
+        and _signature(handler) == ["self", "event"],
+        "TextArea._on_key(event) is gone or changed: the Composer's Enter, Up/Down and menu keys "
+        "(ui/widgets/composer.py) would never run",
+    )
+
+
+# -- zett-agent --------------------------------------------------------------------------------------
+
+
+def test_chat_messages_are_still_rendered_by_the_method_zett_overrides() -> None:
+    from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
+
+    method = getattr(OpenAICompatibleProvider, agent_compat.CHAT_MESSAGES_METHOD, None)
+    _check(
+        method is not None and _signature(method) == ["self", "request"],
+        "OpenAICompatibleProvider._messages(request) is gone: runtime/plain_messages.py sends the "
+        "messages through the SDK's transform again (slow on long sessions); see its docstring",
+    )
+    opening = inspect.getsource(OpenAICompatibleProvider._open_chat)
+    _check(
+        '"messages": self._messages(request)' in opening and "self.request_fields(request)" in opening,
+        "OpenAICompatibleProvider._open_chat no longer puts self._messages(request) in the body and "
+        "request_fields in extra_body: check runtime/plain_messages.py still sends each message once",
+    )
+
+
+def test_the_plain_provider_sends_zett_agents_rendering_of_the_messages() -> None:
+    from zett_agent.messages import AssistantMessage, SystemMessage, UserMessage
+    from zett_agent.model import ModelRequest
+    from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
+
+    from zett_tui.runtime.plain_messages import PlainMessagesCompatibleProvider
+
+    provider = PlainMessagesCompatibleProvider(model="m", api_key="k", base_url="http://127.0.0.1:9/v1")
+    request = ModelRequest(
+        messages=[
+            SystemMessage(content="be brief"),
+            UserMessage(content="hi"),
+            AssistantMessage(content="hello"),
+        ]
+    )
+    fields = provider.request_fields(request)
+    _check(
+        fields.get("messages") == OpenAICompatibleProvider._messages(provider, request),
+        "the messages in extra_body are not zett-agent's own rendering of them",
+    )
+    _check(provider._messages(request) == [], "the override no longer empties what the SDK transforms")
+
+
+def test_the_runtime_calls_only_the_bookkeeping_the_guard_forwards() -> None:
+    from zett_agent._agent import lifecycle
+    from zett_agent.extensions.base import AgentExtension
+
+    called = set(re.findall(r"\bextension\.(_[a-z]\w*)\(", inspect.getsource(lifecycle)))
+    _check(
+        called == set(agent_compat.REQUEST_BOOKKEEPING),
+        f"zett-agent's runtime calls {sorted(called)} on every extension, zett's GuardedExtension "
+        f"forwards {agent_compat.REQUEST_BOOKKEEPING}: update agent_compat.REQUEST_BOOKKEEPING",
+    )
+    for method in agent_compat.REQUEST_BOOKKEEPING:
+        _check(_signature(getattr(AgentExtension, method)) == ["self", "context"], f"AgentExtension.{method}")
+
+
+def test_the_upstream_recorder_still_writes_every_line_through_the_method_zett_overrides() -> None:
+    from zett_agent.extensions.jsonl import JSONLExtension
+
+    method = getattr(JSONLExtension, agent_compat.RECORDER_WRITE_METHOD, None)
+    _check(
+        method is not None and _signature(method) == ["self", "path", "line"],
+        "JSONLExtension._append_line(path, line) is gone: runtime/recorder.py's override (redaction, "
+        "0600 files, a failing disk) would not run and turns would be written unredacted",
+    )
+    source = inspect.getsource(JSONLExtension)
+    # one file opening in the whole class, the one inside _append_line
+    writes = source.count(".open(") + source.count(".write_text(") + source.count(".write_bytes(")
+    _check(".open(" in inspect.getsource(method), "JSONLExtension._append_line no longer opens the file")
+    _check(
+        "self._append_line" in source and writes == 1 and "self._write_lock" in source,
+        "JSONLExtension writes somewhere else than _append_line (or lost _write_lock): check that "
+        "runtime/recorder.py still sees every line it writes",
+    )
+
+
+def test_compaction_still_counts_and_splits_the_way_zett_reports_it() -> None:
+    from zett_agent.extensions.compaction import CompactionExtension
+    from zett_agent.messages import AssistantMessage, SystemMessage, UserMessage
+
+    _check(
+        _signature(CompactionExtension._count_context_tokens) == ["self", "context"],
+        "CompactionExtension._count_context_tokens(context) changed: runtime/compaction.py's report",
+    )
+    messages = [
+        SystemMessage(content="rules"),
+        UserMessage(content="first " * 50),
+        AssistantMessage(content="answer " * 50),
+        UserMessage(content="second"),
+        AssistantMessage(content="short"),
+    ]
+    window = agent_compat.compaction_window(
+        messages, keep_recent_tokens=5, count_tokens=lambda part: sum(len(str(m.content)) for m in part)
+    )
+    _check(window is not None, "CompactionExtension._select_compaction_window finds nothing to compact")
+    assert window is not None
+    instructions, older, recent = window
+    _check(
+        instructions == messages[:1] and older == messages[1:3] and recent == messages[3:],
+        "CompactionExtension._select_compaction_window splits differently: check the compaction report",
+    )
+
+
+def test_the_external_event_helpers_zett_s_dialogs_wait_on() -> None:
+    from zett_agent.extensions.external import ExternalEventExtension
+
+    _check(
+        _signature(ExternalEventExtension._wait_for_external_event)
+        == ["self", "context", "correlation_id", "response_event_name"],
+        "ExternalEventExtension._wait_for_external_event changed: the edit approval dialog's wait",
+    )
+    _check(
+        _signature(ExternalEventExtension._take_external_event) == ["self", "context"],
+        "ExternalEventExtension._take_external_event changed: the edit approval dialog's answer",
+    )
+
+
+def test_the_file_tool_helpers_a_preview_must_agree_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zett_agent.tools import coding
+    from zett_agent.tools.coding import FileEdit
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    _check(
+        agent_compat.resolve_tool_path("link/f.txt") == (tmp_path / "real" / "f.txt").resolve(),
+        "zett_agent.tools.coding._resolve_file_path no longer resolves a relative path from the cwd",
+    )
+    (tmp_path / "f.txt").write_text("one two", encoding="utf-8")
+    _check(agent_compat.read_working_text(tmp_path / "f.txt") == "one two", "_read_working_text changed")
+    _check(
+        agent_compat.apply_file_edits("one two", [FileEdit(old_text="one", new_text="1")]) == ("1 two", 1),
+        "zett_agent.tools.coding._apply_edits changed: the edit approval preview may differ from the edit",
+    )
+    source = inspect.getsource(coding)
+    for name in ("_resolve_file_path(path)", "_apply_edits(content, edits)", "_read_working_text(target)"):
+        _check(name in source, f"the edit tools no longer call {name}: check the edit approval preview")
+
+
+def test_plan_mode_can_still_be_switched_from_the_ui() -> None:
+    from zett_agent.extensions.plan_mode import PlanModeExtension
+
+    plan_mode = PlanModeExtension()
+    try:
+        sessions = agent_compat.plan_mode_sessions(plan_mode)
+    except RuntimeError:
+        pytest.fail(
+            "PlanModeExtension._active_sessions is gone: Shift+Tab cannot switch Plan Mode", pytrace=False
+        )
+    sessions.add("s1")
+    _check(plan_mode.is_plan_mode("s1"), "PlanModeExtension.is_plan_mode no longer reads _active_sessions")
+
+
+def test_the_storage_module_warmed_after_the_first_frame_is_the_one_storage_uses() -> None:
+    from zett_agent.storage import SQLiteSessionStorage
+
+    from zett_tui.ui.deferred_imports import AFTER_FIRST_FRAME
+
+    _check(
+        SQLiteSessionStorage.__module__ == agent_compat.LAZY_STORAGE_MODULE,
+        f"zett_agent.storage.SQLiteSessionStorage now lives in {SQLiteSessionStorage.__module__}: "
+        "update agent_compat.LAZY_STORAGE_MODULE and ui/deferred_imports.py",
+    )
+    _check(agent_compat.LAZY_STORAGE_MODULE in AFTER_FIRST_FRAME, "deferred_imports no longer warms it")
+
+
+# -- zett-agent objects zett wraps: every method handled on purpose ----------------------------------
+
+
+def test_every_method_of_the_upstream_storage_is_wrapped_forwarded_or_refused() -> None:
+    from zett_agent.extensions.persistence import SessionStorage
+    from zett_agent.storage import SQLiteSessionStorage
+
+    from zett_tui.runtime import history_store
+    from zett_tui.runtime.history_store import HistoryStore
+
+    public = {name for name in dir(SQLiteSessionStorage) if not name.startswith("_")}
+    handled = history_store.WRAPPED | history_store.FORWARDED | history_store.NOT_FORWARDED
+    _check(
+        public <= handled,
+        f"zett-agent's SQLiteSessionStorage has new methods {sorted(public - handled)}: decide for each "
+        "in runtime/history_store.py (WRAPPED to redact it, FORWARDED if it only reads, NOT_FORWARDED)",
+    )
+    protocol = {name for name in dir(SessionStorage) if not name.startswith("_")}
+    _check(
+        protocol <= history_store.WRAPPED,
+        f"SessionStorage methods not wrapped: {protocol - history_store.WRAPPED}",
+    )
+    assert not hasattr(HistoryStore, "__getattr__"), "HistoryStore must not forward unknown attributes"
+    for name in history_store.WRAPPED | history_store.FORWARDED:
+        assert name in HistoryStore.__dict__, f"HistoryStore does not define {name}"
+    store = HistoryStore(SQLiteSessionStorage.__new__(SQLiteSessionStorage), redact=str)
+    for name in history_store.NOT_FORWARDED:
+        assert not hasattr(store, name), f"HistoryStore offers {name}, listed as not forwarded"
+
+
+async def test_the_forwarded_reads_reach_the_database(tmp_path: Path) -> None:
+    from zett_agent.messages import UserMessage
+
+    from zett_tui.runtime.history_store import open_history
+
+    extension = await open_history(
+        tmp_path / "history.sqlite3", redact=lambda text: text.replace("pw", "[R]")
+    )
+    store = extension.storage
+    try:
+        await store.append("s1", "user", UserMessage(content="my pw"))
+        _check(await store.count_messages("s1") == 1, "count_messages")
+        _check((await store.get_session("s1")) is not None, "get_session")
+        _check(len(await store.list_sessions()) == 1, "list_sessions")
+        [record] = await store.list_raw_messages("s1")
+        assert "pw" not in str(record.message.content)
+    finally:
+        await extension.close()
+
+
+def test_every_hook_of_agent_extension_is_forwarded_by_the_guard() -> None:
+    from zett_agent.extensions.base import AgentExtension
+
+    from zett_tui.runtime import extension_guard
+    from zett_tui.runtime.extension_guard import GuardedExtension
+
+    hooks = extension_guard.extension_hooks()
+    _check(len(hooks) >= 18, f"AgentExtension has fewer hooks than zett knows: {hooks}")
+    _check(
+        extension_guard.NOT_FORWARDED == (),
+        f"AgentExtension has hooks GuardedExtension cannot forward the generic way: "
+        f"{extension_guard.NOT_FORWARDED}; forward them by hand in runtime/extension_guard.py",
+    )
+    for hook in (*hooks, *agent_compat.REQUEST_BOOKKEEPING):
+        assert hook in GuardedExtension.__dict__, f"GuardedExtension does not forward {hook}"
+    for hook in set(hooks) - extension_guard.HAND_FORWARDED:
+        returns = inspect.signature(getattr(AgentExtension, hook)).return_annotation
+        _check(
+            returns in ("None", None),
+            f"AgentExtension.{hook} returns {returns}: the generic forwarder drops results; forward it by hand",
+        )
+
+
+async def test_the_guard_passes_every_lifecycle_hook_on_and_stops_at_the_first_error() -> None:
+    from zett_agent.extensions.base import AgentExtension
+
+    from zett_tui.runtime import extension_guard
+    from zett_tui.runtime.extension_guard import GuardedExtension
+
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    class Recording(AgentExtension):
+        pass
+
+    def recorder(hook: str) -> Any:
+        async def record(self: Any, *args: Any) -> None:
+            calls.append((hook, args))
+            if hook == "on_compact":
+                raise ValueError("broken")
+
+        return record
+
+    lifecycle = sorted(set(extension_guard.extension_hooks()) - extension_guard.HAND_FORWARDED)
+    for hook in lifecycle:
+        setattr(Recording, hook, recorder(hook))
+    reports: list[str] = []
+    guard = GuardedExtension(Recording(), "probe", reports.append)
+    for hook in lifecycle:
+        if hook == "on_compact":
+            continue
+        arguments = [object() for _ in _signature(getattr(AgentExtension, hook))[1:]]
+        await getattr(guard, hook)(*arguments)
+        assert calls[-1] == (hook, tuple(arguments)), f"GuardedExtension.{hook} did not reach the extension"
+    await guard.on_compact(object())  # type: ignore[arg-type]
+    assert guard.failure is not None and "on_compact" in guard.failure and len(reports) == 1
+    before = len(calls)
+    await guard.before_run(object())  # type: ignore[arg-type]
+    assert len(calls) == before, "a switched-off extension was called again"
+
+
+def test_the_guard_keeps_the_inner_extension_s_pending_in_step() -> None:
+    from zett_agent.extensions.base import AgentExtension
+
+    from zett_tui.runtime.extension_guard import GuardedExtension
+
+    inner = AgentExtension()
+    guard = GuardedExtension(inner, "probe", lambda text: None)
+    context = object()
+    for method in agent_compat.REQUEST_BOOKKEEPING[:1]:
+        getattr(guard, method)(context)
+    assert guard.pending and inner.pending
+    for method in agent_compat.REQUEST_BOOKKEEPING[1:]:
+        getattr(guard, method)(context)
+    assert not guard.pending and not inner.pending

@@ -1,0 +1,162 @@
+"""Every private part of zett-agent that zett uses, in one place, each behind a named function.
+
+zett-agent is pinned to the minor version tested (``pyproject.toml``); its private names may change
+in any release. Nothing else in zett imports an underscore name from ``zett_agent`` or reaches into
+an underscore attribute of one of its objects: it calls a function here. Each function's docstring
+says what it touches upstream and what to check on an upgrade, and
+``tests/test_upstream_contracts.py`` fails, saying what to check, when an upgrade changes one.
+
+The two cases that cannot be a function call are named here too, as constants the callers use:
+methods zett *overrides* because the runtime calls them (:data:`CHAT_MESSAGES_METHOD`,
+:data:`REQUEST_BOOKKEEPING`, :data:`RECORDER_WRITE_METHOD`).
+
+No Textual, and no zett-agent import at module level: the UI imports this before the first frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zett_agent.agent import AgentRunContext
+    from zett_agent.extensions.external import ExternalEvent, ExternalEventExtension
+    from zett_agent.extensions.plan_mode import PlanModeExtension
+    from zett_agent.messages import AnyMessage
+    from zett_agent.model import ModelRequest
+    from zett_agent.tools.coding import FileEdit
+
+#: The module that ``zett_agent.storage`` resolves ``SQLiteSessionStorage`` from, lazily (SQLAlchemy):
+#: importing it early warms what the first history read needs. On an upgrade: check that
+#: ``zett_agent.storage.SQLiteSessionStorage.__module__`` is still this.
+LAZY_STORAGE_MODULE = "zett_agent._sql_storage"
+
+#: ``OpenAICompatibleProvider._messages(request)``: renders the Chat Completions messages, and its
+#: result goes through the openai SDK's transform (``_open_chat`` puts it under ``"messages"``).
+#: ``runtime/plain_messages.py`` overrides it to send the messages in ``extra_body`` instead.
+#: On an upgrade: check that ``_open_chat`` still calls ``self._messages(request)`` for the body's
+#: ``"messages"`` and merges ``request_fields`` into ``extra_body``.
+CHAT_MESSAGES_METHOD = "_messages"
+
+#: What the runtime calls on every registered extension as a request starts and ends (it drives
+#: ``AgentExtension.pending``). ``GuardedExtension`` forwards them to the extension it guards.
+#: On an upgrade: check ``zett_agent/_agent/lifecycle.py`` for the private methods it calls on each
+#: ``extension``.
+REQUEST_BOOKKEEPING = ("_request_started", "_request_finished")
+
+#: ``JSONLExtension._append_line(path, line)``: the one place the upstream recorder writes a line,
+#: under ``self._write_lock``. ``runtime/recorder.py`` overrides it to redact, create 0600 files and
+#: survive a failing disk; if upstream stopped calling it, turns would be written unredacted.
+#: On an upgrade: check that ``JSONLExtension`` still writes every line through this method.
+RECORDER_WRITE_METHOD = "_append_line"
+
+
+def rendered_chat_messages(provider: Any, request: ModelRequest, *, above: type) -> Any:
+    """zett-agent's own rendering of ``request``'s messages for Chat Completions: the
+    :data:`CHAT_MESSAGES_METHOD` of the class after ``above`` in ``provider``'s MRO (the one a
+    subclass overriding it would reach with ``super()``). None when zett-agent has no such method.
+
+    Touches ``OpenAICompatibleProvider._messages``. On an upgrade: check that it still takes the
+    request and returns the list of JSON messages ``_open_chat`` sends.
+    """
+    render = getattr(super(above, provider), CHAT_MESSAGES_METHOD, None)
+    return None if render is None else render(request)
+
+
+def context_tokens(compaction: Any, context: AgentRunContext) -> int:
+    """The tokens ``compaction`` (a ``CompactionExtension``) counts for ``context`` when it decides
+    whether to compact (the last reported usage plus an estimate of what came after).
+
+    Touches ``CompactionExtension._count_context_tokens(context)``. On an upgrade: check that
+    ``compact`` still compares this count with ``max_tokens``.
+    """
+    count: int = compaction._count_context_tokens(context)
+    return count
+
+
+def compaction_window(
+    messages: Sequence[AnyMessage], *, keep_recent_tokens: int, count_tokens: Callable[[Sequence[Any]], int]
+) -> tuple[list[Any], list[Any], list[Any]] | None:
+    """What a compaction pass would do with ``messages``: ``(instructions, older, recent)``, the
+    older part being summarized; None when there is nothing safe to compact.
+
+    Touches the static ``CompactionExtension._select_compaction_window``. On an upgrade: check its
+    keyword arguments and that ``compact`` still summarizes the middle part it returns.
+    """
+    from zett_agent.extensions.compaction import CompactionExtension
+
+    window: tuple[list[Any], list[Any], list[Any]] | None = CompactionExtension._select_compaction_window(
+        messages, keep_recent_tokens=keep_recent_tokens, count_tokens=count_tokens
+    )
+    return window
+
+
+def wait_for_external_event(
+    extension: ExternalEventExtension, context: AgentRunContext, correlation_id: str
+) -> AbstractAsyncContextManager[None]:
+    """``async with`` it around emitting the event that asks the UI; on exit it has waited for the
+    UI's answer (correlated by ``correlation_id``) and staged it for :func:`take_external_event`.
+
+    Touches ``ExternalEventExtension._wait_for_external_event`` (documented for subclasses, but
+    private by name). On an upgrade: check its signature and that it still stages the response.
+    """
+    return extension._wait_for_external_event(context, correlation_id)
+
+
+def take_external_event(extension: ExternalEventExtension, context: AgentRunContext) -> ExternalEvent:
+    """The answer staged by :func:`wait_for_external_event`, once.
+
+    Touches ``ExternalEventExtension._take_external_event``. On an upgrade: check it still pops the
+    response of the current tool call and raises ``RuntimeError`` when there is none.
+    """
+    return extension._take_external_event(context)
+
+
+def resolve_tool_path(path: str) -> Path:
+    """The absolute, resolved path zett-agent's file tools act on for ``path`` (relative to the
+    current folder), so a check decides about the very file the tool will touch.
+
+    Touches ``zett_agent.tools.coding._resolve_file_path`` (returns ``(cwd, target)``). On an
+    upgrade: check it is still what ``read``/``write``/``edit``/``delete`` resolve with.
+    """
+    from zett_agent.tools.coding import _resolve_file_path
+
+    return _resolve_file_path(path)[1]
+
+
+def read_working_text(path: Path) -> str:
+    """A file's text as zett-agent's ``edit`` tool reads it (size limit, UTF-8).
+
+    Touches ``zett_agent.tools.coding._read_working_text``. On an upgrade: check the edit tool still
+    reads through it.
+    """
+    from zett_agent.tools.coding import _read_working_text
+
+    return _read_working_text(path)
+
+
+def apply_file_edits(content: str, edits: Sequence[FileEdit]) -> tuple[str, int]:
+    """``content`` after ``edits``, exactly as zett-agent's ``edit`` tool applies them:
+    ``(new text, replacements)``; ``ValueError`` when an edit does not apply.
+
+    Touches ``zett_agent.tools.coding._apply_edits``. On an upgrade: check its signature and that
+    the edit tool still applies edits through it (a preview must show what will be written).
+    """
+    from zett_agent.tools.coding import _apply_edits
+
+    return _apply_edits(content, edits)
+
+
+def plan_mode_sessions(plan_mode: PlanModeExtension) -> set[str]:
+    """The live set of session ids in Plan Mode, to switch it from the UI (zett-agent switches it
+    only through its tools). Raises ``RuntimeError`` when this zett-agent keeps it elsewhere.
+
+    Touches ``PlanModeExtension._active_sessions``. On an upgrade: check that ``is_plan_mode`` still
+    reads this set and that the tools and prompt follow it at the next model call.
+    """
+    sessions = getattr(plan_mode, "_active_sessions", None)
+    if not isinstance(sessions, set):
+        raise RuntimeError("this zett-agent version does not let zett switch Plan Mode")
+    return sessions

@@ -1,0 +1,188 @@
+"""Every private part of Textual that zett uses, in one place, each behind a named function.
+
+Textual is pinned to the minor version tested (``pyproject.toml``); its private names may change in
+any release. Nothing else in zett imports an underscore module of ``textual`` or reaches into an
+underscore attribute of a Textual object: it calls a function here. Each docstring says what it
+touches upstream and what to check on an upgrade, and ``tests/test_upstream_contracts.py`` fails,
+saying what to check, when an upgrade changes one.
+
+Where zett *overrides* a private method (Textual calls it, so the override must keep its name),
+the name is a constant here and the test checks that Textual still calls it:
+:data:`HANDLE_EXCEPTION_METHOD` (``ZettApp``) and :data:`TEXT_AREA_KEY_METHOD` (``Composer``).
+
+A fallback here keeps zett working on a Textual without the private part, the slower or plainer
+way, and logs once that it did: the contract test is what makes such a change loud.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.driver import Driver
+    from textual.geometry import Size
+    from textual.message import Message
+    from textual.widget import Widget
+
+log = logging.getLogger(__name__)
+
+#: ``App._handle_exception(error)``: what Textual calls with an unhandled exception; its own
+#: version prints a traceback (with the locals: prompts, keys) to the terminal. ``ZettApp``
+#: replaces it without calling it. On an upgrade: diff the new ``App._handle_exception`` against
+#: :func:`keep_exception_for_tests` and :func:`discard_exit_output`, and copy what else it does.
+HANDLE_EXCEPTION_METHOD = "_handle_exception"
+
+#: ``TextArea._on_key(event)``: where TextArea turns a key into an edit. ``Composer`` overrides it
+#: (and calls it) to take Enter, Up/Down and the menu keys first. On an upgrade: check TextArea
+#: still handles keys there and that ``event.prevent_default()`` still stops its edit.
+TEXT_AREA_KEY_METHOD = "_on_key"
+
+_warned: set[str] = set()
+
+
+def _warn_once(what: str) -> None:
+    if what not in _warned:
+        _warned.add(what)
+        log.warning("this Textual has no %s; zett uses the ordinary way (see ui/textual_compat.py)", what)
+
+
+# -- the app ---------------------------------------------------------------------------------------
+
+
+def keep_exception_for_tests(app: App[Any], error: Exception) -> None:
+    """Remember the first unhandled exception the way Textual's own handler does, so that
+    ``App.run_test`` re-raises it in tests.
+
+    Touches ``App._exception`` and ``App._exception_event`` (what ``run_test`` waits on and
+    re-raises). On an upgrade: check ``App._handle_exception`` still sets both.
+    """
+    if app._exception is None:
+        app._exception = error
+        app._exception_event.set()
+
+
+def discard_exit_output(app: App[Any]) -> None:
+    """Drop what Textual would print to the terminal after the app exits (a traceback, ...).
+
+    Touches ``App._exit_renderables``. On an upgrade: check ``App._print_error_renderables`` still
+    prints exactly that list.
+    """
+    app._exit_renderables.clear()
+
+
+def remember_copied_text(app: App[Any], text: str) -> None:
+    """Set Textual's own paste buffer (``App.clipboard``, read by TextArea's paste) to ``text``,
+    as Textual's ``copy_to_clipboard`` does before it writes its escape sequence.
+
+    Touches ``App._clipboard``. On an upgrade: check ``App.clipboard`` still returns it.
+    """
+    app._clipboard = text
+
+
+def terminal_driver(app: App[Any]) -> Driver | None:
+    """The app's terminal driver (None before it starts and after it stops), whose ``write`` is
+    safe from a thread.
+
+    Touches ``App._driver``. On an upgrade: check the attribute and that ``Driver.write`` still
+    queues whole writes for the writer thread.
+    """
+    return app._driver
+
+
+def select_theme_before_start(app: App[Any], name: str) -> None:
+    """Select a theme before the app runs, without the re-parse of every stylesheet that the
+    theme watcher schedules (~15 ms before the first frame): what the watcher does, minus that.
+
+    Touches ``App._refresh_truecolor_filter`` and copies ``App._watch_theme`` (the classes it
+    sets). On an upgrade: diff ``_watch_theme``: anything new it does must be done here too. A
+    Textual without ``_refresh_truecolor_filter``: the ordinary (slower) way.
+    """
+    from textual.app import App
+
+    refresh_filter = getattr(app, "_refresh_truecolor_filter", None)
+    if refresh_filter is None:
+        _warn_once("App._refresh_truecolor_filter")
+        app.theme = name
+        return
+    app.set_reactive(App.theme, name)
+    theme = app.current_theme
+    app.set_class(True, f"-theme-{name}", update=False)
+    app.set_class(theme.dark, "-dark-mode", update=False)
+    app.set_class(not theme.dark, "-light-mode", update=False)
+    refresh_filter(app.ansi_theme)
+    app.stylesheet.set_variables(app.get_css_variables())
+
+
+# -- screens and widgets ---------------------------------------------------------------------------
+
+
+def redraw_period() -> float:
+    """Seconds between two redraws of a screen at most (``1 / TEXTUAL_FPS``).
+
+    Touches the module constant ``textual.screen.UPDATE_PERIOD``. On an upgrade: check that a
+    screen still reads it when it makes its update timer.
+    """
+    import textual.screen
+
+    period: float = textual.screen.UPDATE_PERIOD
+    return period
+
+
+def set_redraw_period(seconds: float) -> None:
+    """Redraw screens made from now on at most every ``seconds`` (see :func:`redraw_period`)."""
+    import textual.screen
+
+    setattr(textual.screen, "UPDATE_PERIOD", seconds)  # noqa: B010  (a Final constant upstream)
+
+
+def set_virtual_size_quietly(widget: Widget, size: Size) -> None:
+    """Give a scrolling widget a new virtual size and update its scrollbars, without the layout of
+    the whole screen that assigning ``virtual_size`` asks for (and its second frame).
+
+    Touches ``Widget._scroll_update(virtual_size)``, which is what a ``ScrollView`` runs after a
+    layout. On an upgrade: check it still updates the scrollbars for a new virtual size. A Textual
+    without it: the assignment (a layout pass).
+    """
+    from textual.widget import Widget
+
+    scroll_update = getattr(widget, "_scroll_update", None)
+    if scroll_update is None:
+        _warn_once("Widget._scroll_update")
+        widget.virtual_size = size
+        return
+    widget.set_reactive(Widget.virtual_size, size)
+    scroll_update(size)
+
+
+def own_bindings(widget: Widget, key: str) -> Iterable[Binding]:
+    """The bindings ``widget`` itself declares for ``key`` (not its screen's or the app's).
+
+    Touches ``DOMNode._bindings`` (a ``BindingsMap``) and its ``key_to_bindings``. On an upgrade:
+    check both, and that ``App.run_action(binding.action, widget)`` still runs one.
+    """
+    bindings: Iterable[Binding] = widget._bindings.key_to_bindings.get(key, ())
+    return bindings
+
+
+# -- terminal input --------------------------------------------------------------------------------
+
+
+def parse_terminal_input(text: str) -> list[Message] | None:
+    """``text`` as the events Textual's terminal parser makes of it (keys, pastes, ...), so replayed
+    keys mean exactly what typed keys mean; None when the parser cannot be found.
+
+    Touches ``textual._xterm_parser.XTermParser`` and its ``feed``. On an upgrade: check the module,
+    and that ``feed("")`` still flushes what is pending (a lone Escape).
+    """
+    try:
+        from textual._xterm_parser import XTermParser
+    except ImportError:
+        _warn_once("textual._xterm_parser")
+        return None
+    parser = XTermParser()
+    return [*parser.feed(text), *parser.feed("")]

@@ -44,6 +44,39 @@ def test_gitignore_rules_follow_the_simple_git_semantics() -> None:
     assert is_ignored(rules, "docs/x.tmp", False) and not is_ignored(rules, "x.tmp", False)
 
 
+#: Patterns whose meaning the old hand-written matcher got wrong or did not know.
+GIT_PATTERNS = "docs/*.tmp\n**/logs\nsrc/**/gen\n*.py[co]\n\\#notes\nbuild/*\n!build/keep\n/only-top\n"
+GITIGNORE_CASES = [
+    ("docs/x.tmp", False),
+    ("docs/deep/x.tmp", False),  # ``*`` does not cross a ``/``
+    ("logs", True),
+    ("a/b/logs", True),
+    ("src/gen", True),
+    ("src/a/b/gen", True),
+    ("other/gen", True),
+    ("m.pyc", False),
+    ("m.py", False),
+    ("#notes", False),
+    ("build/out.js", False),
+    ("build/keep", False),
+    ("only-top", False),
+    ("sub/only-top", False),
+]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_gitignore_rules_match_what_git_itself_ignores(tmp_path: Path) -> None:
+    """Outside a repository the walk decides with ``pathspec``: it must agree with git's own
+    ``check-ignore`` on the same patterns."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / ".gitignore").write_text(GIT_PATTERNS)
+    rules = parse_gitignore(GIT_PATTERNS)
+    for relative, is_dir in GITIGNORE_CASES:
+        asked = relative + "/" if is_dir else relative
+        git = subprocess.run(["git", "check-ignore", "-q", "--no-index", asked], cwd=tmp_path, check=False)
+        assert is_ignored(rules, relative, is_dir) == (git.returncode == 0), relative
+
+
 def test_the_walk_honours_gitignore_and_skips_bulky_folders(tmp_path: Path) -> None:
     touch(
         tmp_path,

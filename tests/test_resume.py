@@ -156,8 +156,7 @@ async def test_a_session_busy_in_another_zett_can_be_viewed_or_forked(project_di
 
         viewer = make_app(ScriptedModel(), session_id=busy.session_id, resume_path=busy.path, read_only=True)
         async with viewer.run_test(size=(100, 30)) as pilot:
-            await pilot.pause(0.2)
-            assert prompts(viewer) == ["original question"]
+            await wait_for(pilot, lambda: prompts(viewer) == ["original question"])  # read in a thread
             assert viewer.chat.host is None
             await submit(pilot, "may I?")
             assert prompts(viewer) == ["original question"]

@@ -2,7 +2,7 @@
 matching fast enough to run on every keystroke over 50,000 paths. No Textual here.
 
 Listing uses ``git ls-files`` inside a repository (fast, exact ``.gitignore`` semantics) and otherwise
-walks the tree, honouring the simple patterns of a ``.gitignore`` at the root.
+walks the tree, honouring the ``.gitignore`` at the root (matched by ``pathspec``, as git would).
 
 Matching is a subsequence match: each character of the query must appear in the path, in order.
 The filter runs as one compiled regular expression per path (C speed); only a short list of the most
@@ -12,7 +12,6 @@ matches at the start of a word, then shorter paths.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import shutil
@@ -23,6 +22,8 @@ from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import itemgetter
 from pathlib import Path
+
+import pathspec
 
 #: Folders that a walk never enters (a git listing already leaves out what .gitignore hides).
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".tox"})
@@ -76,58 +77,28 @@ def _git_files(root: Path) -> list[str] | None:
     return [name for name in unique if os.path.lexists(os.path.join(root, name))]
 
 
-@dataclass(frozen=True)
-class IgnoreRule:
-    """One line of a ``.gitignore``: a glob, maybe anchored to the root, maybe for folders only."""
+class IgnoreRules:
+    """The patterns of a ``.gitignore`` with git's own semantics (``pathspec``'s ``GitIgnoreSpec``:
+    anchoring, ``**``, folder-only patterns, negation where the last match wins, escapes)."""
 
-    pattern: str
-    negated: bool = False
-    directory_only: bool = False
-    anchored: bool = False
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
 
-    def matches(self, relative: str, is_dir: bool) -> bool:
-        if self.directory_only and not is_dir:
-            return False
-        if self.anchored:
-            return fnmatch.fnmatchcase(relative, self.pattern) or _double_star_match(relative, self.pattern)
-        name = relative.rpartition("/")[2]
-        return fnmatch.fnmatchcase(name, self.pattern)
+    def __bool__(self) -> bool:
+        return len(self._spec) > 0
+
+    def ignores(self, relative: str, is_dir: bool) -> bool:
+        return self._spec.match_file(f"{relative}/" if is_dir else relative)
 
 
-def _double_star_match(relative: str, pattern: str) -> bool:
-    """``a/**/b`` also matches ``a/b`` (fnmatch's ``*`` already crosses ``/``)."""
-    return "/**/" in pattern and fnmatch.fnmatchcase(relative, pattern.replace("/**/", "/"))
+def parse_gitignore(text: str) -> IgnoreRules:
+    """The rules of a ``.gitignore`` (a later rule wins)."""
+    return IgnoreRules(text.splitlines())
 
 
-def parse_gitignore(text: str) -> list[IgnoreRule]:
-    """The rules of a ``.gitignore``, in order (a later rule wins). Simple patterns only."""
-    rules = []
-    for raw in text.splitlines():
-        line = raw.rstrip()
-        if not line or line.startswith("#"):
-            continue
-        negated = line.startswith("!")
-        if negated:
-            line = line[1:]
-        if line.startswith("\\"):
-            line = line[1:]
-        directory_only = line.endswith("/")
-        line = line.rstrip("/")
-        anchored = "/" in line
-        line = line.lstrip("/")
-        if line.startswith("**/"):
-            line, anchored = line[3:], "/" in line[3:]
-        if line:
-            rules.append(IgnoreRule(line, negated, directory_only, anchored))
-    return rules
-
-
-def is_ignored(rules: Sequence[IgnoreRule], relative: str, is_dir: bool) -> bool:
-    ignored = False
-    for rule in rules:
-        if rule.negated == ignored and rule.matches(relative, is_dir):
-            ignored = not rule.negated
-    return ignored
+def is_ignored(rules: IgnoreRules, relative: str, is_dir: bool) -> bool:
+    """Whether ``relative`` (a ``/``-separated path from the root) is ignored by ``rules``."""
+    return rules.ignores(relative, is_dir)
 
 
 def walk_files(root: Path, cancelled: Cancelled = never, *, max_files: int = MAX_FILES) -> Iterator[str]:
@@ -136,7 +107,7 @@ def walk_files(root: Path, cancelled: Cancelled = never, *, max_files: int = MAX
     try:
         rules = parse_gitignore((root / ".gitignore").read_text(encoding="utf-8", errors="replace"))
     except OSError:
-        rules = []
+        rules = IgnoreRules(())
     count = 0
     pending = [""]
     while pending and not cancelled():

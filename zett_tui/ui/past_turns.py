@@ -3,11 +3,20 @@ tool rows, answers, and cancelled or failed turns marked."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.sessions.reader import ReadNotice
-from zett_tui.sessions.transcript import NoteBlock, TextBlock, ToolView, TurnView, load_last_turns
+from zett_tui.sessions.transcript import (
+    NoteBlock,
+    TextBlock,
+    ToolView,
+    TranscriptPage,
+    TurnView,
+    load_last_turns,
+)
 from zett_tui.sessions.transcript import ReasoningBlock as PastReasoning
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
@@ -67,10 +76,29 @@ def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None
     row.finish(state, tool.output)
 
 
-def show_past_session(transcript: Transcript, path: Path, session_id: str) -> list[ReadNotice]:
-    """Paint the last turns of a recorded session; returns what could not be read."""
+@dataclass(frozen=True, slots=True)
+class PastSession:
+    """The last turns of a recorded session as read from its file, ready to paint."""
+
+    page: TranscriptPage
+    notices: list[ReadNotice]
+
+
+def read_past_session(path: Path) -> PastSession:
+    """Read the last :data:`RESUME_TURNS` turns of ``path``. Blocking (it reads the file, and counts
+    the lines before those turns): use :func:`load_past_session` on the event loop."""
     notices: list[ReadNotice] = []
-    page = load_last_turns(path, RESUME_TURNS, notices)
+    return PastSession(load_last_turns(path, RESUME_TURNS, notices), notices)
+
+
+async def load_past_session(path: Path) -> PastSession:
+    """:func:`read_past_session` in a thread, so a long session file never holds up the screen."""
+    return await asyncio.to_thread(read_past_session, path)
+
+
+def paint_past_session(transcript: Transcript, past: PastSession, session_id: str) -> list[ReadNotice]:
+    """Paint what :func:`read_past_session` read; returns what could not be read."""
+    page, notices = past.page, past.notices
     if page.has_earlier:
         transcript.add(
             NoticeBlock(

@@ -26,6 +26,8 @@ from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript, UserBlock
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.command import Provider
 
     from zett_tui.runtime.events import UIEvent
@@ -135,11 +137,22 @@ class ChatScreen(Screen[None]):
         for level, text in self.launch.notices:
             self.transcript.add(NoticeBlock(text, level))
         if self.launch.resume_path is not None and self.launch.session_id:
-            from zett_tui.ui.past_turns import last_labelled_model, show_past_session
+            # read in a thread (a session file can be hundreds of MB); the rest follows the painting
+            self.run_worker(self._show_past_session(self.launch.resume_path, self.launch.session_id))
+            return
+        self._open_for_input()
 
-            show_past_session(self.transcript, self.launch.resume_path, self.launch.session_id)
-            self.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
-            self.transcript.add(NoticeBlock(f"Resumed session {self.launch.session_id}.", "info"))
+    async def _show_past_session(self, path: Path, session_id: str) -> None:
+        from zett_tui.ui.past_turns import last_labelled_model, load_past_session, paint_past_session
+
+        past = await load_past_session(path)
+        paint_past_session(self.transcript, past, session_id)
+        self.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
+        self.transcript.add(NoticeBlock(f"Resumed session {session_id}.", "info"))
+        self._open_for_input()
+
+    def _open_for_input(self) -> None:
+        """After the past turns: say so when read-only, else build the agent."""
         if self.launch.read_only:
             self.transcript.add(
                 NoticeBlock(

@@ -11,6 +11,7 @@ from pathlib import Path
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step, tools_step
 from tests.ui_helpers import (
     answers,
+    dialog_armed,
     idle,
     make_app,
     notices,
@@ -74,7 +75,7 @@ async def test_shell_command_asks_first_and_enter_runs_it(project_dir: Path) -> 
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         await submit(pilot, "make a file")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await dialog_armed(pilot)
         dialog = app.screen
         await wait_for(pilot, lambda: "echo hello > made.txt" in screen_text(app))
         assert dialog.focused is not None and dialog.focused.id == "choice-1"  # Run is highlighted
@@ -91,7 +92,7 @@ async def test_escape_declines_the_command() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         await submit(pilot, "touch")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await dialog_armed(pilot)
         await pilot.press("escape")
         await wait_for(pilot, lambda: idle(app))
         assert not Path("nope.txt").exists()
@@ -113,6 +114,7 @@ async def test_parallel_approvals_are_asked_one_after_another() -> None:
             return (
                 isinstance(app.screen, ChoiceDialog)
                 and app.screen is not previous
+                and app.screen.armed
                 and "echo" in screen_text(app)
             )
 
@@ -153,7 +155,7 @@ async def test_escape_cancels_a_running_tool_process(project_dir: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         await submit(pilot, "slow")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await dialog_armed(pilot)
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(tools(app)) and tools(app)[0].state == "running")
         await pilot.pause(0.2)

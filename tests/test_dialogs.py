@@ -17,7 +17,7 @@ from textual.widgets import Input
 from zett_agent.model import ModelRequest
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
-from tests.ui_helpers import idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, submit, wait_for, wait_ready
 from zett_tui.runtime.host import AgentHost
 from zett_tui.runtime.permissions import PermissionMode
 from zett_tui.ui.app import ZettApp
@@ -69,10 +69,10 @@ def _laid_out(screen: Any) -> bool:
 
 
 async def open_dialog(pilot: Pilot[Any], kind: type = ChoiceDialog) -> Any:
+    """The dialog of ``kind`` once it is laid out and takes keys (it arms 0.5 s after it is drawn)."""
     app = pilot.app
     await wait_for(pilot, lambda: isinstance(app.screen, kind) and _laid_out(app.screen))
-    await pilot.pause()
-    return app.screen
+    return await dialog_armed(pilot, kind)
 
 
 async def dialog_closed(pilot: Pilot[Any], dialog: Any) -> None:

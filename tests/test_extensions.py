@@ -17,7 +17,7 @@ from zett_agent.extensions.base import AgentExtension
 from zett_agent.messages import SystemMessage
 
 from tests.fakes.scripted_model import ScriptedModel, failing_step, text_step, tool_step
-from tests.ui_helpers import make_app, notices, screen_text, submit, wait_for, wait_ready
+from tests.ui_helpers import dialog_armed, make_app, notices, screen_text, submit, wait_for, wait_ready
 from zett_tui import paths, trust
 from zett_tui.config import ExtensionConfig, load_settings
 from zett_tui.runtime.events import Notice, TextChunk, ToolFinished, UIEvent
@@ -25,7 +25,7 @@ from zett_tui.runtime.extension_guard import GuardedExtension
 from zett_tui.runtime.host import AgentHost, HostOptions
 from zett_tui.startup import prepare_launch
 from zett_tui.ui.app import ZettApp
-from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog
+from zett_tui.ui.modals.choice_dialog import ChoiceButton
 
 HERE = "tests.test_extensions"
 
@@ -557,7 +557,7 @@ async def test_the_app_asks_once_and_trusting_loads_the_project_at_once(project_
     make_project(project_dir)
     app = app_for_project(project_dir, ScriptedModel())
     async with app.run_test(size=(110, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await dialog_armed(pilot)
         dialog = app.screen
         await wait_for(pilot, lambda: "from the project" in screen_text(app))
         shown = screen_text(app)
@@ -580,7 +580,7 @@ async def test_not_trusting_keeps_the_project_out_and_is_remembered(project_dir:
     make_project(project_dir)
     app = app_for_project(project_dir, ScriptedModel())
     async with app.run_test(size=(110, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await dialog_armed(pilot)
         await pilot.press("enter")
         await wait_ready(pilot)
         host = app.chat.host
@@ -630,7 +630,7 @@ async def test_extensions_trust_asks_again_and_applies_from_the_next_session(pro
         await wait_ready(pilot)
         assert any("you chose not to trust this folder" in text for text in notices(app))
         await submit(pilot, "/extensions trust")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await dialog_armed(pilot)
         await pilot.press("2")
         await wait_for(pilot, lambda: any(text.startswith("Trusted ") for text in notices(app)))
         host = app.chat.host

@@ -9,11 +9,10 @@ from textual.pilot import Pilot
 
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.test_host import Collector, make_host
-from tests.ui_helpers import idle, make_app, prompts, screen_text, submit, wait_for, wait_ready
+from tests.ui_helpers import dialog_armed, idle, make_app, prompts, screen_text, submit, wait_for, wait_ready
 from zett_tui import paths
 from zett_tui.sessions.naming import meta_path
 from zett_tui.ui.app import ZettApp
-from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.screens.session_browser import SessionBrowser
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ToolBlock, UserBlock
@@ -174,14 +173,14 @@ async def test_delete_asks_first_keeps_by_default_and_removes_transcript_title_a
         await pilot.press("tab")  # from the search box to the list: letters are commands there
         assert browser.focused is browser.session_list
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await dialog_armed(pilot)
         assert "This removes its transcript and history." in screen_text(app)
         await pilot.press("enter")  # the first, focused choice is Keep
         await wait_for(pilot, lambda: app.screen is browser)
         assert target.path.exists()
 
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await dialog_armed(pilot)
         await pilot.press("2")
         await wait_for(
             pilot, lambda: ids["plain"] not in [row.summary.session_id for row in browser.session_list.rows]

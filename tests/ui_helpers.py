@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from tests.fakes.scripted_model import ScriptedModel
 from zett_tui.launch import LaunchSettings
 from zett_tui.ui.app import ZettApp
+from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ToolBlock, UserBlock
 
 
@@ -32,6 +33,18 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: fl
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         await pilot.pause(0.02)
+
+
+async def dialog_armed(pilot: Pilot[Any], kind: type[ChoiceDialog] = ChoiceDialog) -> Any:
+    """Wait until a dialog of ``kind`` is the app's screen and takes keys, and return it.
+
+    A dialog arms ``ARM_DELAY`` (0.5 s) after it is drawn: keys pressed before that go to the
+    prompt below, not to the dialog. Tests that answer a dialog wait here first.
+    """
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, kind) and app.screen.armed)
+    await pilot.pause()
+    return app.screen
 
 
 async def wait_ready(pilot: Pilot[Any]) -> None:

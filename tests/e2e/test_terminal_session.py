@@ -13,6 +13,9 @@ from tests.fakes.llm_server import Reply
 
 pytestmark = pytest.mark.e2e
 
+#: The key line of a dialog once it takes keys (until then it shows "…").
+DIALOG_TAKES_KEYS = "Enter choose"
+
 ANSWER = "## Result\n\nThe **fake server** answered with a list:\n\n- alpha\n- beta\n"
 
 
@@ -39,6 +42,7 @@ def test_prompt_answer_tool_approval_and_quit(llm_server, tmp_path: Path) -> Non
         terminal.send("\r")
         shown = terminal.wait_for_text("Run this shell command?")
         assert "echo from-the-shell > shell.txt" in shown
+        terminal.wait_for_text(DIALOG_TAKES_KEYS)  # keys before that go to the prompt
         terminal.send("\r")
         shown = terminal.wait_for_text("beta")
         assert "fake server" in shown and "Result" in shown
@@ -107,9 +111,11 @@ def test_plan_mode_entry_and_exit(llm_server, tmp_path: Path) -> None:
         terminal.send("plan the refactor\r")
         shown = terminal.wait_for_text("Enter Plan Mode?")
         assert "Three modules change." in shown
+        terminal.wait_for_text(DIALOG_TAKES_KEYS)
         terminal.send("\r")  # Enter Plan Mode (the first, focused choice)
         shown = terminal.wait_for_text("Approve this plan?")
         assert "Change one function." in shown and "plan mode" in shown
+        terminal.wait_for_text(DIALOG_TAKES_KEYS)
         terminal.send("\r")  # Approve, ask before edits
         terminal.wait_for_text("starting on step one.")
         shown = terminal.wait_for(lambda text: "idle" in text and "plan mode" not in text)

@@ -1,14 +1,22 @@
 """The one dialog shape every question uses: what is being decided, then a column of choices.
 
-The first choice is the affirmative one and is focused when the dialog opens; Enter takes the
-focused choice, Up/Down/Tab move, number keys pick directly, PgUp/PgDn scroll a long body, and
-Esc declines. A choice may open a second column (``then``: "Always allow…" → which rule) or a
-one-line text field (``note``: "Don't run…" → an optional note for the model); Esc goes back
-from either. The dialog's result is a ``Picked`` (or None when it was closed without an answer).
+No approval by accident: a dialog takes no key until it has been on screen for ``ARM_DELAY`` with
+no key typed in that time (it "arms"). Until then its choices are dimmed, the key line says so,
+clicks on them do nothing, and every key typed goes to the prompt it was being typed into
+(``early_keys``), so a sentence typed across the dialog's opening lands in the prompt, whole.
+
+Once armed, the first choice (the affirmative one) is focused; Enter takes the focused choice,
+Up/Down/Tab move, number keys pick directly, PgUp/PgDn scroll a long body, and Esc declines. A
+question whose "yes" is dangerous names its safe choice (``safe_choice``): that one is focused
+instead and number keys are off, so taking anything else needs an arrow key and Enter (or a click).
+A choice may open a second column (``then``: "Always allow…" → which rule) or a one-line text field
+(``note``: "Don't run…" → an optional note for the model); Esc goes back from either. The dialog's
+result is a ``Picked`` (or None when it was closed without an answer).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,16 +27,28 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
-from textual.events import Key
+from textual.events import Event, Key, Paste
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, Static
+
+from zett_tui.ui.modals import early_keys
+
+#: Seconds a dialog is on screen, with no key typed meanwhile, before it takes keys.
+ARM_DELAY = 0.5
 
 #: What the key line says in each state.
 KEYS_CHOICES = "Enter choose · ↑/↓ move · 1-9 pick · Esc decline"
 KEYS_SUBMENU = "Enter choose · ↑/↓ move · 1-9 pick · Esc back"
 KEYS_NOTE = "Enter send · Esc back"
 KEYS_SCROLL = " · PgUp/PgDn scroll"
+#: The key line of a dialog with a ``safe_choice`` (number keys are off there).
+KEYS_CAUTIOUS = "Enter choose · ↑/↓ move · Esc decline"
+KEYS_CAUTIOUS_SUBMENU = "Enter choose · ↑/↓ move · Esc back"
+#: The key line until the dialog takes keys.
+KEYS_WAITING = "…"
+KEYS_WAITING_TYPING = "…  (what you type still goes to your prompt)"
 
 
 @dataclass(frozen=True)
@@ -79,7 +99,19 @@ class _Stage:
 
 
 class ChoiceDialog(ModalScreen[Picked | None]):
-    """A modal question. ``decline_value`` is what Esc answers."""
+    """A modal question. ``decline_value`` is what Esc answers.
+
+    ``safe_choice`` is the value of the first-step choice that is safe to take by accident (the
+    "Don't run" of a dangerous command, the "Don't apply" of an edit outside the project). When
+    given, that choice is the one focused when the dialog arms, so Enter takes it, and number keys
+    pick nothing: every other choice takes an arrow key (or Tab) and Enter, or a click. None (the
+    default) focuses the first choice and keeps the number keys.
+
+    ``armed`` says whether the dialog takes keys yet (see the module docstring); tests wait on it.
+    """
+
+    #: Nothing is focused until the dialog arms: keys then reach the screen, which passes them on.
+    AUTO_FOCUS = ""
 
     DEFAULT_CSS = """
     ChoiceDialog {
@@ -210,20 +242,45 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         *,
         decline_value: Any,
         warning: str = "",
-        key_help: str = KEYS_CHOICES,
+        key_help: str | None = None,
+        safe_choice: Any = None,
     ) -> None:
         super().__init__(classes="-warning" if warning else "")
         self.title_text = title
         self.body = body
         self.warning_text = warning
         self.decline_value = decline_value
-        self.key_help = key_help
         self.root = _Stage(tuple(choices))
+        #: The choice focused when the dialog arms instead of the first (None: the first).
+        self.safe_choice = next(
+            (
+                choice
+                for choice in self.root.choices
+                if safe_choice is not None and choice.value == safe_choice
+            ),
+            None,
+        )
+        if key_help is None:
+            key_help = KEYS_CAUTIOUS if self.cautious else KEYS_CHOICES
+        self.key_help = key_help
         self._stages: list[_Stage] = [self.root]
         self._steps: dict[int, _Stage] = {}
         self._noting: Choice | None = None
         self._keys = KEYS_CHOICES
         self._body_scrolls = False
+        #: False until the dialog takes keys; keys before that go to the prompt below.
+        self.armed = False
+        self._arm_timer: Timer | None = None
+        #: When the dialog was first drawn and when it armed (``time.monotonic()``), for tests and logs.
+        self.shown_at: float | None = None
+        self.armed_at: float | None = None
+        self._typing_target: Widget | None = None
+        self._told_numbers_off = False
+
+    @property
+    def cautious(self) -> bool:
+        """Opens on its safe choice, number keys off."""
+        return self.safe_choice is not None
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -234,7 +291,7 @@ class ChoiceDialog(ModalScreen[Picked | None]):
                 self.warning_text, id="warning", markup=False, classes="-shown" if self.warning_text else ""
             )
             yield from self.compose_body()
-            with Vertical(id="choices"):
+            with Vertical(id="choices", disabled=True):
                 yield from self.compose_choices()
             with Vertical(id="note"):
                 yield Static("", id="note-label", markup=False)
@@ -273,22 +330,80 @@ class ChoiceDialog(ModalScreen[Picked | None]):
     def _button(self, choice: Choice, button_id: str) -> ChoiceButton:
         index = button_id.rsplit("-", 1)[-1]
         more = choice.then or (choice.note is not None and not choice.note_value)
-        return ChoiceButton(choice, f" {index}. {choice.label}{'…' if more else ''}", button_id)
+        number = "" if self.cautious else f"{index}. "
+        return ChoiceButton(choice, f" {number}{choice.label}{'…' if more else ''}", button_id)
 
     def set_keys(self, keys: str) -> None:
         """Show ``keys`` as the key help (``KEYS_CHOICES`` means this dialog's own key help)."""
         self._keys = keys
-        text = self.key_help if keys == KEYS_CHOICES else keys
-        self.query_one("#keys", Static).update(text + (KEYS_SCROLL if self._body_scrolls else ""))
+        if not self.armed:
+            text = KEYS_WAITING_TYPING if self._typing_target is not None else KEYS_WAITING
+        elif keys == KEYS_CHOICES:
+            text = self.key_help
+        elif keys == KEYS_SUBMENU and self.cautious:
+            text = KEYS_CAUTIOUS_SUBMENU
+        else:
+            text = keys
+        scroll = KEYS_SCROLL if self._body_scrolls and text not in (KEYS_WAITING, KEYS_WAITING_TYPING) else ""
+        self.query_one("#keys", Static).update(text + scroll)
 
     def on_mount(self) -> None:
-        self.focus_first()
+        self._typing_target = early_keys.typing_target(self)
+        self.set_keys(self._keys)
         self.call_after_refresh(self.fit)
+        self.call_after_refresh(self._shown)
 
     def focus_first(self) -> None:
-        buttons = self._stages[-1].buttons
-        if buttons:
-            buttons[0].focus()
+        stage = self._stages[-1]
+        for button in stage.buttons:
+            if stage is self.root and button.choice is self.safe_choice:
+                button.focus()
+                return
+        if stage.buttons:
+            stage.buttons[0].focus()
+
+    # -- arming: no key answers a dialog that has only just opened --------------------------------
+
+    def _shown(self) -> None:
+        """The dialog has been drawn: it arms after ``ARM_DELAY`` without a key."""
+        self.shown_at = time.monotonic()
+        self._restart_arming()
+
+    def _restart_arming(self) -> None:
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self._arm_timer = self.set_timer(ARM_DELAY, self._arm, name="arm dialog")
+
+    def _arm(self) -> None:
+        self._arm_timer = None
+        if self.armed or not self.is_attached:
+            return
+        self.armed = True
+        self.armed_at = time.monotonic()
+        self.query_one("#choices").disabled = False
+        self.focus_first()
+        self.set_keys(self._keys)
+
+    async def on_event(self, event: Event) -> None:
+        if not self.armed and isinstance(event, Key | Paste):
+            self._early(event)
+            return  # neither this dialog's handlers nor its bindings (Esc, Enter...) see it
+        await super().on_event(event)
+
+    def _early(self, event: Key | Paste) -> None:
+        """A key or paste before the dialog takes keys: it goes to the prompt below, and the dialog
+        waits another ``ARM_DELAY`` (a sentence typed across the opening lands there whole)."""
+        event.stop()
+        event.prevent_default()
+        if self._arm_timer is not None:
+            self._restart_arming()
+        target = self._typing_target
+        if target is None or not target.is_attached:
+            return
+        if isinstance(event, Key):
+            early_keys.pass_key(target, event)
+        else:
+            early_keys.pass_paste(target, event)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit)
@@ -323,12 +438,24 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         character = event.character
         if not (character and character.isdigit() and isinstance(self.focused, Button)) or self._noting:
             return
+        if self.cautious:
+            event.stop()
+            event.prevent_default()
+            self.notify_number_keys_off()
+            return
         choices = self._stages[-1].choices
         index = int(character)
         if 1 <= index <= len(choices):
             event.stop()
             event.prevent_default()
             self.pick(choices[index - 1])
+
+    def notify_number_keys_off(self) -> None:
+        """Say (calmly, once per dialog) why a number key did nothing."""
+        if self._told_numbers_off:
+            return
+        self._told_numbers_off = True
+        self.notify("Number keys are off in this dialog: use ↑/↓ and Enter.", timeout=4)
 
     def action_scroll_body(self, direction: int) -> None:
         for body in self.query("#body"):

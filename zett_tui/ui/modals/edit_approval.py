@@ -1,9 +1,13 @@
 """Approval for one file change: the path and operation in the title, the diff below.
 
 Choices: Apply · Apply all edits for this session · Don't apply… (an optional note for the model).
+A change outside the project folder or to git's own files (``.git/``: hooks and config run
+commands) opens on "Don't apply", with number keys off (``ChoiceDialog``'s ``safe_choice``).
 """
 
 from __future__ import annotations
+
+from pathlib import PurePath
 
 from rich.text import Text
 
@@ -20,6 +24,12 @@ _TITLES = {
     "edit": "Apply this edit to {path}?",
     "delete": "Delete {path}?",
 }
+
+
+def under_git(*paths: str) -> bool:
+    """Any of ``paths`` has a ``.git`` folder among its parts (any case: ``.GIT`` is the same
+    folder on macOS and Windows file systems)."""
+    return any(part.casefold() == ".git" for path in paths if path for part in PurePath(path).parts)
 
 
 def edit_title(operation: str, path: str) -> str:
@@ -43,6 +53,9 @@ def edit_approval_dialog(
     warning = ""
     if outside_project:
         warning = f"⚠  Outside the project folder: {absolute_path or path}. This always asks, in every mode."
+    elif under_git(path, absolute_path):
+        warning = "⚠  Inside .git/: git runs commands named in its config and hooks."
+    cautious = outside_project or under_git(path, absolute_path)
     choices = [
         Choice("Delete it" if operation == "delete" else "Apply", APPLY, "affirm"),
         Choice("Apply all edits for this session (no more questions)", APPLY_ALL),
@@ -53,4 +66,11 @@ def edit_approval_dialog(
             note="Anything the model should know? (optional; Enter sends, the file stays as it is)",
         ),
     ]
-    return ChoiceDialog(title, DiffView(diff), choices, decline_value=REJECT, warning=warning)
+    return ChoiceDialog(
+        title,
+        DiffView(diff),
+        choices,
+        decline_value=REJECT,
+        warning=warning,
+        safe_choice=REJECT if cautious else None,
+    )

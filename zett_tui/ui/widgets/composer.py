@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 from textual import events, on
 from textual.binding import Binding
@@ -99,6 +100,10 @@ class Composer(TextArea):
             tooltip="Edit the prompt in $VISUAL or $EDITOR; what you save comes back",
         ),
     ]
+
+    #: Bound actions that do not run from keys typed into a dialog that is opening above the
+    #: prompt (those keys go to the prompt: they edit it, they open nothing).
+    NOT_FROM_EARLY_KEYS: ClassVar[frozenset[str]] = frozenset({"external_editor"})
 
     class Submitted(Message):
         def __init__(self, composer: Composer, text: str) -> None:

@@ -1,0 +1,344 @@
+"""No approval by accident: keys typed across a dialog's opening land in the prompt, never in the dialog.
+
+Every dialog is a ``ChoiceDialog``; it takes no key until it has been on screen ``ARM_DELAY`` (the
+real 0.5 s here, nothing patched) with no key typed meanwhile. The attacks are the ones from the
+issue: a sentence with a "1" in it, "ok go" + Enter, typed while a command's dialog opens; a dangerous
+command answered with Enter or a number key. Each test checks the command's file on disk (the
+victim), what the runtime was answered (the transcript's record of it) and what the prompt holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input
+from zett_agent.model import ModelEvent, ModelRequest
+
+from tests.fakes.scripted_model import ScriptedModel, Step, text_step, tool_step
+from tests.test_dialogs import shown
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, submit, wait_for, wait_ready
+from zett_tui.ui.app import ZettApp
+from zett_tui.ui.modals import choice_dialog
+from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog, Picked
+from zett_tui.ui.modals.edit_approval import REJECT
+from zett_tui.ui.modals.shell_approval import DONT_RUN, RUN, shell_approval_dialog
+
+SENTENCE_BEFORE = "thanks, and after"
+SENTENCE_ACROSS = " that please update 1 test"
+
+
+def gated(gate: asyncio.Event, step: Step) -> Step:
+    """``step``, once ``gate`` is set: the test decides when the dialog opens."""
+
+    async def run(request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        await gate.wait()
+        async for event in step(request):
+            yield event
+
+    return run
+
+
+def keys_of(text: str) -> list[str]:
+    """``text`` as key names for ``pilot.press`` (a space is "space", a comma "comma"...)."""
+    names = {" ": "space", ",": "comma", ".": "full_stop", "/": "slash", "-": "minus"}
+    return [names.get(character, character) for character in text]
+
+
+def answered(app: ZettApp) -> list[str]:
+    """The transcript's one-line records of dialog answers (allowed, refused, applied...)."""
+    return [text for text in notices(app) if text.startswith(("✓", "✗"))]
+
+
+def focused_value(dialog: ChoiceDialog) -> Any:
+    focused = dialog.focused
+    return focused.choice.value if isinstance(focused, ChoiceButton) else None
+
+
+def keys_line(dialog: ChoiceDialog) -> str:
+    return str(dialog.query_one("#keys").render())
+
+
+async def drawn(pilot: Pilot[Any]) -> ChoiceDialog:
+    """The dialog once it is on screen (laid out), armed or not."""
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog) and app.screen.shown_at is not None)
+    dialog = app.screen
+    assert isinstance(dialog, ChoiceDialog)
+    return dialog
+
+
+# -- typing across the opening --------------------------------------------------------------------
+
+
+async def test_a_sentence_typed_across_a_shell_dialog_opening_lands_in_the_prompt(project_dir: Path) -> None:
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        gated(gate, tool_step("c1", "bash", {"command": "echo ran > ran.txt"})), text_step("Not run.")
+    )
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "first prompt")
+        await wait_for(pilot, lambda: len(model.requests) == 1)
+        await pilot.press(*keys_of(SENTENCE_BEFORE))
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))  # pushed, maybe not drawn
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        await pilot.press(*keys_of(SENTENCE_ACROSS), "enter", *keys_of("ok go"), "enter", "1", "2", "3")
+        assert app.screen is dialog and not dialog.armed  # every key restarted the wait
+        assert dialog.shown_at is not None  # it was drawn while the keys came
+        assert not (project_dir / "ran.txt").exists()
+        assert answered(app) == []
+        composer = app.chat.composer
+        await wait_for(pilot, lambda: composer.text.endswith("123"))
+        assert composer.text == SENTENCE_BEFORE + SENTENCE_ACROSS + "\nok go\n123"
+        assert composer.cursor_location == (2, 3)  # typed at the cursor, in order
+
+        await dialog_armed(pilot)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: idle(app))
+        assert not (project_dir / "ran.txt").exists()
+        assert answered(app) == ["✗ You refused: echo ran > ran.txt"]
+        assert composer.text == SENTENCE_BEFORE + SENTENCE_ACROSS + "\nok go\n123"  # still there to send
+
+
+async def test_keys_posted_before_the_dialog_is_drawn_go_to_the_prompt() -> None:
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        picked: list[Picked | None] = []
+        dialog = shell_approval_dialog("echo hi", Path.cwd(), 60)
+        mounted_when_typed: list[bool] = []
+
+        def open_and_type() -> None:
+            app.push_screen(dialog, picked.append)
+            mounted_when_typed.append(dialog.is_mounted)
+            for key, character in (("1", "1"), ("enter", "\r"), ("y", "y"), ("escape", "\x1b")):
+                app.post_message(events.Key(key, character))  # what the terminal driver does
+
+        app.call_later(open_and_type)
+        await wait_for(pilot, lambda: app.chat.composer.text == "1\ny")
+        assert mounted_when_typed == [False]
+        assert app.screen is dialog and picked == []
+        await dialog_armed(pilot)
+        assert picked == [] and app.chat.composer.text == "1\ny"
+        await pilot.press("enter")  # armed: Enter takes the focused choice, Run once
+        await wait_for(pilot, lambda: bool(picked))
+        assert picked == [Picked(RUN)]
+
+
+async def test_ok_go_and_enter_right_after_the_dialog_is_drawn_do_not_approve(project_dir: Path) -> None:
+    model = ScriptedModel(tool_step("c1", "bash", {"command": "echo ran > ran.txt"}), text_step("Ran."))
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "make the file")
+        for attempt in range(4):  # the issue: "approved it 4 times in 4"
+            dialog = await drawn(pilot)
+            await pilot.press(*keys_of("ok go"), "enter")
+            assert app.screen is dialog and not dialog.armed, f"attempt {attempt + 1}"
+        assert not (project_dir / "ran.txt").exists() and answered(app) == []
+        assert app.chat.composer.text == "ok go\nok go\nok go\nok go\n"
+
+        dialog = await dialog_armed(pilot)
+        assert focused_value(dialog) == RUN
+        await pilot.press("enter")  # armed: keys work as usual
+        await wait_for(pilot, lambda: idle(app))
+        assert (project_dir / "ran.txt").read_text() == "ran\n"
+        assert answered(app) == ["✓ You allowed: echo ran > ran.txt"]
+
+
+async def test_editing_keys_and_a_paste_edit_the_prompt_and_nothing_else_happens() -> None:
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        composer = app.chat.composer
+        composer.load_text("abc")
+        composer.move_cursor(composer.document.end)
+        editor_runs: list[list[str]] = []
+
+        def run_editor(command: list[str]) -> int:
+            editor_runs.append(command)
+            return 0
+
+        composer.run_editor = run_editor
+        picked: list[Picked | None] = []
+        app.push_screen(shell_approval_dialog("echo hi", Path.cwd(), 60), picked.append)
+        dialog = await drawn(pilot)
+        await pilot.press("backspace", "left", "X", "end", "escape", "tab", "shift+tab", "ctrl+g")
+        app.post_message(events.Paste(" pasted"))
+        await wait_for(pilot, lambda: composer.text == "aXb pasted")
+        assert app.screen is dialog and not dialog.armed and picked == []
+        assert host_mode_unchanged(app) and editor_runs == []  # Shift+Tab, Ctrl+G: not from here
+        await dialog_armed(pilot)
+        await pilot.press("escape")  # armed: Esc declines
+        await wait_for(pilot, lambda: bool(picked))
+        assert picked == [Picked(DONT_RUN)] and composer.text == "aXb pasted"
+
+
+def host_mode_unchanged(app: ZettApp) -> bool:
+    """Shift+Tab typed into the opening dialog did not cycle the permission mode."""
+    host = app.chat.host
+    return host is not None and host.mode.value == "ask"
+
+
+async def test_clicks_before_the_dialog_takes_keys_are_ignored() -> None:
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        picked: list[Picked | None] = []
+        app.push_screen(shell_approval_dialog("echo hi", Path.cwd(), 60), picked.append)
+        dialog = await drawn(pilot)
+        assert await pilot.click("#choice-1")
+        await pilot.pause()
+        assert app.screen is dialog and picked == []
+        await dialog_armed(pilot)
+        assert await pilot.click("#choice-1")
+        await wait_for(pilot, lambda: bool(picked))
+        assert picked == [Picked(RUN)]
+
+
+async def test_the_dialog_shows_when_it_starts_taking_keys() -> None:
+    assert choice_dialog.ARM_DELAY == 0.5
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        app.push_screen(shell_approval_dialog("echo hi", Path.cwd(), 60))
+        dialog = await drawn(pilot)
+        if not dialog.armed:  # always, unless this machine stalled for half a second just now
+            assert keys_line(dialog) == choice_dialog.KEYS_WAITING_TYPING
+            assert dialog.query_one("#choices").disabled and dialog.focused is None
+            assert "what you type still goes to your prompt" in shown(app)
+        await dialog_armed(pilot)
+        assert dialog.shown_at is not None and dialog.armed_at is not None
+        assert dialog.armed_at - dialog.shown_at >= choice_dialog.ARM_DELAY
+        assert keys_line(dialog).startswith("Enter choose · ↑/↓ move · 1-9 pick")
+        assert not dialog.query_one("#choices").disabled and focused_value(dialog) == RUN
+
+
+async def test_the_ask_user_answer_field_takes_no_text_before_it_arms() -> None:
+    model = ScriptedModel(tool_step("q1", "ask_user", {"question": "Which name?"}), text_step("Thanks."))
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "ask me")
+        dialog = await drawn(pilot)
+        await pilot.press(*keys_of("early"), "enter")
+        field = dialog.query_one("#answer-input", Input)
+        assert field.value == "" and app.screen is dialog
+        await wait_for(pilot, lambda: app.chat.composer.text == "early\n")
+        await dialog_armed(pilot)
+        assert dialog.focused is field
+        await pilot.press(*keys_of("late"), "enter")
+        await wait_for(pilot, lambda: idle(app))
+        assert answered(app) == ["✓ You answered: late"]
+
+
+# -- dangerous commands and edits: the safe choice is focused, number keys are off ----------------
+
+
+async def test_a_dangerous_command_opens_on_dont_run_and_enter_refuses(project_dir: Path) -> None:
+    victim = project_dir / "build" / "keep.txt"
+    victim.parent.mkdir()
+    victim.write_text("keep\n")
+    model = ScriptedModel(tool_step("c1", "bash", {"command": "rm -rf build"}), text_step("Kept."))
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "clean up")
+        dialog = await dialog_armed(pilot)
+        text = shown(app)
+        assert "Dangerous" in text and "1. Run once" not in text and "Run once" in text
+        assert "1-9" not in keys_line(dialog)
+        assert focused_value(dialog) == DONT_RUN
+        await pilot.press("enter")  # "Don't run…": its optional note
+        assert dialog.focused is dialog.query_one("#note-input", Input)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: idle(app))
+        assert answered(app) == ["✗ You refused: rm -rf build"]
+    assert victim.read_text() == "keep\n"
+
+
+async def test_number_keys_do_not_run_a_dangerous_command_arrow_and_enter_do(project_dir: Path) -> None:
+    victim = project_dir / "build" / "keep.txt"
+    victim.parent.mkdir()
+    victim.write_text("keep\n")
+    model = ScriptedModel(tool_step("c1", "bash", {"command": "rm -rf build"}), text_step("Done."))
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "clean up")
+        dialog = await dialog_armed(pilot)
+        await pilot.press("1", "2", "3", "4", "9")
+        assert app.screen is dialog and focused_value(dialog) == DONT_RUN
+        assert victim.exists() and answered(app) == []
+        for _ in range(len(dialog.root.choices)):  # the deliberate way: move to "Run once", Enter
+            if focused_value(dialog) == RUN:
+                break
+            await pilot.press("up")
+        assert focused_value(dialog) == RUN
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: idle(app))
+        assert answered(app) == ["✓ You allowed: rm -rf build"]
+    assert not victim.parent.exists()
+
+
+async def test_an_edit_under_dot_git_opens_on_dont_apply(project_dir: Path) -> None:
+    config = project_dir / ".git" / "config"
+    config.parent.mkdir()
+    config.write_text("[core]\n")
+    hostile = "[core]\n\tfsmonitor = touch pwned\n"
+    model = ScriptedModel(
+        tool_step("w1", "write_file", {"path": ".git/config", "content": hostile}), text_step("Not written.")
+    )
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "configure git")
+        dialog = await dialog_armed(pilot)
+        assert ".git/" in shown(app)
+        assert focused_value(dialog) == REJECT
+        await pilot.press("1", "2")  # Apply, Apply all: off here
+        assert app.screen is dialog and focused_value(dialog) == REJECT
+        await pilot.press("enter", "enter")  # "Don't apply…", its empty note
+        await wait_for(pilot, lambda: idle(app))
+        assert answered(app)[0].startswith("✗ You did not apply")
+    assert config.read_text() == "[core]\n"
+
+
+async def test_an_edit_outside_the_project_opens_on_dont_apply(project_dir: Path) -> None:
+    outside = project_dir.parent / "outside.txt"
+    model = ScriptedModel(
+        tool_step("w1", "write_file", {"path": str(outside), "content": "x\n"}), text_step("Not written.")
+    )
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "write outside")
+        dialog = await dialog_armed(pilot)
+        assert focused_value(dialog) == REJECT
+        await pilot.press("1")
+        assert app.screen is dialog
+        await pilot.press("enter", "enter")
+        await wait_for(pilot, lambda: idle(app))
+    assert not outside.exists()
+
+
+async def test_an_ordinary_edit_still_opens_on_apply_with_number_keys(project_dir: Path) -> None:
+    model = ScriptedModel(
+        tool_step("w1", "write_file", {"path": "notes.txt", "content": "x\n"}), text_step("Written.")
+    )
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "write notes")
+        await dialog_armed(pilot)
+        await pilot.press("1")
+        await wait_for(pilot, lambda: idle(app))
+    assert (project_dir / "notes.txt").read_text() == "x\n"

@@ -12,7 +12,14 @@ unified diff, and waits for ``edit_approval_response``:
 ``apply_all`` applies and stops asking for the rest of the session (``reset`` asks again).
 A change the tool would refuse anyway (text not found, file missing...) is not asked about:
 the tool runs and fails with its usual message. In accept-edits and auto mode nothing asks,
-except a change outside the project folder, which asks in every mode.
+except a change outside the project folder or to a protected path, which asks in every mode
+and also after "apply all": anything under ``.git/`` (hooks, config), the project's ``.zett/``
+and zett's own settings (``protected_paths``; the payload says why in ``protected``).
+
+Paths are decided by the real path, resolved the way the tool resolves it (symlinks and ``..``
+followed), so a link inside the project that points outside is a change outside. A hard link
+needs nothing: the tool writes a temporary file and renames it over the name, so the other
+name's file is never written through.
 
 zett-agent writes through a temporary file, which leaves every written file 0600; this
 extension puts the original permission bits back (an executable stays executable) and gives a
@@ -44,6 +51,7 @@ from zett_agent.tools.coding import (
 )
 
 from zett_tui.runtime.permissions import PermissionMode
+from zett_tui.runtime.protected_paths import is_inside, protected_reason
 
 log = logging.getLogger(__name__)
 
@@ -118,8 +126,10 @@ class EditApprovalExtension(ExternalEventExtension):
         target = _target_of(path)
         if target is None or self.is_exempt(session_id, target):
             return await call_next()
-        outside = not _is_inside(target, (self.project_root or Path.cwd()).resolve())
-        if not outside and self._applies_without_asking(session_id):
+        root = (self.project_root or Path.cwd()).resolve()
+        outside = not is_inside(target, root)
+        protected = protected_reason(target, root)
+        if not outside and protected is None and self._applies_without_asking(session_id):
             return await _run_keeping_mode(call_next, target)
         change = await asyncio.to_thread(plan_change, call.name, call.arguments)
         if change is None:
@@ -137,6 +147,7 @@ class EditApprovalExtension(ExternalEventExtension):
             "added": change.added,
             "removed": change.removed,
             "outside_project": outside,
+            "protected": protected,
             "response_event": EDIT_APPROVAL_RESPONSE,
         }
         async with self._wait_for_external_event(context, call.id):
@@ -289,10 +300,6 @@ def _target_of(path: object) -> Path | None:
     except (OSError, RuntimeError, ValueError):
         return None
     return target
-
-
-def _is_inside(target: Path, root: Path) -> bool:
-    return target == root or root in target.parents
 
 
 async def _run_keeping_mode(call_next: Callable[[], Awaitable[Any]], target: Path) -> Any:

@@ -156,10 +156,22 @@ def test_a_prefix_rule_must_be_one_plain_command(rules: ShellRules) -> None:
         ("bash -c 'make'", [("exact", "bash -c 'make'")]),
         ("python -m pytest", [("exact", "python -m pytest")]),
         ("FOO=1 pytest", [("exact", "FOO=1 pytest")]),
+        ("tar -tf a.tar", [("exact", "tar -tf a.tar")]),
+        ("make test", [("exact", "make test")]),
+        ("git config user.name x", [("exact", "git config user.name x")]),
+        ("uv run python x.py", [("exact", "uv run python x.py")]),
+        ("/usr/bin/env ls", [("exact", "/usr/bin/env ls")]),
+        ("docker ps", [("exact", "docker ps")]),
     ],
 )
 def test_suggestions(command: str, expected: list[tuple[str, str]]) -> None:
     assert [(rule.kind, rule.command) for rule in suggest_rules(command)] == expected
+
+
+def test_a_prefix_is_offered_only_when_it_covers_the_command(project_dir: Path) -> None:
+    outside = project_dir.parent / "elsewhere"
+    assert [r.kind for r in suggest_rules(f"pytest --basetemp={outside}", project_dir)] == ["exact"]
+    assert [r.kind for r in suggest_rules("pytest --basetemp=tmp", project_dir)] == ["exact", "prefix"]
 
 
 def test_rules_persist_privately_per_project(project_dir: Path) -> None:
@@ -423,4 +435,7 @@ def test_parameter_expansion_with_operators_is_never_matched_and_always_asks(tmp
     sneaky = "pytest ${x:-$(rm -rf /)}"
     assert rules.match(sneaky) is None
     assert dangerous_reason(sneaky, tmp_path) is not None
-    assert rules.match("pytest ${HOME}") is not None
+    # A word whose value is only known when it runs is never covered by a prefix (it may be a
+    # path outside the project); the same command with the value written out is.
+    assert rules.match("pytest ${HOME}") is None and rules.match("pytest $HOME") is None
+    assert rules.match("pytest home") is not None

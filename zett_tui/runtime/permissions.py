@@ -7,10 +7,13 @@
   before every ``bash`` call; True runs the command without a dialog.
 - ``dangerous_reason`` (from ``shell_danger``): commands that ask in every mode.
 
-Prefix rules match by words, never characters, and only a plain command: one command, no
-``;``/``&&``/``||``/``|``/``&``/newline, no substitution, no variable assignments in front, no
-redirection except ``2>&1``-style duplications and ``/dev/null``. Anything else needs an exact
-rule equal to the whole command.
+What a prefix rule covers is decided in one place, ``rule_scope.prefix_covers`` (also used by
+``zett -p --allow-shell``): one plain command whose leading words are the prefix, and, beyond
+the prefix, no word that points outside the project or into ``.git/``/``.zett/``, no option that
+runs a command, and a program that cannot run other programs (for those, ``tar``, ``make``,
+``python``, ``git -C``..., a rule covers only the very same words). The dialog offers a prefix
+only when it is narrow and covers the command it is offered for; else only the exact command.
+An exact rule equals the whole command.
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ from typing import Literal
 from zett_agent.extensions.shell_approval import ShellApprovalMode
 
 from zett_tui import paths
+from zett_tui.runtime.rule_scope import RUNNER_COMMANDS, plain_command, prefix_covers, runner_reason
 from zett_tui.runtime.shell_danger import dangerous_reason
-from zett_tui.runtime.shell_words import ParsedCommand, ShellSyntaxError, parse
+from zett_tui.runtime.shell_words import ParsedCommand
 
 __all__ = [
     "PermissionMode",
@@ -42,6 +46,7 @@ __all__ = [
     "ShellRules",
     "ShellVerdict",
     "dangerous_reason",
+    "prefix_problem",
     "prefix_words",
     "suggest_rules",
 ]
@@ -89,17 +94,15 @@ RUNNER_SUBCOMMANDS = frozenset(
         ("kubectl", "exec"), ("gh", "api"), ("nix", "run"), ("deno", "run"),
     }
 )  # fmt: skip
-#: First words never offered as a prefix: they run code or change files given as arguments.
-NO_PREFIX_COMMANDS = frozenset(
+#: File-changing tools never offered as a prefix (their arguments are what they change).
+FILE_CHANGING_COMMANDS = frozenset(
     {
-        "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "exec", "source", ".", "env", "sudo",
-        "doas", "su", "xargs", "nohup", "time", "timeout", "nice", "watch", "command", "builtin",
-        "python", "python3", "node", "perl", "ruby", "php", "lua", "npx", "pnpx",
-        "bunx", "rm", "rmdir", "mv", "cp", "dd", "chmod", "chown", "chgrp", "ln", "find", "tee",
-        "sed", "awk", "curl", "wget", "ssh", "scp", "rsync", "kill", "pkill", "killall", "shred",
-        "truncate", "mkfs",
+        "rm", "rmdir", "mv", "cp", "ln", "install", "chmod", "chown", "chgrp", "tee", "kill",
+        "pkill", "killall", "shred", "truncate", "mkfs", "unlink",
     }
 )  # fmt: skip
+#: First words never offered as a prefix: they run code or change files given as arguments.
+NO_PREFIX_COMMANDS = FILE_CHANGING_COMMANDS | RUNNER_COMMANDS
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+@-]*")
 
 
@@ -134,28 +137,41 @@ def prefix_words(parsed: ParsedCommand) -> tuple[str, ...] | None:
 
 
 def _words_of(command: str) -> tuple[str, ...] | None:
-    try:
-        return prefix_words(parse(command))
-    except ShellSyntaxError:
-        return None
+    simple = plain_command(command)
+    return simple.argv if simple is not None else None
 
 
-def suggest_rules(command: str) -> list[Rule]:
+def prefix_problem(command: str) -> str | None:
+    """Why ``command`` cannot be saved as a prefix rule, or None when it can."""
+    words = _words_of(command)
+    if not words:
+        return "A prefix must be plain words of one command (no ;, &&, |, $(...) or redirections)."
+    runner = runner_reason(words)
+    if runner is not None:
+        return f"No prefix rule for this: {runner}. Allow exactly this command instead."
+    return None
+
+
+def suggest_rules(command: str, project_root: Path | None = None) -> list[Rule]:
     """Rules to offer in the approval dialog: the exact command, then at most one narrow prefix.
 
-    A prefix is offered only for a plain command whose first word is not a shell, interpreter,
-    wrapper or file-changing tool: first word + subcommand for tools like git/npm/cargo/docker
-    (plus the script or program for runners like ``uv run``/``npm run``), the first word alone
-    otherwise.
+    A prefix is offered only for a plain command whose program cannot run other programs or
+    change the files it is given (``rule_scope.runner_reason``, ``FILE_CHANGING_COMMANDS``):
+    first word + subcommand for tools like git/npm/cargo (plus the script or program for
+    runners like ``uv run``/``npm run``), the first word alone otherwise. With ``project_root``
+    it is offered only when it covers ``command`` (``pytest --basetemp=/tmp/x`` gets none).
     """
     stripped = command.strip()
     suggestions = [Rule("exact", stripped)]
     words = _words_of(stripped)
-    if not words:
+    if not words or runner_reason(words) is not None:
         return suggestions
     prefix = _narrow_prefix(words)
-    if prefix is not None:
-        suggestions.append(Rule("prefix", shlex.join(prefix)))
+    if prefix is None:
+        return suggestions
+    if project_root is not None and not prefix_covers(prefix, stripped, project_root):
+        return suggestions
+    suggestions.append(Rule("prefix", shlex.join(prefix)))
     return suggestions
 
 
@@ -209,16 +225,13 @@ class ShellRules:
         for rule in rules:
             if rule.kind == "exact" and rule.command == stripped:
                 return rule
-        words = _words_of(stripped)
-        if not words:
-            return None
         best: Rule | None = None
         best_length = 0
         for rule in rules:
             if rule.kind != "prefix":
                 continue
             prefix = self._prefix_of(rule)
-            if prefix and words[: len(prefix)] == prefix and len(prefix) > best_length:
+            if prefix and len(prefix) > best_length and prefix_covers(prefix, stripped, self.project_root):
                 best, best_length = rule, len(prefix)
         return best
 
@@ -230,6 +243,8 @@ class ShellRules:
         if not stripped:
             raise ValueError("a rule needs a command")
         if kind == "prefix" and not _words_of(stripped):
+            # A prefix for a program that runs others (``prefix_problem``) is saved when asked
+            # for, but covers only its very own words (``rule_scope.prefix_covers``).
             raise ValueError(f"a prefix rule must be one plain command, not {stripped!r}")
         rule = Rule(kind, stripped, _now())
         with self._lock:
@@ -250,7 +265,7 @@ class ShellRules:
         return removed
 
     def suggest_rules(self, command: str) -> list[Rule]:
-        return suggest_rules(command)
+        return suggest_rules(command, self.project_root)
 
     # -- storage -------------------------------------------------------------------------------
 
@@ -343,11 +358,17 @@ class ShellPolicy:
         self.plan_active = plan_active
         self._allowed_by: dict[str, str] = {}
 
+    #: Why commands run without a sandbox (none can start here, or ``[sandbox] mode = "off"``),
+    #: or None when they are confined. Set by the host; while set, every command asks.
+    sandbox_missing: str | None = None
+
     def verdict(self, session_id: str, command: str) -> ShellVerdict:
         command = command.strip()
         danger = dangerous_reason(command, self.project_root)
         if danger is not None:
             return ShellVerdict(False, danger, dangerous=True)
+        if self.sandbox_missing is not None:
+            return ShellVerdict(False, f"no sandbox ({self.sandbox_missing}): every command asks")
         mode = self.mode_of(session_id)
         if mode is PermissionMode.PLAN or self.plan_active(session_id):
             return ShellVerdict(False, "Plan Mode: every command asks")
@@ -366,7 +387,7 @@ class ShellPolicy:
         """Rules the dialog may offer; none for a dangerous command (they would never apply)."""
         if dangerous_reason(command, self.project_root) is not None:
             return []
-        return suggest_rules(command)
+        return suggest_rules(command, self.project_root)
 
     # -- ShellApprovalStorage ------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Earlier prompts, kept across sessions so Up recalls them (a 0600 JSON-lines file, redacted).
 
 Reading takes only the end of the file, so a long history never slows the start; a damaged line
-is skipped.
+is skipped. Both functions block: the composer calls them in thread workers.
 """
 
 from __future__ import annotations

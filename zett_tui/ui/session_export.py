@@ -1,4 +1,7 @@
-"""Exporting a stored session to a file, shared by the session browser and ``/export``. No Textual."""
+"""Exporting a stored session to a file, shared by the session browser and ``/export``. No Textual.
+
+Blocking (it reads the whole session and writes the export): both callers run it in a thread.
+"""
 
 from __future__ import annotations
 

@@ -132,9 +132,13 @@ class EditApprovalExtension(ExternalEventExtension):
         if not outside and protected is None and self._applies_without_asking(session_id):
             return await _run_keeping_mode(call_next, target)
         change = await asyncio.to_thread(plan_change, call.name, call.arguments)
-        if change is None:
-            return await _run_expecting_failure(call_next, target)
-        if change.changes_nothing:
+        if change is None or change.changes_nothing:
+            if outside and os.path.lexists(target):
+                # Run unasked, the tool's answer ("not found", "differs only in whitespace", "no
+                # change") would tell the model about a file outside the project it may not read.
+                await _may_read(context, call, target)
+            if change is None:
+                return await _run_expecting_failure(call_next, target)
             return await _run_keeping_mode(call_next, target)
         payload = {
             "session_id": session_id,
@@ -316,6 +320,19 @@ async def _run_keeping_mode(call_next: Callable[[], Awaitable[Any]], target: Pat
     except OSError:
         log.warning("could not restore the permissions of %s", target, exc_info=True)
     return result
+
+
+async def _may_read(context: AgentRunContext, call: ToolCall, target: Path) -> None:
+    """Ask the read gate whether the model may read ``target``; without a gate, it may not."""
+    from zett_tui.runtime.read_gate import require_read
+
+    try:
+        await require_read(context, call, [target])
+    except RuntimeError as error:  # no read gate in this agent: refuse rather than answer
+        raise EditRejected(
+            f"{target} is outside the project folder and this change cannot be shown for approval; "
+            "nothing was changed."
+        ) from error
 
 
 async def _run_expecting_failure(call_next: Callable[[], Awaitable[Any]], target: Path) -> Any:

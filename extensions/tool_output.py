@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import shutil
 from collections.abc import Awaitable, Callable
@@ -28,14 +27,10 @@ from zett_agent.agent import AgentRunContext
 from zett_agent.extensions import AgentExtension
 from zett_agent.messages import ToolCall
 
-from zett_tui.paths import PRIVATE_FILE_MODE
-from zett_tui.redact import configured_redactor
+from zett_tui.redact import configured_redactor, redact_file
 
 SIDE_FOLDER = ".zett-tool-output"
 _KEPT = re.compile(r"\.zett-tool-output/(shell-[A-Za-z0-9_]+)")
-#: Kept output is redacted in blocks of about this many bytes, cut at line ends (a longer line is
-#: cut too: the patterns scan words, and one huge word would make a block cost seconds).
-_BLOCK_BYTES = 1 << 16
 
 
 class ToolOutputOutsideProject(AgentExtension):
@@ -77,7 +72,7 @@ class ToolOutputOutsideProject(AgentExtension):
                 self.destination.mkdir(parents=True, exist_ok=True, mode=0o700)
                 shutil.move(str(source), str(target))
                 for kept in target.iterdir():
-                    _redact_file(kept, self._redact)
+                    redact_file(kept, self._redact)
             return str(target) if target.exists() else match.group(0)
 
         return _KEPT.sub(move, text)
@@ -86,28 +81,3 @@ class ToolOutputOutsideProject(AgentExtension):
     def _remove_empty_side_folder() -> None:
         with contextlib.suppress(OSError):  # not empty (output kept) or already gone
             (Path.cwd() / SIDE_FOLDER).rmdir()
-
-
-def _redact_file(path: Path, redact: Callable[[str], str]) -> None:
-    """Rewrite ``path`` redacted, block by block (output may be large), as a private file.
-
-    A file that cannot be rewritten (the disk is full) is deleted rather than kept unredacted.
-    """
-    if not path.is_file():
-        return
-    temporary = path.with_name(f".{path.name}.redacting")
-    try:
-        with (
-            path.open("rb") as source,
-            open(
-                os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE), "wb"
-            ) as target,
-        ):
-            while block := source.read(_BLOCK_BYTES):
-                block += source.readline(_BLOCK_BYTES)  # end the block at a line end where one is near
-                text = block.decode("utf-8", errors="surrogateescape")
-                target.write(redact(text).encode("utf-8", errors="surrogateescape"))
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        path.unlink(missing_ok=True)

@@ -83,6 +83,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="run shell commands that start with these words, e.g. 'pytest' or 'git diff' (repeatable)",
     )
+    scripting.add_argument(
+        "--allow-read",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="let the file tools read this file or folder outside the project (repeatable; a credential "
+        "store such as ~/.ssh only when named itself)",
+    )
     return parser
 
 

@@ -38,6 +38,7 @@ from zett_tui.config_schema import (
     resolve_setting,
     toml_string,
 )
+from zett_tui.contained_read import PROJECT_FILES_MAX_BYTES, NotRead, read_whole_contained
 
 __all__ = [
     "REASONING_EFFORTS",
@@ -88,7 +89,7 @@ def load_settings(
     layers = [_file_layer(user_path, sources, "user")]
     project_path = find_project_config(cwd, home=_home(env))
     if project_path is not None and project_trusted:
-        project = _file_layer(project_path, sources, "project")
+        project = _file_layer(project_path, sources, "project", inside=project_path.parent.parent)
         layers.append(_refuse_in_project(project, layers[0], user_path))
     layers += [_env_layer(env), _flag_layer(flags or {})]
     return assemble(layers, no_color=bool(env.get("NO_COLOR")), sources=tuple(sources))
@@ -182,11 +183,14 @@ class _UnusableFile(Exception):
         self.message = message
 
 
-def _file_layer(path: Path, sources: list[Path], source: str) -> Layer:
-    """The checked values of one TOML file; empty when the file is missing or unusable as a whole."""
+def _file_layer(path: Path, sources: list[Path], source: str, *, inside: Path | None = None) -> Layer:
+    """The checked values of one TOML file; empty when the file is missing or unusable as a whole.
+
+    ``inside``: the project folder a project's file must really be in (see ``_read_toml``).
+    """
     layer = Layer(path=path, source=source)
     try:
-        read = _read_toml(path)
+        read = _read_toml(path, inside=inside)
     except _UnusableFile as error:
         layer.problems.append(
             ConfigProblem(path, error.line, None, f"{error.message}; the whole file was ignored")
@@ -200,10 +204,21 @@ def _file_layer(path: Path, sources: list[Path], source: str) -> Layer:
     return layer
 
 
-def _read_toml(path: Path) -> tuple[str, dict[str, Any]] | None:
-    """The text and the parsed document, or None when the file does not exist; else ``_UnusableFile``."""
+def _read_toml(path: Path, *, inside: Path | None = None) -> tuple[str, dict[str, Any]] | None:
+    """The text and the parsed document, or None when the file does not exist; else ``_UnusableFile``.
+
+    With ``inside`` (a project's file) it is read only as a regular file whose real path is in
+    that folder, and only up to ``PROJECT_FILES_MAX_BYTES``: what the trust question hashed.
+    """
     try:
-        raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
+        if inside is not None:
+            try:
+                raw = read_whole_contained(path, inside=inside, max_bytes=PROJECT_FILES_MAX_BYTES)
+            except NotRead as why:
+                raise _UnusableFile(None, str(why)) from None
+        else:
+            raw = path.read_bytes()
+        raw = raw.removeprefix(b"\xef\xbb\xbf")
     except FileNotFoundError:
         return None
     except IsADirectoryError:
@@ -246,10 +261,8 @@ def _refuse_in_project(project: Layer, user: Layer, user_path: Path) -> Layer:
     for key in list(project.values):
         setting = resolve_setting(key)
         if setting is not None and setting.user_only:
-            project.drop(
-                key,
-                f"not allowed in a project file (it could send your key elsewhere); set it in {user_path}",
-            )
+            why = "it could loosen the sandbox" if key[0] == "sandbox" else "it could send your key elsewhere"
+            project.drop(key, f"not allowed in a project file ({why}); set it in {user_path}")
         elif key[-1] == "base_url" and key[:-1] in user.declared:
             project.drop(
                 key, f"a project file cannot move an endpoint that {user_path} defines; use another name"

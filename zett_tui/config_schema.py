@@ -55,6 +55,22 @@ class UISettings:
     """Spinners and other motion; turn off on slow links or for screen readers."""
 
 
+SANDBOX_MODES = ("auto", "off")
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """The ``[sandbox]`` table: how the agent's shell commands are confined (user config only)."""
+
+    mode: str = "auto"
+    """``auto``: every command runs in the sandbox where one can start; ``off``: no sandbox (every
+    command then asks, in every mode)."""
+    network: bool = False
+    """Commands inside the sandbox may use the network."""
+    env: tuple[str, ...] = ()
+    """Names of environment variables passed into the sandbox besides the built-in short list."""
+
+
 @dataclass(frozen=True)
 class ExtensionConfig:
     """One ``[extensions.NAME]`` table: your own extension, or a switch and options for a bundled one."""
@@ -108,6 +124,8 @@ class Settings:
     The user's and the project's lists add up: a project cannot remove the user's patterns."""
     extensions: tuple[ExtensionConfig, ...] = ()
     """The ``[extensions.NAME]`` tables, the user's first, each in file order."""
+    sandbox: SandboxSettings = SandboxSettings()
+    """How shell commands are confined; from the user's config only."""
     no_color: bool = False
     """The ``NO_COLOR`` environment variable is set to something: show no colour."""
     sources: tuple[Path, ...] = ()
@@ -340,6 +358,26 @@ def convert_options(value: object) -> dict[str, Any]:
     return dict(value)
 
 
+def convert_sandbox_mode(value: object) -> str:
+    mode = _non_empty_string(value).lower()
+    if mode not in SANDBOX_MODES:
+        raise InvalidValue(f"expected one of {', '.join(map(repr, SANDBOX_MODES))}, got {mode!r}")
+    return mode
+
+
+#: Provider keys never enter a sandboxed command, whatever ``[sandbox] env`` says.
+_PROVIDER_KEY_NAME = re.compile(r"(?i:.*_API_KEY)")
+
+
+def convert_sandbox_env_name(value: object) -> str:
+    name = _non_empty_string(value)
+    if not _ENV_NAME.fullmatch(name):
+        raise InvalidValue(f"expected the name of an environment variable such as JAVA_HOME, got {name!r}")
+    if _PROVIDER_KEY_NAME.fullmatch(name):
+        raise InvalidValue(f"{name} is not passed to shell commands: provider keys stay with zett")
+    return name
+
+
 EXTENSION_SCHEMA: Mapping[str, Setting] = {
     "path": Setting(convert_import_path),
     "file": Setting(convert_extension_file),
@@ -367,12 +405,20 @@ UI_SCHEMA: Mapping[str, Setting] = {
     "animations": Setting(convert_bool),
 }
 
+SANDBOX_SCHEMA: Mapping[str, Setting] = {
+    "mode": Setting(convert_sandbox_mode, user_only=True),
+    "network": Setting(convert_bool, user_only=True),
+    "env": Setting(convert_sandbox_env_name, user_only=True, item_list=True),
+}
+"""All user-only: a cloned repository must not be able to loosen the sandbox."""
+
 SCHEMA: Schema = {
     "model": Setting(convert_model),
     "models": Setting(convert_model, item_list=True),
     "reasoning_effort": Setting(convert_reasoning_effort),
     "redact_patterns": Setting(convert_pattern, item_list=True),
     "ui": UI_SCHEMA,
+    "sandbox": SANDBOX_SCHEMA,
     "endpoints": NamedTables(
         ENDPOINT_SCHEMA,
         name_pattern=re.compile(r"[A-Za-z0-9_-]+"),
@@ -603,6 +649,9 @@ def assemble(
         ui=UISettings(**{str(key[1]): value for key, value in merged.items() if key[0] == "ui"}),
         redact_patterns=merged.get(("redact_patterns",), ()),
         extensions=tuple(extensions),
+        sandbox=SandboxSettings(
+            **{str(key[1]): value for key, value in merged.items() if key[0] == "sandbox"}
+        ),
         no_color=no_color,
         sources=sources,
     )

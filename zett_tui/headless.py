@@ -61,6 +61,7 @@ class HeadlessRequest:
     output: Output = "text"
     allow_edits: bool = False
     allow_shell: list[str] = field(default_factory=list)
+    allow_read: list[str] = field(default_factory=list)
 
 
 # -- from the command line ------------------------------------------------------------------------
@@ -87,6 +88,7 @@ def headless_request(
                 ("--output", options.output),
                 ("--allow-edits", options.allow_edits),
                 ("--allow-shell", options.allow_shell),
+                ("--allow-read", getattr(options, "allow_read", None)),
             )
             if value
         ]
@@ -100,12 +102,17 @@ def headless_request(
             ShellAllowList(options.allow_shell)
         except ValueError as error:
             raise HeadlessUsageError(str(error)) from error
+    allow_read = list(getattr(options, "allow_read", None) or [])
+    for path in allow_read:
+        if not os.path.exists(os.path.expanduser(path)):
+            raise HeadlessUsageError(f"--allow-read {path}: no such file or folder")
     prompt = read_prompt(flag, stdin, err=err)
     return HeadlessRequest(
         prompt=prompt,
         output=options.output or "text",
         allow_edits=bool(options.allow_edits),
         allow_shell=list(options.allow_shell or []),
+        allow_read=allow_read,
     )
 
 
@@ -185,6 +192,7 @@ def run_from_cli(launch: LaunchSettings, request: HeadlessRequest) -> int:
             output=request.output,
             allow_edits=request.allow_edits,
             allow_shell=request.allow_shell,
+            allow_read=request.allow_read,
             out=sys.stdout,
             err=sys.stderr,
         )
@@ -206,6 +214,7 @@ async def run_headless(
     output: Output = "text",
     allow_edits: bool = False,
     allow_shell: Sequence[str] = (),
+    allow_read: Sequence[str] = (),
     out: TextIO,
     err: TextIO,
     handle_signals: bool = True,
@@ -219,7 +228,9 @@ async def run_headless(
     except ValueError as error:
         err.write(f"zett: {error}\n")
         return EXIT_USAGE
-    policy = UnattendedPolicy(allow_edits=allow_edits, shell=shell, project_root=launch.cwd)
+    policy = UnattendedPolicy(
+        allow_edits=allow_edits, shell=shell, project_root=launch.cwd, allow_read=tuple(allow_read)
+    )
     writer: HeadlessOutput = JsonOutput(out, err) if output == "json" else TextOutput(out, err)
 
     fallback = demo_fallback_reason(launch)
@@ -319,6 +330,7 @@ async def _run_turn(
             explain = launch.describe_error or describe_error
             writer.failed_to_start(f"could not start the model: {explain(error)}")
             return EXIT_FAILED
+        policy.sandbox_missing = host.shell_sandbox.unavailable_reason
         writer.session(host.session_id, launch.model_label, resumed=launch.resume_path is not None)
 
         def sink(event: UIEvent) -> None:

@@ -44,3 +44,5 @@ class LaunchSettings:
     context_window: int | None = None
     #: What ``/model`` offers and how to build each (a ``model_catalog.ModelCatalog``); None: no switching.
     model_catalog: Any = None
+    #: How shell commands are confined (``config_schema.SandboxSettings``); None: the defaults.
+    sandbox: Any = None

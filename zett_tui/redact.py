@@ -233,3 +233,31 @@ def configured_redactor(cwd: Path | None = None, env: Mapping[str, str] | None =
     except Exception:  # a config that cannot be read must not stop an export; keys still go
         return redactor_from_environment(env)
     return redactor_from_environment(env, settings.redact_patterns, settings.endpoints.values())
+
+
+#: A file is redacted in blocks of about this many bytes, cut at line ends (a longer line is cut
+#: too: the patterns scan words, and one huge word would make a block cost seconds).
+_FILE_BLOCK_BYTES = 1 << 16
+
+
+def redact_file(path: Path, redact: Callable[[str], str]) -> None:
+    """Rewrite ``path`` redacted, block by block (a command's output may be large), as a 0600 file.
+
+    A file that cannot be rewritten (the disk is full) is deleted rather than kept unredacted.
+    """
+    if not path.is_file():
+        return
+    temporary = path.with_name(f".{path.name}.redacting")
+    try:
+        with (
+            path.open("rb") as source,
+            open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as target,
+        ):
+            while block := source.read(_FILE_BLOCK_BYTES):
+                block += source.readline(_FILE_BLOCK_BYTES)  # end the block at a line end where one is near
+                text = block.decode("utf-8", errors="surrogateescape")
+                target.write(redact(text).encode("utf-8", errors="surrogateescape"))
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        path.unlink(missing_ok=True)

@@ -143,6 +143,7 @@ def prepare_launch(
         redact=redact,
         describe_error=explain,
         extensions=settings.extensions,
+        sandbox=settings.sandbox,
         project_trust=project,
         reload=lambda: prepare_launch(
             cwd=cwd, env=env, model=model, reasoning_effort=reasoning_effort, theme=theme

@@ -6,10 +6,16 @@ What a project folder would load is ``.zett/config.toml`` and every file under
 decided on and whether they trusted it. Any change to those files changes the hash, so zett asks
 again; a refusal is remembered the same way, so zett does not ask at every start.
 
+Before the user answers, and after, only what lies inside the project folder is read, and only so
+much (``_Collector``): a ``.zett/extensions`` that links to ``/usr/share``, a named pipe called
+``config.toml``, a 2 GB file or a link loop is left out with its reason, which the question
+shows; what was left out is part of the hash, and never loads.
+
 Not covered, on purpose: ``AGENTS.md``. It is instructions for the model, not code or settings;
 everything the model does with it still goes through zett's approvals, which a project cannot
 change, and any file the model reads can carry the same text. Asking about it would put a trust
-question in front of nearly every repository and teach people to say yes without reading.
+question in front of nearly every repository and teach people to say yes without reading. It is
+read under the same containment, though (``zett_tui.runtime.project_instructions``).
 
 No Textual here: the app asks (``zett_tui.ui.workspace_trust``), this module knows the answer.
 """
@@ -19,15 +25,24 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from zett_tui import paths
 from zett_tui.config import PROJECT_DIR_NAME, project_root
+from zett_tui.contained_read import (
+    PROJECT_FILES_MAX_BYTES,
+    NotRead,
+    describe_kind,
+    describe_size,
+    read_whole_contained,
+    resolve,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,25 +62,33 @@ class TrustState(StrEnum):
 
 @dataclass(frozen=True)
 class ProjectFiles:
-    """What one project folder's ``.zett/`` would load, and its hash."""
+    """What one project folder's ``.zett/`` would load, what was left out of it, and its hash."""
 
     root: Path
     """The folder that holds ``.zett/`` (resolved)."""
     files: tuple[str, ...]
     """Paths relative to ``root``, sorted: ``.zett/config.toml``, ``.zett/extensions/lint.py``..."""
     digest: str
-    """SHA-256 over every (path, content) pair."""
+    """SHA-256 over every (path, content) pair, and over what was left out and why."""
+    left_out: tuple[tuple[str, str], ...] = ()
+    """(path relative to ``root``, why) for each entry that was not read: a link outside the
+    project, a named pipe, a file over the size limit, more files than zett reads before asking."""
+    config_bytes: bytes | None = field(default=None, repr=False)
+    """``.zett/config.toml`` as it was read for the hash (None when it was not read)."""
 
     @property
     def config_file(self) -> Path:
         return self.root / PROJECT_DIR_NAME / "config.toml"
 
     def config_text(self) -> str | None:
-        """The config file as text (best effort, for showing it), or None when there is none."""
-        try:
-            return self.config_file.read_bytes().decode("utf-8", errors="replace")
-        except OSError:
+        """The config file as it was hashed, as text (for showing it), or None when it was not read."""
+        if self.config_bytes is None:
             return None
+        return self.config_bytes.decode("utf-8", errors="replace")
+
+    def left_out_lines(self) -> list[str]:
+        """One line per entry that was not read: ``.zett/extensions: is a link to a folder outside...``."""
+        return [f"{relative}: {why}; not read" for relative, why in self.left_out]
 
     def code_to_run(self) -> list[str]:
         """One line per extension the config names: its name, where the code is, its options.
@@ -114,48 +137,171 @@ def find_project(cwd: Path, env: Mapping[str, str]) -> ProjectFiles | None:
 
 
 def project_files(root: Path) -> ProjectFiles | None:
-    """What ``root/.zett/`` would load, hashed now; None when it holds nothing that loads."""
+    """What ``root/.zett/`` would load, hashed now; None when it holds nothing that loads.
+
+    Reads at most ``MAX_READ_BYTES`` in ``MAX_FILES`` files after looking at ``MAX_ENTRIES``
+    folder entries, and only what lies inside ``root`` (see ``_Collector``).
+    """
     root = root.resolve()
-    entries = _collect(root)
-    if not entries:
+    collected = _Collector(root)
+    collected.run()
+    if not collected.entries and not collected.left_out:
         return None
     import hashlib  # only for a project that has something to load
 
     digest = hashlib.sha256()
-    for relative, content in entries:
+    for relative, content in collected.entries:
         name = relative.encode("utf-8", errors="surrogateescape")
         digest.update(len(name).to_bytes(8, "big") + name + len(content).to_bytes(8, "big") + content)
-    return ProjectFiles(root, tuple(relative for relative, _ in entries), digest.hexdigest())
+    for relative, why in collected.left_out:  # after the files: a folder without any keeps its old hash
+        record = f"\0left out\0{relative}\0{why}".encode("utf-8", errors="surrogateescape")
+        digest.update(len(record).to_bytes(8, "big") + record)
+    return ProjectFiles(
+        root,
+        tuple(relative for relative, _ in collected.entries),
+        digest.hexdigest(),
+        tuple(collected.left_out),
+        collected.config_bytes,
+    )
 
 
-def _collect(root: Path) -> list[tuple[str, bytes]]:
-    zett = root / PROJECT_DIR_NAME
-    entries: list[tuple[str, bytes]] = []
-    config = zett / "config.toml"
-    if config.is_file():
-        entries.append((config.relative_to(root).as_posix(), _read(config)))
-    extensions = zett / "extensions"
-    seen: set[str] = set()
-    for folder, folders, files in os.walk(extensions, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:  # a symlink loop: each real folder once
-            folders.clear()
-            continue
-        seen.add(real)
-        folders[:] = sorted(name for name in folders if name != "__pycache__")
-        for name in files:
-            path = Path(folder) / name
-            if path.is_file():
-                entries.append((path.relative_to(root).as_posix(), _read(path)))
-    return sorted(entries)
+#: At most this many bytes of ``.zett/`` files are read before the user answers (and ever after:
+#: a file left out for its size is not loaded either).
+MAX_READ_BYTES = PROJECT_FILES_MAX_BYTES
+#: At most this many files are read from ``.zett/``.
+MAX_FILES = 256
+#: At most this many entries of ``.zett/extensions/`` (and the folders below it) are looked at.
+MAX_ENTRIES = 2_000
+#: Folders below ``.zett/extensions/`` deeper than this are left out.
+MAX_DEPTH = 8
 
 
-def _read(path: Path) -> bytes:
-    """The bytes, or a marker that changes when the file becomes readable."""
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        return f"<unreadable: {error.strerror or error}>".encode()
+class _Collector:
+    """Reads ``root/.zett/config.toml`` and ``root/.zett/extensions/**`` within fixed bounds.
+
+    Every path is resolved first: whatever lies outside ``root`` (``.zett/extensions ->
+    /usr/share``, a file linked to ``~/key.pem``) is left out unread, and so is anything that is
+    not a regular file (a named pipe would block the read for ever), a link loop, a file bigger
+    than what is left of ``MAX_READ_BYTES``, files past ``MAX_FILES``, and a folder whose entries
+    would take the count past ``MAX_ENTRIES`` (as a whole, so the hash does not depend on the
+    order the file system lists them in). Each left-out entry is kept with its reason: the
+    question says what was not read, and the hash covers it.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.entries: list[tuple[str, bytes]] = []
+        self.left_out: list[tuple[str, str]] = []
+        self.config_bytes: bytes | None = None
+        self._bytes_left = MAX_READ_BYTES
+        self._files_left = MAX_FILES
+        self._entries_left = MAX_ENTRIES
+        self._seen: set[Path] = set()
+
+    def run(self) -> None:
+        zett = self.root / PROJECT_DIR_NAME
+        try:
+            real = resolve(zett, inside=self.root)
+        except FileNotFoundError:
+            return
+        except NotRead as why:
+            self._leave_out(zett, str(why))
+            return
+        if not real.is_dir():
+            return
+        self.config_bytes = self._read(zett / "config.toml")
+        self._walk(zett / "extensions", depth=0)
+        self.entries.sort()
+        self.left_out.sort()
+
+    def _walk(self, folder: Path, *, depth: int) -> None:
+        try:
+            real = resolve(folder, inside=self.root)
+        except FileNotFoundError:
+            return
+        except NotRead as why:
+            self._leave_out(folder, str(why))
+            return
+        if real in self._seen:  # a link back to a folder already read: each real folder once
+            return
+        self._seen.add(real)
+        try:
+            mode = os.lstat(real).st_mode
+        except OSError as error:
+            self._leave_out(folder, f"cannot be read ({error.strerror or error})")
+            return
+        if not stat.S_ISDIR(mode):
+            self._leave_out(folder, describe_kind(mode).replace("not a file", "not a folder"))
+            return
+        if depth > MAX_DEPTH:
+            self._leave_out(folder, f"is nested more than {MAX_DEPTH} folders deep")
+            return
+        names = self._list(folder)
+        if names is None:
+            return
+        for name in sorted(names):
+            path = folder / name
+            try:
+                is_folder = os.path.isdir(resolve(path, inside=self.root))
+            except FileNotFoundError:
+                continue  # removed meanwhile
+            except NotRead as why:
+                self._leave_out(path, str(why))
+                continue
+            if is_folder:
+                if name != "__pycache__":  # Python's own cache is not what loads
+                    self._walk(path, depth=depth + 1)
+            else:
+                self._read(path)
+
+    def _list(self, folder: Path) -> list[str] | None:
+        """The folder's names, or None (left out) when they would take the count past the limit."""
+        names: list[str] = []
+        try:
+            with os.scandir(folder) as listing:
+                for entry in listing:  # read lazily: a folder of 100,000 files is not listed whole
+                    if len(names) == self._entries_left:
+                        self._entries_left = 0
+                        self._leave_out(
+                            folder,
+                            f"holds more entries than zett looks at before you trust it ({MAX_ENTRIES}); "
+                            "none of it was read",
+                        )
+                        return None
+                    names.append(entry.name)
+        except OSError as error:
+            self._leave_out(folder, f"cannot be read ({error.strerror or error})")
+            return None
+        self._entries_left -= len(names)
+        return names
+
+    def _read(self, path: Path) -> bytes | None:
+        if self._files_left == 0:
+            self._leave_out(path, f"is past the {MAX_FILES} files zett reads before you trust a folder")
+            return None
+        try:
+            content = read_whole_contained(
+                path,
+                inside=self.root,
+                max_bytes=self._bytes_left,
+                limit=f"the {describe_size(MAX_READ_BYTES)} zett reads from .zett/ in all",
+            )
+        except FileNotFoundError:
+            return None
+        except NotRead as why:
+            self._leave_out(path, str(why))
+            return None
+        self._files_left -= 1
+        self._bytes_left -= len(content)
+        self.entries.append((self._relative(path), content))
+        return content
+
+    def _leave_out(self, path: Path, why: str) -> None:
+        log.warning("project file %s left out: %s", path, why)
+        self.left_out.append((self._relative(path), why))
+
+    def _relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
 
 
 # -- the trust store ------------------------------------------------------------------------------
@@ -219,4 +365,9 @@ def untrusted_notice(project: ProjectFiles, state: TrustState) -> str:
             "this folder is not trusted yet" if state is TrustState.NEW else "they changed since you decided"
         )
         why += "; start zett here to review and trust them"
-    return f"Not loaded from {project.root}: {files} ({why})."
+    notice = f"Not loaded from {project.root}: {files or 'nothing readable'} ({why})."
+    if project.left_out:
+        notice += (
+            " Left out, not read: " + "; ".join(f"{path} {reason}" for path, reason in project.left_out) + "."
+        )
+    return notice

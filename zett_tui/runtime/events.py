@@ -19,6 +19,8 @@ from zett_tui.tool_display import key_argument
 #: CUSTOM events that wait for the user's answer, by event name.
 DECISION_EVENTS = frozenset(
     {"shell_approval_requested", "enter_plan_mode", "exit_plan_mode", "ask_user", "edit_approval_requested"}
+    | {"read_access_requested"}
+    | {"sandbox_escape_requested"}
 )
 
 

@@ -2,18 +2,22 @@
 
 Bundled extensions are plain files, not an installed ``extensions`` package, so they load the way
 a user's own extension file does. Each source gets its own module names, so a user's
-``tool_output.py`` does not replace zett's.
+``tool_output.py`` does not replace zett's. A project's files load only from inside the project
+(``inside``); the user's own are the user's business.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import stat
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from zett_tui import paths
+from zett_tui.contained_read import NotRead, describe_kind, resolve
 
 _MODULE_PREFIX = "zett_extensions_"
 
@@ -22,8 +26,21 @@ class ExtensionLoadError(Exception):
     """An extension file or class could not be loaded; the message names it and says why."""
 
 
-def load_module_from_file(path: Path, *, namespace: str = "") -> ModuleType:
-    """Import one extension file under a private module name (``namespace`` keeps sources apart)."""
+def load_module_from_file(path: Path, *, namespace: str = "", inside: Path | None = None) -> ModuleType:
+    """Import one extension file under a private module name (``namespace`` keeps sources apart).
+
+    ``inside``: a project's extension must be a regular file whose real path is in that folder
+    (a ``.zett/extensions/x.py`` linked to a file elsewhere is refused).
+    """
+    if inside is not None:
+        try:
+            mode = os.stat(resolve(path, inside=inside)).st_mode
+        except FileNotFoundError:
+            raise ExtensionLoadError(f"{path}: no such file") from None
+        except (NotRead, OSError) as why:
+            raise ExtensionLoadError(f"{path}: {why}; not loaded") from None
+        if not stat.S_ISREG(mode):
+            raise ExtensionLoadError(f"{path}: {describe_kind(mode)}; not loaded")
     module_name = _MODULE_PREFIX + (f"{namespace}_" if namespace else "") + path.stem
     existing = sys.modules.get(module_name)
     if existing is not None and getattr(existing, "__file__", None) == str(path):

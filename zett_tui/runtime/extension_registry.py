@@ -7,13 +7,17 @@ class is not there or is no ``AgentExtension``, the options do not fit) becomes 
 ``LoadProblem`` naming the extension and the error; zett carries on without it.
 
 A project's extensions are checked against the trust store once more right here, so files
-changed after the user trusted the folder do not load (a ``/new`` session reloads them).
+changed after the user trusted the folder do not load (a ``/new`` session reloads them), and a
+project's extension file loads only when it is one of the files the user trusted: inside the
+project, read for the hash, not left out (a ``.zett/extensions/x.py`` linked to a file
+elsewhere does not load, even in a trusted folder).
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +27,7 @@ from typing import Any
 from zett_agent.extensions.base import AgentExtension
 
 from zett_tui import paths
+from zett_tui.config import PROJECT_DIR_NAME
 from zett_tui.config_schema import ExtensionConfig
 from zett_tui.runtime.extension_catalog import BUNDLED_EXTENSIONS, BundledExtension
 from zett_tui.runtime.extension_guard import GuardedExtension
@@ -119,8 +124,8 @@ def load_extensions(
         origin = str(bundled_path(bundled)) if bundled is not None else config.origin
         source = "bundled" if bundled is not None else config.source
         try:
-            if config.source == "project" and not _project_trusted(config, trusted_roots):
-                raise _Refused("the project's .zett/ files changed since you trusted them; start zett again")
+            if config.source == "project":
+                _check_project_file(config, trusted_roots)
             instance = _build(config, bundled)
             _give_unique_name(instance, config.name, taken)
         except _Refused as refusal:
@@ -140,15 +145,32 @@ class _Refused(Exception):
     """A configured extension cannot be used; the message says why in the user's terms."""
 
 
-def _project_trusted(config: ExtensionConfig, cache: dict[Path, bool]) -> bool:
-    from zett_tui.trust import still_trusted
+def _check_project_file(config: ExtensionConfig, cache: dict[Path, Any]) -> None:
+    """Refuse a project's extension unless the folder is trusted as it is now, and its file is
+    one the user trusted: read for the hash, inside the project (not left out of it)."""
+    from zett_tui.trust import TrustState, project_files, trust_state
 
     if config.config_file is None:
-        return False
+        raise _Refused("it names no project config file")
     root = config.config_file.parent.parent
     if root not in cache:
-        cache[root] = still_trusted(root)
-    return cache[root]
+        project = project_files(root)
+        trusted = project is not None and trust_state(project) is TrustState.TRUSTED
+        cache[root] = project if trusted else None
+    project = cache[root]
+    if project is None:
+        raise _Refused("the project's .zett/ files changed since you trusted them; start zett again")
+    if config.file is None:
+        return  # an import path: nothing is read from the project folder
+    relative = config.file.relative_to(root).as_posix()
+    reasons = dict(project.left_out)
+    if relative in reasons:
+        raise _Refused(f"{relative} {reasons[relative]}; not loaded")
+    for folder in (f"{PROJECT_DIR_NAME}/extensions", PROJECT_DIR_NAME):
+        if folder in reasons:
+            raise _Refused(f"{folder} {reasons[folder]}; not loaded")
+    if relative not in project.files and os.path.lexists(config.file):
+        raise _Refused(f"{relative} is not among the files you trusted; not loaded")
 
 
 def _build(config: ExtensionConfig, bundled: BundledExtension | None) -> AgentExtension:
@@ -177,20 +199,21 @@ def _extension_class(config: ExtensionConfig, bundled: BundledExtension | None) 
         return found
     if config.file is None:
         raise _Refused("the config names no path or file")
+    inside = config.config_file.parent.parent if config.source == "project" and config.config_file else None
     if config.class_name is not None:
-        return _loaded_class(config.file, config.class_name, config.source)
-    return _only_extension_class(_loaded_module(config.file, config.source))
+        return _loaded_class(config.file, config.class_name, config.source, inside)
+    return _only_extension_class(_loaded_module(config.file, config.source, inside))
 
 
-def _loaded_module(path: Path, namespace: str) -> ModuleType:
+def _loaded_module(path: Path, namespace: str, inside: Path | None = None) -> ModuleType:
     try:
-        return load_module_from_file(path, namespace=namespace)
+        return load_module_from_file(path, namespace=namespace, inside=inside)
     except ExtensionLoadError as error:
         raise _Refused(_describe(error.__cause__) if error.__cause__ else _after_path(error)) from error
 
 
-def _loaded_class(path: Path, class_name: str, namespace: str) -> Any:
-    module = _loaded_module(path, namespace)
+def _loaded_class(path: Path, class_name: str, namespace: str, inside: Path | None = None) -> Any:
+    module = _loaded_module(path, namespace, inside)
     try:
         return getattr(module, class_name)
     except AttributeError:

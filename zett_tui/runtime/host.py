@@ -22,7 +22,7 @@ from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 
 from zett_tui import __version__, paths
-from zett_tui.config_schema import ExtensionConfig
+from zett_tui.config_schema import ExtensionConfig, SandboxSettings
 from zett_tui.context_window import context_window_for
 from zett_tui.launch import LaunchSettings
 from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
@@ -46,6 +46,8 @@ from zett_tui.runtime.extension_registry import (
     load_extensions,
 )
 from zett_tui.runtime.permissions import PermissionMode
+from zett_tui.runtime.read_access import is_inside
+from zett_tui.runtime.read_gate import ReadGate
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -84,6 +86,8 @@ class HostOptions:
     describe_error: Callable[[BaseException], str] = describe_error
     #: The model's context window in tokens; None: looked up from ``model_label`` (``context_window``).
     context_window: int | None = None
+    #: The ``[sandbox]`` table of the user's config: how shell commands are confined.
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
 
 class AgentHost:
@@ -99,8 +103,12 @@ class AgentHost:
         self.mode = options.permission_mode
         self.plan_guard: Any = None
         self.edit_gate: Any = None
+        self.read_gate: ReadGate | None = None
         self.shell_rules: Any = None
         self.shell_policy: Any = None
+        #: The shell sandbox (``runtime.sandbox.ShellSandbox``); its ``unavailable_reason`` is None
+        #: when commands are confined, else why not. Set by ``start``.
+        self.shell_sandbox: Any = None
         #: What loaded from where, what did not and why (``/extensions``); filled by ``start``.
         self.extension_report = ExtensionReport()
         #: What a failing extension said between events; passed on with the turn's next event.
@@ -130,7 +138,6 @@ class AgentHost:
     async def start(self) -> None:
         """Build the model and the agent. Slow provider imports happen here, off the first frame."""
         from zett_agent.extensions import (
-            AgentsMdExtension,
             AskUserExtension,
             FileSystemExtension,
             PlanModeExtension,
@@ -141,6 +148,9 @@ class AgentHost:
         from zett_tui.redact import redactor_from_environment
         from zett_tui.runtime.history_store import open_history
         from zett_tui.runtime.permissions import ShellPolicy, ShellRules
+        from zett_tui.runtime.project_instructions import ProjectInstructionsExtension
+        from zett_tui.runtime.sandbox import ShellSandbox
+        from zett_tui.runtime.sandboxed_shell import SandboxedShell
         from zett_tui.sessions.lock import claim_session
 
         options = self.options
@@ -165,6 +175,20 @@ class AgentHost:
         self.edit_gate = bundled_class("edit_approval")(
             self.mode_of, project_root=options.cwd, is_exempt=self.plan_guard.is_plan_file
         )
+        self.shell_sandbox = ShellSandbox(
+            options.cwd,
+            options.sandbox,
+            output_dir=options.tool_output_dir or paths.tool_output_dir(),
+            redact=redact,
+        )
+        await asyncio.to_thread(self.shell_sandbox.start)  # a probe: a few ms, off the event loop
+        self.shell_policy.sandbox_missing = self.shell_sandbox.unavailable_reason
+        if not self.shell_sandbox.available:
+            self._extension_notices.append(Notice(self.shell_sandbox.describe(), "warning"))
+        kept_output_dir = options.tool_output_dir or paths.tool_output_dir()
+        self.read_gate = ReadGate(
+            options.cwd, is_exempt=_zett_files_for_the_model(self.plan_guard, kept_output_dir)
+        )
         bundled = [
             bundled_entry("plan_guard", self.plan_guard),
             bundled_entry("edit_approval", self.edit_gate),
@@ -178,19 +202,28 @@ class AgentHost:
         extensions: list[AgentExtension] = [
             self._history,
             ToolGuidelinesExtension(),
-            AgentsMdExtension(),
+            ProjectInstructionsExtension(options.cwd, notify=self._storage_notice),
             FileSystemExtension(read_only=False),
             _bash_extension(),
             ShellApprovalExtension(storage=self.shell_policy),
             self.plan_guard,
             self.edit_gate,
+            # Runs every bash call itself (approved by now): no extension inside it sees one.
+            SandboxedShell(self.shell_sandbox),
             AskUserExtension(),
             *(entry.instance for entry in bundled[2:]),
             plan_mode,
         ]
         # Configured extensions sit inside zett's own (at the default priority): Plan Mode and the
         # edit gate see a call first, and a call an outer extension passes on still meets them.
-        tail: list[AgentExtension] = [*options.extra_extensions, self.compaction, self.recorder]
+        # The read gate runs the read tools itself, so it is the innermost middleware: every
+        # other extension sees a read call (and its result) as it would the tool's.
+        tail: list[AgentExtension] = [
+            *options.extra_extensions,
+            self.compaction,
+            self.recorder,
+            self.read_gate,
+        ]
         self.extension_report = load_extensions(
             options.extensions,
             report=self._extension_failed,
@@ -460,6 +493,10 @@ class AgentHost:
         response_event = decision.payload.get("response_event")
         if not isinstance(response_event, str):
             return False
+        call_id = str(decision.payload.get("tool_call_id"))
+        network_once = payload.get("network") is True and self.shell_sandbox is not None
+        if network_once:  # "Run once with network": granted before the command can run
+            self.shell_sandbox.allow_network_once(decision.session_id, call_id)
         try:
             accepted = self.agent.emit_external_event(
                 ExternalEvent(response_event, payload),
@@ -467,7 +504,9 @@ class AgentHost:
             )
         except Exception:
             log.warning("answer to %s was refused", decision.kind, exc_info=True)
-            return False
+            accepted = []
+        if network_once and not accepted:
+            self.shell_sandbox.forget_network_once(decision.session_id, call_id)
         return bool(accepted)
 
     def steer(self, text: str) -> bool:
@@ -562,6 +601,16 @@ def new_session_id() -> str:
     return new_uuid7()
 
 
+def _zett_files_for_the_model(plan_guard: Any, tool_output_dir: Path) -> Callable[[str, Path], bool]:
+    """The files zett itself points the model at, free to read: its plan file, kept shell output."""
+    kept_output = Path(os.path.realpath(tool_output_dir))
+
+    def is_exempt(session_id: str, real: Path) -> bool:
+        return is_inside(real, kept_output) or plan_guard.is_plan_file(session_id, real)
+
+    return is_exempt
+
+
 def _bash_extension() -> AgentExtension:
     from zett_agent.extensions import BashExtension
 
@@ -570,13 +619,16 @@ def _bash_extension() -> AgentExtension:
 
 def git_branch(cwd: Path) -> str | None:
     """The checked-out branch, read from ``.git/HEAD`` (no subprocess); None outside a repository."""
+    from zett_tui.contained_read import NotRead, read_contained
+
     for folder in (cwd, *cwd.parents):
         head = folder / ".git" / "HEAD"
         if head.is_file():
-            try:
-                text = head.read_text(encoding="utf-8", errors="replace").strip()
-            except OSError:
+            try:  # a cloned repository's HEAD may be a link to /proc/self/environ, or 5 GB long
+                data = read_contained(head, inside=folder, max_bytes=256).data
+            except (OSError, NotRead):
                 return None
+            text = data.decode("utf-8", errors="replace").strip()
             prefix = "ref: refs/heads/"
             return text[len(prefix) :] if text.startswith(prefix) else text[:12]
         if (folder / ".git").exists():
@@ -602,6 +654,8 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
         "context_window": launch.context_window,
         "extensions": launch.extensions,
     }
+    if launch.sandbox is not None:
+        settings["sandbox"] = launch.sandbox
     if launch.describe_error is not None:
         settings["describe_error"] = launch.describe_error
     settings.update(overrides)

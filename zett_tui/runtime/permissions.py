@@ -384,8 +384,9 @@ class ShellPolicy:
         return self._allowed_by.get(command.strip())
 
     def suggestions(self, command: str) -> list[Rule]:
-        """Rules the dialog may offer; none for a dangerous command (they would never apply)."""
-        if dangerous_reason(command, self.project_root) is not None:
+        """Rules the dialog may offer; none for a dangerous command, nor without a sandbox (they
+        would never apply)."""
+        if self.sandbox_missing is not None or dangerous_reason(command, self.project_root) is not None:
             return []
         return suggest_rules(command, self.project_root)
 

@@ -19,15 +19,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from zett_tui import paths
+from zett_tui.contained_read import is_inside
 
 __all__ = ["is_inside", "protected_reason"]
 
 _PROTECTED_FOLDERS = {".git": "git's own files (hooks, config)", ".zett": "zett's project settings"}
-
-
-def is_inside(path: Path, root: Path) -> bool:
-    """``path`` is ``root`` or below it (both already resolved)."""
-    return path == root or root in path.parents
 
 
 def protected_reason(path: Path, project_root: Path) -> str | None:

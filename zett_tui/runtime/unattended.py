@@ -2,13 +2,20 @@
 
 Nothing waits for a dialog. Each ``DecisionRequested`` gets an immediate answer from the flags:
 
-- a shell command runs only when it is one plain command whose leading words equal an
-  ``--allow-shell`` prefix (``--allow-shell pytest`` allows ``pytest -x``, not ``pytestx`` and not
-  ``pytest; rm -rf /``) and it is not dangerous (``shell_danger``: recursive deletes, writes
+- a shell command runs only when an ``--allow-shell`` prefix covers it, by the same matching
+  as saved prefix rules (``rule_scope.prefix_covers``: ``--allow-shell pytest`` allows
+  ``pytest -x``, not ``pytestx``, ``pytest; rm -rf /`` or ``pytest --basetemp=/elsewhere``; a
+  prefix for a program that runs other programs, ``make test``, allows only those very words)
+  and it is not dangerous (``shell_danger``: recursive deletes, writes
   outside the project, sudo...); dangerous commands would ask in every interactive mode, so here
   they never run;
-- a file change is applied with ``--allow-edits``, and never outside the project folder;
-- a question for the user is declined, and so is every Plan Mode request.
+- a file change is applied with ``--allow-edits``, and never outside the project folder nor
+  under ``.git/``, ``.zett/`` or zett's settings (``protected_paths``);
+- a question for the user is declined, and so is every Plan Mode request;
+- a read outside the project is allowed only under an ``--allow-read PATH`` (that path and what
+  is below it); a credential store, zett's own folders or a process's ``environ`` only under an
+  ``--allow-read`` of that place itself or something inside it (``read_access``), never of a
+  parent such as ``~`` or ``/``.
 
 No Textual here: this is runtime policy, shared by every non-interactive front end.
 """
@@ -22,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from zett_tui.runtime.events import DecisionRequested
-from zett_tui.runtime.permissions import dangerous_reason, prefix_words, suggest_rules
-from zett_tui.runtime.shell_words import ShellSyntaxError, parse
+from zett_tui.runtime.permissions import dangerous_reason, suggest_rules
+from zett_tui.runtime.protected_paths import protected_reason
+from zett_tui.runtime.read_access import ReadAccess
+from zett_tui.runtime.rule_scope import plain_command, prefix_covers
 
 __all__ = ["AutoAnswer", "ShellAllowList", "UnattendedPolicy", "plain_words"]
 
@@ -36,6 +45,10 @@ EDITS_NOT_ALLOWED = (
     "(the user can rerun with --allow-edits)."
 )
 OUTSIDE_PROJECT = "Changes outside the project folder are never applied in a non-interactive run."
+PROTECTED = (
+    "Changes to git's own files (.git/) and to zett's settings (.zett/) are never applied in a "
+    "non-interactive run: they change what runs next. Describe the change instead."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +72,8 @@ class AutoAnswer:
             what = f"shell command `{self.target}`"
         elif self.kind == "edit":
             what = f"change to {self.target}"
+        elif self.kind == "read":
+            what = f"read of {self.target}"
         elif self.kind == "question":
             return f"declined the model's question “{self.target}” ({self.reason})"
         elif self.kind == "plan_mode":
@@ -72,23 +87,10 @@ class AutoAnswer:
 
 
 def plain_words(command: str) -> tuple[str, ...] | None:
-    """The words of ``command`` when it is one plain command a prefix may match, else None.
-
-    ``permissions.prefix_words`` decides what counts as plain; on top of it, a word holding
-    ``${...}`` is refused, because the scanner does not look inside it and ``${x:-$(cmd)}``
-    would run ``cmd``.
-    """
-    try:
-        parsed = parse(command)
-    except ShellSyntaxError:
-        return None
-    words = prefix_words(parsed)
-    if not words:
-        return None
-    command_words = parsed.commands[0].words
-    if any("${" in word.raw for word in command_words):
-        return None
-    return words
+    """The words of ``command`` when it is one plain command a prefix may match, else None
+    (``rule_scope.plain_command``: also no ``${...}``, which could run a command)."""
+    simple = plain_command(command)
+    return simple.argv if simple is not None else None
 
 
 class ShellAllowList:
@@ -105,21 +107,21 @@ class ShellAllowList:
                 )
             self.prefixes.append((shlex.join(words), words))
 
-    def match(self, command: str) -> str | None:
-        """The longest prefix that allows ``command``, or None."""
-        words = plain_words(command.strip())
-        if not words:
-            return None
-        found = [(len(prefix), text) for text, prefix in self.prefixes if words[: len(prefix)] == prefix]
+    def match(self, command: str, project_root: Path | None = None) -> str | None:
+        """The longest prefix that covers ``command`` run in ``project_root`` (default: here)."""
+        root = project_root or Path.cwd()
+        found = [
+            (len(prefix), text) for text, prefix in self.prefixes if prefix_covers(prefix, command, root)
+        ]
         return max(found)[1] if found else None
 
 
-def _flag_hint(command: str) -> str:
+def _flag_hint(command: str, project_root: Path) -> str:
     """How to allow ``command`` with a flag: a narrow prefix, else the whole plain command."""
     words = plain_words(command.strip())
     if not words:
         return "a compound command (;, &&, |, $(...), redirection...) cannot be allowed with --allow-shell"
-    suggestions = [rule.command for rule in suggest_rules(command) if rule.kind == "prefix"]
+    suggestions = [rule.command for rule in suggest_rules(command, project_root) if rule.kind == "prefix"]
     prefix = suggestions[0] if suggestions else shlex.join(words)
     return f"allow it with --allow-shell {shlex.quote(prefix)}"
 
@@ -131,14 +133,21 @@ class UnattendedPolicy:
     allow_edits: bool
     shell: ShellAllowList
     project_root: Path
+    #: The ``--allow-read`` paths, as given (relative ones start from the project folder).
+    allow_read: tuple[str, ...] = ()
+    #: Why commands would run without a sandbox (the host's ``shell_sandbox.unavailable_reason``);
+    #: then ``--allow-shell`` allows nothing.
+    sandbox_missing: str | None = None
 
     def answer(self, decision: DecisionRequested) -> AutoAnswer:
         handlers = {
+            "read_access_requested": self._read,
             "shell_approval_requested": self._shell,
             "edit_approval_requested": self._edit,
             "ask_user": self._question,
             "enter_plan_mode": self._plan_mode,
             "exit_plan_mode": self._plan_mode,
+            "sandbox_escape_requested": self._sandbox_escape,
         }
         handler = handlers.get(decision.kind, self._unknown)
         return handler(decision)
@@ -146,8 +155,11 @@ class UnattendedPolicy:
     def _shell(self, decision: DecisionRequested) -> AutoAnswer:
         command = str(decision.payload.get("command", "")).strip()
         call_id = decision.payload.get("tool_call_id")
-        prefix = self.shell.match(command)
+        prefix = self.shell.match(command, self.project_root)
         danger = dangerous_reason(command, self.project_root) if prefix else None
+        if prefix and danger is None and self.sandbox_missing is not None:
+            reason = f"no sandbox: {self.sandbox_missing}; --allow-shell runs commands only inside one"
+            return AutoAnswer({"tool_call_id": call_id, "decision": "abort"}, False, "shell", command, reason)
         if prefix and danger is None:
             payload = {"tool_call_id": call_id, "decision": "execute"}
             return AutoAnswer(payload, True, "shell", command, f"--allow-shell {shlex.quote(prefix)}")
@@ -156,7 +168,18 @@ class UnattendedPolicy:
             reason = f"{danger}; such commands never run without asking"
             return AutoAnswer(abort, False, "shell", command, reason)
         reason = "not allowed in non-interactive mode"
-        return AutoAnswer(abort, False, "shell", command, reason, _flag_hint(command))
+        return AutoAnswer(abort, False, "shell", command, reason, _flag_hint(command, self.project_root))
+
+    def _sandbox_escape(self, decision: DecisionRequested) -> AutoAnswer:
+        """A command the sandbox stopped never runs outside it here: that takes the user's yes."""
+        command = str(decision.payload.get("command", "")).strip()
+        reply = {
+            "tool_call_id": decision.payload.get("tool_call_id"),
+            "decision": "stay",
+            "note": "zett -p never runs a command outside the sandbox",
+        }
+        reason = "stopped by the sandbox; running it outside needs the user, never in a non-interactive run"
+        return AutoAnswer(reply, False, "shell", command, reason)
 
     def _edit(self, decision: DecisionRequested) -> AutoAnswer:
         payload = decision.payload
@@ -165,6 +188,11 @@ class UnattendedPolicy:
         if payload.get("outside_project"):
             reply = {"tool_call_id": call_id, "decision": "reject", "note": OUTSIDE_PROJECT}
             return AutoAnswer(reply, False, "edit", path, "outside the project folder")
+        protected = self._protected(payload)
+        if protected is not None:
+            reply = {"tool_call_id": call_id, "decision": "reject", "note": PROTECTED}
+            reason = f"{protected}; never changed in a non-interactive run"
+            return AutoAnswer(reply, False, "edit", path, reason)
         if self.allow_edits:
             return AutoAnswer(
                 {"tool_call_id": call_id, "decision": "apply"}, True, "edit", path, "--allow-edits"
@@ -173,6 +201,35 @@ class UnattendedPolicy:
         return AutoAnswer(
             reply, False, "edit", path, "not allowed in non-interactive mode", "rerun with --allow-edits"
         )
+
+    def _protected(self, payload: dict[str, Any]) -> str | None:
+        """The gate's ``protected`` reason, checked again from the path it reports."""
+        given = payload.get("protected")
+        if given:
+            return given if isinstance(given, str) else "a protected path"
+        absolute = payload.get("absolute_path")
+        if isinstance(absolute, str) and absolute:
+            return protected_reason(Path(absolute).resolve(), self.project_root)
+        return None
+
+    def _read(self, decision: DecisionRequested) -> AutoAnswer:
+        payload = decision.payload
+        call_id = payload.get("tool_call_id")
+        path = str(payload.get("path", ""))
+        access = ReadAccess.from_paths(self.project_root, self.allow_read, self.project_root)
+        verdict = access.verdict(Path(path))
+        if path and verdict.allowed:
+            covering = next(grant for grant in access.grants if grant.covers(verdict.real, verdict.place))
+            reply = {"tool_call_id": call_id, "decision": "once"}
+            return AutoAnswer(reply, True, "read", path, f"--allow-read {covering.path}")
+        if verdict.place is not None:
+            reason = f"it holds {verdict.place.what}"
+            hint = "only an --allow-read of that very place (or a path inside it) allows it"
+        else:
+            reason, hint = "outside the project folder", "rerun with --allow-read PATH to allow it"
+        note = f"This non-interactive run does not read it ({reason}): {hint}."
+        reply = {"tool_call_id": call_id, "decision": "deny", "note": note}
+        return AutoAnswer(reply, False, "read", path, reason, hint)
 
     def _question(self, decision: DecisionRequested) -> AutoAnswer:
         reply = {

@@ -4,6 +4,10 @@ Asked once at start, before the agent is built, when the project folder has file
 the user has not decided on (or that changed since); ``/extensions trust`` asks again at any
 time. The answer is kept by ``zett_tui.trust`` against a hash of exactly those files.
 
+The question lists what was left out of ``.zett/`` unread (a link outside the folder, a named
+pipe, a file over the size limit: ``ProjectFiles.left_out``), so the user knows what the answer
+does not cover.
+
 The first choice, the one Enter takes, is *not* to trust: the question comes up while the user
 may already be typing their first prompt (typed-ahead keys go to the dialog), and a stray Enter
 must not run a cloned repository's code. Trusting is one arrow key or "2" away; Esc decides
@@ -62,6 +66,13 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
     text.append(f"Files ({len(project.files)}):\n", style="bold")
     for name in project.files:
         text.append(f"  {name}\n")
+    if project.left_out:
+        text.append(
+            f"\nLeft out ({len(project.left_out)}): not read, and not loaded if you trust the folder:\n",
+            style="bold",
+        )
+        for line in project.left_out_lines():
+            text.append(f"  {line}\n", style="yellow")
     code = project.code_to_run()
     if code:
         text.append("\nExtensions the config names:\n", style="bold")
@@ -102,7 +113,7 @@ async def settle_project_trust(chat: ChatScreen) -> None:
     if not isinstance(project, ProjectFiles):
         return
     decision = await ask(chat, project)
-    files = ", ".join(project.files)
+    files = ", ".join(project.files) or "nothing readable"
     if decision == TRUST:
         chat.transcript.add(NoticeBlock(f"Trusted {project.root}: {files} loaded.", "info"))
         updated = _reloaded(chat, launch)

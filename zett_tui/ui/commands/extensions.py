@@ -86,10 +86,12 @@ def _folder_line(chat: ChatScreen) -> str:
     if project is None:
         return "This folder has no .zett/ settings or extensions."
     state = trust_state(project)
+    left_out = "".join(f"\n  left out: {line}" for line in project.left_out_lines())
     if state is TrustState.TRUSTED:
-        return f"{project.root}/.zett: trusted (/extensions trust to review)."
+        return f"{project.root}/.zett: trusted (/extensions trust to review).{left_out}"
     if state is TrustState.DECLINED:
-        return f"{project.root}/.zett: not trusted, not loaded (/extensions trust to review)."
+        return f"{project.root}/.zett: not trusted, not loaded (/extensions trust to review).{left_out}"
     return (
         f"{project.root}/.zett: not loaded, you have not trusted these files (/extensions trust to review)."
+        + left_out
     )

@@ -157,6 +157,8 @@ def permissions_command(chat: ChatScreen, arguments: str) -> None:
         return
     rules = host.shell_rules.rules()
     lines = [f"Permission mode: {mode_name(host.mode)} — {MODE_HELP[host.mode]}."]
+    if host.shell_sandbox is not None:
+        lines.append(("" if host.shell_sandbox.available else "▲ ") + host.shell_sandbox.describe())
     if host.shell_rules.problem:
         lines.append(f"▲ {host.shell_rules.problem}")
     if not rules:

@@ -11,6 +11,10 @@ Reply formats (zett-agent 0.2.1 and zett's own extensions):
 - Plan Mode: exactly ``{"session_id", "tool_call_id", "approved": bool}`` (no feedback field, so a
   note is sent as a steering message right after);
 - ask_user: free-form; with ``parts`` the model reads the text parts as the tool result.
+- read access: ``{"tool_call_id", "decision": "once"|"session"|"deny", "note"}``.
+- shell approval "Run once with network": ``execute`` plus ``"network": true`` (the host lets that
+  one call use the network in the sandbox);
+- leaving the sandbox: ``{"tool_call_id", "decision": "stay"|"outside"|"network", "note"}``.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from zett_tui.ui.modals.plan_dialogs import (
     PlanReviewDialog,
     enter_plan_dialog,
 )
-from zett_tui.ui.modals.shell_approval import RUN, shell_approval_dialog
+from zett_tui.ui.modals.read_access import ONCE, SESSION, read_access_dialog
+from zett_tui.ui.modals.sandbox_escape import NETWORK, OUTSIDE, STAY, sandbox_escape_dialog
+from zett_tui.ui.modals.shell_approval import RUN, RUN_WITH_NETWORK, shell_approval_dialog
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
@@ -97,10 +103,17 @@ def shell_approval(
         reason=reason,
         dangerous=dangerous,
         suggestions=suggestions,
+        offer_network=_offers_network_once(host),
+        where=host.shell_sandbox.where_it_runs() if host is not None and host.shell_sandbox else "",
     )
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, None)
+        if value == RUN_WITH_NETWORK:
+            return Answer(
+                {"tool_call_id": call_id, "decision": "execute", "remember": False, "network": True},
+                f"✓ You allowed, once with the network on: {command}",
+            )
         if value == RUN:
             return Answer(
                 {"tool_call_id": call_id, "decision": "execute", "remember": False},
@@ -123,6 +136,43 @@ def shell_approval(
             {"tool_call_id": call_id, "decision": "abort", "remember": False},
             _with_note(f"✗ You refused: {command}", note),
             steer=steer,
+        )
+
+    return screen, answer
+
+
+def _offers_network_once(host: AgentHost | None) -> bool:
+    sandbox = host.shell_sandbox if host is not None else None
+    return bool(sandbox is not None and sandbox.offers_network_once)
+
+
+def sandbox_escape(
+    decision: DecisionRequested, host: AgentHost | None, cwd: Path
+) -> tuple[Screen[Any], ToAnswer]:
+    """A command the sandbox probably stopped: keep the failure, or run it again once outside it."""
+    payload = decision.payload
+    call_id = payload.get("tool_call_id")
+    command = str(payload.get("command", ""))
+    network = bool(payload.get("network_offered"))
+    screen = sandbox_escape_dialog(command, cwd, str(payload.get("reason", "")), offer_network=network)
+
+    def answer(picked: Picked | None) -> Answer:
+        value = _value(picked, STAY)
+        if value == OUTSIDE:
+            return Answer(
+                {"tool_call_id": call_id, "decision": "outside"},
+                f"✓ You ran it again outside the sandbox, once: {command}",
+                level="warning",
+            )
+        if value == NETWORK and network:
+            return Answer(
+                {"tool_call_id": call_id, "decision": "network"},
+                f"✓ You ran it again with the network on, once: {command}",
+            )
+        note = _note(picked)
+        return Answer(
+            {"tool_call_id": call_id, "decision": "stay", "note": note},
+            _with_note(f"✗ You kept it in the sandbox: {command}", note),
         )
 
     return screen, answer
@@ -185,6 +235,45 @@ def edit_approval(
         return Answer(
             {"tool_call_id": call_id, "decision": REJECT, "note": note},
             _with_note(f"✗ You did not apply: {what}", note),
+        )
+
+    return screen, answer
+
+
+# -- reads outside the project --------------------------------------------------------------------
+
+
+def read_access(
+    decision: DecisionRequested, host: AgentHost | None, cwd: Path
+) -> tuple[Screen[Any], ToAnswer]:
+    payload = decision.payload
+    call_id = payload.get("tool_call_id")
+    tool = str(payload.get("tool", "a tool"))
+    path = str(payload.get("path", ""))
+    scope = str(payload.get("session_scope", ""))
+    screen = read_access_dialog(
+        tool,
+        path,
+        requested=str(payload["requested"]) if payload.get("requested") else None,
+        is_folder=bool(payload.get("is_folder")),
+        secret=str(payload["secret"]) if payload.get("secret") else None,
+        reason=str(payload.get("reason", "")),
+        session_scope=scope,
+    )
+
+    def answer(picked: Picked | None) -> Answer:
+        value = _value(picked, None)
+        if value == ONCE:
+            return Answer({"tool_call_id": call_id, "decision": ONCE}, f"✓ You let {tool} read {path}, once")
+        if value == SESSION:
+            return Answer(
+                {"tool_call_id": call_id, "decision": SESSION},
+                f"✓ You let {tool} read {path} for this session ({scope or 'this path'})",
+            )
+        note = _note(picked)
+        return Answer(
+            {"tool_call_id": call_id, "decision": "deny", "note": f"The user's note: {note}" if note else ""},
+            _with_note(f"✗ You did not let {tool} read {path}", note),
         )
 
     return screen, answer
@@ -325,4 +414,6 @@ FACTORIES: dict[str, DialogFactory] = {
     "enter_plan_mode": enter_plan_mode,
     "exit_plan_mode": exit_plan_mode,
     "ask_user": ask_user,
+    "read_access_requested": read_access,
+    "sandbox_escape_requested": sandbox_escape,
 }

@@ -14,11 +14,12 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from zett_tui.runtime.permissions import Rule, prefix_words
-from zett_tui.runtime.shell_words import ShellSyntaxError, parse
+from zett_tui.runtime.permissions import Rule, prefix_problem
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 
 RUN = "execute"
+#: Run once, in the sandbox with the network on (offered while the sandbox keeps it off).
+RUN_WITH_NETWORK = "execute_with_network"
 DONT_RUN = "abort"
 
 #: Verdict reasons that say nothing the user needs (every dialog exists because nothing allowed it).
@@ -34,10 +35,15 @@ def shell_approval_dialog(
     reason: str = "",
     dangerous: bool = False,
     suggestions: list[Rule] | None = None,
+    offer_network: bool = False,
+    where: str = "",
 ) -> ChoiceDialog:
     """A dialog whose value is ``RUN``, a ``Rule`` to save (the note is its edited command), or
-    ``DONT_RUN`` (Esc; the note is what the user wants the model to know)."""
+    ``DONT_RUN`` (Esc; the note is what the user wants the model to know). ``where`` says how the
+    command is confined (``ShellSandbox.where_it_runs``)."""
     details = Text(f"in {cwd}  ·  stops after {timeout_seconds}s", style="dim")
+    if where:
+        details.append(f"\nruns {where}")
     if reason and not dangerous and reason not in _UNREMARKABLE:
         details.append(f"\nasks because: {reason}")
     choices = [Choice("Run once", RUN, "affirm")]
@@ -59,9 +65,19 @@ def shell_approval_dialog(
             note="Anything the model should know? (optional; Enter sends, the command is not run)",
         )
     )
+    if offer_network:  # last: the sandbox keeps the network off unless the user says so here
+        choices.append(Choice("Run once with network", RUN_WITH_NETWORK, "warning"))
     warning = f"⚠  Dangerous: {reason}. This always asks, in every mode." if dangerous else ""
     body = Vertical(CommandView(command), Static(details, classes="details"), classes="shell-command")
-    return ChoiceDialog("Run this shell command?", body, choices, decline_value=DONT_RUN, warning=warning)
+    return ChoiceDialog(
+        "Run this shell command?",
+        body,
+        choices,
+        decline_value=DONT_RUN,
+        warning=warning,
+        # dangerous: opens on "Don't run" (Enter refuses), number keys off, running takes ↑ + Enter
+        safe_choice=DONT_RUN if dangerous else None,
+    )
 
 
 class CommandView(Widget):
@@ -104,13 +120,7 @@ def rule_problem(kind: str, text: str) -> str | None:
         return "A rule needs a command."
     if kind != "prefix":
         return None
-    try:
-        words = prefix_words(parse(text))
-    except ShellSyntaxError:
-        words = None
-    if not words:
-        return "A prefix must be plain words of one command (no ;, &&, |, $(...) or redirections)."
-    return None
+    return prefix_problem(text)
 
 
 def _shorten(text: str) -> str:

@@ -386,7 +386,7 @@ def run_startup(runs: int, work: Path, results: Results) -> None:
 
 
 def openai_factory(server: ServerProcess) -> Callable[[], Any]:
-    from zett_tui.models import ModelChoice, build_model
+    from zett_tui.providers.build import ModelChoice, build_model
 
     env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
     return lambda: build_model(ModelChoice("openai", "gpt-test"), {}, env)
@@ -414,7 +414,7 @@ async def app_once(server: ServerProcess, project: Path, answer: str, echo_every
     """ZettApp headless: Enter -> turn over, whole answer in its block, and a frame drawn after that."""
     from textual import events
 
-    from zett_tui.launch import LaunchSettings
+    from zett_tui.entry.launch import LaunchSettings
     from zett_tui.ui.app import ZettApp
     from zett_tui.ui.widgets.transcript import AnswerBlock
 

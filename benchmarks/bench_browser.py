@@ -32,8 +32,8 @@ from textual.app import App
 from benchmarks.bench_sessions import COMMON_WORD, RARE_WORD, generate
 from benchmarks.bench_transcript import FrameClock
 from zett_tui.sessions.index import CACHE_NAME
-from zett_tui.ui.screens.session_browser import SessionBrowser
-from zett_tui.ui.screens.session_sources import forget_listings
+from zett_tui.sessions.scan import forget_listings
+from zett_tui.ui.browser.screen import SessionBrowser
 
 WIDTH, HEIGHT = 160, 45
 PROJECT = Path("/home/dev/project")

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zett_tui.ui.file_finder import FileIndex, list_project_files, walk_files
+from zett_tui.workspace.file_finder import FileIndex, list_project_files, walk_files
 
 QUERIES = ["composer", "tstcomp", "src/ui/app", "readme", "x", "zqj", "widgets/completion_menu.py"]
 

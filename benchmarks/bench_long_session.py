@@ -4,7 +4,7 @@ Run: ``python -m benchmarks.bench_long_session`` (about 3-4 minutes on 2 cores; 
 --measure-at 1,50,100`` is quicker).
 
 What it drives: ``ZettApp`` headless (``App.run_test``, 160x45) with the real ``OpenAIProvider``
-(``zett_tui.models.build_model``) against the loopback fake server (``tests.fakes.llm_server``,
+(``zett_tui.providers.build.build_model``) against the loopback fake server (``tests.fakes.llm_server``,
 in this process), in its own XDG folders and project folder. Every turn is typed into the prompt
 box and sent with Enter; the model first calls ``read_file`` (a tool row with 40 lines of output),
 then answers in Markdown (headings, prose, lists, tables, a Python code block;
@@ -320,8 +320,8 @@ async def measure(session: Session) -> dict[str, Any]:
 
 async def run(turns: int, measure_at: tuple[int, ...], small_chunk: int) -> dict[int, dict[str, Any]]:
     from tests.fakes.llm_server import FakeLLMServer
-    from zett_tui.launch import LaunchSettings
-    from zett_tui.models import ModelChoice, build_model
+    from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.providers.build import ModelChoice, build_model
     from zett_tui.ui.app import ZettApp
 
     results: dict[int, dict[str, Any]] = {}
@@ -424,7 +424,7 @@ def main() -> None:
     measure_at = tuple(sorted(int(turn) for turn in args.measure_at.split(",") if turn.strip()))
     if not measure_at or measure_at[-1] > args.turns:
         parser.error("--measure-at must name turns within --turns")
-    from zett_tui.ui import long_lived_objects
+    from zett_tui.core import long_lived_objects
 
     long_lived_objects.pause_collection()  # as the zett command does: the app's GC handling, as shipped
     with tempfile.TemporaryDirectory(prefix="zett-long-session-") as folder:

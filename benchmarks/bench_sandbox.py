@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
-from zett_tui.config_schema import SandboxSettings
+from zett_tui.config.schema import SandboxSettings
 from zett_tui.runtime.host import AgentHost, HostOptions
-from zett_tui.runtime.permissions import PermissionMode
-from zett_tui.runtime.sandbox import ShellSandbox, Where
+from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.shell.sandbox import ShellSandbox, Where
 
 SHORT_COMMANDS = [
     "true",

@@ -26,8 +26,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from zett_tui.sessions.index import CACHE_NAME, SessionIndex
+from zett_tui.sessions.recorded_turns import load_last_turns
 from zett_tui.sessions.search import search_sessions
-from zett_tui.sessions.transcript import load_last_turns
 
 RARE_WORD = "quokkafrobnicate"
 COMMON_WORD = "function"

@@ -21,7 +21,7 @@ from benchmarks.minimal_app import MinimalApp
 
 
 def _build_host() -> object:
-    from zett_tui.models import ModelChoice, build_model
+    from zett_tui.providers.build import ModelChoice, build_model
     from zett_tui.runtime.host import AgentHost, HostOptions
 
     def model() -> object:

@@ -50,8 +50,8 @@ from zett_agent.tools.coding import (
     _resolve_file_path,
 )
 
-from zett_tui.runtime.permissions import PermissionMode
-from zett_tui.runtime.protected_paths import is_inside, protected_reason
+from zett_tui.runtime.files.protected_paths import is_inside, protected_reason
+from zett_tui.runtime.shell.policy import PermissionMode
 
 log = logging.getLogger(__name__)
 
@@ -324,7 +324,7 @@ async def _run_keeping_mode(call_next: Callable[[], Awaitable[Any]], target: Pat
 
 async def _may_read(context: AgentRunContext, call: ToolCall, target: Path) -> None:
     """Ask the read gate whether the model may read ``target``; without a gate, it may not."""
-    from zett_tui.runtime.read_gate import require_read
+    from zett_tui.runtime.files.read_gate import require_read
 
     try:
         await require_read(context, call, [target])

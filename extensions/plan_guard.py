@@ -32,7 +32,7 @@ from zett_agent.messages import SystemMessage, ToolCall
 from zett_agent.model import ModelEvent, ModelRequest
 from zett_agent.tools.coding import _resolve_file_path
 
-from zett_tui import paths
+from zett_tui.core import paths
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from tests.ui_helpers import (
     wait_for,
     wait_ready,
 )
-from zett_tui import paths
+from zett_tui.core import paths
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 
 ANSWER = "# Plan\n\n- one\n- two\n\n```python\nprint('hi')\n```\n"

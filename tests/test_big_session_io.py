@@ -21,8 +21,8 @@ import pytest
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.test_host import Collector, make_host
 from tests.ui_helpers import make_app, wait_for, wait_ready
-from zett_tui.ui.past_turns import RESUME_TURNS, load_past_session
-from zett_tui.ui.screens.session_browser import SessionBrowser
+from zett_tui.ui.browser.screen import SessionBrowser
+from zett_tui.ui.chat.past_turns import RESUME_TURNS, load_past_session
 from zett_tui.ui.widgets.transcript import UserBlock
 
 SIZE = 200 * 1024 * 1024

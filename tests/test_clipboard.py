@@ -14,8 +14,16 @@ from textual import events
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.ui_helpers import answers, idle, make_app, notices, submit, wait_for, wait_ready
-from zett_tui import clipboard, paths
-from zett_tui.clipboard import SCREEN_DCS_MAX_BYTES, CopyResult, copy, local_tool, osc52, terminal_sequences
+from zett_tui.core import paths
+from zett_tui.terminal import clipboard
+from zett_tui.terminal.clipboard import (
+    SCREEN_DCS_MAX_BYTES,
+    CopyResult,
+    copy,
+    local_tool,
+    osc52,
+    terminal_sequences,
+)
 
 ESC = "\x1b"
 TEXT = "print('héllo')\n\tindented  \n"

@@ -75,7 +75,7 @@ async def test_enter_on_a_partial_name_completes_it_and_arguments_get_a_space() 
 
 
 async def test_up_down_move_in_the_menu_and_commands_added_later_appear() -> None:
-    from zett_tui.ui.slash_commands import REGISTRY, slash_command
+    from zett_tui.ui.chat.commands.registry import REGISTRY, slash_command
 
     @slash_command("zz-late", "A command registered after start-up")
     def late(chat: Any, arguments: str) -> None:
@@ -413,7 +413,7 @@ async def test_f1_shows_the_commands_and_the_keys_from_the_bindings() -> None:
 async def test_prompts_are_recalled_in_the_next_session_and_kept_redacted() -> None:
     from tests.fakes.scripted_model import text_step
     from tests.ui_helpers import answers, idle, make_app, submit, wait_for, wait_ready
-    from zett_tui import paths
+    from zett_tui.core import paths
 
     secret = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
     first = make_app(ScriptedModel(text_step("ok")))

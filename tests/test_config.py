@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from zett_tui import paths
-from zett_tui.config import (
+from zett_tui.config.settings import (
     ConfigProblem,
     ConfigSaveError,
     EndpointConfig,
@@ -24,6 +23,7 @@ from zett_tui.config import (
     load_settings,
     save_user_setting,
 )
+from zett_tui.core import paths
 
 
 @pytest.fixture(autouse=True)
@@ -629,5 +629,5 @@ def test_describe_config_locations_names_both_files(ws: Workspace) -> None:
 
 
 def test_config_imports_no_textual() -> None:
-    code = "import sys, zett_tui.config; sys.exit('textual' in sys.modules or 'rich' in sys.modules)"
+    code = "import sys, zett_tui.config.settings; sys.exit('textual' in sys.modules or 'rich' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

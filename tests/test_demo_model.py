@@ -14,7 +14,7 @@ from zett_agent.extensions.memory import InMemoryMessageAccumulator
 from zett_agent.messages import UserMessage
 from zett_agent.model import AgentModel, ModelEventType, ModelRequest, ModelUsage
 
-from zett_tui.runtime.demo_model import DEMO_NOTICE, DemoModel
+from zett_tui.providers.demo import DEMO_NOTICE, DemoModel
 
 
 @pytest.fixture

@@ -19,9 +19,9 @@ from zett_agent.model import ModelRequest
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
 from tests.ui_helpers import dialog_armed, idle, make_app, notices, submit, wait_for, wait_ready
 from zett_tui.runtime.host import AgentHost
-from zett_tui.runtime.permissions import PermissionMode
+from zett_tui.runtime.shell.policy import PermissionMode
 from zett_tui.ui.app import ZettApp
-from zett_tui.ui.modals.answers import DECLINED_TEXT, EDITED_PLAN_STEER, PLAN_FEEDBACK_STEER
+from zett_tui.ui.chat.answers import DECLINED_TEXT, EDITED_PLAN_STEER, PLAN_FEEDBACK_STEER
 from zett_tui.ui.modals.ask_user import AskUserDialog
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.modals.plan_dialogs import PlanReviewDialog

@@ -8,8 +8,8 @@ from pathlib import Path
 from tests.fakes.scripted_model import ScriptedModel, Step, last_tool_result, text_step, tool_step, tools_step
 from tests.test_dialogs import dialog_closed, fill, focused_id, host_of, open_dialog, shown, user_texts
 from tests.ui_helpers import idle, make_app, notices, submit, tools, wait_for, wait_ready
-from zett_tui.runtime.extension_loader import load_bundled
-from zett_tui.runtime.permissions import Rule, ShellRules
+from zett_tui.runtime.extensions.loader import load_bundled
+from zett_tui.runtime.shell.policy import Rule, ShellRules
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.modals.diff_view import DiffLine, parse_unified_diff
 

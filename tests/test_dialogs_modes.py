@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step, tools_step
 from tests.test_dialogs import PLAN_V1, dialog_closed, host_of, open_dialog, shown
 from tests.ui_helpers import idle, make_app, notices, submit, tools, wait_for, wait_ready
-from zett_tui.runtime.permissions import PermissionMode
+from zett_tui.runtime.shell.policy import PermissionMode
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.modals.plan_dialogs import PlanReviewDialog
 

@@ -17,8 +17,8 @@ from zett_agent.extensions.memory import InMemoryMessageAccumulator
 from zett_agent.model import ReasoningEffort
 
 from tests.fakes.scripted_model import ScriptedModel, Step, last_tool_result, text_step, tool_step, tools_step
-from zett_tui.runtime.extension_loader import load_bundled
-from zett_tui.runtime.permissions import PermissionMode
+from zett_tui.runtime.extensions.loader import load_bundled
+from zett_tui.runtime.shell.policy import PermissionMode
 
 SESSION = "edit-session"
 CONFIG = AgentRunConfig(session_id=SESSION)

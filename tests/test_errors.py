@@ -21,8 +21,8 @@ from zett_agent.providers.base import (
     ProviderTimeoutError,
 )
 
-from zett_tui.models import EndpointSettings, ModelChoice, ModelSpecError
-from zett_tui.runtime.errors import describe_error, describe_error_for, redact_secrets
+from zett_tui.providers.build import EndpointSettings, ModelChoice, ModelSpecError
+from zett_tui.providers.errors import describe_error, describe_error_for, redact_secrets
 
 REQUEST = httpx.Request("POST", "http://127.0.0.1:8765/v1/chat/completions")
 

@@ -18,12 +18,13 @@ from zett_agent.messages import SystemMessage
 
 from tests.fakes.scripted_model import ScriptedModel, failing_step, text_step, tool_step
 from tests.ui_helpers import dialog_armed, make_app, notices, screen_text, submit, wait_for, wait_ready
-from zett_tui import paths, trust
-from zett_tui.config import ExtensionConfig, load_settings
+from zett_tui.config import trust
+from zett_tui.config.settings import ExtensionConfig, load_settings
+from zett_tui.core import paths
+from zett_tui.entry.startup import prepare_launch
 from zett_tui.runtime.events import Notice, TextChunk, ToolFinished, UIEvent
-from zett_tui.runtime.extension_guard import GuardedExtension
+from zett_tui.runtime.extensions.guard import GuardedExtension
 from zett_tui.runtime.host import AgentHost, HostOptions
-from zett_tui.startup import prepare_launch
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals.choice_dialog import ChoiceButton
 

@@ -31,10 +31,10 @@ from zett_agent.storage import SQLiteSessionStorage
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.test_host import Collector, make_host
-from zett_tui import paths
-from zett_tui.redact import Redactor
+from zett_tui.core import paths
+from zett_tui.core.redact import Redactor
+from zett_tui.providers.errors import describe_error
 from zett_tui.runtime import history_store, recorder
-from zett_tui.runtime.errors import describe_error
 from zett_tui.runtime.events import Notice, TextChunk, TurnFinished
 from zett_tui.runtime.history_store import HistoryStore, HistoryUnavailableError, storage_fault
 from zett_tui.runtime.host import AgentHost, HostOptions
@@ -402,7 +402,7 @@ async def test_a_stalled_provider_can_be_cancelled_at_once(llm_server: FakeLLMSe
 
 
 def test_hosted_providers_give_up_on_silence_sooner_than_local_models() -> None:
-    from zett_tui.models import ModelChoice, build_model
+    from zett_tui.providers.build import ModelChoice, build_model
 
     env = {"OPENAI_API_KEY": "sk-test-not-a-real-key-000000000000"}
     hosted: Any = build_model(ModelChoice("openai", "gpt-test"), {}, env)

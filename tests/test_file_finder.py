@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from zett_tui.ui.completion import CompletionContext, find_context
+from zett_tui.ui.chat.completion import CompletionContext, find_context
 from zett_tui.ui.external_editor import edit_text, editor_command
-from zett_tui.ui.file_finder import (
+from zett_tui.ui.pastes import PasteStore
+from zett_tui.workspace.file_finder import (
     FileIndex,
     ProjectFiles,
     is_ignored,
@@ -22,7 +23,6 @@ from zett_tui.ui.file_finder import (
     quote_path,
     walk_files,
 )
-from zett_tui.ui.pastes import PasteStore
 
 # -- listing -----------------------------------------------------------------------------------
 

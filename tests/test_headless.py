@@ -23,19 +23,19 @@ from tests.fakes.scripted_model import (
     text_step,
     tool_step,
 )
-from zett_tui import paths
-from zett_tui.headless import (
+from zett_tui.core import paths
+from zett_tui.entry.headless import (
     HeadlessUsageError,
     demo_fallback_reason,
     headless_request,
     read_prompt,
     run_headless,
 )
-from zett_tui.launch import LaunchSettings
+from zett_tui.entry.launch import LaunchSettings
+from zett_tui.entry.startup import prepare_launch
 from zett_tui.runtime.events import DecisionRequested
-from zett_tui.runtime.permissions import ShellRules
+from zett_tui.runtime.shell.policy import ShellRules
 from zett_tui.runtime.unattended import ShellAllowList, UnattendedPolicy
-from zett_tui.startup import prepare_launch
 
 # -- helpers ---------------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.scripted_model import ScriptedModel, failing_step, text_step, tool_step
-from zett_tui import paths
+from zett_tui.core import paths
 from zett_tui.runtime.events import (
     DecisionRequested,
     ReasoningChunk,

@@ -11,8 +11,8 @@ function, and under ``if TYPE_CHECKING:``):
    may start the app, but only with an import inside a function (``cli`` imports
    ``zett_tui.ui.app`` once it knows it will show one), so ``zett -p``, ``zett sessions`` and
    ``--version`` never load Textual. At module level they may import only the modules of
-   ``zett_tui.ui`` listed in ``NOT_UI_YET``: no-Textual modules that live in ``ui/`` today and move
-   out with issue 11's regrouping (rule 1 covers them, so they cannot bring Textual in). A probe in
+   ``zett_tui.ui`` listed in ``NOT_UI_YET`` (no-Textual modules that live in ``ui/``; none since
+   issue 11's regrouping; rule 1 covers them, so they cannot bring Textual in). A probe in
    a subprocess checks the result: importing the entry points loads no ``textual`` module.
 
 ``TYPE_CHECKING`` imports count. They cost nothing at run time, but a type named in a signature
@@ -20,7 +20,7 @@ is a dependency all the same: a runtime module that types a parameter with a UI 
 UI. A lower layer that needs such a type should say what it needs with a ``Protocol`` of its own.
 
 Every module outside ``zett_tui.ui`` must be in exactly one group below, so a new module (or one
-moved by issue 11's regrouping) is placed on purpose: after a move only these lists change.
+moved) is placed on purpose; the groups are packages, so a module added to one is placed already.
 """
 
 from __future__ import annotations
@@ -42,41 +42,23 @@ PACKAGE = ROOT / "zett_tui"
 UI = ("zett_tui.ui", "zett_tui.ui.*")
 
 #: On top: they may start the UI from inside a function (rule 3).
-ENTRY_POINTS = (
-    "zett_tui.__main__",
-    "zett_tui.cli",
-    "zett_tui.startup",
-    "zett_tui.launch",
-    "zett_tui.headless",
-    "zett_tui.headless_output",
-)
+ENTRY_POINTS = ("zett_tui.__main__", "zett_tui.cli", "zett_tui.entry", "zett_tui.entry.*")
 
-#: Below the UI, by concern; none of them imports Textual or ``zett_tui.ui`` (rules 1 and 2).
+#: Below the UI, one package per concern; none of them imports Textual or ``zett_tui.ui`` (rules
+#: 1 and 2). A new module lands in its package's group by itself.
 LOWER_LAYERS: dict[str, tuple[str, ...]] = {
     "runtime": ("zett_tui.runtime", "zett_tui.runtime.*"),
     "sessions": ("zett_tui.sessions", "zett_tui.sessions.*"),
-    "configuration": ("zett_tui.config", "zett_tui.config_schema", "zett_tui.trust"),
-    "providers": (
-        "zett_tui.models",
-        "zett_tui.model_catalog",
-        "zett_tui.context_window",
-        "zett_tui.timeouts",
-    ),
-    "core": (
-        "zett_tui",
-        "zett_tui.paths",
-        "zett_tui.logs",
-        "zett_tui.redact",
-        "zett_tui.tool_display",
-        "zett_tui.contained_read",
-    ),
-    "terminal": ("zett_tui.typeahead", "zett_tui.terminal_background", "zett_tui.clipboard"),
-    "workspace": ("zett_tui.prompt_log",),
+    "configuration": ("zett_tui.config", "zett_tui.config.*"),
+    "providers": ("zett_tui.providers", "zett_tui.providers.*"),
+    "core": ("zett_tui", "zett_tui.core", "zett_tui.core.*"),
+    "terminal": ("zett_tui.terminal", "zett_tui.terminal.*"),
+    "workspace": ("zett_tui.workspace", "zett_tui.workspace.*"),
 }
 
-#: Modules in ``ui/`` that use no Textual and that an entry point imports at module level; they
-#: leave ``ui/`` in issue 11's regrouping (then this list empties).
-NOT_UI_YET = ("zett_tui.ui.long_lived_objects",)
+#: Modules in ``ui/`` that use no Textual and that an entry point imports at module level (none
+#: since issue 11's regrouping; the rule stays for the next one).
+NOT_UI_YET: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

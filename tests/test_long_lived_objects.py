@@ -15,7 +15,7 @@ from zett_tui.ui import app as app_module
 # Run in a child process: freezing objects in the test process would keep every later test's garbage.
 SETTLING = """
 import gc
-from zett_tui.ui import long_lived_objects as objects
+from zett_tui.core import long_lived_objects as objects
 
 class Node:
     def __init__(self):
@@ -52,7 +52,7 @@ def test_each_turn_collects_its_garbage_and_freezes_what_stays() -> None:
 
 
 def test_without_the_cli_nothing_is_frozen_per_turn() -> None:
-    from zett_tui.ui import long_lived_objects as objects
+    from zett_tui.core import long_lived_objects as objects
 
     assert not objects._managed  # tests never call pause_collection in this process
     objects.settle_after_turn()  # a no-op

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from zett_agent.model import AgentModel, ReasoningEffort, RetryOptions, TimeoutOptions
 
-from zett_tui.models import (
+from zett_tui.providers.build import (
     DEFAULT_ANTHROPIC_MODEL,
     DEFAULT_OPENAI_MODEL,
     DEMO_CHOICE,
@@ -26,7 +26,7 @@ from zett_tui.models import (
     parse_model_spec,
     reasoning_effort_for,
 )
-from zett_tui.runtime.demo_model import DemoModel
+from zett_tui.providers.demo import DemoModel
 
 LOCAL = EndpointSettings("local", base_url="http://127.0.0.1:8000/v1")
 VAULT = EndpointSettings("vault", base_url="https://llm.example.test/v1", api_key_env="VAULT_KEY")
@@ -222,7 +222,7 @@ def test_configured_endpoint_effort_and_override() -> None:
 
 
 def test_effort_names_are_the_runtimes_levels_in_order() -> None:
-    from zett_tui.models import REASONING_EFFORTS
+    from zett_tui.providers.build import REASONING_EFFORTS
 
     assert tuple(level.value for level in ReasoningEffort) == REASONING_EFFORTS
 
@@ -246,7 +246,7 @@ async def test_build_model_makes_each_provider() -> None:
     from zett_agent.providers.openai import OpenAIProvider
     from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
 
-    from zett_tui.runtime.plain_messages import PlainMessagesCompatibleProvider, PlainMessagesOpenAIProvider
+    from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider, PlainMessagesOpenAIProvider
 
     env = {
         "ANTHROPIC_API_KEY": "sk-ant-unit",
@@ -298,7 +298,7 @@ def test_build_model_refuses_without_a_key() -> None:
 
 def test_importing_models_loads_no_sdk_or_runtime() -> None:
     code = (
-        "import sys, zett_tui.models\n"
+        "import sys, zett_tui.providers.build\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('openai', 'anthropic', 'ollama', 'httpx',"
         " 'textual', 'zett_agent')]\n"
         "print(heavy)"
@@ -317,7 +317,7 @@ def test_build_model_loads_the_sdk_code_a_request_needs() -> None:
 
     script = (
         "import sys\n"
-        "from zett_tui.models import ModelChoice, build_model\n"
+        "from zett_tui.providers.build import ModelChoice, build_model\n"
         "build_model(ModelChoice('openai', 'gpt-x'), {}, {'OPENAI_API_KEY': 'k'})\n"
         "build_model(ModelChoice('anthropic', 'claude-x'), {}, {'ANTHROPIC_API_KEY': 'k'})\n"
         "print('openai.resources.chat.completions' in sys.modules, 'anthropic.resources.messages' in sys.modules)\n"

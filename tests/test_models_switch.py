@@ -13,17 +13,17 @@ from zett_agent.model import ReasoningEffort
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.ui_helpers import answers, idle, make_app, notices, submit, wait_for, wait_ready
-from zett_tui import paths
-from zett_tui.config import load_settings
-from zett_tui.context_window import (
+from zett_tui.config.settings import load_settings
+from zett_tui.core import paths
+from zett_tui.entry.startup import prepare_launch
+from zett_tui.providers.build import EndpointSettings, ModelChoice, parse_model_spec
+from zett_tui.providers.catalog import ModelCatalog, list_ollama_models, parse_ollama_tags
+from zett_tui.providers.context_window import (
     DEFAULT_CONTEXT_WINDOW,
     OLLAMA_CONTEXT_WINDOW,
     context_window_for,
     describe_context,
 )
-from zett_tui.model_catalog import ModelCatalog, list_ollama_models, parse_ollama_tags
-from zett_tui.models import EndpointSettings, ModelChoice, parse_model_spec
-from zett_tui.startup import prepare_launch
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals.model_picker import ModelPicker
 

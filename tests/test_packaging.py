@@ -61,7 +61,7 @@ def test_installed_wheel_finds_its_bundled_extensions(wheel: Path, tmp_path: Pat
         timeout=300,
     )
     script = (
-        "import zett_tui.paths as p, zett_tui.runtime.extension_loader as l;"
+        "import zett_tui.core.paths as p, zett_tui.runtime.extensions.loader as l;"
         "d = p.bundled_dir('extensions'); print(d);"
         "print(l.load_bundled('tool_output', 'ToolOutputOutsideProject').__name__)"
     )

@@ -18,8 +18,8 @@ from zett_agent.extensions.shell_approval import ShellApprovalExtension
 from zett_agent.model import ReasoningEffort
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
-from zett_tui import paths
-from zett_tui.runtime.permissions import (
+from zett_tui.core import paths
+from zett_tui.runtime.shell.policy import (
     PermissionMode,
     Rule,
     ShellPolicy,
@@ -27,7 +27,7 @@ from zett_tui.runtime.permissions import (
     dangerous_reason,
     suggest_rules,
 )
-from zett_tui.runtime.shell_words import ShellSyntaxError, parse
+from zett_tui.runtime.shell.words import ShellSyntaxError, parse
 
 SESSION = "perm-session"
 CONFIG = AgentRunConfig(session_id=SESSION)
@@ -428,7 +428,7 @@ async def test_remember_does_not_save_a_rule_for_a_dangerous_command(
 
 
 def test_parameter_expansion_with_operators_is_never_matched_and_always_asks(tmp_path: Path) -> None:
-    from zett_tui.runtime.permissions import ShellRules, dangerous_reason
+    from zett_tui.runtime.shell.policy import ShellRules, dangerous_reason
 
     rules = ShellRules(tmp_path, directory=tmp_path / "rules")
     rules.add("prefix", "pytest")

@@ -24,9 +24,9 @@ from zett_agent.messages import SystemMessage
 from zett_agent.model import ModelRequest, ReasoningEffort
 
 from tests.fakes.scripted_model import ScriptedModel, Step, last_tool_result, text_step, tool_step
-from zett_tui import paths
-from zett_tui.runtime.extension_loader import load_bundled
-from zett_tui.runtime.permissions import PermissionMode, ShellPolicy, ShellRules
+from zett_tui.core import paths
+from zett_tui.runtime.extensions.loader import load_bundled
+from zett_tui.runtime.shell.policy import PermissionMode, ShellPolicy, ShellRules
 
 SESSION = "plan-session"
 CONFIG = AgentRunConfig(session_id=SESSION)

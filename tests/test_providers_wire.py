@@ -21,8 +21,8 @@ from zett_agent.extensions.memory import InMemoryMessageAccumulator
 from zett_agent.model import ModelUsage, RetryOptions, TimeoutOptions
 
 from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Reply
-from zett_tui.models import EndpointSettings, ModelChoice, build_model, reasoning_effort_for
-from zett_tui.runtime.errors import describe_error_for
+from zett_tui.providers.build import EndpointSettings, ModelChoice, build_model, reasoning_effort_for
+from zett_tui.providers.errors import describe_error_for
 
 NO_RETRY = RetryOptions(base_delay=0, max_delay=0, max_retries=0)
 ONE_QUICK_RETRY = RetryOptions(base_delay=0, max_delay=0, max_retries=1)
@@ -419,7 +419,7 @@ async def test_messages_sent_past_the_sdk_transform_are_the_same_bytes(
     import zett_agent.providers.openai as openai_module
     import zett_agent.providers.openai_compatible as compatible_module
 
-    from zett_tui.runtime import plain_messages
+    from zett_tui.providers import plain_messages
 
     prompt = 'Qu\'y a-t-il ici ? 🗂\nTwo lines, a tab\tand "quotes".'
     untransformed: list[int] = []

@@ -25,13 +25,13 @@ from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.test_dialogs import dialog_closed, focused_id, open_dialog, shown
 from tests.test_host import Collector, make_host
 from tests.ui_helpers import idle, make_app, notices, submit, wait_for, wait_ready
-from zett_tui.headless import HeadlessUsageError, headless_request, run_headless
-from zett_tui.launch import LaunchSettings
-from zett_tui.runtime.contained_tools import printable, search_start
+from zett_tui.entry.headless import HeadlessUsageError, headless_request, run_headless
+from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.events import DecisionRequested, ToolFinished
-from zett_tui.runtime.permissions import PermissionMode
-from zett_tui.runtime.read_access import ReadAccess, ReadGrant
-from zett_tui.runtime.read_gate import READ_ACCESS_EVENT
+from zett_tui.runtime.files.contained_tools import printable, search_start
+from zett_tui.runtime.files.read_access import ReadAccess, ReadGrant
+from zett_tui.runtime.files.read_gate import READ_ACCESS_EVENT
+from zett_tui.runtime.shell.policy import PermissionMode
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 
 OUTSIDE_TEXT = "OUTSIDE-CANARY-7f3a"
@@ -487,7 +487,7 @@ async def test_a_credential_store_dialog_opens_on_dont_read(world: World) -> Non
 
 
 def test_a_file_swapped_for_a_link_after_the_check_is_not_read(world: World) -> None:
-    from zett_tui.runtime import contained_tools
+    from zett_tui.runtime.files import contained_tools
 
     target = world.project / "swapped.txt"
     target.write_text("fine\n")
@@ -501,7 +501,7 @@ def test_a_file_swapped_for_a_link_after_the_check_is_not_read(world: World) -> 
 
 
 def test_a_folder_swapped_for_a_link_after_the_check_is_not_read(world: World) -> None:
-    from zett_tui.runtime import contained_tools
+    from zett_tui.runtime.files import contained_tools
 
     folder = world.project / "sub"
     folder.mkdir()
@@ -537,7 +537,7 @@ async def test_an_extension_asks_through_require_read(world: World) -> None:
     from zett_agent.extensions.base import AgentExtension
     from zett_agent.tools.base import tool
 
-    from zett_tui.runtime.read_gate import require_read
+    from zett_tui.runtime.files.read_gate import require_read
 
     class Peek(AgentExtension):
         """Adds a tool that reads two files at once, through zett's gate."""

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from zett_tui.redact import Redactor, redactor_from_environment
+from zett_tui.core.redact import Redactor, redactor_from_environment
 
 PEM = (
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAtest0123456789abcdef\nmorelines==\n"
@@ -60,8 +60,8 @@ def test_exports_use_a_projects_patterns_only_once_it_is_trusted(isolated_dirs, 
     import os
     from pathlib import Path
 
-    from zett_tui.redact import configured_redactor
-    from zett_tui.trust import find_project, remember
+    from zett_tui.config.trust import find_project, remember
+    from zett_tui.core.redact import configured_redactor
 
     project = Path.cwd()
     (project / ".zett").mkdir()

@@ -16,8 +16,8 @@ import pytest
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.test_host import Collector, make_host
 from tests.ui_helpers import answers, idle, make_app, notices, prompts, submit, wait_for, wait_ready
+from zett_tui.entry.startup import StartupError, find_session_to_resume
 from zett_tui.sessions.index import SessionIndex
-from zett_tui.startup import StartupError, find_session_to_resume
 
 
 async def run_session(
@@ -143,9 +143,9 @@ async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
 
 
 async def test_a_session_busy_in_another_zett_can_be_viewed_or_forked(project_dir: Path) -> None:
-    from zett_tui import paths
+    from zett_tui.core import paths
+    from zett_tui.entry.startup import SessionInUse, fork_for_launch
     from zett_tui.sessions.lock import claim_session
-    from zett_tui.startup import SessionInUse, fork_for_launch
 
     session_id, _ = await run_session(text_step("Original answer."), prompts_to_send=["original question"])
     lock = claim_session(paths.sessions_dir(), session_id)  # "another zett" is writing it

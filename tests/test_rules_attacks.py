@@ -21,9 +21,9 @@ from tests.test_edit_approval import SESSION as EDIT_SESSION
 from tests.test_edit_approval import run_steps
 from tests.test_headless import run as run_headless_turn
 from tests.test_permissions import Modes, approvals, run_shell
-from zett_tui import paths
+from zett_tui.core import paths
 from zett_tui.runtime.events import DecisionRequested
-from zett_tui.runtime.permissions import (
+from zett_tui.runtime.shell.policy import (
     PermissionMode,
     ShellPolicy,
     ShellRules,
@@ -31,7 +31,7 @@ from zett_tui.runtime.permissions import (
     prefix_problem,
     suggest_rules,
 )
-from zett_tui.runtime.rule_scope import prefix_covers, runner_reason
+from zett_tui.runtime.shell.rule_scope import prefix_covers, runner_reason
 from zett_tui.runtime.unattended import ShellAllowList, UnattendedPolicy
 from zett_tui.ui.modals.shell_approval import rule_problem
 

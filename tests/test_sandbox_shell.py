@@ -31,16 +31,16 @@ from zett_agent.sandbox import SandboxUnavailableError
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
 from tests.test_host import Collector, make_host
-from zett_tui import paths
-from zett_tui.config import load_settings
-from zett_tui.config_schema import SandboxSettings
-from zett_tui.headless import run_headless
-from zett_tui.launch import LaunchSettings
-from zett_tui.redact import redactor_from_environment
-from zett_tui.runtime import sandbox as sandbox_module
+from zett_tui.config.schema import SandboxSettings
+from zett_tui.config.settings import load_settings
+from zett_tui.core import paths
+from zett_tui.core.redact import redactor_from_environment
+from zett_tui.entry.headless import run_headless
+from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.events import DecisionRequested, Notice, ToolFinished
-from zett_tui.runtime.permissions import PermissionMode
-from zett_tui.runtime.sandbox import (
+from zett_tui.runtime.shell import sandbox as sandbox_module
+from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.shell.sandbox import (
     ShellSandbox,
     Where,
     hidden_paths,
@@ -497,7 +497,7 @@ async def test_auto_mode_runs_in_the_sandbox_and_a_blocked_write_asks_with_dont_
     )
     assert "Read-only file system" in last_tool_result(model.requests[-1])
 
-    from zett_tui.ui.modals.answers import sandbox_escape
+    from zett_tui.ui.chat.answers import sandbox_escape
     from zett_tui.ui.modals.sandbox_escape import OUTSIDE, STAY
 
     screen, to_answer = sandbox_escape(decision, host, place.project)

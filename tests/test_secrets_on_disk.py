@@ -23,13 +23,13 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.test_host import Collector
-from zett_tui import paths
+from zett_tui.core import paths
+from zett_tui.entry.startup import prepare_launch
 from zett_tui.runtime.events import TextChunk, ToolFinished
 from zett_tui.runtime.host import AgentHost, HostOptions
-from zett_tui.runtime.permissions import PermissionMode
+from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.sessions.export_file import export_to_file
 from zett_tui.sessions.index import SessionIndex
-from zett_tui.startup import prepare_launch
-from zett_tui.ui.session_export import export_to_file
 
 #: The provider key in use: no built-in rule knows its shape; only "it is the key" removes it.
 PROVIDER_KEY = "zx-provider-credential-5521-plain"
@@ -248,14 +248,14 @@ LEFT_ALONE = [
 
 @pytest.mark.parametrize(("text", "redacted"), REDACTED)
 def test_secret_shapes_are_replaced_in_place(text: str, redacted: str) -> None:
-    from zett_tui.redact import Redactor
+    from zett_tui.core.redact import Redactor
 
     assert Redactor()(text) == redacted
 
 
 @pytest.mark.parametrize("text", LEFT_ALONE)
 def test_code_that_names_a_secret_is_left_alone(text: str) -> None:
-    from zett_tui.redact import Redactor
+    from zett_tui.core.redact import Redactor
 
     assert Redactor()(text) == text
 
@@ -263,7 +263,7 @@ def test_code_that_names_a_secret_is_left_alone(text: str) -> None:
 def test_a_redacted_message_keeps_images_and_drops_signed_blocks_it_would_alter() -> None:
     from zett_agent.messages import AssistantMessage, ImageBytesSource, ImageContent, TextContent, UserMessage
 
-    from zett_tui.redact import Redactor
+    from zett_tui.core.redact import Redactor
     from zett_tui.runtime.history_store import HistoryStore
 
     store = HistoryStore(object(), redact=Redactor())

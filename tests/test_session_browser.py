@@ -10,10 +10,10 @@ from textual.pilot import Pilot
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.test_host import Collector, make_host
 from tests.ui_helpers import dialog_armed, idle, make_app, prompts, screen_text, submit, wait_for, wait_ready
-from zett_tui import paths
+from zett_tui.core import paths
 from zett_tui.sessions.naming import meta_path
 from zett_tui.ui.app import ZettApp
-from zett_tui.ui.screens.session_browser import SessionBrowser
+from zett_tui.ui.browser.screen import SessionBrowser
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ToolBlock, UserBlock
 

@@ -15,6 +15,7 @@ from zett_agent.extensions.jsonl import JSONLExtension
 from zett_agent.messages import AssistantMessage, UserMessage
 
 from zett_tui.sessions import reader
+from zett_tui.sessions.file_modes import tighten_session_storage
 from zett_tui.sessions.meta import one_line, read_title, set_title
 from zett_tui.sessions.naming import (
     InvalidSessionId,
@@ -24,7 +25,6 @@ from zett_tui.sessions.naming import (
     session_path,
     validate_session_id,
 )
-from zett_tui.sessions.permissions import tighten_session_storage
 from zett_tui.sessions.reader import (
     ReadNotice,
     iter_records,
@@ -324,7 +324,7 @@ def test_storage_modes_are_tightened(tmp_path: Path) -> None:
 
 def test_the_session_layer_does_not_import_textual() -> None:
     code = (
-        "import sys, zett_tui.sessions.commands, zett_tui.sessions.search, zett_tui.sessions.lock;"
+        "import sys, zett_tui.sessions.cli, zett_tui.sessions.search, zett_tui.sessions.lock;"
         "print('textual' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

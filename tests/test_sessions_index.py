@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from zett_tui.paths import sessions_dir
+from zett_tui.core.paths import sessions_dir
 from zett_tui.sessions import index as index_module
 from zett_tui.sessions.ids import AmbiguousSession, UnknownSession, resolve_session_id, short_ids
 from zett_tui.sessions.index import CACHE_NAME, SessionIndex, SessionSummary

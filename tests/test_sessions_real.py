@@ -19,15 +19,21 @@ from zett_agent.model import ModelEvent, ModelRequest, ModelResponse
 from zett_agent.tools import tool
 
 from tests.fakes.scripted_model import ScriptedModel, failing_step, tools_step, usage
-from zett_tui.paths import history_db, sessions_dir
-from zett_tui.sessions.commands import export_session, list_sessions, remove_session, show_session
+from zett_tui.core.paths import history_db, sessions_dir
+from zett_tui.sessions.cli import export_session, list_sessions, remove_session, show_session
 from zett_tui.sessions.export import write_json, write_markdown
 from zett_tui.sessions.index import SessionIndex, SessionSummary
 from zett_tui.sessions.lock import SessionLock
 from zett_tui.sessions.naming import meta_path
 from zett_tui.sessions.reader import ReadNotice
+from zett_tui.sessions.recorded_turns import (
+    ReasoningBlock,
+    TextBlock,
+    ToolView,
+    load_last_turns,
+    load_transcript,
+)
 from zett_tui.sessions.search import search_sessions
-from zett_tui.sessions.transcript import ReasoningBlock, TextBlock, ToolView, load_last_turns, load_transcript
 
 SESSION = "0190aaaa-real-session"
 ZETT: dict[str, Any] = {

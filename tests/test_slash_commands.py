@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.fakes.scripted_model import ScriptedModel
 from tests.ui_helpers import make_app, notices, prompts, submit, wait_for, wait_ready
-from zett_tui.ui.slash_commands import split_command
+from zett_tui.ui.chat.commands.registry import split_command
 
 
 def test_paths_and_double_slashes_are_prompts_not_commands() -> None:

@@ -2,7 +2,7 @@
 
 Import time is most of zett's start-up (``benchmarks/bench_app.py``); the runtime, the provider
 SDKs, the Markdown renderer, the slash commands and the dialogs are imported after the first frame
-(``zett_tui/ui/deferred_imports.py``). This keeps them from creeping back in front of it.
+(``zett_tui/ui/speed/deferred_imports.py``). This keeps them from creeping back in front of it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import subprocess
 import sys
 
-from zett_tui.ui.deferred_imports import AFTER_FIRST_FRAME, import_after_first_frame
+from zett_tui.ui.speed.deferred_imports import AFTER_FIRST_FRAME, import_after_first_frame
 
 #: Packages and modules that must not be imported before the first frame.
 AFTER_THE_FIRST_FRAME = (
@@ -25,11 +25,18 @@ AFTER_THE_FIRST_FRAME = (
     "zett_agent",
     "zett_tui.runtime.host",
     "zett_tui.runtime.events",
-    "zett_tui.ui.commands",
-    "zett_tui.ui.decisions",
+    "zett_tui.ui.chat.commands.builtin",
+    "zett_tui.ui.chat.commands.copy",
+    "zett_tui.ui.chat.commands.core",
+    "zett_tui.ui.chat.commands.extensions",
+    "zett_tui.ui.chat.commands.models",
+    "zett_tui.ui.chat.commands.permissions",
+    "zett_tui.ui.chat.commands.sessions",
+    "zett_tui.ui.chat.commands.theme",
+    "zett_tui.ui.chat.decisions",
     "zett_tui.ui.modals",
-    "zett_tui.ui.palette",
-    "zett_tui.ui.turn_presenter",
+    "zett_tui.ui.chat.palette",
+    "zett_tui.ui.chat.presenter",
     "zett_tui.ui.widgets.transcript_markdown",
 )
 
@@ -37,7 +44,7 @@ PROBE = """
 import json, sys
 from pathlib import Path
 from zett_tui.cli import build_parser
-from zett_tui.startup import prepare_launch
+from zett_tui.entry.startup import prepare_launch
 from zett_tui.ui.app import ZettApp
 launch = prepare_launch(cwd=Path.cwd(), env={"PATH": ""}, model=None, theme=None)
 app = ZettApp(launch)

@@ -21,9 +21,9 @@ from textual.theme import BUILTIN_THEMES, Theme
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.ui_helpers import answers, idle, make_app, notices, submit, wait_for, wait_ready
-from zett_tui import paths
-from zett_tui.config import load_settings
-from zett_tui.terminal_background import BackgroundQuery, ask, background_from_reply, query_background
+from zett_tui.config.settings import load_settings
+from zett_tui.core import paths
+from zett_tui.terminal.background import BackgroundQuery, ask, background_from_reply, query_background
 from zett_tui.ui.modals.theme_picker import ThemePicker
 from zett_tui.ui.themes import (
     DARK_THEME,
@@ -211,7 +211,7 @@ def test_osc11_query_on_a_pseudo_terminal_restores_the_mode(answer: bytes, expec
 def test_the_answer_read_after_start_up_work_keeps_the_keys_typed_meanwhile() -> None:
     """zett asks as it starts and reads after its imports: by then the deadline may have passed,
     but the answer and the keys typed before it are already there, and both are used."""
-    from zett_tui import typeahead
+    from zett_tui.terminal import typeahead
 
     master, slave = os.openpty()
     try:
@@ -558,8 +558,8 @@ async def test_theme_command_rereads_the_theme_files(isolated_dirs: Path) -> Non
 
 
 def test_keys_typed_during_the_background_query_are_kept_for_the_app() -> None:
-    from zett_tui import typeahead
-    from zett_tui.terminal_background import typed_keys
+    from zett_tui.terminal import typeahead
+    from zett_tui.terminal.background import typed_keys
 
     reply = b"he\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\ll\x1b[?62;22co\r"
     assert typed_keys(reply) == b"hello\r"

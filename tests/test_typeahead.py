@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.ui_helpers import make_app, prompts, wait_for, wait_ready
-from zett_tui import typeahead
+from zett_tui.terminal import typeahead
 
 
 @pytest.fixture(autouse=True)

@@ -25,14 +25,15 @@ from zett_agent.messages import SystemMessage
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.test_host import Collector, make_host
 from tests.ui_helpers import notices, screen_text, submit, wait_for, wait_ready
-from zett_tui import paths, trust
-from zett_tui.config import ExtensionConfig
-from zett_tui.contained_read import NotRead, read_contained
+from zett_tui.config import trust
+from zett_tui.config.settings import ExtensionConfig
+from zett_tui.core import paths
+from zett_tui.core.contained_read import NotRead, read_contained
+from zett_tui.entry.startup import prepare_launch
 from zett_tui.runtime.events import Notice
-from zett_tui.runtime.extension_loader import ExtensionLoadError, load_module_from_file
-from zett_tui.runtime.extension_registry import load_extensions
+from zett_tui.runtime.extensions.loader import ExtensionLoadError, load_module_from_file
+from zett_tui.runtime.extensions.registry import load_extensions
 from zett_tui.runtime.project_instructions import ProjectInstructionsExtension, project_folder
-from zett_tui.startup import prepare_launch
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 

@@ -243,7 +243,7 @@ def test_the_plain_provider_sends_zett_agents_rendering_of_the_messages() -> Non
     from zett_agent.model import ModelRequest
     from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
 
-    from zett_tui.runtime.plain_messages import PlainMessagesCompatibleProvider
+    from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider
 
     provider = PlainMessagesCompatibleProvider(model="m", api_key="k", base_url="http://127.0.0.1:9/v1")
     request = ModelRequest(
@@ -377,7 +377,7 @@ def test_plan_mode_can_still_be_switched_from_the_ui() -> None:
 def test_the_storage_module_warmed_after_the_first_frame_is_the_one_storage_uses() -> None:
     from zett_agent.storage import SQLiteSessionStorage
 
-    from zett_tui.ui.deferred_imports import AFTER_FIRST_FRAME
+    from zett_tui.ui.speed.deferred_imports import AFTER_FIRST_FRAME
 
     _check(
         SQLiteSessionStorage.__module__ == agent_compat.LAZY_STORAGE_MODULE,
@@ -440,8 +440,8 @@ async def test_the_forwarded_reads_reach_the_database(tmp_path: Path) -> None:
 def test_every_hook_of_agent_extension_is_forwarded_by_the_guard() -> None:
     from zett_agent.extensions.base import AgentExtension
 
-    from zett_tui.runtime import extension_guard
-    from zett_tui.runtime.extension_guard import GuardedExtension
+    from zett_tui.runtime.extensions import guard as extension_guard
+    from zett_tui.runtime.extensions.guard import GuardedExtension
 
     hooks = extension_guard.extension_hooks()
     _check(len(hooks) >= 18, f"AgentExtension has fewer hooks than zett knows: {hooks}")
@@ -463,8 +463,8 @@ def test_every_hook_of_agent_extension_is_forwarded_by_the_guard() -> None:
 async def test_the_guard_passes_every_lifecycle_hook_on_and_stops_at_the_first_error() -> None:
     from zett_agent.extensions.base import AgentExtension
 
-    from zett_tui.runtime import extension_guard
-    from zett_tui.runtime.extension_guard import GuardedExtension
+    from zett_tui.runtime.extensions import guard as extension_guard
+    from zett_tui.runtime.extensions.guard import GuardedExtension
 
     calls: list[tuple[str, tuple[Any, ...]]] = []
 
@@ -500,7 +500,7 @@ async def test_the_guard_passes_every_lifecycle_hook_on_and_stops_at_the_first_e
 def test_the_guard_keeps_the_inner_extension_s_pending_in_step() -> None:
     from zett_agent.extensions.base import AgentExtension
 
-    from zett_tui.runtime.extension_guard import GuardedExtension
+    from zett_tui.runtime.extensions.guard import GuardedExtension
 
     inner = AgentExtension()
     guard = GuardedExtension(inner, "probe", lambda text: None)

@@ -10,7 +10,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.fakes.scripted_model import ScriptedModel
-from zett_tui.launch import LaunchSettings
+from zett_tui.entry.launch import LaunchSettings
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ToolBlock, UserBlock

@@ -14,12 +14,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zett_tui import __version__, typeahead
-from zett_tui.ui import long_lived_objects
+from zett_tui import __version__
+from zett_tui.core import long_lived_objects
+from zett_tui.terminal import typeahead
 
 if TYPE_CHECKING:
-    from zett_tui.headless import HeadlessRequest
-    from zett_tui.terminal_background import BackgroundQuery
+    from zett_tui.entry.headless import HeadlessRequest
+    from zett_tui.terminal.background import BackgroundQuery
 
 log = logging.getLogger("zett_tui.cli")
 
@@ -123,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as error:  # the last line of defence: a short line, details in the log
         log.critical("zett failed", exc_info=True)
-        from zett_tui import paths
+        from zett_tui.core import paths
 
         print(
             f"zett: internal error ({type(error).__name__}); details in {paths.log_file()}", file=sys.stderr
@@ -139,7 +140,7 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
         long_lived_objects.resume_collection()
         return _sessions(build_sessions_parser().parse_args(arguments[1:]))
     options = build_parser().parse_args(arguments)
-    from zett_tui.headless import HeadlessUsageError, headless_request
+    from zett_tui.entry.headless import HeadlessUsageError, headless_request
 
     try:
         request = headless_request(options, sys.stdin, sys.stderr)
@@ -151,7 +152,7 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     if request is None:  # the app will open: keep what is typed from now on for it
         typeahead.hold(sys.stdin)
         if options.theme is None:  # asked now, read after the imports: the round trip overlaps them
-            from zett_tui.terminal_background import BackgroundQuery
+            from zett_tui.terminal.background import BackgroundQuery
 
             query = BackgroundQuery.send(env)
     try:
@@ -168,7 +169,7 @@ def _launch(
     open_as: str | None,
     query: BackgroundQuery | None,
 ) -> int:
-    from zett_tui.startup import StartupError, prepare_launch
+    from zett_tui.entry.startup import StartupError, prepare_launch
 
     try:
         launch = prepare_launch(
@@ -186,7 +187,7 @@ def _launch(
         print(f"zett: {error}", file=sys.stderr)
         return EXIT_USAGE
     if request is not None:
-        from zett_tui.headless import run_from_cli
+        from zett_tui.entry.headless import run_from_cli
 
         long_lived_objects.resume_collection()
         return run_from_cli(launch, request)
@@ -206,7 +207,7 @@ def _ask_how_to_open(options: argparse.Namespace) -> str | None:
     """When the session asked for is busy in another zett, ask on the terminal: view, fork or stop."""
     if not (options.resume or options.continue_last) or not sys.stdin.isatty():
         return None
-    from zett_tui.startup import SessionInUse, find_session_to_resume
+    from zett_tui.entry.startup import SessionInUse, find_session_to_resume
 
     try:
         find_session_to_resume(Path.cwd(), options.resume, options.continue_last)
@@ -225,7 +226,7 @@ def _ask_how_to_open(options: argparse.Namespace) -> str | None:
 
 
 def _sessions(options: argparse.Namespace) -> int:
-    from zett_tui.sessions import commands
+    from zett_tui.sessions import cli as commands
 
     out, err = sys.stdout, sys.stderr
     if options.command == "list":
@@ -250,7 +251,7 @@ def _confirm_on_tty(question: str) -> bool:
 def _session_was_recorded(session_id: str) -> bool:
     from zett_agent.extensions.jsonl import JSONLExtension
 
-    from zett_tui import paths
+    from zett_tui.core import paths
 
     return JSONLExtension(paths.sessions_dir()).session_path(session_id).exists()
 

@@ -35,12 +35,12 @@ from tests.test_dialogs import open_dialog
 from tests.test_host import Collector, make_host
 from tests.ui_helpers import answers, idle, make_app, submit, wait_for, wait_ready
 from zett_tui.runtime import host as host_module
-from zett_tui.ui import turn_presenter
 from zett_tui.ui.app import ZettApp
+from zett_tui.ui.browser.screen import SessionBrowser
+from zett_tui.ui.chat import presenter as turn_presenter
 from zett_tui.ui.modals.ask_user import AskUserDialog
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.modals.plan_dialogs import PlanReviewDialog
-from zett_tui.ui.screens.session_browser import SessionBrowser
 from zett_tui.ui.widgets import session_list
 
 fcntl = pytest.importorskip("fcntl", reason="the pinned project folder is locked with flock (POSIX)")

@@ -34,7 +34,7 @@ from zett_agent.messages import (
 )
 from zett_agent.model import ReasoningEffort
 
-from zett_tui.context_window import context_percent, format_window
+from zett_tui.providers.context_window import context_percent, format_window
 from zett_tui.runtime.agent_compat import compaction_window, context_tokens
 
 __all__ = [

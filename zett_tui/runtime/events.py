@@ -14,7 +14,7 @@ from typing import Any
 from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.messages import ToolCall
 
-from zett_tui.tool_display import key_argument
+from zett_tui.core.tool_display import key_argument
 
 #: CUSTOM events that wait for the user's answer, by event name.
 DECISION_EVENTS = frozenset(

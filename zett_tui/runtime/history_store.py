@@ -3,7 +3,7 @@ redacted and able to ride out a disk that fails.
 
 Three things are added around ``SQLiteSessionStorage``:
 
-- **Redaction.** Every message is stored as the :class:`~zett_tui.redact.Redactor` leaves it, so
+- **Redaction.** Every message is stored as the :class:`~zett_tui.core.redact.Redactor` leaves it, so
   neither the database nor a context restored from it holds a credential. The runtime keeps the
   original message for the rest of the request (the screen is unchanged); the next request starts
   from the stored, redacted one. Signed provider blocks (``replay_blocks``) that a secret would have
@@ -52,8 +52,8 @@ from zett_agent.messages import AnyMessage, AssistantMessage
 from zett_agent.model import ModelUsage
 from zett_agent.storage import decode_messages, encode_messages
 
-from zett_tui import paths
-from zett_tui.redact import redact_data
+from zett_tui.core import paths
+from zett_tui.core.redact import redact_data
 
 log = logging.getLogger(__name__)
 

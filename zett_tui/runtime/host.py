@@ -21,12 +21,13 @@ from zett_agent.extensions.base import AgentExtension
 from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 
-from zett_tui import __version__, paths
-from zett_tui.config_schema import ExtensionConfig, SandboxSettings
-from zett_tui.context_window import context_window_for
-from zett_tui.launch import LaunchSettings
+from zett_tui import __version__
+from zett_tui.config.schema import ExtensionConfig, SandboxSettings
+from zett_tui.core import paths
+from zett_tui.entry.launch import LaunchSettings
+from zett_tui.providers.context_window import context_window_for
+from zett_tui.providers.errors import describe_error
 from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
-from zett_tui.runtime.errors import describe_error
 from zett_tui.runtime.events import (
     ContextMeasured,
     DecisionRequested,
@@ -38,17 +39,17 @@ from zett_tui.runtime.events import (
     TurnFinished,
     UIEvent,
 )
-from zett_tui.runtime.extension_registry import (
+from zett_tui.runtime.extensions.registry import (
     ExtensionReport,
     bundled_class,
     bundled_entry,
     is_turned_on,
     load_extensions,
 )
-from zett_tui.runtime.permissions import PermissionMode
-from zett_tui.runtime.read_access import is_inside
-from zett_tui.runtime.read_gate import ReadGate
+from zett_tui.runtime.files.read_access import is_inside
+from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
+from zett_tui.runtime.shell.policy import PermissionMode
 
 log = logging.getLogger(__name__)
 
@@ -145,12 +146,12 @@ class AgentHost:
             ToolGuidelinesExtension,
         )
 
-        from zett_tui.redact import redactor_from_environment
+        from zett_tui.core.redact import redactor_from_environment
         from zett_tui.runtime.history_store import open_history
-        from zett_tui.runtime.permissions import ShellPolicy, ShellRules
         from zett_tui.runtime.project_instructions import ProjectInstructionsExtension
-        from zett_tui.runtime.sandbox import ShellSandbox
-        from zett_tui.runtime.sandboxed_shell import SandboxedShell
+        from zett_tui.runtime.shell.bash_tool import SandboxedShell
+        from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
+        from zett_tui.runtime.shell.sandbox import ShellSandbox
         from zett_tui.sessions.lock import claim_session
 
         options = self.options
@@ -619,7 +620,7 @@ def _bash_extension() -> AgentExtension:
 
 def git_branch(cwd: Path) -> str | None:
     """The checked-out branch, read from ``.git/HEAD`` (no subprocess); None outside a repository."""
-    from zett_tui.contained_read import NotRead, read_contained
+    from zett_tui.core.contained_read import NotRead, read_contained
 
     for folder in (cwd, *cwd.parents):
         head = folder / ".git" / "HEAD"

@@ -16,7 +16,7 @@ what it reads:
 - **Each file** is read only when it is a regular file whose real path (every link resolved) is
   inside the project: a link to outside, to ``/proc``, a named pipe, a device or a folder called
   ``AGENTS.md`` is skipped, logged, and named once per session in one notice line.
-- **The user's own** ``<config dir>/AGENTS.md`` (``zett_tui.paths.config_dir``) comes first, as
+- **The user's own** ``<config dir>/AGENTS.md`` (``zett_tui.core.paths.config_dir``) comes first, as
   global instructions: the user wrote it, so it may be a link (a dotfiles repository), but it
   too must be a regular file.
 - **Size:** never more than ``4 * max_chars + 4`` bytes are read from a file (a UTF-8 character
@@ -39,8 +39,8 @@ from zett_agent.extensions.agents_md import (
     AgentsMdExtension,
 )
 
-from zett_tui import paths
-from zett_tui.contained_read import NotRead, read_contained
+from zett_tui.core import paths
+from zett_tui.core.contained_read import NotRead, read_contained
 
 log = logging.getLogger(__name__)
 

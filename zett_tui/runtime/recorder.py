@@ -22,9 +22,9 @@ from pathlib import Path
 
 from zett_agent.extensions.jsonl import JSONLExtension
 
-from zett_tui import paths
-from zett_tui.redact import Redactor as _Rules
-from zett_tui.redact import redact_json_line
+from zett_tui.core import paths
+from zett_tui.core.redact import Redactor as _Rules
+from zett_tui.core.redact import redact_json_line
 
 log = logging.getLogger(__name__)
 

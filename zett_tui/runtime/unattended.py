@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from zett_tui.runtime.events import DecisionRequested
-from zett_tui.runtime.permissions import dangerous_reason, suggest_rules
-from zett_tui.runtime.protected_paths import protected_reason
-from zett_tui.runtime.read_access import ReadAccess
-from zett_tui.runtime.rule_scope import plain_command, prefix_covers
+from zett_tui.runtime.files.protected_paths import protected_reason
+from zett_tui.runtime.files.read_access import ReadAccess
+from zett_tui.runtime.shell.policy import dangerous_reason, suggest_rules
+from zett_tui.runtime.shell.rule_scope import plain_command, prefix_covers
 
 __all__ = ["AutoAnswer", "ShellAllowList", "UnattendedPolicy", "plain_words"]
 

@@ -14,12 +14,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from zett_tui.paths import write_private
-from zett_tui.redact import configured_redactor, redact_data
+from zett_tui.core.paths import write_private
+from zett_tui.core.redact import configured_redactor, redact_data
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.reader import ReadNotice, iter_records
-from zett_tui.sessions.transcript import NoteBlock, ReasoningBlock, TextBlock, ToolView, TurnView, turn_view
+from zett_tui.sessions.recorded_turns import (
+    NoteBlock,
+    ReasoningBlock,
+    TextBlock,
+    ToolView,
+    TurnView,
+    turn_view,
+)
 
 Redact = Callable[[str], str]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from zett_tui import paths
+from zett_tui.core import paths
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.naming import session_path
 from zett_tui.sessions.reader import ReadNotice, iter_records

@@ -22,7 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from zett_tui.paths import PRIVATE_FILE_MODE, sessions_dir, write_private_text
+from zett_tui.core.paths import PRIVATE_FILE_MODE, sessions_dir, write_private_text
+from zett_tui.sessions.file_modes import needs_tightening, tighten_dir, tighten_file
 from zett_tui.sessions.lock import lock_holder
 from zett_tui.sessions.meta import one_line, read_title
 from zett_tui.sessions.naming import (
@@ -32,7 +33,6 @@ from zett_tui.sessions.naming import (
     InvalidSessionId,
     session_id_from_file_name,
 )
-from zett_tui.sessions.permissions import needs_tightening, tighten_dir, tighten_file
 from zett_tui.sessions.reader import (
     HEAD_BYTES,
     ReadNotice,

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
-from zett_tui.paths import PRIVATE_FILE_MODE, ensure_private_dir, tighten
+from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, tighten
 from zett_tui.sessions.naming import lock_path, session_path
 from zett_tui.sessions.reader import repair_torn_tail
 

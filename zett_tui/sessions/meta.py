@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from zett_tui.paths import write_private_text
+from zett_tui.core.paths import write_private_text
 from zett_tui.sessions.naming import meta_path
 from zett_tui.sessions.reader import ReadNotice
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.reader import BLOCK_BYTES, MAX_LINE_BYTES, ReadNotice, TurnRecord, parse_line
-from zett_tui.sessions.transcript import content_text
+from zett_tui.sessions.recorded_turns import content_text
 
 SNIPPET_BEFORE = 50
 SNIPPET_AFTER = 110

@@ -18,11 +18,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import TextArea
 
-from zett_tui import paths
-from zett_tui.launch import LaunchSettings
-from zett_tui.ui.echo_latency import keep_echo_quick
-from zett_tui.ui.long_lived_objects import collect_everything, full_collection_due, full_collection_overdue
-from zett_tui.ui.screens.chat import ChatScreen
+from zett_tui.core import paths
+from zett_tui.core.long_lived_objects import collect_everything, full_collection_due, full_collection_overdue
+from zett_tui.entry.launch import LaunchSettings
+from zett_tui.ui.chat.screen import ChatScreen
+from zett_tui.ui.speed.echo_latency import keep_echo_quick
 from zett_tui.ui.textual_compat import discard_exit_output, keep_exception_for_tests, remember_copied_text
 from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
 
@@ -77,7 +77,7 @@ class ZettApp(App[str | None]):
             await asyncio.wait_for(self.chat.ready_for_keys.wait(), timeout=10)
 
     def on_load(self) -> None:
-        from zett_tui.ui.typeahead_replay import replay_typeahead
+        from zett_tui.ui.speed.typeahead_replay import replay_typeahead
 
         self.chat.typed_at_start = replay_typeahead(self)  # before the driver starts: these come first
 
@@ -109,13 +109,13 @@ class ZettApp(App[str | None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette entries, less Theme and Quit on the chat screen (/theme and /quit list there)."""
-        from zett_tui.ui.palette import without_duplicates
+        from zett_tui.ui.chat.palette import without_duplicates
 
         yield from without_duplicates(super().get_system_commands(screen), screen)
 
     def action_change_theme(self) -> None:
         """The command palette's theme entry: zett's picker, which saves the choice."""
-        from zett_tui.ui.commands.theme import open_theme_picker
+        from zett_tui.ui.chat.commands.theme import open_theme_picker
 
         open_theme_picker(self)
 
@@ -161,7 +161,7 @@ class ZettApp(App[str | None]):
 
     def copy_to_clipboard(self, text: str, *, label: str = "") -> None:
         """Every copy in the app: OSC 52 wrapped for tmux/screen, a local tool, a file when too large
-        (zett_tui/clipboard.py), instead of Textual's lone OSC 52; a notice says what happened,
+        (zett_tui/terminal/clipboard.py), instead of Textual's lone OSC 52; a notice says what happened,
         starting with ``label`` when given."""
         from zett_tui.ui.copying import copy_in_background
 
@@ -171,14 +171,14 @@ class ZettApp(App[str | None]):
     def action_copy_code(self) -> None:
         """Alt+C: the last answer's last code block, raw, like ``/copy``."""
         if self.screen is self.chat:
-            from zett_tui.ui.commands.copy import copy_from_last_answer
+            from zett_tui.ui.chat.commands.copy import copy_from_last_answer
 
             copy_from_last_answer(self.chat)
 
     def action_open_sessions(self) -> None:
         """Ctrl-O: the session browser, over the chat (not over a dialog)."""
         if self.screen is self.chat:
-            from zett_tui.ui.screens.session_browser import open_session_browser
+            from zett_tui.ui.browser.screen import open_session_browser
 
             open_session_browser(self)
 

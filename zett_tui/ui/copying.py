@@ -1,4 +1,4 @@
-"""The app side of copying: run `zett_tui.clipboard.copy` off the UI thread and say what happened.
+"""The app side of copying: run `zett_tui.terminal.clipboard.copy` off the UI thread and say what happened.
 
 `ZettApp.copy_to_clipboard` comes here, so every copy in the app (Ctrl-C on a selection, TextArea's
 cut and copy, Textual's screen selection, ``/copy``) takes the same routes and gets an honest notice.
@@ -14,7 +14,7 @@ from typing import Any
 from textual.app import App
 from textual.worker import Worker
 
-from zett_tui import clipboard
+from zett_tui.terminal import clipboard
 from zett_tui.ui.textual_compat import terminal_driver
 
 

@@ -26,8 +26,8 @@ from textual.css.tokenize import tokenize_values
 from textual.css.tokenizer import TokenError
 from textual.theme import BUILTIN_THEMES, Theme
 
-from zett_tui import paths
-from zett_tui.terminal_background import Background
+from zett_tui.core import paths
+from zett_tui.terminal.background import Background
 from zett_tui.ui.textual_compat import select_theme_before_start
 
 DARK_THEME = "zett-dark"

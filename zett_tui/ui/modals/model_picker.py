@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from zett_tui.model_catalog import ModelOption
+from zett_tui.providers.catalog import ModelOption
 
 CURRENT_MARK = "● "
 

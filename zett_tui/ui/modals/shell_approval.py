@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from zett_tui.runtime.permissions import Rule, prefix_problem
+from zett_tui.runtime.shell.policy import Rule, prefix_problem
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 
 RUN = "execute"

@@ -19,8 +19,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
-from zett_tui.prompt_log import append_prompt, load_prompts
-from zett_tui.ui.completion import (
+from zett_tui.ui.chat.completion import (
     CompletionContext,
     command_completion,
     command_items,
@@ -28,9 +27,10 @@ from zett_tui.ui.completion import (
     find_context,
 )
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
-from zett_tui.ui.file_finder import FileIndex, FileMatch, ProjectFiles
 from zett_tui.ui.pastes import PasteStore
 from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
+from zett_tui.workspace.file_finder import FileIndex, FileMatch, ProjectFiles
+from zett_tui.workspace.prompt_log import append_prompt, load_prompts
 
 #: How many files the ``@`` menu lists.
 FILE_RESULTS = 50
@@ -409,6 +409,6 @@ class Composer(TextArea):
 
 def _redactor_of(app: object) -> Callable[[str], str]:
     """The app's redactor (it knows the keys in use), or the built-in patterns."""
-    from zett_tui.redact import Redactor
+    from zett_tui.core.redact import Redactor
 
     return getattr(getattr(app, "launch", None), "redact", None) or Redactor()

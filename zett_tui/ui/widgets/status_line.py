@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from zett_tui.context_window import describe_context
+from zett_tui.providers.context_window import describe_context
 from zett_tui.ui.widgets.activity import BUSY_STILL, ActivitySpinner
 
 

@@ -1,0 +1,698 @@
+"""The typed settings of zett and the rules every setting's value must follow.
+
+``config.py`` reads the layers (files, environment, flags) and checks each value against
+``SCHEMA`` here. Nothing here reads files or imports Textual.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import urlsplit
+
+from zett_tui.providers.build import BUILTIN_PROVIDERS, EFFORT_ALIASES, REASONING_EFFORTS
+from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS
+
+Key = tuple[str | int, ...]
+"""A setting's place in the TOML tree, e.g. ``("endpoints", "local", "base_url")``; ints index arrays."""
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    """An OpenAI-compatible server defined by name in ``[endpoints.NAME]``, used as ``NAME:model``."""
+
+    base_url: str
+    """Where the server listens: an ``http://`` or ``https://`` URL such as ``http://127.0.0.1:8080/v1``."""
+    api_key: str | None = field(default=None, repr=False)
+    """The key itself (never in a repr). Accepted from the user config only; prefer ``api_key_env``."""
+    api_key_env: str | None = None
+    """The name of the environment variable holding the key. With neither key setting the server
+    is meant to need no key."""
+    reasoning_effort: str | None = None
+    """This server's default effort, one of ``REASONING_EFFORTS``; ``off`` suits non-reasoning models."""
+    send_prompt_cache_key: bool = False
+    """Send the session's prompt cache key; many local servers reject the unknown field."""
+    context_window: int | None = None
+    """The server's context window in tokens (what it loads the model with); None: guessed from
+    the model name. Compaction and the context meter use it."""
+
+
+@dataclass(frozen=True)
+class UISettings:
+    """How the terminal interface looks and behaves."""
+
+    theme: str | None = None
+    """A theme name; None (or ``"auto"`` in a file) follows the terminal background."""
+    bell: bool = True
+    """Ring the terminal bell when a dialog opens, so a hidden tmux pane still gets attention."""
+    animations: bool = True
+    """Spinners and other motion; turn off on slow links or for screen readers."""
+
+
+SANDBOX_MODES = ("auto", "off")
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """The ``[sandbox]`` table: how the agent's shell commands are confined (user config only)."""
+
+    mode: str = "auto"
+    """``auto``: every command runs in the sandbox where one can start; ``off``: no sandbox (every
+    command then asks, in every mode)."""
+    network: bool = False
+    """Commands inside the sandbox may use the network."""
+    env: tuple[str, ...] = ()
+    """Names of environment variables passed into the sandbox besides the built-in short list."""
+
+
+@dataclass(frozen=True)
+class ExtensionConfig:
+    """One ``[extensions.NAME]`` table: your own extension, or a switch and options for a bundled one."""
+
+    name: str
+    """The table's ``NAME``; for a bundled extension, its name (``tool_output``, ``git_status``...)."""
+    source: str = "user"
+    """``bundled`` (one of zett's own, by name), ``user`` or ``project``: the config file that says
+    where the code comes from."""
+    import_path: str | None = None
+    """``package.module:Class``, imported from the Python path (``path = ...`` in the file)."""
+    file: Path | None = None
+    """The extension file: ``file = "name.py"`` resolved in the ``extensions/`` folder beside the
+    config file that names it (the config directory's, or the project's ``.zett/extensions/``)."""
+    class_name: str | None = None
+    """The class in ``file``; None when the file defines exactly one extension class."""
+    enabled: bool | None = None
+    """None when the tables do not say: yours are on, a bundled one has its own default."""
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Keyword arguments for the class (read-only mapping)."""
+    config_file: Path | None = None
+    """The config file that says where the code comes from, for messages and the trust check."""
+
+    @property
+    def origin(self) -> str:
+        """Where the code comes from, as ``/extensions`` shows it."""
+        if self.import_path:
+            return self.import_path
+        if self.file is not None:
+            return f"{self.file}" + (f" ({self.class_name})" if self.class_name else "")
+        return "bundled"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything zett reads from config files, the environment and command-line flags."""
+
+    model: str | None = None
+    """``provider:model``, ``ENDPOINT:model`` or ``demo``; None until the user configures one."""
+    reasoning_effort: str | None = None
+    """Default reasoning effort, one of ``REASONING_EFFORTS``; None leaves it to the endpoint or runtime."""
+    endpoints: Mapping[str, EndpointConfig] = field(default_factory=lambda: MappingProxyType({}))
+    """OpenAI-compatible servers by name (read-only mapping)."""
+    models: tuple[str, ...] = ()
+    """Model specs ``/model`` lists besides the detected ones (favourites). The user's and the
+    project's lists add up."""
+    ui: UISettings = UISettings()
+    """Look and feel."""
+    redact_patterns: tuple[str, ...] = ()
+    """Extra regexes whose matches never reach a file, added to the built-in credential patterns.
+    The user's and the project's lists add up: a project cannot remove the user's patterns."""
+    extensions: tuple[ExtensionConfig, ...] = ()
+    """The ``[extensions.NAME]`` tables, the user's first, each in file order."""
+    sandbox: SandboxSettings = SandboxSettings()
+    """How shell commands are confined; from the user's config only."""
+    no_color: bool = False
+    """The ``NO_COLOR`` environment variable is set to something: show no colour."""
+    sources: tuple[Path, ...] = ()
+    """The config files that were read and applied, lowest layer first (for ``/config`` and debugging)."""
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One thing wrong with one setting; the setting was skipped and the app goes on."""
+
+    path: Path | None
+    """The file, or None for an environment variable or a command-line flag."""
+    line: int | None
+    """1-based line in ``path`` when known."""
+    key: str | None
+    """The dotted key (``endpoints.local.base_url``) or the environment variable's name."""
+    message: str
+    """What is wrong and, where possible, how to fix it."""
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        if self.path is not None:
+            parts.append(f"{self.path}:{self.line}" if self.line is not None else str(self.path))
+        if self.key:
+            parts.append(self.key)
+        parts.append(self.message)
+        return ": ".join(parts)
+
+
+class InvalidValue(ValueError):
+    """A value that cannot be used; the message says why, fit to follow ``key:``."""
+
+
+Converter = Callable[[object], object]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How one key's value is checked and combined."""
+
+    convert: Converter
+    """Returns the value to use or raises ``InvalidValue``; for ``item_list`` it checks one item."""
+    user_only: bool = False
+    """Refused in a project file: a cloned repository must not be able to send the user's key elsewhere."""
+    item_list: bool = False
+    """The value is an array: a bad item is dropped alone, and each layer's items add to the lower ones."""
+
+
+@dataclass(frozen=True)
+class NamedTables:
+    """A table of tables that the user names, all sharing one schema: ``[endpoints.NAME]``."""
+
+    schema: Mapping[str, Setting]
+    name_pattern: re.Pattern[str]
+    name_rule: str
+    reserved: tuple[str, ...] = ()
+    """Names (compared in lower case) that would be shadowed by something built in."""
+
+
+Schema = Mapping[str, "Setting | NamedTables | Schema"]
+
+
+def describe_value(value: object, *, secret: bool = False) -> str:
+    """``an integer (42)``; a secret's value is never shown."""
+    kind = _kind_name(value)
+    if secret or isinstance(value, dict | list):
+        return kind
+    if isinstance(value, bool):
+        shown = "true" if value else "false"
+    else:
+        shown = repr(value) if isinstance(value, str) else str(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{kind} ({shown})"
+
+
+def _kind_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, datetime | date | time):
+        return "a date/time"
+    return type(value).__name__
+
+
+def _expect_string(value: object, *, secret: bool = False) -> str:
+    if not isinstance(value, str):
+        raise InvalidValue(f"expected a string, got {describe_value(value, secret=secret)}")
+    return value
+
+
+def _non_empty_string(value: object, *, secret: bool = False) -> str:
+    text = _expect_string(value, secret=secret).strip()
+    if not text:
+        raise InvalidValue("must not be empty")
+    return text
+
+
+def convert_bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidValue(f"expected true or false, got {describe_value(value)}")
+    return value
+
+
+def convert_context_window(value: object) -> int:
+    """A token count: a whole number of at least 1024 (a smaller window cannot hold zett's prompt)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidValue(f"expected a number of tokens such as 32768, got {describe_value(value)}")
+    if value < 1024:
+        raise InvalidValue(f"expected at least 1024 tokens, got {value}")
+    return value
+
+
+def convert_model(value: object) -> str:
+    """Only the shape is checked here; ``models.parse_model_spec`` knows providers and endpoints.
+
+    A bare name passes (``openai`` alone means that provider's default model).
+    """
+    spec = _non_empty_string(value)
+    provider, colon, name = spec.partition(":")
+    if colon and (not provider.strip() or not name.strip()):
+        part = "provider" if not provider.strip() else "model"
+        raise InvalidValue(
+            f"the {part} part of {spec!r} is empty; use PROVIDER:MODEL, ENDPOINT:MODEL or demo"
+        )
+    return f"{provider.strip()}:{name.strip()}" if colon else spec
+
+
+def convert_reasoning_effort(value: object) -> str:
+    effort = _non_empty_string(value).lower()
+    effort = EFFORT_ALIASES.get(effort, effort)
+    if effort in REASONING_EFFORTS:
+        return effort
+    message = f"unknown reasoning effort {effort!r}; expected one of {', '.join(REASONING_EFFORTS)}"
+    close = difflib.get_close_matches(effort, REASONING_EFFORTS, n=1)
+    raise InvalidValue(f"{message}; did you mean {close[0]!r}?" if close else message)
+
+
+def convert_theme(value: object) -> str | None:
+    """A theme name; ``auto`` means None (follow the terminal) so a higher layer can undo a lower one."""
+    theme = _non_empty_string(value)
+    return None if theme.lower() == "auto" else theme
+
+
+def convert_base_url(value: object) -> str:
+    url = _non_empty_string(value)
+    try:
+        parts = urlsplit(url)
+        has_host = bool(parts.hostname)
+    except ValueError as error:
+        raise InvalidValue(f"{url!r} is not a URL: {error}") from None
+    if parts.scheme not in ("http", "https") or not has_host:
+        raise InvalidValue(
+            f"expected an http:// or https:// URL such as 'http://127.0.0.1:8080/v1', got {url!r}"
+        )
+    return url
+
+
+def convert_api_key(value: object) -> str:
+    return _non_empty_string(value, secret=True)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def convert_env_name(value: object) -> str:
+    name = _non_empty_string(value, secret=True)
+    if not _ENV_NAME.fullmatch(name):
+        raise InvalidValue(
+            "expected the name of an environment variable such as OPENAI_API_KEY, not the key itself"
+        )
+    return name
+
+
+def convert_pattern(value: object) -> str:
+    pattern = _expect_string(value)
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise InvalidValue(f"regex {pattern!r} does not compile: {error}") from None
+    if compiled.search("") is not None:
+        raise InvalidValue(f"regex {pattern!r} matches the empty string, so it would match everywhere")
+    return pattern
+
+
+_IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def convert_import_path(value: object) -> str:
+    path = _non_empty_string(value)
+    if not _IMPORT_PATH.fullmatch(path):
+        raise InvalidValue(f"expected 'package.module:Class', got {path!r}")
+    return path
+
+
+def convert_extension_file(value: object) -> str:
+    """A plain file name: the file is looked up in the ``extensions/`` folder beside the config file."""
+    name = _non_empty_string(value)
+    if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".py"):
+        raise InvalidValue(
+            f"expected a file name such as 'timer.py' in the extensions/ folder beside this config file, "
+            f"got {name!r}"
+        )
+    return name
+
+
+def convert_class_name(value: object) -> str:
+    name = _non_empty_string(value)
+    if not name.isidentifier():
+        raise InvalidValue(f"expected a class name such as 'TurnTimer', got {name!r}")
+    return name
+
+
+def convert_options(value: object) -> dict[str, Any]:
+    """The keyword arguments for the extension's class: a table whose keys are Python names."""
+    if not isinstance(value, dict):
+        raise InvalidValue(f"expected a table such as {{ max_lines = 20 }}, got {describe_value(value)}")
+    bad = [str(key) for key in value if not str(key).isidentifier()]
+    if bad:
+        raise InvalidValue(f"option names must be Python names (letters, digits, '_'); {bad[0]!r} is not")
+    return dict(value)
+
+
+def convert_sandbox_mode(value: object) -> str:
+    mode = _non_empty_string(value).lower()
+    if mode not in SANDBOX_MODES:
+        raise InvalidValue(f"expected one of {', '.join(map(repr, SANDBOX_MODES))}, got {mode!r}")
+    return mode
+
+
+#: Provider keys never enter a sandboxed command, whatever ``[sandbox] env`` says.
+_PROVIDER_KEY_NAME = re.compile(r"(?i:.*_API_KEY)")
+
+
+def convert_sandbox_env_name(value: object) -> str:
+    name = _non_empty_string(value)
+    if not _ENV_NAME.fullmatch(name):
+        raise InvalidValue(f"expected the name of an environment variable such as JAVA_HOME, got {name!r}")
+    if _PROVIDER_KEY_NAME.fullmatch(name):
+        raise InvalidValue(f"{name} is not passed to shell commands: provider keys stay with zett")
+    return name
+
+
+EXTENSION_SCHEMA: Mapping[str, Setting] = {
+    "path": Setting(convert_import_path),
+    "file": Setting(convert_extension_file),
+    "class": Setting(convert_class_name),
+    "enabled": Setting(convert_bool),
+    "options": Setting(convert_options),
+}
+"""``path`` or ``file`` (with an optional ``class``) say where the code is; a bundled one has neither."""
+
+EXTENSION_ORIGIN_KEYS = ("path", "file", "class")
+"""The keys that say where an extension's code comes from."""
+
+ENDPOINT_SCHEMA: Mapping[str, Setting] = {
+    "base_url": Setting(convert_base_url),
+    "api_key": Setting(convert_api_key, user_only=True),
+    "api_key_env": Setting(convert_env_name, user_only=True),
+    "reasoning_effort": Setting(convert_reasoning_effort),
+    "send_prompt_cache_key": Setting(convert_bool),
+    "context_window": Setting(convert_context_window),
+}
+
+UI_SCHEMA: Mapping[str, Setting] = {
+    "theme": Setting(convert_theme),
+    "bell": Setting(convert_bool),
+    "animations": Setting(convert_bool),
+}
+
+SANDBOX_SCHEMA: Mapping[str, Setting] = {
+    "mode": Setting(convert_sandbox_mode, user_only=True),
+    "network": Setting(convert_bool, user_only=True),
+    "env": Setting(convert_sandbox_env_name, user_only=True, item_list=True),
+}
+"""All user-only: a cloned repository must not be able to loosen the sandbox."""
+
+SCHEMA: Schema = {
+    "model": Setting(convert_model),
+    "models": Setting(convert_model, item_list=True),
+    "reasoning_effort": Setting(convert_reasoning_effort),
+    "redact_patterns": Setting(convert_pattern, item_list=True),
+    "ui": UI_SCHEMA,
+    "sandbox": SANDBOX_SCHEMA,
+    "endpoints": NamedTables(
+        ENDPOINT_SCHEMA,
+        name_pattern=re.compile(r"[A-Za-z0-9_-]+"),
+        name_rule="an endpoint name may use letters, digits, '-' and '_' (it goes before ':' in model)",
+        reserved=BUILTIN_PROVIDERS,
+    ),
+    "extensions": NamedTables(
+        EXTENSION_SCHEMA,
+        name_pattern=re.compile(r"[A-Za-z0-9_-]+"),
+        name_rule="an extension name may use letters, digits, '-' and '_'",
+    ),
+}
+
+
+def resolve_setting(key: Key) -> Setting | None:
+    """The ``Setting`` at ``key`` (``("endpoints", "x", "base_url")`` works for any name), or None."""
+    node: Setting | NamedTables | Schema = SCHEMA
+    for part in key:
+        if isinstance(node, NamedTables):
+            if (
+                not isinstance(part, str)
+                or not node.name_pattern.fullmatch(part)
+                or part.lower() in node.reserved
+            ):
+                return None
+            node = node.schema
+        elif isinstance(node, Setting) or not isinstance(part, str) or part not in node:
+            return None
+        else:
+            node = node[part]
+    return node if isinstance(node, Setting) else None
+
+
+def _leaf_names(schema: Schema, prefix: str = "") -> list[str]:
+    names: list[str] = []
+    for name, node in schema.items():
+        if isinstance(node, Setting):
+            names.append(prefix + name)
+        elif isinstance(node, NamedTables):
+            names.extend(_leaf_names(node.schema, f"{prefix}{name}.<name>."))
+        else:
+            names.extend(_leaf_names(node, f"{prefix}{name}."))
+    return names
+
+
+ALL_KEYS: tuple[str, ...] = tuple(_leaf_names(SCHEMA))
+"""Every dotted key a file may set, with ``<name>`` for user-named tables."""
+
+
+def unknown_key_message(key: Key, siblings: Mapping[str, object]) -> str:
+    """``unknown key; did you mean 'model'?``: a close sibling first, else the same name elsewhere."""
+    name = str(key[-1])
+    if len(key) > 1 and isinstance(SCHEMA.get(name), Setting):
+        return (
+            "a top-level setting: move it above the first [table] header (keys below a header belong to it)"
+        )
+    close = difflib.get_close_matches(name, list(siblings), n=1)
+    if close:
+        return f"unknown key; did you mean {close[0]!r}?"
+    by_last_part = {name.rsplit(".", 1)[-1]: name for name in ALL_KEYS}
+    close = difflib.get_close_matches(name, list(by_last_part), n=1)
+    if close:
+        return f"unknown key; did you mean {by_last_part[close[0]]!r}?"
+    return f"unknown key (known here: {', '.join(siblings)})"
+
+
+BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+"""A TOML key that needs no quotes."""
+
+
+def format_key(key: Key) -> str:
+    """``endpoints.local.base_url``; array items as ``[1]``; keys that need it are quoted."""
+    text = ""
+    for part in key:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            piece = part if BARE_KEY.fullmatch(part) else toml_string(part)
+            text += f".{piece}" if text else piece
+    return text
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, escaped."""
+    named = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+    escaped = (
+        named.get(char) or (f"\\u{ord(char):04x}" if ord(char) < 0x20 or ord(char) == 0x7F else char)
+        for char in text
+    )
+    return '"' + "".join(escaped) + '"'
+
+
+def _no_line(key: Key) -> int | None:
+    return None
+
+
+@dataclass
+class Layer:
+    """The checked values one source (a file, the environment, the flags) contributes, and its problems."""
+
+    path: Path | None = None
+    """The file, or None for the environment and flags."""
+    source: str = ""
+    """``user`` or ``project`` for a config file."""
+    line_of: Callable[[Key], int | None] = _no_line
+    """Finds a key's line in ``path``."""
+    note: str = ""
+    """Added to every message, e.g. `` (command-line flag)``."""
+    key_names: dict[Key, str] = field(default_factory=dict)
+    """Names to show instead of the dotted key, e.g. an environment variable's."""
+    values: dict[Key, Any] = field(default_factory=dict)
+    """Checked values by full key."""
+    declared: dict[Key, tuple[Path | None, int | None]] = field(default_factory=dict)
+    """Each named table this layer opens (``("endpoints", "x")``) and where."""
+    rejected: set[Key] = field(default_factory=set)
+    """Keys that were present but refused, and already reported."""
+    problems: list[ConfigProblem] = field(default_factory=list)
+
+    def report(self, key: Key, message: str, *, at: Key | None = None) -> None:
+        """Record a problem with ``key``, pointing at the line of ``at`` (default: ``key``)."""
+        name = self.key_names.get(key) or format_key(key) or None
+        self.problems.append(ConfigProblem(self.path, self.line_of(at or key), name, message + self.note))
+
+    def drop(self, key: Key, message: str) -> None:
+        """Refuse a value that was already taken."""
+        self.values.pop(key, None)
+        self.rejected.add(key)
+        self.report(key, message)
+
+    def read_document(self, document: Mapping[str, Any]) -> None:
+        self._walk(document, SCHEMA, ())
+
+    def take(self, setting: Setting, key: Key, value: object) -> None:
+        """Check one value in; when it is wrong, report it and leave the lower layers' value."""
+        if not setting.item_list:
+            try:
+                self.values[key] = setting.convert(value)
+            except InvalidValue as error:
+                self.rejected.add(key)
+                self.report(key, str(error))
+            return
+        if not isinstance(value, list | tuple):
+            self.rejected.add(key)
+            self.report(key, f"expected an array, got {describe_value(value)}")
+            return
+        items: list[object] = []
+        for index, item in enumerate(value):
+            try:
+                items.append(setting.convert(item))
+            except InvalidValue as error:
+                self.report(key, f"item {index + 1}: {error}; that item was ignored", at=(*key, index))
+        self.values[key] = tuple(items)
+
+    def _walk(self, table: Mapping[str, Any], schema: Schema, prefix: Key) -> None:
+        for name, value in table.items():
+            key = (*prefix, name)
+            node = schema.get(name)
+            if node is None:
+                self.report(key, unknown_key_message(key, schema))
+            elif isinstance(node, Setting):
+                self.take(node, key, value)
+            elif not isinstance(value, dict):
+                self.report(key, f"expected a table, got {describe_value(value)}")
+            elif isinstance(node, NamedTables):
+                self._walk_named(value, node, key)
+            else:
+                self._walk(value, node, key)
+
+    def _walk_named(self, tables: Mapping[str, Any], node: NamedTables, prefix: Key) -> None:
+        for name, value in tables.items():
+            key = (*prefix, name)
+            if not node.name_pattern.fullmatch(name):
+                self.report(key, f"ignored: {node.name_rule}")
+            elif name.lower() in node.reserved:
+                self.report(
+                    key, f"ignored: {name!r} is built in, so '{name}:MODEL' would never reach it; rename it"
+                )
+            elif not isinstance(value, dict):
+                self.report(key, f"expected a table, got {describe_value(value)}")
+            else:
+                self.declared[key] = (self.path, self.line_of(key))
+                self._walk(value, node.schema, key)
+
+
+def assemble(
+    layers: Sequence[Layer], *, no_color: bool, sources: tuple[Path, ...]
+) -> tuple[Settings, list[ConfigProblem]]:
+    """Lay the layers over each other, later ones winning, and build the settings."""
+    merged: dict[Key, Any] = {}
+    set_by: dict[Key, Layer] = {}
+    declared: dict[Key, tuple[Path | None, int | None]] = {}
+    rejected: set[Key] = set()
+    problems: list[ConfigProblem] = []
+    for layer in layers:
+        for key, value in layer.values.items():
+            setting = resolve_setting(key)
+            if setting is not None and setting.item_list and key in merged:
+                value = tuple(dict.fromkeys((*merged[key], *value)))
+            merged[key] = value
+            set_by[key] = layer
+        for key, where in layer.declared.items():
+            declared.setdefault(key, where)
+        rejected |= layer.rejected
+        problems.extend(layer.problems)
+    endpoints: dict[str, EndpointConfig] = {}
+    extensions: list[ExtensionConfig] = []
+    for table, (path, line) in declared.items():
+        fields = {str(key[-1]): value for key, value in merged.items() if key[:-1] == table}
+        if table[0] == "extensions":
+            extension = _extension(table, fields, set_by, rejected)
+            if isinstance(extension, ExtensionConfig):
+                extensions.append(extension)
+            elif extension:
+                problems.append(ConfigProblem(path, line, format_key(table), extension))
+            continue
+        if "base_url" in fields:
+            endpoints[str(table[-1])] = EndpointConfig(**fields)
+        elif (*table, "base_url") not in rejected:
+            message = 'missing base_url (e.g. base_url = "http://127.0.0.1:8080/v1"); endpoint ignored'
+            problems.append(ConfigProblem(path, line, format_key(table), message))
+    files = {layer.path: index for index, layer in enumerate(layers)}
+    problems.sort(key=lambda problem: (files.get(problem.path, len(files)), problem.line or 0))
+    settings = Settings(
+        model=merged.get(("model",)),
+        models=merged.get(("models",), ()),
+        reasoning_effort=merged.get(("reasoning_effort",)),
+        endpoints=MappingProxyType(endpoints),
+        ui=UISettings(**{str(key[1]): value for key, value in merged.items() if key[0] == "ui"}),
+        redact_patterns=merged.get(("redact_patterns",), ()),
+        extensions=tuple(extensions),
+        sandbox=SandboxSettings(
+            **{str(key[1]): value for key, value in merged.items() if key[0] == "sandbox"}
+        ),
+        no_color=no_color,
+        sources=sources,
+    )
+    return settings, problems
+
+
+def _extension(
+    table: Key, fields: Mapping[str, Any], set_by: Mapping[Key, Layer], rejected: set[Key]
+) -> ExtensionConfig | str | None:
+    """One ``[extensions.NAME]`` table as an ``ExtensionConfig``, or what is wrong with it (None:
+    already reported)."""
+    name = str(table[-1])
+    options = MappingProxyType(dict(fields.get("options", {})))
+    bundled = BUNDLED_EXTENSIONS.get(name)
+    if bundled is not None:
+        if any(key in fields for key in EXTENSION_ORIGIN_KEYS):
+            return f"{name!r} is a bundled extension ({bundled.summary}); give yours another name"
+        if fields.get("enabled") is False and bundled.always_on:
+            return f"cannot be turned off: {bundled.always_on}"
+        if options and bundled.built_by_host:
+            return f"{name!r} takes no options; the table was ignored"
+        return ExtensionConfig(name, "bundled", enabled=fields.get("enabled"), options=options)
+    if "path" in fields and ("file" in fields or "class" in fields):
+        return 'give either path = "package.module:Class" or file = "name.py" (with class), not both'
+    origin = "path" if "path" in fields else "file" if "file" in fields else None
+    if origin is None:
+        if any((*table, key) in rejected for key in EXTENSION_ORIGIN_KEYS):
+            return None
+        return (
+            'needs path = "package.module:Class" or file = "name.py" (a file in the extensions/ folder '
+            "beside this config file); extension ignored"
+        )
+    layer = set_by[(*table, origin)]
+    folder = layer.path.parent / "extensions" if layer.path is not None else None
+    return ExtensionConfig(
+        name,
+        layer.source or "user",
+        import_path=fields.get("path"),
+        file=folder / fields["file"] if origin == "file" and folder is not None else None,
+        class_name=fields.get("class"),
+        enabled=fields.get("enabled"),
+        options=options,
+        config_file=layer.path,
+    )

@@ -1,0 +1,373 @@
+"""Workspace trust: a project's ``.zett/`` settings and extensions load only once the user trusts it.
+
+What a project folder would load is ``.zett/config.toml`` and every file under
+``.zett/extensions/`` (``__pycache__`` aside). Their paths and contents are hashed together
+(SHA-256); the trust store (``data_dir()/trust.json``, 0600) keeps, per folder, the hash the user
+decided on and whether they trusted it. Any change to those files changes the hash, so zett asks
+again; a refusal is remembered the same way, so zett does not ask at every start.
+
+Before the user answers, and after, only what lies inside the project folder is read, and only so
+much (``_Collector``): a ``.zett/extensions`` that links to ``/usr/share``, a named pipe called
+``config.toml``, a 2 GB file or a link loop is left out with its reason, which the question
+shows; what was left out is part of the hash, and never loads.
+
+Not covered, on purpose: ``AGENTS.md``. It is instructions for the model, not code or settings;
+everything the model does with it still goes through zett's approvals, which a project cannot
+change, and any file the model reads can carry the same text. Asking about it would put a trust
+question in front of nearly every repository and teach people to say yes without reading. It is
+read under the same containment, though (``zett_tui.runtime.project_instructions``).
+
+No Textual here: the app asks (``zett_tui.ui.chat.trust_prompt``), this module knows the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from zett_tui.config.settings import PROJECT_DIR_NAME, project_root
+from zett_tui.core import paths
+from zett_tui.core.contained_read import (
+    PROJECT_FILES_MAX_BYTES,
+    NotRead,
+    describe_kind,
+    describe_size,
+    read_whole_contained,
+    resolve,
+)
+
+log = logging.getLogger(__name__)
+
+TRUST_FILE_NAME = "trust.json"
+_STORE_VERSION = 1
+
+
+class TrustState(StrEnum):
+    TRUSTED = "trusted"
+    NEW = "new"
+    """Never decided."""
+    CHANGED = "changed"
+    """Decided on other contents (trusted or not): ask again."""
+    DECLINED = "declined"
+    """The user chose not to trust exactly these contents."""
+
+
+@dataclass(frozen=True)
+class ProjectFiles:
+    """What one project folder's ``.zett/`` would load, what was left out of it, and its hash."""
+
+    root: Path
+    """The folder that holds ``.zett/`` (resolved)."""
+    files: tuple[str, ...]
+    """Paths relative to ``root``, sorted: ``.zett/config.toml``, ``.zett/extensions/lint.py``..."""
+    digest: str
+    """SHA-256 over every (path, content) pair, and over what was left out and why."""
+    left_out: tuple[tuple[str, str], ...] = ()
+    """(path relative to ``root``, why) for each entry that was not read: a link outside the
+    project, a named pipe, a file over the size limit, more files than zett reads before asking."""
+    config_bytes: bytes | None = field(default=None, repr=False)
+    """``.zett/config.toml`` as it was read for the hash (None when it was not read)."""
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / PROJECT_DIR_NAME / "config.toml"
+
+    def config_text(self) -> str | None:
+        """The config file as it was hashed, as text (for showing it), or None when it was not read."""
+        if self.config_bytes is None:
+            return None
+        return self.config_bytes.decode("utf-8", errors="replace")
+
+    def left_out_lines(self) -> list[str]:
+        """One line per entry that was not read: ``.zett/extensions: is a link to a folder outside...``."""
+        return [f"{relative}: {why}; not read" for relative, why in self.left_out]
+
+    def code_to_run(self) -> list[str]:
+        """One line per extension the config names: its name, where the code is, its options.
+
+        Best effort over the raw file, for the question; ``load_settings`` does the real checking.
+        """
+        text = self.config_text()
+        try:
+            document = tomllib.loads(text) if text else {}
+        except tomllib.TOMLDecodeError:
+            return ["(.zett/config.toml is not valid TOML; zett would report it and skip it)"]
+        tables = document.get("extensions")
+        lines: list[str] = []
+        for name, table in (tables if isinstance(tables, dict) else {}).items():
+            if not isinstance(table, dict):
+                continue
+            line = _describe_extension(str(name), table)
+            if line:
+                lines.append(line)
+        return lines
+
+
+def _describe_extension(name: str, table: Mapping[str, Any]) -> str:
+    if table.get("enabled") is False:
+        return f"{name}: turned off"
+    if isinstance(table.get("path"), str):
+        where = f"imports {table['path']}"
+    elif isinstance(table.get("file"), str):
+        where = f"runs {PROJECT_DIR_NAME}/extensions/{table['file']}"
+        if isinstance(table.get("class"), str):
+            where += f", class {table['class']}"
+    else:
+        where = "settings for a bundled extension"
+    options = table.get("options")
+    if isinstance(options, dict) and options:
+        where += " with " + json.dumps(options, default=str, ensure_ascii=False)
+    return f"{name}: {where}"
+
+
+def find_project(cwd: Path, env: Mapping[str, str]) -> ProjectFiles | None:
+    """The project folder above ``cwd`` and what it would load; None when there is nothing to load."""
+    root = project_root(cwd, env)
+    if root is None:
+        return None
+    return project_files(root)
+
+
+def project_files(root: Path) -> ProjectFiles | None:
+    """What ``root/.zett/`` would load, hashed now; None when it holds nothing that loads.
+
+    Reads at most ``MAX_READ_BYTES`` in ``MAX_FILES`` files after looking at ``MAX_ENTRIES``
+    folder entries, and only what lies inside ``root`` (see ``_Collector``).
+    """
+    root = root.resolve()
+    collected = _Collector(root)
+    collected.run()
+    if not collected.entries and not collected.left_out:
+        return None
+    import hashlib  # only for a project that has something to load
+
+    digest = hashlib.sha256()
+    for relative, content in collected.entries:
+        name = relative.encode("utf-8", errors="surrogateescape")
+        digest.update(len(name).to_bytes(8, "big") + name + len(content).to_bytes(8, "big") + content)
+    for relative, why in collected.left_out:  # after the files: a folder without any keeps its old hash
+        record = f"\0left out\0{relative}\0{why}".encode("utf-8", errors="surrogateescape")
+        digest.update(len(record).to_bytes(8, "big") + record)
+    return ProjectFiles(
+        root,
+        tuple(relative for relative, _ in collected.entries),
+        digest.hexdigest(),
+        tuple(collected.left_out),
+        collected.config_bytes,
+    )
+
+
+#: At most this many bytes of ``.zett/`` files are read before the user answers (and ever after:
+#: a file left out for its size is not loaded either).
+MAX_READ_BYTES = PROJECT_FILES_MAX_BYTES
+#: At most this many files are read from ``.zett/``.
+MAX_FILES = 256
+#: At most this many entries of ``.zett/extensions/`` (and the folders below it) are looked at.
+MAX_ENTRIES = 2_000
+#: Folders below ``.zett/extensions/`` deeper than this are left out.
+MAX_DEPTH = 8
+
+
+class _Collector:
+    """Reads ``root/.zett/config.toml`` and ``root/.zett/extensions/**`` within fixed bounds.
+
+    Every path is resolved first: whatever lies outside ``root`` (``.zett/extensions ->
+    /usr/share``, a file linked to ``~/key.pem``) is left out unread, and so is anything that is
+    not a regular file (a named pipe would block the read for ever), a link loop, a file bigger
+    than what is left of ``MAX_READ_BYTES``, files past ``MAX_FILES``, and a folder whose entries
+    would take the count past ``MAX_ENTRIES`` (as a whole, so the hash does not depend on the
+    order the file system lists them in). Each left-out entry is kept with its reason: the
+    question says what was not read, and the hash covers it.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.entries: list[tuple[str, bytes]] = []
+        self.left_out: list[tuple[str, str]] = []
+        self.config_bytes: bytes | None = None
+        self._bytes_left = MAX_READ_BYTES
+        self._files_left = MAX_FILES
+        self._entries_left = MAX_ENTRIES
+        self._seen: set[Path] = set()
+
+    def run(self) -> None:
+        zett = self.root / PROJECT_DIR_NAME
+        try:
+            real = resolve(zett, inside=self.root)
+        except FileNotFoundError:
+            return
+        except NotRead as why:
+            self._leave_out(zett, str(why))
+            return
+        if not real.is_dir():
+            return
+        self.config_bytes = self._read(zett / "config.toml")
+        self._walk(zett / "extensions", depth=0)
+        self.entries.sort()
+        self.left_out.sort()
+
+    def _walk(self, folder: Path, *, depth: int) -> None:
+        try:
+            real = resolve(folder, inside=self.root)
+        except FileNotFoundError:
+            return
+        except NotRead as why:
+            self._leave_out(folder, str(why))
+            return
+        if real in self._seen:  # a link back to a folder already read: each real folder once
+            return
+        self._seen.add(real)
+        try:
+            mode = os.lstat(real).st_mode
+        except OSError as error:
+            self._leave_out(folder, f"cannot be read ({error.strerror or error})")
+            return
+        if not stat.S_ISDIR(mode):
+            self._leave_out(folder, describe_kind(mode).replace("not a file", "not a folder"))
+            return
+        if depth > MAX_DEPTH:
+            self._leave_out(folder, f"is nested more than {MAX_DEPTH} folders deep")
+            return
+        names = self._list(folder)
+        if names is None:
+            return
+        for name in sorted(names):
+            path = folder / name
+            try:
+                is_folder = os.path.isdir(resolve(path, inside=self.root))
+            except FileNotFoundError:
+                continue  # removed meanwhile
+            except NotRead as why:
+                self._leave_out(path, str(why))
+                continue
+            if is_folder:
+                if name != "__pycache__":  # Python's own cache is not what loads
+                    self._walk(path, depth=depth + 1)
+            else:
+                self._read(path)
+
+    def _list(self, folder: Path) -> list[str] | None:
+        """The folder's names, or None (left out) when they would take the count past the limit."""
+        names: list[str] = []
+        try:
+            with os.scandir(folder) as listing:
+                for entry in listing:  # read lazily: a folder of 100,000 files is not listed whole
+                    if len(names) == self._entries_left:
+                        self._entries_left = 0
+                        self._leave_out(
+                            folder,
+                            f"holds more entries than zett looks at before you trust it ({MAX_ENTRIES}); "
+                            "none of it was read",
+                        )
+                        return None
+                    names.append(entry.name)
+        except OSError as error:
+            self._leave_out(folder, f"cannot be read ({error.strerror or error})")
+            return None
+        self._entries_left -= len(names)
+        return names
+
+    def _read(self, path: Path) -> bytes | None:
+        if self._files_left == 0:
+            self._leave_out(path, f"is past the {MAX_FILES} files zett reads before you trust a folder")
+            return None
+        try:
+            content = read_whole_contained(
+                path,
+                inside=self.root,
+                max_bytes=self._bytes_left,
+                limit=f"the {describe_size(MAX_READ_BYTES)} zett reads from .zett/ in all",
+            )
+        except FileNotFoundError:
+            return None
+        except NotRead as why:
+            self._leave_out(path, str(why))
+            return None
+        self._files_left -= 1
+        self._bytes_left -= len(content)
+        self.entries.append((self._relative(path), content))
+        return content
+
+    def _leave_out(self, path: Path, why: str) -> None:
+        log.warning("project file %s left out: %s", path, why)
+        self.left_out.append((self._relative(path), why))
+
+    def _relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+
+# -- the trust store ------------------------------------------------------------------------------
+
+
+def store_path() -> Path:
+    return paths.data_dir() / TRUST_FILE_NAME
+
+
+def project_trusted(cwd: Path, env: Mapping[str, str]) -> bool:
+    """True when the project above ``cwd`` may load its files: it has none, or the user trusts it."""
+    project = find_project(cwd, env)
+    return project is None or trust_state(project) is TrustState.TRUSTED
+
+
+def trust_state(project: ProjectFiles, *, store: Path | None = None) -> TrustState:
+    decision = _read_store(store or store_path()).get(str(project.root))
+    if not isinstance(decision, dict):
+        return TrustState.NEW
+    if decision.get("digest") != project.digest:
+        return TrustState.CHANGED
+    return TrustState.TRUSTED if decision.get("trusted") is True else TrustState.DECLINED
+
+
+def remember(project: ProjectFiles, *, trusted: bool, store: Path | None = None) -> None:
+    """Record the user's decision on exactly these contents (0600, written atomically)."""
+    path = store or store_path()
+    folders = _read_store(path)
+    folders[str(project.root)] = {"digest": project.digest, "trusted": trusted, "files": list(project.files)}
+    paths.write_private_text(
+        path, json.dumps({"version": _STORE_VERSION, "folders": folders}, indent=2) + "\n"
+    )
+
+
+def still_trusted(root: Path, *, store: Path | None = None) -> bool:
+    """Hash ``root/.zett/`` again now: True only when the user trusted exactly what is there."""
+    project = project_files(root)
+    return project is not None and trust_state(project, store=store) is TrustState.TRUSTED
+
+
+def _read_store(path: Path) -> dict[str, Any]:
+    """The decisions by folder; an unreadable or damaged store means no decisions (zett asks again)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        log.warning("trust store %s is unreadable; every project folder counts as untrusted", path)
+        return {}
+    folders = document.get("folders") if isinstance(document, dict) else None
+    return dict(folders) if isinstance(folders, dict) else {}
+
+
+def untrusted_notice(project: ProjectFiles, state: TrustState) -> str:
+    """The line that says a project's settings and extensions were left out, and how to change that."""
+    files = ", ".join(project.files)
+    if state is TrustState.DECLINED:
+        why = "you chose not to trust this folder; in zett, /extensions trust asks again"
+    else:
+        why = (
+            "this folder is not trusted yet" if state is TrustState.NEW else "they changed since you decided"
+        )
+        why += "; start zett here to review and trust them"
+    notice = f"Not loaded from {project.root}: {files or 'nothing readable'} ({why})."
+    if project.left_out:
+        notice += (
+            " Left out, not read: " + "; ".join(f"{path} {reason}" for path, reason in project.left_out) + "."
+        )
+    return notice

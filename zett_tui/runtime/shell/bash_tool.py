@@ -1,0 +1,129 @@
+"""Every ``bash`` call runs through zett's sandbox, and leaving it is the user's decision.
+
+A tool-call middleware that takes over each call named ``bash`` (zett's own tool and Plan Mode's
+copy): it checks the arguments as zett-agent's tool does and runs the command with
+``ShellSandbox`` instead of calling the tool. It sits inside the shell approval, the Plan Mode
+guard and the edit gate, so a command has been approved (or allowed by a rule) before it runs.
+
+When a sandboxed command fails in a way that looks like the sandbox stopped it (a refused write,
+the network off, a hidden credential folder), it asks with a CUSTOM ``sandbox_escape_requested``
+event and waits for ``sandbox_escape_response``:
+
+    {"tool_call_id": ..., "decision": "stay" | "outside" | "network", "note": "optional"}
+
+``stay`` (and anything unknown) keeps the failure, with one line saying what the sandbox probably
+stopped; ``outside`` runs the command again once without a sandbox; ``network`` runs it again once
+in the sandbox with the network on (offered only when the network was what stopped it). It asks
+in every mode: nothing leaves the sandbox without a dialog. ``zett -p`` answers ``stay``.
+
+Where no sandbox can start, or ``[sandbox] mode = "off"``, commands run outside one (every command
+asks first: ``ShellPolicy``); their output is handled the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, create_model
+from zett_agent.agent import AgentRunContext
+from zett_agent.events import AgentEvent, AgentEventType
+from zett_agent.extensions.external import ExternalEventExtension
+from zett_agent.messages import ToolCall
+from zett_agent.tools.coding import DEFAULT_BASH_TIMEOUT_SECONDS, TimeoutSeconds
+
+from zett_tui.runtime.shell.sandbox import SandboxBlock, ShellRun, ShellSandbox, Where
+
+__all__ = [
+    "ESCAPE_CHOICES",
+    "SANDBOX_ESCAPE_EVENT",
+    "SANDBOX_ESCAPE_RESPONSE",
+    "SandboxedShell",
+]
+
+SHELL_TOOL = "bash"
+SANDBOX_ESCAPE_EVENT = "sandbox_escape_requested"
+SANDBOX_ESCAPE_RESPONSE = "sandbox_escape_response"
+ESCAPE_CHOICES = ("stay", "outside", "network")
+_NOTE_LIMIT = 300
+
+#: The same validation as zett-agent's ``bash`` tool (names, bounds, defaults, unknown keys refused).
+_BashArguments: Any = create_model(
+    "ToolInput",
+    __config__=ConfigDict(extra="forbid"),
+    command=(Annotated[str, Field(min_length=1)], ...),
+    timeout_seconds=(TimeoutSeconds, DEFAULT_BASH_TIMEOUT_SECONDS),
+)
+
+
+class SandboxedShell(ExternalEventExtension):
+    """Run ``bash`` calls with ``ShellSandbox``; ask before a stopped command runs outside it."""
+
+    def __init__(self, shell: ShellSandbox) -> None:
+        super().__init__(response_event_name=SANDBOX_ESCAPE_RESPONSE, correlation_field="tool_call_id")
+        self.shell = shell
+
+    async def on_tool_call(
+        self,
+        context: AgentRunContext,
+        call: ToolCall,
+        call_next: Callable[[], Awaitable[Any]],
+    ) -> Any:
+        if call.name != SHELL_TOOL:
+            return await call_next()
+        arguments = _BashArguments.model_validate(dict(call.arguments or {}))
+        command: str = arguments.command
+        timeout: int = arguments.timeout_seconds
+        if not command.strip():
+            raise ValueError("Shell command cannot be blank")
+        shell = self.shell
+        if not shell.available:
+            return (await shell.run(command, timeout, where=Where.OUTSIDE)).result(timeout)
+        once = shell.take_network_once(context.session_id, call.id)
+        run = await shell.run(command, timeout, where=Where.NETWORK if once else Where.SANDBOX)
+        block = shell.blocked(run, command)
+        if block is None:
+            return run.result(timeout)
+        decision, note = await self._ask(context, call, command, block, run)
+        if decision == "stay":
+            refused = "It was not run outside the sandbox" + (f": {note}" if note else ".")
+            return run.result(timeout, note=f"zett: {block.reason} {refused}")
+        where = Where.NETWORK if decision == "network" else Where.OUTSIDE
+        again = await shell.run(command, timeout, where=where)
+        how = "with the network on, once" if where is Where.NETWORK else "outside the sandbox, once"
+        return again.result(
+            timeout, note=f"zett: the sandbox stopped the first run; it ran again {how}, as the user allowed."
+        )
+
+    async def _ask(
+        self, context: AgentRunContext, call: ToolCall, command: str, block: SandboxBlock, run: ShellRun
+    ) -> tuple[str, str]:
+        """The user's answer: ``stay``, ``outside`` or ``network``, and their note."""
+        offer_network = block.kind == "network" and not run.network
+        payload = {
+            "session_id": context.session_id,
+            "tool_call_id": call.id,
+            "command": command.strip(),
+            "reason": block.reason,
+            "blocked": block.kind,
+            "exit_code": run.exit_code,
+            "network_offered": offer_network,
+            "response_event": SANDBOX_ESCAPE_RESPONSE,
+        }
+        async with self._wait_for_external_event(context, call.id):
+            await context.emit(
+                AgentEvent(
+                    AgentEventType.CUSTOM,
+                    session_id=context.session_id,
+                    tool_calls=[call],
+                    name=SANDBOX_ESCAPE_EVENT,
+                    payload=payload,
+                )
+            )
+        reply = self._take_external_event(context).payload
+        decision = reply.get("decision")
+        note = reply.get("note")
+        note = " ".join(note.split())[:_NOTE_LIMIT] if isinstance(note, str) else ""
+        if decision not in ESCAPE_CHOICES or (decision == "network" and not offer_network):
+            return "stay", note
+        return str(decision), note

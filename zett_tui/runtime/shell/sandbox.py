@@ -1,0 +1,600 @@
+"""The agent's shell commands run inside zett-agent's sandbox: what they may touch, and how they run.
+
+A list of dangerous words cannot say what a command will do (``$(echo rm) -rf``, ``python -c``,
+a symlink...), so the operating system decides instead. On Linux each command runs behind
+bubblewrap (on macOS, Seatbelt), with this policy:
+
+- the project folder and a private ``/tmp`` are writable, and the existing package caches builds
+  need (pip, uv, npm, cargo, go); the rest of the file system is read-only, and ``.git/hooks``,
+  ``.git/config`` and the shell's start-up files stay read-only inside the project too;
+- credential stores (``secret_places``: ``~/.ssh``, ``~/.aws``... and zett's own config, data and
+  state folders, plus a few more below) are not visible at all;
+- the network is off unless ``[sandbox] network = true`` or the user allows it for one command;
+- the environment is a short list of names builds need (never a provider key).
+
+``ShellSandbox`` checks once whether a sandbox can start here and runs one command the way
+zett-agent's ``bash`` tool does (the same preview, errors and timeout; the whole process group
+stopped on timeout or cancel), except that a truncated command's full streams are written straight
+to zett's tool-output folder, redacted, never into the project. ``blocked_by_sandbox`` guesses from
+a failed command's output whether the sandbox stopped it. No Textual here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import IO
+
+from zett_agent.sandbox import (
+    NetworkMode,
+    PassthroughSandbox,
+    Sandbox,
+    SandboxError,
+    SandboxPolicy,
+    create_sandbox,
+)
+from zett_agent.sandbox.policy import DEFAULT_INHERITED_ENVIRONMENT
+from zett_agent.sandbox.resources import descendant_pids
+from zett_agent.tools.output import shell_preview
+
+from zett_tui.config.schema import SandboxSettings
+from zett_tui.core.paths import ensure_private_dir
+from zett_tui.core.redact import CREDENTIAL_VARIABLES, credential_values, redact_file
+from zett_tui.runtime.files.secret_places import secret_places
+
+__all__ = [
+    "BUILD_ENVIRONMENT",
+    "MORE_HIDDEN_HOME_PATHS",
+    "SandboxBlock",
+    "ShellRun",
+    "ShellSandbox",
+    "Where",
+    "blocked_by_sandbox",
+    "hidden_paths",
+    "outside_environment",
+    "sandbox_environment",
+    "sandbox_policy",
+    "tool_caches",
+]
+
+log = logging.getLogger(__name__)
+
+#: What ``unavailable_reason`` says with ``[sandbox] mode = "off"``.
+TURNED_OFF = 'turned off in your config ([sandbox] mode = "off")'
+
+#: Names a build needs beside the sandbox's own short list (PATH, HOME, LANG...). None of them
+#: holds a secret by nature; proxy settings are left out because their URLs often hold a password
+#: (add them with ``[sandbox] env`` when a command needs them).
+BUILD_ENVIRONMENT: tuple[str, ...] = (
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV",
+    "PYTHONPATH",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "PIP_CACHE_DIR",
+    "UV_CACHE_DIR",
+    "npm_config_cache",
+    "NVM_DIR",
+    "NVM_BIN",
+    "NODE_PATH",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "GOPATH",
+    "GOROOT",
+    "GOMODCACHE",
+    "GOCACHE",
+    "GOFLAGS",
+    "JAVA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "CC",
+    "CXX",
+    "CFLAGS",
+    "CXXFLAGS",
+    "CPPFLAGS",
+    "LDFLAGS",
+    "PKG_CONFIG_PATH",
+    "LD_LIBRARY_PATH",
+    "MAKEFLAGS",
+    "LANGUAGE",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+)
+
+#: Credential places under the home folder hidden besides ``secret_places`` and zett-agent's own
+#: list (which adds ``.config/gh``, ``.npmrc``, ``.pypirc``, the docker socket...).
+MORE_HIDDEN_HOME_PATHS: tuple[str, ...] = (
+    ".config/git/credentials",
+    ".local/share/keyrings",
+    ".password-store",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/hub",
+    ".vault-token",
+    ".pgpass",
+)
+
+
+class Where(StrEnum):
+    """Where one command runs."""
+
+    SANDBOX = "sandbox"  # inside, with the network as configured
+    NETWORK = "network"  # inside, with the network on (the user allowed it once)
+    OUTSIDE = "outside"  # no sandbox at all (the user allowed it once, or none can start)
+
+
+# -- the policy -----------------------------------------------------------------------------------
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def hidden_paths(home: Path | None = None) -> list[Path]:
+    """Every credential place a command must not see (real paths, existing or not)."""
+    base = home if home is not None else Path.home()
+    found = [place.root for place in secret_places()]
+    found += [_real(base / relative) for relative in MORE_HIDDEN_HOME_PATHS]
+    return list(dict.fromkeys(found))
+
+
+def tool_caches(environ: Mapping[str, str], home: Path | None = None) -> list[Path]:
+    """The package caches builds write to, where they already exist (real paths).
+
+    Only caches: never ``~/.cargo/bin`` or a tool's config, which run code outside the sandbox
+    later. A cache that resolves to ``/`` or to the home folder itself is left out.
+    """
+    base = home if home is not None else Path.home()
+    cache_home = Path(environ.get("XDG_CACHE_HOME") or base / ".cache")
+    cargo = Path(environ.get("CARGO_HOME") or base / ".cargo")
+    go_path = Path((environ.get("GOPATH") or str(base / "go")).split(os.pathsep)[0])
+    candidates = [
+        Path(environ.get("PIP_CACHE_DIR") or cache_home / "pip"),
+        Path(environ.get("UV_CACHE_DIR") or cache_home / "uv"),
+        Path(environ.get("npm_config_cache") or base / ".npm"),
+        cargo / "registry",
+        cargo / "git",
+        cargo / ".package-cache",
+        cargo / ".package-cache-mutate",
+        cargo / ".global-cache",
+        Path(environ.get("GOMODCACHE") or go_path / "pkg" / "mod"),
+        Path(environ.get("GOCACHE") or cache_home / "go-build"),
+    ]
+    real_home = _real(base)
+    caches: list[Path] = []
+    for candidate in candidates:
+        if not candidate.is_absolute() or not candidate.exists():
+            continue
+        real = _real(candidate)
+        if real == Path(real.anchor) or real == real_home or _inside(real_home, real):
+            continue
+        caches.append(real)
+    return list(dict.fromkeys(caches))
+
+
+def sandbox_policy(
+    project: Path,
+    *,
+    network: bool,
+    hidden: Sequence[Path] = (),
+    caches: Sequence[Path] = (),
+) -> SandboxPolicy:
+    """The policy for one project: what commands may write, what they cannot see, the network.
+
+    A cache inside a hidden place, or holding one, stays read-only; a hidden place that holds
+    the project itself cannot be hidden (the project must stay writable) and is left out.
+    """
+    root = _real(project)
+    kept_caches = [
+        cache
+        for cache in caches
+        if not any(_inside(cache, secret) or _inside(secret, cache) for secret in hidden)
+        and not _inside(root, cache)
+    ]
+    writable = [root, *kept_caches]
+    kept_hidden = []
+    for secret in hidden:
+        if any(_inside(path, secret) for path in writable):
+            log.warning("the sandbox cannot hide %s: the project is inside it", secret)
+            continue
+        kept_hidden.append(secret)
+    return SandboxPolicy(
+        writable_paths=tuple(writable),
+        denied_read_paths=tuple(kept_hidden),
+        network=NetworkMode.FULL if network else NetworkMode.NONE,
+        protect_defaults=True,
+        inherit_environment=(),
+    )
+
+
+# -- the environment ------------------------------------------------------------------------------
+
+
+def _is_provider_key_name(name: str) -> bool:
+    upper = name.upper()
+    return upper in CREDENTIAL_VARIABLES or upper.endswith("_API_KEY")
+
+
+def _without_provider_keys(
+    env: Mapping[str, str], environ: Mapping[str, str], known_secrets: Sequence[str]
+) -> dict[str, str]:
+    """``env`` without any provider key: by name, and by value wherever one was copied."""
+    secrets = [value for value in (*credential_values(environ), *known_secrets) if len(value) >= 8]
+    return {
+        name: value
+        for name, value in env.items()
+        if not _is_provider_key_name(name) and not any(secret in value for secret in secrets)
+    }
+
+
+def sandbox_environment(
+    environ: Mapping[str, str], extra_names: Sequence[str] = (), known_secrets: Sequence[str] = ()
+) -> dict[str, str]:
+    """What a command inside the sandbox starts with: the short list, the build names, the user's."""
+    names = dict.fromkeys((*DEFAULT_INHERITED_ENVIRONMENT, *BUILD_ENVIRONMENT, *extra_names))
+    chosen = {name: environ[name] for name in names if name in environ}
+    return _without_provider_keys(chosen, environ, known_secrets)
+
+
+def outside_environment(environ: Mapping[str, str], known_secrets: Sequence[str] = ()) -> dict[str, str]:
+    """What a command run outside the sandbox starts with: the user's own, minus provider keys."""
+    return _without_provider_keys(dict(environ), environ, known_secrets)
+
+
+# -- what the sandbox stopped ---------------------------------------------------------------------
+
+_WRITE_SIGNS = ("read-only file system",)
+_NETWORK_SIGNS = (
+    "network is unreachable",
+    "could not resolve host",
+    "temporary failure in name resolution",
+    "name or service not known",
+    "no address associated with hostname",
+    "nodename nor servname",
+    "connection refused",
+    "couldn't connect to server",
+    "failed to establish a new connection",
+    "no route to host",
+    "enetunreach",
+    "econnrefused",
+    "eai_again",
+    "enotfound",
+    "getaddrinfo",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxBlock:
+    """Why a failed command looks stopped by the sandbox: ``write``, ``network`` or ``hidden``."""
+
+    kind: str
+    #: What points to it: the words in the output, or the hidden path the command names.
+    evidence: str
+
+    @property
+    def reason(self) -> str:
+        """One sentence, worded as the guess it is."""
+        if self.kind == "write":
+            what = "it lets commands write only in the project folder and a private /tmp"
+            return f"The sandbox probably stopped this command: {what} (“{self.evidence}”)."
+        if self.kind == "network":
+            return f"The sandbox probably stopped this command: the network is off inside it (“{self.evidence}”)."
+        return f"The sandbox probably stopped this command: it hides {self.evidence} from commands."
+
+
+def _sign(text: str, signs: Sequence[str]) -> str | None:
+    lowered = text.lower()
+    for sign in signs:
+        index = lowered.find(sign)
+        if index >= 0:
+            return text[index : index + len(sign)]
+    return None
+
+
+def _home_form(path: Path, home: Path) -> str | None:
+    return "~/" + path.relative_to(home).as_posix() if path != home and _inside(path, home) else None
+
+
+def blocked_by_sandbox(
+    run: ShellRun, command: str, *, hidden: Sequence[Path] = (), home: Path | None = None
+) -> SandboxBlock | None:
+    """A guess that the sandbox stopped ``run``: a failed, isolated run whose output (or command)
+    shows a refused write, the network being off, or a hidden credential place. None otherwise."""
+    if not run.isolated or run.timed_out or run.exit_code == 0:
+        return None
+    output = run.composed
+    written = _sign(output, _WRITE_SIGNS)
+    if written:
+        return SandboxBlock("write", written)
+    if not run.network:
+        unreachable = _sign(output, _NETWORK_SIGNS)
+        if unreachable:
+            return SandboxBlock("network", unreachable)
+    base = home if home is not None else Path.home()
+    real_home = _real(base)
+    for secret in hidden:
+        forms = [str(secret)]
+        short = _home_form(secret, real_home)
+        if short is not None:
+            relative = short.removeprefix("~/")
+            forms += [short, f"$HOME/{relative}", "${HOME}/" + relative, str(base / relative)]
+        if any(form in command or form in output for form in forms):
+            return SandboxBlock("hidden", short or str(secret))
+    return None
+
+
+# -- running one command --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShellRun:
+    """What one command did: the bash tool's composed output, its exit, and where it ran."""
+
+    exit_code: int
+    timed_out: bool
+    composed: str
+    where: Where
+    #: A real sandbox confined it (False outside it, and where none can start).
+    isolated: bool
+    network: bool
+    kept: tuple[Path, ...] = field(default=())
+
+    def result(self, timeout_seconds: int, note: str = "") -> str:
+        """The tool result, exactly as zett-agent's ``bash`` gives it: the output, or a
+        ``RuntimeError`` for a timeout or a non-zero exit. ``note`` (one line from zett) comes right
+        after an error's first line, or after the output."""
+        if self.timed_out:
+            plural = "" if timeout_seconds == 1 else "s"
+            raise RuntimeError(
+                _with_note(f"Command timed out after {timeout_seconds} second{plural}", note, self.composed)
+            )
+        if self.exit_code != 0:
+            raise RuntimeError(_with_note(f"Command exited with code {self.exit_code}", note, self.composed))
+        if note:
+            return f"{self.composed}\n{note}" if self.composed else note
+        return self.composed
+
+
+def _with_note(header: str, note: str, composed: str) -> str:
+    return f"{header}\n{note}\n{composed}" if note else f"{header}\n{composed}"
+
+
+SandboxFactory = Callable[[SandboxPolicy], Sandbox]
+
+
+def _isolating_sandbox(policy: SandboxPolicy) -> Sandbox:
+    """The platform's sandbox; raises where none can start, never silently runs unconfined."""
+    return create_sandbox(policy, require_isolation=True)
+
+
+class ShellSandbox:
+    """One project's sandbox: whether one can start here, and running commands in it (or not).
+
+    Call ``start`` once (it runs a probe; from a thread, it blocks for a few milliseconds).
+    ``unavailable_reason`` is None when commands are confined, else why not (no user namespaces,
+    ``[sandbox] mode = "off"``): every command then asks, and runs outside a sandbox.
+    """
+
+    def __init__(
+        self,
+        project: Path,
+        settings: SandboxSettings | None = None,
+        *,
+        output_dir: Path,
+        redact: Callable[[str], str] | None = None,
+        environ: Mapping[str, str] | None = None,
+        factory: SandboxFactory | None = None,
+    ) -> None:
+        self.project = _real(project)
+        self.settings = settings or SandboxSettings()
+        self.output_dir = output_dir
+        self._redact = redact
+        self._environ = os.environ if environ is None else environ
+        self._factory = factory or _isolating_sandbox
+        self.unavailable_reason: str | None = "the sandbox has not been checked yet"
+        self._sandboxes: dict[bool, Sandbox] = {}
+        self._network_once: set[tuple[str, str]] = set()
+        self._known_secrets = [str(value) for value in getattr(redact, "known_secrets", ()) or ()]
+
+    # -- state ------------------------------------------------------------------------------------
+
+    @property
+    def available(self) -> bool:
+        return self.unavailable_reason is None
+
+    @property
+    def network(self) -> bool:
+        """The network is on inside the sandbox for every command (``[sandbox] network = true``)."""
+        return self.settings.network
+
+    @property
+    def offers_network_once(self) -> bool:
+        """An approval may let one command use the network (a sandbox runs, with the network off)."""
+        return self.available and not self.network
+
+    def hidden(self) -> list[Path]:
+        return hidden_paths()
+
+    def describe(self) -> str:
+        """One line for ``/permissions`` and the start notice."""
+        if not self.available:
+            return f"Shell sandbox: OFF, {self.unavailable_reason}. Every shell command asks, in every mode."
+        network = "on ([sandbox] network = true)" if self.network else "off (a dialog can allow it once)"
+        return (
+            "Shell sandbox: on. Commands write only in this project and a private /tmp (and the "
+            f"package caches); credential folders are hidden; network {network}."
+        )
+
+    def where_it_runs(self) -> str:
+        """Where an approved command runs, in a few words for the approval dialog."""
+        if not self.available:
+            return f"outside any sandbox: {self.unavailable_reason}"
+        network = "network on" if self.network else "no network"
+        return f"in the sandbox: writes only in the project, {network}"
+
+    def allow_network_once(self, session_id: str, call_id: str) -> None:
+        """The user let this one call use the network (asked in the approval dialog)."""
+        self._network_once.add((session_id, call_id))
+
+    def forget_network_once(self, session_id: str, call_id: str) -> None:
+        self._network_once.discard((session_id, call_id))
+
+    def take_network_once(self, session_id: str, call_id: str) -> bool:
+        key = (session_id, call_id)
+        if key in self._network_once:
+            self._network_once.discard(key)
+            return True
+        return False
+
+    # -- checking ---------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Find out whether a sandbox starts here (blocking: call it from a thread)."""
+        if self.settings.mode == "off":
+            self.unavailable_reason = TURNED_OFF
+            return
+        try:
+            self._sandbox(network=self.network)
+        except (SandboxError, ValueError, OSError) as error:
+            self.unavailable_reason = _one_line(str(error)) or type(error).__name__
+            log.warning("no shell sandbox: %s", self.unavailable_reason)
+        else:
+            self.unavailable_reason = None
+
+    def _sandbox(self, *, network: bool) -> Sandbox:
+        sandbox = self._sandboxes.get(network)
+        if sandbox is None:
+            policy = sandbox_policy(
+                self.project,
+                network=network,
+                hidden=self.hidden(),
+                caches=tool_caches(self._environ),
+            )
+            sandbox = self._factory(policy)
+            self._sandboxes[network] = sandbox
+        return sandbox
+
+    # -- running ----------------------------------------------------------------------------------
+
+    def blocked(self, run: ShellRun, command: str) -> SandboxBlock | None:
+        return blocked_by_sandbox(run, command, hidden=self.hidden())
+
+    async def run(self, command: str, timeout_seconds: int, *, where: Where = Where.SANDBOX) -> ShellRun:
+        """Run ``command`` as zett-agent's ``bash`` would, in the sandbox or (``OUTSIDE``) not.
+
+        Raises ``asyncio.CancelledError`` after the whole process group has been stopped.
+        """
+        if where is not Where.OUTSIDE and not self.available:
+            raise RuntimeError(f"no sandbox: {self.unavailable_reason}")
+        network = self.network or where is Where.NETWORK
+        sandbox: Sandbox
+        if where is Where.OUTSIDE:
+            sandbox = PassthroughSandbox(SandboxPolicy(inherit_environment=()))
+            env = outside_environment(self._environ, self._known_secrets)
+        else:
+            if network not in self._sandboxes:
+                await asyncio.to_thread(self._sandbox, network=network)
+            sandbox = self._sandboxes[network]
+            env = sandbox_environment(self._environ, self.settings.env, self._known_secrets)
+        wrapped = sandbox.wrap(command, cwd=Path.cwd(), env=env)
+        directory = Path(tempfile.mkdtemp(prefix="shell-", dir=ensure_private_dir(self.output_dir)))
+        stdout_file, stderr_file = directory / "stdout.txt", directory / "stderr.txt"
+        timed_out = False
+        try:
+            with _private_file(stdout_file) as stdout, _private_file(stderr_file) as stderr:
+                process = await asyncio.create_subprocess_exec(
+                    *wrapped.argv,
+                    cwd=wrapped.cwd,
+                    env=dict(wrapped.env),
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=stdout,
+                    stderr=stderr,
+                    start_new_session=True,
+                    # No resource limits are asked for, and a preexec_fn (which would only turn
+                    # core dumps off) makes Python fork the slow way: 4-5 ms a command.
+                )
+                try:
+                    async with asyncio.timeout(timeout_seconds):
+                        await process.wait()
+                except TimeoutError:
+                    timed_out = True
+                    _stop_tree(process.pid)
+                    await process.wait()
+                except asyncio.CancelledError:
+                    _stop_tree(process.pid)
+                    await process.wait()
+                    raise
+                else:
+                    _stop_group(process.pid)  # a background child must not outlive its command
+            composed, kept = await self._compose(stdout_file, stderr_file)
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+        if not kept:
+            shutil.rmtree(directory, ignore_errors=True)
+        exit_code = process.returncode if process.returncode is not None else -1
+        return ShellRun(exit_code, timed_out, composed, where, sandbox.isolated, network, kept)
+
+    async def _compose(self, stdout_file: Path, stderr_file: Path) -> tuple[str, tuple[Path, ...]]:
+        """The bash tool's text; a truncated command's files are kept, redacted (off the loop)."""
+        stdout, stdout_truncated = shell_preview(stdout_file)
+        stderr, stderr_truncated = shell_preview(stderr_file)
+        sections = [stdout] if stdout else []
+        if stderr:
+            sections.append(f"[stderr]\n{stderr}")
+        composed = "\n".join(sections)
+        if not (stdout_truncated or stderr_truncated):
+            return composed, ()
+        if self._redact is not None:
+            redact = self._redact
+            await asyncio.to_thread(_redact_files, (stdout_file, stderr_file), redact)
+        composed += f"\n... [output truncated; full streams kept at {stdout_file} and {stderr_file}]"
+        return composed, (stdout_file, stderr_file)
+
+
+def _redact_files(files: Sequence[Path], redact: Callable[[str], str]) -> None:
+    for path in files:
+        redact_file(path, redact)
+
+
+@contextlib.contextmanager
+def _private_file(path: Path) -> Iterator[IO[bytes]]:
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as stream:
+        yield stream
+
+
+def _stop_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _stop_tree(pid: int) -> None:
+    """Kill everything ``pid`` started (also a child that left the group) and then its group."""
+    for child in descendant_pids(pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+    _stop_group(pid)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

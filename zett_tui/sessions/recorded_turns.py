@@ -1,0 +1,249 @@
+"""A session file turned back into what the user saw: prompts, answers, reasoning, tool rows.
+
+Built from the raw message envelopes (``dataclasses.asdict`` of zett-agent messages), read
+tolerantly: a missing or odd field gives an empty value, never an exception. ``blocks`` keeps the
+order things happened in (text, tool, text, ...); ``answer_text``/``reasoning_text``/``tools`` are
+the same content flattened, for callers that only need those.
+
+For a long session, :func:`load_last_turns` reads only the last screenful from the end of the
+file, and pages further back with ``before_offset``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from zett_tui.core.tool_display import key_argument
+from zett_tui.sessions.meta import one_line
+from zett_tui.sessions.reader import ReadNotice, TurnRecord, iter_records, read_last_records
+
+_NORMAL_STOPS = {"end_turn", "tool_use"}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolView:
+    """One tool call and its result."""
+
+    name: str
+    #: The argument that says what the call was about (command, path, pattern...), on one line.
+    key_arg: str
+    #: True/False from the tool result; None when no result was recorded (interrupted).
+    ok: bool | None
+    output: str
+    call_id: str = ""
+    arguments_json: str = "{}"
+    #: Why the model's arguments could not be decoded, when they could not.
+    argument_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningBlock:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteBlock:
+    """Something that is neither the model's answer nor a tool: a steering message typed during
+    the turn (``steer``), an extension's instruction to the agent (``agent``), a context summary
+    (``checkpoint``), or a model step that stopped abnormally (``stop``)."""
+
+    kind: str
+    text: str
+
+
+Block = TextBlock | ReasoningBlock | ToolView | NoteBlock
+
+
+@dataclass(frozen=True, slots=True)
+class TurnView:
+    #: 0-based turn index (the line number minus one), shared with search hits.
+    index: int
+    prompt: str
+    answer_text: str
+    reasoning_text: str
+    tools: tuple[ToolView, ...]
+    #: completed, failed, cancelled (or whatever a newer zett wrote).
+    status: str
+    error: str | None
+    model: str | None
+    blocks: tuple[Block, ...] = ()
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+    #: Images attached to the prompt (shown as a marker; their bytes are not kept here).
+    prompt_images: int = 0
+    #: Byte offset of the turn's line: pass it as ``before_offset`` to page back.
+    offset: int = 0
+
+    @property
+    def cancelled(self) -> bool:
+        return self.status == "cancelled"
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptPage:
+    turns: list[TurnView]
+    #: Whether earlier turns exist before ``turns[0]`` (load them with ``before_offset``).
+    has_earlier: bool
+    start_offset: int
+
+
+def content_text(content: object) -> tuple[str, int]:
+    """Text of a message ``content`` (a string or a list of parts) and the number of images in it."""
+    if isinstance(content, str):
+        return content, 0
+    if not isinstance(content, list):
+        return "", 0
+    texts: list[str] = []
+    images = 0
+    for part in content:
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif isinstance(part, dict) and "source" in part:
+            images += 1
+    return "\n".join(texts), images
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _tool_view(call: dict[str, Any], results: dict[str, dict[str, Any]]) -> ToolView:
+    call_id = _text(call.get("id"))
+    name = _text(call.get("name")) or "?"
+    arguments = call.get("arguments")
+    result = results.get(call_id) if call_id else None
+    ok: bool | None = None
+    output = ""
+    if result is not None:
+        ok = result.get("success") is not False
+        output = content_text(result.get("content"))[0]
+    try:
+        arguments_json = json.dumps(arguments, ensure_ascii=False)
+    except (TypeError, ValueError):
+        arguments_json = "{}"
+    error = call.get("error") if isinstance(call.get("error"), str) else None
+    return ToolView(name, key_argument(name, arguments), ok, output, call_id, arguments_json, error)
+
+
+def _stop_note(stop: object) -> NoteBlock | None:
+    if not isinstance(stop, dict):
+        return None
+    reason = stop.get("reason")
+    if not isinstance(reason, str) or reason in _NORMAL_STOPS:
+        return None
+    message = stop.get("message")
+    text = f"the model stopped early: {reason}"
+    if isinstance(message, str) and message.strip():
+        text += f" ({one_line(message, 200)})"
+    return NoteBlock("stop", text)
+
+
+def _message_model(data: dict[str, Any]) -> str | None:
+    """``provider:model`` of an assistant message, when it names its model."""
+    model = data.get("model")
+    if not isinstance(model, str) or not model:
+        return None
+    provider = data.get("provider")
+    return f"{provider}:{model}" if isinstance(provider, str) and provider else model
+
+
+def turn_view(record: TurnRecord) -> TurnView:
+    """The display model of one turn."""
+    messages = record.messages
+    results = {
+        data["tool_call_id"]: data
+        for envelope in messages
+        if envelope["kind"] == 4 and isinstance((data := envelope["data"]).get("tool_call_id"), str)
+    }
+    prompt = ""
+    prompt_images = 0
+    seen_prompt = False
+    blocks: list[Block] = []
+    tools: list[ToolView] = []
+    answers: list[str] = []
+    reasonings: list[str] = []
+    message_model: str | None = None
+    for envelope in messages:
+        kind, data = envelope["kind"], envelope["data"]
+        if kind == 2 and not seen_prompt:
+            prompt, prompt_images = content_text(data.get("content"))
+            seen_prompt = True
+        elif kind == 2:
+            blocks.append(NoteBlock("steer", content_text(data.get("content"))[0]))
+        elif kind == 6:
+            blocks.append(NoteBlock("agent", content_text(data.get("content"))[0]))
+        elif kind == 5:
+            blocks.append(NoteBlock("checkpoint", content_text(data.get("content"))[0]))
+        elif kind == 3:
+            reasoning = data.get("reasoning")
+            if isinstance(reasoning, str) and reasoning.strip():
+                blocks.append(ReasoningBlock(reasoning))
+                reasonings.append(reasoning)
+            text = data.get("content")
+            if isinstance(text, str) and text.strip():
+                blocks.append(TextBlock(text))
+                answers.append(text)
+            calls = data.get("tool_calls")
+            for call in calls if isinstance(calls, list) else ():
+                if isinstance(call, dict):
+                    view = _tool_view(call, results)
+                    blocks.append(view)
+                    tools.append(view)
+            note = _stop_note(data.get("stop"))
+            if note is not None:
+                blocks.append(note)
+            message_model = _message_model(data) or message_model
+    error = record.error
+    error_text = None
+    if error is not None:
+        kind_name = error.get("type") if isinstance(error.get("type"), str) else "Error"
+        message = error.get("message") if isinstance(error.get("message"), str) else ""
+        error_text = f"{kind_name}: {message}" if message else kind_name
+    model = record.zett.get("model")
+    return TurnView(
+        index=record.index,
+        prompt=prompt,
+        answer_text="\n\n".join(answers),
+        reasoning_text="\n\n".join(reasonings),
+        tools=tuple(tools),
+        status=record.status,
+        error=error_text,
+        model=model if isinstance(model, str) and model else message_model,
+        blocks=tuple(blocks),
+        started_at=record.started_at,
+        completed_at=record.completed_at,
+        prompt_images=prompt_images,
+        offset=record.offset,
+    )
+
+
+def iter_turns(path: Path, notices: list[ReadNotice]) -> Iterator[TurnView]:
+    """Every readable turn in order, one line at a time."""
+    for record in iter_records(path, notices):
+        yield turn_view(record)
+
+
+def load_transcript(path: Path, notices: list[ReadNotice]) -> list[TurnView]:
+    return list(iter_turns(path, notices))
+
+
+def load_last_turns(
+    path: Path, count: int, notices: list[ReadNotice], *, before_offset: int | None = None
+) -> TranscriptPage:
+    """The last ``count`` turns (before ``before_offset`` when paging back), oldest first."""
+    tail = read_last_records(path, count, notices, before_offset=before_offset)
+    return TranscriptPage([turn_view(record) for record in tail.records], tail.has_earlier, tail.start_offset)

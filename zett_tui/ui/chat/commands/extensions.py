@@ -1,0 +1,97 @@
+"""``/extensions [trust]``: what extensions run, from where, what is off and what failed.
+
+``/extensions trust`` asks again whether to trust this folder's ``.zett/`` settings and
+extensions (to trust a folder after saying no, or to stop trusting one).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from zett_tui.config.trust import TrustState, find_project, trust_state
+from zett_tui.core import paths
+from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS
+from zett_tui.runtime.extensions.registry import ExtensionReport
+from zett_tui.ui.chat.commands.registry import slash_command
+from zett_tui.ui.widgets.transcript import NoticeBlock
+
+if TYPE_CHECKING:
+    from zett_tui.ui.chat.screen import ChatScreen
+
+
+@slash_command(
+    "extensions",
+    "List the extensions: what runs and from where, what is off, what failed; trust: review this folder's",
+    arguments="[trust]",
+)
+def extensions_command(chat: ChatScreen, arguments: str) -> None:
+    wanted = arguments.strip().lower()
+    if wanted == "trust":
+        from zett_tui.ui.chat.trust_prompt import review_trust
+
+        chat.run_worker(review_trust(chat), group="trust", exit_on_error=False)
+        return
+    if wanted:
+        chat.transcript.add(
+            NoticeBlock(f"/extensions takes no argument or 'trust', not {wanted!r}.", "warning")
+        )
+        return
+    if chat.host is None:
+        chat.transcript.add(
+            NoticeBlock("zett is still starting; the extensions load with the model.", "info")
+        )
+        return
+    chat.transcript.add(
+        NoticeBlock(describe_extensions(chat.host.extension_report, _folder_line(chat)), "info")
+    )
+
+
+def describe_extensions(report: ExtensionReport, folder_line: str) -> str:
+    """The ``/extensions`` text: loaded ones in the order they wrap calls, then what is not running."""
+    lines = ["Extensions, outermost first (each sees a tool call or model request before the next):"]
+    for entry in report.loaded:
+        note = BUNDLED_EXTENSIONS[entry.name].summary if entry.source == "bundled" else ""
+        if entry.failure:
+            note = f"OFF for this session: it {entry.failure}"
+        lines.append(
+            f"  {entry.name:<16} {entry.source:<8} {entry.origin}" + (f"\n{'':<28}{note}" if note else "")
+        )
+    turned_off = {config.name: config for config in report.turned_off}
+    loaded = {entry.name for entry in report.loaded}
+    for name, bundled in BUNDLED_EXTENSIONS.items():
+        if name not in loaded and name not in turned_off:
+            lines.append(
+                f"  {name:<16} off      {bundled.summary}; [extensions.{name}] enabled = true turns it on"
+            )
+    for config in turned_off.values():
+        lines.append(f"  {config.name:<16} off      turned off by enabled = false ({config.source})")
+    if report.problems:
+        lines.append("Not loaded:")
+        lines.extend(
+            f"  {problem.name} ({problem.source}, {problem.origin}): {problem.error}"
+            for problem in report.problems
+        )
+    lines.append(folder_line)
+    lines.append(
+        f"Your own: put a file in {paths.config_dir() / 'extensions'} and name it in {paths.config_file()} "
+        '([extensions.NAME] file = "name.py"), or give path = "package.module:Class". '
+        "The README's “Writing an extension” shows how."
+    )
+    return "\n".join(lines)
+
+
+def _folder_line(chat: ChatScreen) -> str:
+    project = find_project(chat.launch.cwd, os.environ)
+    if project is None:
+        return "This folder has no .zett/ settings or extensions."
+    state = trust_state(project)
+    left_out = "".join(f"\n  left out: {line}" for line in project.left_out_lines())
+    if state is TrustState.TRUSTED:
+        return f"{project.root}/.zett: trusted (/extensions trust to review).{left_out}"
+    if state is TrustState.DECLINED:
+        return f"{project.root}/.zett: not trusted, not loaded (/extensions trust to review).{left_out}"
+    return (
+        f"{project.root}/.zett: not loaded, you have not trusted these files (/extensions trust to review)."
+        + left_out
+    )

@@ -1,0 +1,194 @@
+"""Permission modes, Plan Mode and saved shell rules: ``/mode``, ``/plan``, ``/permissions``
+(alias ``/rules``), and the Shift+Tab cycle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.ui.chat.commands.registry import slash_command
+from zett_tui.ui.widgets.transcript import NoticeBlock
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.chat.screen import ChatScreen
+
+#: What each mode means, in the words /mode and the Shift+Tab notice use.
+MODE_HELP = {
+    PermissionMode.ASK: "edits and shell commands ask first",
+    PermissionMode.ACCEPT_EDITS: "edits apply without asking; shell commands ask",
+    PermissionMode.PLAN: "Plan Mode: zett reads and plans, changes no files, and asks before every command",
+    PermissionMode.AUTO: "nothing asks, except dangerous commands and changes outside the project",
+}
+_MODE_NAMES = {
+    "ask": PermissionMode.ASK,
+    "accept-edits": PermissionMode.ACCEPT_EDITS,
+    "accept_edits": PermissionMode.ACCEPT_EDITS,
+    "edits": PermissionMode.ACCEPT_EDITS,
+    "plan": PermissionMode.PLAN,
+    "auto": PermissionMode.AUTO,
+}
+
+
+def _say(chat: ChatScreen, text: str, level: str = "info") -> None:
+    chat.transcript.add(NoticeBlock(text, level))
+
+
+def _ready_host(chat: ChatScreen) -> AgentHost | None:
+    if chat.host is None:
+        chat.notify("The model is still starting; try again in a moment.", severity="warning")
+    return chat.host
+
+
+def mode_name(mode: PermissionMode) -> str:
+    """The name /mode takes (``accept-edits``, not the stored ``accept_edits``)."""
+    return mode.value.replace("_", "-")
+
+
+def switch_mode(chat: ChatScreen, mode: PermissionMode) -> None:
+    """Switch the host's mode, show it, and say what it means in a short toast."""
+    host = _ready_host(chat)
+    if host is None:
+        return
+    host.set_mode(mode)
+    chat.sync_mode()
+    chat.notify(
+        f"{mode.label}: {MODE_HELP[mode]}",
+        title="Permission mode",
+        severity="warning" if mode is PermissionMode.AUTO else "information",
+        timeout=4,
+    )
+
+
+def cycle_mode(chat: ChatScreen) -> None:
+    """Shift+Tab: ask → accept edits → plan → auto → ask."""
+    if chat.host is not None:
+        switch_mode(chat, chat.host.mode.next())
+    else:
+        _ready_host(chat)
+
+
+@slash_command(
+    "mode",
+    "Show or set the permission mode: ask, accept-edits, plan or auto (Shift+Tab cycles)",
+    arguments="[MODE]",
+)
+def mode_command(chat: ChatScreen, arguments: str) -> None:
+    host = _ready_host(chat)
+    if host is None:
+        return
+    wanted = arguments.strip().lower()
+    if not wanted:
+        lines = [f"Permission mode: {mode_name(host.mode)}"]
+        for mode in PermissionMode:
+            marker = "›" if mode is host.mode else " "
+            lines.append(f" {marker} {mode_name(mode):<13} {MODE_HELP[mode]}")
+        lines.append("Change it with /mode NAME or Shift+Tab.")
+        _say(chat, "\n".join(lines))
+        return
+    chosen = _MODE_NAMES.get(wanted)
+    if chosen is None:
+        _say(chat, f"There is no mode {wanted!r}. Use ask, accept-edits, plan or auto.", "warning")
+        return
+    switch_mode(chat, chosen)
+    _say(chat, f"Permission mode: {mode_name(chosen)} — {MODE_HELP[chosen]}.", "decision")
+
+
+@slash_command("plan", "Show the kept plan; /plan on or /plan off switches Plan Mode", arguments="[on|off]")
+def plan_command(chat: ChatScreen, arguments: str) -> None:
+    host = _ready_host(chat)
+    if host is None:
+        return
+    wanted = arguments.strip().lower()
+    if wanted in ("on", "off"):
+        on = wanted == "on"
+        if (host.mode is PermissionMode.PLAN) == on:
+            _say(chat, f"Plan Mode is already {wanted}.")
+            return
+        switch_mode(chat, PermissionMode.PLAN if on else PermissionMode.ASK)
+        if on:
+            _say(
+                chat,
+                "Plan Mode on: zett reads and plans, and changes no files until you approve a plan.",
+                "decision",
+            )
+        else:
+            _say(chat, "Plan Mode off: edits and shell commands ask first.", "decision")
+        return
+    if wanted:
+        _say(chat, "Use /plan to see the kept plan, or /plan on / /plan off.", "warning")
+        return
+    show_plan(chat, host)
+
+
+def show_plan(chat: ChatScreen, host: AgentHost) -> None:
+    """Open the session's kept plan (the approved one, or the draft while planning), rendered."""
+    from zett_tui.ui.modals.plan_dialogs import plan_viewer
+
+    path: Path = host.plan_guard.plan_file(host.session_id)
+    try:
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    except OSError as error:
+        _say(chat, f"The kept plan could not be read ({path}): {error.strerror or error}", "warning")
+        return
+    planning = host.mode is PermissionMode.PLAN
+    if not text.strip():
+        if planning:
+            _say(chat, "Plan Mode is on and there is no plan yet. zett shows it to you when it is ready.")
+        else:
+            _say(chat, "There is no kept plan in this session. /plan on starts Plan Mode.")
+        return
+    title = "The plan draft (Plan Mode is on)" if planning else "The kept plan"
+    chat.app.push_screen(plan_viewer(text, path, title=title))
+
+
+@slash_command("permissions", "List saved shell rules; /permissions rm N removes one", arguments="[rm N]")
+def permissions_command(chat: ChatScreen, arguments: str) -> None:
+    host = _ready_host(chat)
+    if host is None or host.shell_rules is None:
+        return
+    words = arguments.split()
+    if words and words[0] in ("rm", "remove", "delete"):
+        _remove_rule(chat, host, words[1:])
+        return
+    if words:
+        _say(chat, "Use /permissions to list the saved rules, or /permissions rm N to remove one.", "warning")
+        return
+    rules = host.shell_rules.rules()
+    lines = [f"Permission mode: {mode_name(host.mode)} — {MODE_HELP[host.mode]}."]
+    if host.shell_sandbox is not None:
+        lines.append(("" if host.shell_sandbox.available else "▲ ") + host.shell_sandbox.describe())
+    if host.shell_rules.problem:
+        lines.append(f"▲ {host.shell_rules.problem}")
+    if not rules:
+        lines.append(
+            "No saved shell rules for this project. Choose “Always allow” in a shell approval to add one."
+        )
+    else:
+        lines.append("Shell commands that run without asking in this project:")
+        for index, rule in enumerate(rules, 1):
+            what = "starts with" if rule.kind == "prefix" else "exactly   "
+            lines.append(f"  {index:>2}. {what}  {rule.command}")
+        lines.append("Remove one with /permissions rm N. Dangerous commands ask anyway.")
+    _say(chat, "\n".join(lines))
+
+
+@slash_command("rules", "Same as /permissions", arguments="[rm N]")
+def rules_command(chat: ChatScreen, arguments: str) -> None:
+    permissions_command(chat, arguments)
+
+
+def _remove_rule(chat: ChatScreen, host: AgentHost, words: list[str]) -> None:
+    rules = host.shell_rules.rules()
+    if len(words) != 1 or not words[0].isdigit() or not 1 <= int(words[0]) <= len(rules):
+        count = f"1 to {len(rules)}" if rules else "none: there are no saved rules"
+        _say(chat, f"Give the number of a rule from /permissions ({count}).", "warning")
+        return
+    try:
+        removed = host.shell_rules.remove(int(words[0]) - 1)
+    except (OSError, ValueError, IndexError) as error:
+        _say(chat, f"The rule could not be removed: {error}", "warning")
+        return
+    what = "commands that start with" if removed.kind == "prefix" else "exactly"
+    _say(chat, f"Removed the rule for {what} `{removed.command}`; it asks again.", "decision")

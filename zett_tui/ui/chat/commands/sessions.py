@@ -1,0 +1,124 @@
+"""Commands about stored sessions: open the browser, name this session, export it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zett_tui.core import paths
+from zett_tui.sessions.export_file import EXPORT_WRITERS, export_file_name, export_to_file, format_for
+from zett_tui.sessions.ids import short_ids
+from zett_tui.sessions.index import SessionSummary
+from zett_tui.sessions.meta import set_title
+from zett_tui.sessions.naming import InvalidSessionId, session_path
+from zett_tui.sessions.scan import list_all_sessions
+from zett_tui.ui.chat.commands.registry import slash_command
+from zett_tui.ui.widgets.transcript import NoticeBlock
+from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
+
+if TYPE_CHECKING:
+    from zett_tui.ui.chat.screen import ChatScreen
+
+
+@slash_command("sessions", "Browse, search, resume, delete or export past sessions (also Ctrl-O)")
+def open_browser(chat: ChatScreen, arguments: str) -> None:
+    from zett_tui.ui.app import ZettApp
+    from zett_tui.ui.browser.screen import open_session_browser
+
+    if isinstance(chat.app, ZettApp):
+        open_session_browser(chat.app)
+
+
+def _sessions_dir(chat: ChatScreen) -> Path:
+    directory = chat.launch.host_overrides.get("sessions_dir")
+    return Path(directory) if directory is not None else paths.sessions_dir()
+
+
+def _current_file(chat: ChatScreen) -> tuple[str, Path] | None:
+    """This chat's session id and JSONL file, when at least one turn has been recorded."""
+    session_id = chat.host.session_id if chat.host is not None else chat.launch.session_id
+    if not session_id:
+        return None
+    try:
+        path = session_path(_sessions_dir(chat), session_id)
+    except InvalidSessionId:
+        return None
+    try:
+        recorded = path.stat().st_size > 0
+    except OSError:
+        recorded = False
+    return (session_id, path) if recorded else None
+
+
+def _say(chat: ChatScreen, text: str, level: NoticeLevel = "info") -> None:
+    chat.transcript.add(NoticeBlock(text, level))
+
+
+@slash_command("rename", "Give this session a title (shown in the session browser)", arguments="TITLE")
+def rename(chat: ChatScreen, arguments: str) -> None:
+    if not arguments.strip():
+        _say(chat, "Usage: /rename TITLE: the title the session browser shows for this session.", "warning")
+        return
+    current = _current_file(chat)
+    if current is None:
+        _say(chat, "This session has no recorded turn yet; send a prompt first, then /rename it.", "warning")
+        return
+    try:
+        title = set_title(current[1], arguments)
+    except OSError as error:
+        _say(chat, f"Could not save the title: {error.strerror or error}", "error")
+        return
+    _say(chat, f"This session is now called “{title}”.")
+
+
+def _export_request(chat: ChatScreen, arguments: str) -> tuple[str, Path | None]:
+    """(format, file or folder, or None for the default name) from ``[md|json] [FILE]``."""
+    words = arguments.split(maxsplit=1)
+    fmt = words.pop(0).lower() if words and words[0].lower() in EXPORT_WRITERS else None
+    if not words:
+        return fmt or "md", None
+    target = Path(words[0].strip()).expanduser()
+    if not target.is_absolute():
+        target = chat.launch.cwd / target
+    return fmt or format_for(target), target
+
+
+@slash_command("export", "Save this session as Markdown or JSON", arguments="[md|json] [FILE]")
+async def export(chat: ChatScreen, arguments: str) -> None:
+    fmt, target = _export_request(chat, arguments)
+    current = _current_file(chat)
+    if current is None:
+        _say(chat, "This session has no recorded turn yet; there is nothing to export.", "warning")
+        return
+    session_id, path = current
+    try:
+        written, unreadable, where = await asyncio.to_thread(
+            _export, _sessions_dir(chat), session_id, path, fmt, target, chat.launch.cwd
+        )
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        _say(chat, f"Could not export the session: {reason}", "error")
+        return
+    plural = "s" if written != 1 else ""
+    note = f" ({unreadable} unreadable part(s) noted at the end)" if unreadable else ""
+    _say(chat, f"Exported {written} turn{plural} to {where}{note}.")
+
+
+def _export(
+    directory: Path, session_id: str, path: Path, fmt: str, target: Path | None, cwd: Path
+) -> tuple[int, int, Path]:
+    """Blocking: find the session's summary, pick the file name, write the export."""
+    summaries, _notices = list_all_sessions(directory)
+    summary = next((item for item in summaries if item.path == path), None)
+    if summary is None:
+        raise ValueError(f"session {session_id} is not in {directory}")
+    if target is None or target.is_dir():
+        folder = target if target is not None else cwd
+        target = folder / export_file_name(_short_id(summaries, summary), fmt)
+    written, notices = export_to_file(summary, fmt, target)
+    return written, len(notices), target
+
+
+def _short_id(summaries: list[SessionSummary], summary: SessionSummary) -> str:
+    return short_ids(summaries).get(summary.session_id, summary.session_id)

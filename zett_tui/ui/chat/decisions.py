@@ -1,0 +1,133 @@
+"""Turns the runtime's questions into dialogs, one at a time, and sends each answer back.
+
+Several questions can be pending at once (parallel shell calls): they queue and are asked one
+after another, none lost. When the turn ends or is cancelled, open and queued dialogs close
+without answering; the runtime has already given up on them, and a late answer would be refused.
+
+What each answer means for the runtime lives in ``zett_tui.ui.chat.answers``; this module
+only shows dialogs, sends answers, keeps the one-line record, and runs what an answer asked for
+afterwards (a steering note, a saved rule, the mode chosen with a plan).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.screen import Screen
+
+from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
+from zett_tui.ui.chat.answers import FACTORIES, SETTLED, Answer, DialogFactory
+from zett_tui.ui.widgets.transcript import NoticeBlock
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.chat.screen import ChatScreen
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Answer", "DecisionDialogs"]
+
+
+class DecisionDialogs:
+    """The queue of pending questions for one chat screen."""
+
+    factories: dict[str, DialogFactory] = FACTORIES
+
+    def __init__(self, chat: ChatScreen) -> None:
+        self.chat = chat
+        self.pending: deque[DecisionRequested] = deque()
+        self.open: Screen[Any] | None = None
+        #: The question the open dialog asks.
+        self.current: DecisionRequested | None = None
+        #: What to do when an approved call finishes, by tool call id (the mode chosen with a plan).
+        self._after_tool: dict[str, Callable[[AgentHost], None]] = {}
+
+    def request(self, decision: DecisionRequested) -> None:
+        self.pending.append(decision)
+        if self.open is None:
+            self._show_next()
+
+    def observe(self, event: UIEvent) -> None:
+        """See every event of the turn: an approved call's follow-up runs once it has finished."""
+        if isinstance(event, ToolFinished):
+            follow_up = self._after_tool.pop(event.call_id, None)
+            if follow_up is not None and event.state == "done":
+                self._run(follow_up, "after the approved call")
+
+    def close_all(self) -> None:
+        self.pending.clear()
+        self._after_tool.clear()
+        screen, self.open, self.current = self.open, None, None
+        if screen is not None and screen.is_attached:
+            screen.dismiss(None)
+
+    def _show_next(self) -> None:
+        if not self.pending:
+            return
+        decision = self.pending.popleft()
+        settle = SETTLED.get(decision.kind)
+        settled = settle(decision, self.chat.host) if settle is not None else None
+        if settled is not None:
+            self._send(decision, settled)
+            self._show_next()
+            return
+        factory = self.factories.get(decision.kind)
+        if factory is None:
+            self._unsupported(decision)
+            self._show_next()
+            return
+        screen, to_answer = factory(decision, self.chat.host, self.chat.launch.cwd)
+
+        def dismissed(result: Any) -> None:
+            if self.open is not screen:
+                return  # closed by close_all: the turn ended, nothing to answer
+            self.open = self.current = None
+            self.chat.status.activity = "working"
+            self._send(decision, to_answer(result))
+            self._show_next()
+
+        self.open, self.current = screen, decision
+        self.chat.status.activity = "waiting for you"
+        if self.chat.launch.bell:
+            self.chat.app.bell()
+        self.chat.app.push_screen(screen, dismissed)
+
+    def _send(self, decision: DecisionRequested, answer: Answer) -> None:
+        host = self.chat.host
+        if host is None or not host.answer(decision, answer.payload):
+            log.info("late or duplicate answer to %s ignored", decision.kind)
+            return
+        self.chat.transcript.add(NoticeBlock(answer.record, answer.level))
+        if answer.steer and not host.steer(answer.steer):
+            self.chat.transcript.add(
+                NoticeBlock("The note could not reach the model: the turn had ended.", "warning")
+            )
+        if answer.accepted is not None:
+            self._run(answer.accepted, "after the answer")
+        call_id = decision.payload.get("tool_call_id")
+        if answer.after_tool is not None and isinstance(call_id, str):
+            self._after_tool[call_id] = answer.after_tool
+
+    def _run(self, follow_up: Callable[[AgentHost], None], when: str) -> None:
+        host = self.chat.host
+        if host is None:
+            return
+        try:
+            follow_up(host)
+        except Exception as error:  # a follow-up failing must not take the dialog queue down
+            log.warning("follow-up %s failed", when, exc_info=True)
+            self.chat.transcript.add(NoticeBlock(f"That could not be done: {error}", "warning"))
+        self.chat.sync_mode()
+
+    def _unsupported(self, decision: DecisionRequested) -> None:
+        log.warning("no dialog for %s", decision.kind)
+        self.chat.transcript.add(
+            NoticeBlock(f"zett cannot answer '{decision.kind}' yet; it was declined.", "warning")
+        )
+        if self.chat.host is not None:
+            self.chat.host.answer(
+                decision, {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "abort"}
+            )

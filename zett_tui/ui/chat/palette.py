@@ -1,0 +1,121 @@
+"""The Ctrl+P command palette on the chat screen: every slash command (read from the registry when
+the palette opens, so commands added by any module appear) and a few actions that have only a key.
+
+A command that needs an argument (``/rename TITLE``) is not run from the palette: ``/rename `` is put
+in the composer to finish. Textual's own Theme and Quit entries are left out on the chat screen,
+where ``/theme`` and ``/quit`` already stand for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+
+from zett_tui.ui.chat.commands import registry as slash_commands
+from zett_tui.ui.chat.completion import needs_argument
+
+if TYPE_CHECKING:
+    from zett_tui.ui.chat.screen import ChatScreen
+
+#: Textual's system entries that a slash command already covers on the chat screen.
+DUPLICATED_SYSTEM_COMMANDS = frozenset({"Theme", "Quit"})
+
+
+@dataclass(frozen=True)
+class PaletteEntry:
+    title: str
+    help: str
+    run: Callable[[], Any]
+
+
+def slash_entries(chat: ChatScreen) -> list[PaletteEntry]:
+    entries = []
+    commands = slash_commands.registry()
+    for name in sorted(commands):
+        command = commands[name]
+        usage = f"/{name} {command.arguments}".rstrip()
+        if needs_argument(command):
+            entries.append(PaletteEntry(usage, command.description, _prefill(chat, name)))
+        else:
+            entries.append(PaletteEntry(usage, command.description, _runner(chat, name)))
+    return entries
+
+
+def action_entries(chat: ChatScreen) -> list[PaletteEntry]:
+    """Things with a key but no slash command."""
+    composer = chat.composer
+    entries = [
+        PaletteEntry(
+            "Edit the prompt in $EDITOR",
+            "Open the prompt in $VISUAL or $EDITOR; what you save comes back (Ctrl+G)",
+            composer.action_external_editor,
+        ),
+        PaletteEntry(
+            "Next permission mode",
+            "Cycle ask → accept edits → plan → auto (Shift+Tab)",
+            chat.action_cycle_mode,
+        ),
+    ]
+    if chat.busy:
+        entries.append(
+            PaletteEntry("Stop the turn", "Stop the running turn; it is recorded (Esc)", chat.cancel_turn)
+        )
+    return entries
+
+
+def _runner(chat: ChatScreen, name: str) -> Callable[[], None]:
+    def run() -> None:
+        slash_commands.run(chat, name, "")
+
+    return run
+
+
+def _prefill(chat: ChatScreen, name: str) -> Callable[[], None]:
+    def prefill() -> None:
+        composer = chat.composer
+        composer.load_text(f"/{name} ")
+        composer.move_cursor(composer.document.end)
+        composer.focus()
+
+    return prefill
+
+
+class ChatCommands(Provider):
+    """Slash commands and key-only actions for the chat screen's palette."""
+
+    def _entries(self) -> list[PaletteEntry]:
+        from zett_tui.ui.chat.screen import ChatScreen
+
+        chat = self.screen
+        if not isinstance(chat, ChatScreen):
+            return []
+        return slash_entries(chat) + action_entries(chat)
+
+    async def discover(self) -> Hits:
+        for entry in self._entries():
+            yield DiscoveryHit(entry.title, entry.run, help=entry.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for entry in self._entries():
+            # The title (with or without its slash) is what is matched; the description helps too.
+            score = max(matcher.match(entry.title), matcher.match(entry.title.lstrip("/")))
+            if score <= 0:
+                score = matcher.match(entry.help) * 0.5
+            if score > 0:
+                yield Hit(score, matcher.highlight(entry.title), entry.run, help=entry.help)
+
+
+def without_duplicates(commands: Iterable[SystemCommand], screen: Screen[Any]) -> Iterable[SystemCommand]:
+    """Textual's system commands, less those a slash command covers when the chat screen is shown."""
+    from zett_tui.ui.chat.screen import ChatScreen
+
+    for command in commands:
+        if isinstance(screen, ChatScreen) and command.title in DUPLICATED_SYSTEM_COMMANDS:
+            continue
+        yield command

@@ -1,0 +1,129 @@
+"""Paints recorded turns on the transcript as they were shown: prompts, reasoning (collapsed),
+tool rows, answers, and cancelled or failed turns marked."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from zett_tui.sessions.reader import ReadNotice
+from zett_tui.sessions.recorded_turns import (
+    NoteBlock,
+    TextBlock,
+    ToolView,
+    TranscriptPage,
+    TurnView,
+    load_last_turns,
+)
+from zett_tui.sessions.recorded_turns import ReasoningBlock as PastReasoning
+from zett_tui.ui.widgets.transcript import (
+    AnswerBlock,
+    NoticeBlock,
+    ReasoningBlock,
+    ToolBlock,
+    Transcript,
+    UserBlock,
+)
+
+#: How many of the latest turns a resumed session paints at once.
+RESUME_TURNS = 60
+
+
+def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | None = None) -> str | None:
+    """Paint one turn. Its first answer is labelled with its model when that differs from
+    ``previous_model``; returns the model of the answers now shown last (``previous_model`` if none)."""
+    transcript.add(UserBlock(turn.prompt))
+    label = turn.model if turn.model != previous_model else None
+    answered = False
+    status = "completed" if turn.status == "completed" else turn.status
+    last_answer: AnswerBlock | None = None
+    for block in turn.blocks:
+        if isinstance(block, PastReasoning):
+            reasoning = transcript.add(ReasoningBlock())
+            reasoning.append(block.text)
+            reasoning.finish()
+        elif isinstance(block, TextBlock):
+            last_answer = transcript.add(AnswerBlock(None if answered else label))
+            answered = True
+            last_answer.append(block.text)
+            last_answer.finish("completed")
+        elif isinstance(block, ToolView):
+            _show_tool(transcript, block, turn.status)
+        elif isinstance(block, NoteBlock):
+            transcript.add(NoticeBlock(block.text, "info"))
+    if status == "cancelled":
+        if last_answer is not None and last_answer is transcript.blocks[-1]:
+            last_answer.status = "cancelled"  # the answer block marks itself
+        else:
+            transcript.add(NoticeBlock("⏹ cancelled", "warning"))
+    elif status == "failed":
+        transcript.add(NoticeBlock(turn.error or "This turn failed.", "error"))
+    elif status not in ("completed",):
+        transcript.add(NoticeBlock(f"This turn ended as: {status}", "warning"))
+    return turn.model if answered else previous_model
+
+
+def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None:
+    row = transcript.add(ToolBlock(tool.call_id, tool.name, tool.key_arg))
+    if tool.ok is None:
+        state = "cancelled" if turn_status == "cancelled" else "failed"
+    else:
+        state = "done" if tool.ok else "failed"
+    if "Request cancelled before tool completion" in tool.output:
+        state = "cancelled"
+    row.finish(state, tool.output)
+
+
+@dataclass(frozen=True, slots=True)
+class PastSession:
+    """The last turns of a recorded session as read from its file, ready to paint."""
+
+    page: TranscriptPage
+    notices: list[ReadNotice]
+
+
+def read_past_session(path: Path) -> PastSession:
+    """Read the last :data:`RESUME_TURNS` turns of ``path``. Blocking (it reads the file, and counts
+    the lines before those turns): use :func:`load_past_session` on the event loop."""
+    notices: list[ReadNotice] = []
+    return PastSession(load_last_turns(path, RESUME_TURNS, notices), notices)
+
+
+async def load_past_session(path: Path) -> PastSession:
+    """:func:`read_past_session` in a thread, so a long session file never holds up the screen."""
+    return await asyncio.to_thread(read_past_session, path)
+
+
+def paint_past_session(transcript: Transcript, past: PastSession, session_id: str) -> list[ReadNotice]:
+    """Paint what :func:`read_past_session` read; returns what could not be read."""
+    page, notices = past.page, past.notices
+    if page.has_earlier:
+        transcript.add(
+            NoticeBlock(
+                f"Earlier turns are not shown here; `zett sessions export {session_id}` has them all.",
+                "info",
+            )
+        )
+    show_turns(transcript, page.turns)
+    for notice in notices:
+        transcript.add(NoticeBlock(f"{notice.path.name} line {notice.line_no}: {notice.reason}", "warning"))
+    return notices
+
+
+def last_labelled_model(transcript: Transcript) -> str | None:
+    """The label of the last answer that has one: answers are labelled where the model changed, so
+    this is the model of the last answer shown."""
+    for block in reversed(transcript.blocks):
+        if isinstance(block, AnswerBlock) and block.label:
+            return block.label
+    return None
+
+
+def show_turns(transcript: Transcript, turns: Iterable[TurnView]) -> str | None:
+    """Paint ``turns``, labelling an answer only where the model changed; returns the last model."""
+    model: str | None = None
+    for turn in turns:
+        model = show_turn(transcript, turn, previous_model=model)
+    return model

@@ -1,0 +1,32 @@
+"""What zett imports after its first frame, in a worker thread, so the prompt shows sooner.
+
+The first frame needs only the composer, the status line and an empty transcript. Everything else
+(the agent runtime with SQLAlchemy and pydantic, the Markdown renderer, the slash commands, the
+dialogs, the event translator) is about 0.5 s of imports. Imported on the event loop, they would
+delay the first frame, or hold the loop while keys typed meanwhile wait; from a thread the loop
+keeps running (the GIL is handed back every few milliseconds).
+
+Each use still imports what it needs itself, so nothing depends on this having finished: a
+slash command typed before it has, for one, imports the commands on the loop.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+#: In the order they are first needed: what a typed ``/`` or the first answer needs comes first.
+AFTER_FIRST_FRAME = (
+    "zett_tui.ui.chat.commands.builtin",
+    "zett_tui.ui.widgets.transcript_markdown",
+    "zett_tui.ui.chat.presenter",
+    "zett_tui.ui.chat.decisions",
+    "zett_tui.ui.chat.palette",
+    "zett_agent._sql_storage",  # SQLAlchemy: zett_agent.storage resolves it lazily
+    "zett_tui.runtime.host",
+)
+
+
+def import_after_first_frame() -> None:
+    """Import :data:`AFTER_FIRST_FRAME` (call it in a worker thread)."""
+    for name in AFTER_FIRST_FRAME:
+        importlib.import_module(name)

@@ -42,14 +42,15 @@ from zett_agent.agent import AgentRunContext
 from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.extensions.external import ExternalEventExtension
 from zett_agent.messages import ToolCall
-from zett_agent.tools.coding import (
-    MAX_FILE_BYTES,
-    FileEdit,
-    _apply_edits,
-    _read_working_text,
-    _resolve_file_path,
-)
+from zett_agent.tools.coding import MAX_FILE_BYTES, FileEdit
 
+from zett_tui.runtime.agent_compat import (
+    apply_file_edits,
+    read_working_text,
+    resolve_tool_path,
+    take_external_event,
+    wait_for_external_event,
+)
 from zett_tui.runtime.files.protected_paths import is_inside, protected_reason
 from zett_tui.runtime.shell.policy import PermissionMode
 
@@ -154,7 +155,7 @@ class EditApprovalExtension(ExternalEventExtension):
             "protected": protected,
             "response_event": EDIT_APPROVAL_RESPONSE,
         }
-        async with self._wait_for_external_event(context, call.id):
+        async with wait_for_external_event(self, context, call.id):
             await context.emit(
                 AgentEvent(
                     AgentEventType.CUSTOM,
@@ -164,7 +165,7 @@ class EditApprovalExtension(ExternalEventExtension):
                     payload=payload,
                 )
             )
-        reply = self._take_external_event(context).payload
+        reply = take_external_event(self, context).payload
         decision = reply.get("decision")
         if decision == "reject":
             note = reply.get("note")
@@ -239,8 +240,8 @@ def _plan_edit(path: str, target: Path, arguments: dict[str, Any]) -> FileChange
     if not isinstance(raw_edits, list) or not raw_edits or not target.is_file():
         return None
     edits = [FileEdit.model_validate(item) for item in raw_edits]
-    old = _read_working_text(target)
-    new, _ = _apply_edits(old, edits)
+    old = read_working_text(target)
+    new, _ = apply_file_edits(old, edits)
     if len(new.encode("utf-8")) > MAX_FILE_BYTES:
         return None
     return _change("edit", path, old, new)
@@ -300,7 +301,7 @@ def _target_of(path: object) -> Path | None:
     if not isinstance(path, str) or not path:
         return None
     try:
-        _, target = _resolve_file_path(path)
+        target = resolve_tool_path(path)
     except (OSError, RuntimeError, ValueError):
         return None
     return target

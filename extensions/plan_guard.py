@@ -30,9 +30,9 @@ from zett_agent.extensions.base import AgentExtension, ModelRequestNext
 from zett_agent.extensions.plan_mode import PlanModeExtension
 from zett_agent.messages import SystemMessage, ToolCall
 from zett_agent.model import ModelEvent, ModelRequest
-from zett_agent.tools.coding import _resolve_file_path
 
 from zett_tui.core import paths
+from zett_tui.runtime.agent_compat import plan_mode_sessions, resolve_tool_path
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +77,7 @@ class PlanGuardExtension(AgentExtension):
         zett-agent only changes the mode through its tools, so this edits the extension's
         set of active sessions; the tools and the prompt follow at the next model call.
         """
-        sessions = getattr(self.plan_mode, "_active_sessions", None)
-        if not isinstance(sessions, set):
-            raise RuntimeError("this zett-agent version does not let zett switch Plan Mode")
+        sessions = plan_mode_sessions(self.plan_mode)
         if active:
             sessions.add(session_id)
         else:
@@ -172,7 +170,7 @@ def _target_of(path: object) -> Path | None:
     if not isinstance(path, str) or not path:
         return None
     try:
-        return _resolve_file_path(path)[1]
+        return resolve_tool_path(path)
     except (OSError, RuntimeError, ValueError):
         return None
 

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO, cast
 
 from zett_tui import __version__
 from zett_tui.core import long_lived_objects
@@ -226,13 +226,16 @@ def _ask_how_to_open(options: argparse.Namespace) -> str | None:
 
 
 def _sessions(options: argparse.Namespace) -> int:
+    from zett_tui.core.inert_text import InertWriter
     from zett_tui.sessions import cli as commands
 
     out, err = sys.stdout, sys.stderr
+    # What a session holds came from a model and its tools: never an escape sequence to the terminal.
+    shown, said = cast("TextIO", InertWriter(out)), cast("TextIO", InertWriter(err))
     if options.command == "list":
-        return commands.list_sessions(options.all, options.json, None, out, err=err)
+        return commands.list_sessions(options.all, options.json, None, shown, err=said)
     if options.command == "show":
-        return commands.show_session(options.id, out, err=err)
+        return commands.show_session(options.id, shown, err=said)
     if options.command == "rm":
         return commands.remove_session(options.id, out, err, options.yes, confirm=_confirm_on_tty)
     fmt = options.format or ("json" if options.output and options.output.suffix == ".json" else "md")

@@ -35,6 +35,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from zett_tui.core.inert_text import inert_json, make_inert
 from zett_tui.runtime.events import (
     ModelCallStarted,
     ModelStopped,
@@ -76,7 +77,7 @@ class HeadlessOutput:
         if self.broken or not text:
             return
         try:
-            self.out.write(text)
+            self.out.write(make_inert(text))  # model text: no escape sequence reaches the terminal
             self.out.flush()
         except (BrokenPipeError, ValueError):  # ValueError: the stream was closed
             self.broken = True
@@ -86,7 +87,7 @@ class HeadlessOutput:
     def say(self, text: str) -> None:
         """One ``zett: ...`` line on standard error."""
         try:
-            self.err.write(PREFIX + text + "\n")
+            self.err.write(PREFIX + make_inert(text) + "\n")
             self.err.flush()
         except (OSError, ValueError):
             pass
@@ -198,7 +199,7 @@ class JsonOutput(HeadlessOutput):
     """One JSON object per line on standard output; the failure reason also on standard error."""
 
     def emit(self, event_type: str, /, **fields: Any) -> None:
-        self.write_out(json.dumps({"type": event_type, **fields}, ensure_ascii=False) + "\n")
+        self.write_out(inert_json(json.dumps({"type": event_type, **fields}, ensure_ascii=False)) + "\n")
 
     def session(self, session_id: str, model: str, *, resumed: bool) -> None:
         super().session(session_id, model, resumed=resumed)

@@ -15,12 +15,8 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from zett_tui.ui.widgets.transcript_render import (
-    Line,
-    RenderContext,
-    make_inert,
-    make_terminal_output_inert,
-)
+from zett_tui.core.inert_text import make_inert, make_terminal_output_inert
+from zett_tui.ui.widgets.transcript_render import Line, RenderContext
 
 if TYPE_CHECKING:
     from zett_tui.ui.widgets.transcript_markdown import MarkdownStream

@@ -10,8 +10,6 @@ long session's cached lines do not lengthen the full collections that would othe
 from __future__ import annotations
 
 import io
-import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from functools import cached_property, lru_cache
@@ -212,81 +210,3 @@ def blank_line(width: int) -> Line:
     """A line of spaces (unstyled: the widget background shows). The same object for a width, so
     the transcript sees that a blank row between two blocks did not change."""
     return ((" " * max(0, width), 0),)
-
-
-# Control characters other than tab and newline, DEL, and the C1 range: never sent to the terminal.
-_CONTROL_CHARS = "".join(chr(c) for c in (*range(0, 9), *range(11, 32), 127, *range(128, 160)))
-# Bidi embeddings, overrides and isolates reorder what a terminal shows (Trojan Source); the line and
-# paragraph separators break lines in some terminals and not in others; a lone surrogate cannot be
-# written to a UTF-8 terminal at all (it can come out of a JSON "\ud800" escape).
-_BIDI_CONTROLS = "".join(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
-_INERT_TABLE: dict[int, str | None] = {
-    **dict.fromkeys(map(ord, _CONTROL_CHARS + _BIDI_CONTROLS)),
-    0x2028: "\n",
-    0x2029: "\n",
-    **dict.fromkeys(range(0xD800, 0xE000), "\ufffd"),
-}
-# In tool output a separator must not add lines: the preview counts them before this runs.
-_OUTPUT_INERT_TABLE = {**_INERT_TABLE, 0x2028: " ", 0x2029: " "}
-_ANSI_SEQUENCE = re.compile(
-    r"""
-    \x1b\[[0-?]*[ -/]*[@-~]                 # CSI: colours, cursor moves, clears
-    | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?     # OSC: titles, hyperlinks, clipboard
-    | \x1b[PX^_][^\x1b]*(?:\x1b\\)?          # DCS, SOS, PM, APC strings
-    | \x1b[@-Z\\-_]                          # two-character escapes
-    | \x9b[0-?]*[ -/]*[@-~]                  # 8-bit CSI
-    """,
-    re.VERBOSE,
-)
-
-
-def make_inert(text: str) -> str:
-    """Drop control characters (ESC, CR, BEL, ...) and bidi controls from model text; keep tabs and
-    newlines. Line separators become newlines, lone surrogates U+FFFD.
-
-    Stateless per character, so it is safe on stream deltas that split an escape sequence.
-    """
-    if text.isprintable():
-        return text
-    return text.translate(_INERT_TABLE)
-
-
-def make_terminal_output_inert(text: str) -> str:
-    """Tool output: remove whole ANSI/OSC sequences, resolve carriage returns, drop other controls.
-
-    Output may be binary, so anything a terminal lays out its own way goes too: format characters
-    (zero-width joiners, bidi marks) are dropped, line separators become spaces, and code points
-    with no character assigned (whose width terminals disagree on) show as U+FFFD.
-    """
-    if text.isprintable():
-        return text
-    text = _ANSI_SEQUENCE.sub("", text)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-        text = "\n".join(_overstrike(line) if "\r" in line else line for line in text.split("\n"))
-    text = text.translate(_OUTPUT_INERT_TABLE)
-    table = _output_table(text)
-    return text.translate(table) if table else text
-
-
-_OUTPUT_REPLACEMENTS = {"Cf": None, "Cn": "\ufffd"}
-
-
-def _output_table(text: str) -> dict[int, str | None]:
-    """A translation table for the distinct unprintable characters left in `text` (spaces such as
-    U+00A0 stay; private-use characters stay too: they are icon fonts' glyphs)."""
-    table: dict[int, str | None] = {}
-    for char in set(text):
-        if not char.isprintable() and char not in "\t\n":
-            category = unicodedata.category(char)
-            if category in _OUTPUT_REPLACEMENTS:
-                table[ord(char)] = _OUTPUT_REPLACEMENTS[category]
-    return table
-
-
-def _overstrike(line: str) -> str:
-    """What a terminal shows for a line with carriage returns (progress bars): later parts overwrite."""
-    shown = ""
-    for part in line.split("\r"):
-        shown = part + shown[len(part) :]
-    return shown

@@ -7,6 +7,7 @@ on stderr or one notice in the app, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -119,9 +120,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     long_lived_objects.pause_collection()  # until the app is warm, or now for anything else
     try:
-        return _run(arguments, os.environ)
+        code = _run(arguments, os.environ)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at the interpreter's exit
+        return code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `zett sessions list | head -1`: the reader has all it wanted
+        _quiet_stdout()
+        return EXIT_OK
     except Exception as error:  # the last line of defence: a short line, details in the log
         log.critical("zett failed", exc_info=True)
         from zett_tui.core import paths
@@ -133,6 +139,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         typeahead.release()
         long_lived_objects.resume_collection()
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's last flush of a closed pipe cannot
+    print "Exception ignored ... BrokenPipeError" on the way out."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def _run(arguments: list[str], env: Mapping[str, str]) -> int:

@@ -13,11 +13,8 @@ Three things are added around ``SQLiteSessionStorage``:
   writing works again. ``load`` returns the stored dialogue plus what is waiting, so the model keeps
   its context; when the database cannot even be read, the last dialogue read plus everything since
   is returned. One warning is given when a fault starts, one note when saving works again.
-- **A damaged file at start.** :func:`open_history` checks the file before the runtime uses it. A
-  file that is not a database, or fails SQLite's quick check, is renamed to
-  ``history.sqlite3.corrupt-<time>`` and a fresh history is started; the user is told where the old
-  file went and that the JSONL transcripts are untouched. When even that is impossible,
-  :class:`HistoryUnavailableError` says what to do.
+- **A damaged file at start.** :func:`open_history` has the file checked before the runtime uses it
+  (``history_damage``): a damaged one is set aside and a fresh history started.
 
 Sequence numbers handed out for waiting messages are provisional: they are what the database will
 give them as long as only this process writes the session, which the session lock ensures.
@@ -26,11 +23,8 @@ give them as long as only this process writes the session, which the session loc
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
-import os
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -52,8 +46,9 @@ from zett_agent.messages import AnyMessage, AssistantMessage
 from zett_agent.model import ModelUsage
 from zett_agent.storage import decode_messages, encode_messages
 
-from zett_tui.core import paths
 from zett_tui.core.redact import redact_data
+from zett_tui.runtime.history_damage import prepare_history_file
+from zett_tui.runtime.history_faults import storage_fault
 
 log = logging.getLogger(__name__)
 
@@ -63,72 +58,10 @@ Notify = Callable[[str, str], None]
 #: After a failed write, the next attempt waits this long, so a locked database does not stall
 #: every message for SQLite's busy timeout.
 RETRY_SECONDS = 10.0
-#: Files up to this size get SQLite's quick check at start (it reads the whole file).
-QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
 #: SQLite's wait for another process's lock, as zett-agent sets it.
 BUSY_TIMEOUT_MS = 5000
 
 RECOVERED = "History is being saved again."
-
-_SQLITE_KINDS = {
-    13: "full",  # SQLITE_FULL
-    8: "read-only",  # SQLITE_READONLY
-    3: "read-only",  # SQLITE_PERM
-    23: "read-only",  # SQLITE_AUTH
-    14: "read-only",  # SQLITE_CANTOPEN
-    5: "locked",  # SQLITE_BUSY
-    6: "locked",  # SQLITE_LOCKED
-    11: "damaged",  # SQLITE_CORRUPT
-    26: "damaged",  # SQLITE_NOTADB
-    10: "io",  # SQLITE_IOERR
-}
-_OS_KINDS = {
-    errno.ENOSPC: "full",
-    errno.EDQUOT: "full",
-    errno.EROFS: "read-only",
-    errno.EACCES: "read-only",
-    errno.EPERM: "read-only",
-    errno.EIO: "io",
-}
-
-
-class HistoryUnavailableError(Exception):
-    """The history database cannot be used and could not be set aside; the message says what to do."""
-
-
-def storage_fault(error: BaseException) -> str | None:
-    """``full``, ``read-only``, ``locked``, ``damaged`` or ``io`` when ``error`` (or what it wraps)
-    is a disk or database fault; None for anything else, which is a bug and is raised."""
-    seen: set[int] = set()
-    pending: list[BaseException | None] = [error]
-    while pending:
-        item = pending.pop()
-        if item is None or id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, sqlite3.Error):
-            return _sqlite_kind(item)
-        if isinstance(item, OSError) and item.errno in _OS_KINDS:
-            return _OS_KINDS[item.errno]
-        orig = getattr(item, "orig", None)  # SQLAlchemy's DBAPIError
-        pending += [orig if isinstance(orig, BaseException) else None, item.__cause__, item.__context__]
-    return None
-
-
-def _sqlite_kind(error: sqlite3.Error) -> str | None:
-    code = getattr(error, "sqlite_errorcode", None)
-    if isinstance(code, int) and (code & 0xFF) in _SQLITE_KINDS:
-        return _SQLITE_KINDS[code & 0xFF]
-    text = str(error).lower()
-    for words, kind in (
-        (("disk is full",), "full"),
-        (("readonly", "read-only", "unable to open"), "read-only"),
-        (("locked",), "locked"),
-        (("malformed", "not a database"), "damaged"),
-    ):
-        if any(word in text for word in words):
-            return kind
-    return "io" if isinstance(error, sqlite3.OperationalError) else None
 
 
 def fault_message(kind: str, path: Path | None, error: BaseException) -> str:
@@ -358,7 +291,7 @@ class HistoryStore:
         timing = timing or MessageTiming.instant()
         options: dict[str, Any] = {
             "parent_session_id": parent_session_id,
-            "title": title,
+            "title": self._redact(title) if title is not None else None,
             "agent_name": agent_name,
             "metadata": redact_data(dict(metadata or {}), self._redact),
             "tags": redact_data(dict(tags or {}), self._redact),
@@ -565,7 +498,7 @@ async def open_history(
     from zett_agent.storage import SQLiteSessionStorage
 
     notify = notify or (lambda text, level: None)
-    problem = await asyncio.to_thread(_prepare, path)
+    problem = await asyncio.to_thread(prepare_history_file, path)
     if problem is not None:
         notify(problem, "warning")
     storage: Any
@@ -598,86 +531,6 @@ class _NoDatabase:
 
     async def close(self) -> None:
         return None
-
-
-def _prepare(path: Path) -> str | None:
-    """Create the file private, and set it aside when damaged. Returns a line for the user, or None."""
-    try:
-        _prepare_private_file(path)
-    except OSError as error:  # the store's first read or write fails the same way, and says so
-        log.warning("history file unavailable: %s", error)
-        return None
-    damage = damaged(path)
-    if damage is None:
-        return None
-    aside = set_aside(path)
-    _prepare_private_file(path)
-    log.warning("damaged history %s moved to %s: %s", path, aside, damage)
-    return (
-        f"The history database was damaged ({damage}) and could not be read. It was moved to {aside}, "
-        "and zett started a new, empty history: the model does not remember the earlier turns of "
-        f"resumed sessions. The session transcripts in {paths.sessions_dir()} are intact "
-        "(zett sessions list, show and export read them)."
-    )
-
-
-def damaged(path: Path) -> str | None:
-    """Why the SQLite file at ``path`` is unusable (not a database, failed quick check), or None.
-
-    A locked or unreadable file is not damaged: that is a fault the store rides out.
-    """
-    try:
-        if path.stat().st_size == 0:
-            return None
-    except OSError:
-        return None
-    try:
-        connection = sqlite3.connect(path, timeout=0.1)
-    except sqlite3.Error:
-        return None
-    try:
-        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        if path.stat().st_size <= QUICK_CHECK_MAX_BYTES:
-            [result] = connection.execute("PRAGMA quick_check(1)").fetchone()
-            if result != "ok":
-                return " ".join(str(result).split())[:120]
-    except sqlite3.Error as error:
-        return str(error) if _sqlite_kind(error) == "damaged" else None
-    finally:
-        connection.close()
-    return None
-
-
-def set_aside(path: Path) -> Path:
-    """Rename the damaged database (and its ``-wal``/``-shm``) to ``<name>.corrupt-<time>``.
-
-    Raises:
-        HistoryUnavailableError: when the rename fails.
-    """
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
-    try:
-        os.replace(path, aside)
-        for suffix in ("-wal", "-shm"):
-            side = path.with_name(path.name + suffix)
-            if side.exists():
-                os.replace(side, aside.with_name(aside.name + suffix))
-    except OSError as error:
-        raise HistoryUnavailableError(
-            f"The history database {path} is damaged and could not be moved aside "
-            f"({error.strerror or error}). Move or delete it, then start zett again; the session "
-            f"transcripts in {paths.sessions_dir()} are intact."
-        ) from error
-    return aside
-
-
-def _prepare_private_file(path: Path) -> None:
-    """Create ``path`` 0600 in a 0700 folder before SQLite opens it with the umask's mode."""
-    paths.ensure_private_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, paths.PRIVATE_FILE_MODE)
-    os.close(fd)
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        paths.tighten(path.with_name(path.name + suffix), paths.PRIVATE_FILE_MODE)
 
 
 def _set_busy_timeout(storage: Any, milliseconds: int) -> None:

@@ -1,10 +1,10 @@
-"""Permission modes, saved "always allow" shell rules, and the shell policy the runtime asks.
+"""Saved "always allow" shell rules, and the shell policy the runtime asks.
 
-- ``PermissionMode``: what asks the user (Shift+Tab cycles ask → accept edits → plan → auto).
 - ``ShellRules``: one project's saved rules, ``exact`` (the whole command) or ``prefix`` (leading
   shell words), kept 0600 under ``data_dir()/permissions/``.
 - ``ShellPolicy``: zett-agent's ``ShellApprovalStorage``. The shell-approval extension asks it
-  before every ``bash`` call; True runs the command without a dialog.
+  before every ``bash`` call, in the ``PermissionMode`` (``runtime.modes``) the user chose; True
+  runs the command without a dialog.
 - ``dangerous_reason`` (from ``shell_danger``): commands that ask in every mode.
 
 What a prefix rule covers is decided in one place, ``rule_scope.prefix_covers`` (also used by
@@ -26,7 +26,6 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import StrEnum
 from pathlib import Path
 from threading import Lock
 from typing import Literal
@@ -34,12 +33,12 @@ from typing import Literal
 from zett_agent.extensions.shell_approval import ShellApprovalMode
 
 from zett_tui.core import paths
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell.danger import dangerous_reason
 from zett_tui.runtime.shell.rule_scope import RUNNER_COMMANDS, plain_command, prefix_covers, runner_reason
 from zett_tui.runtime.shell.words import ParsedCommand
 
 __all__ = [
-    "PermissionMode",
     "Rule",
     "RuleKind",
     "ShellPolicy",
@@ -55,23 +54,6 @@ log = logging.getLogger(__name__)
 
 RuleKind = Literal["exact", "prefix"]
 _FILE_VERSION = 1
-
-
-class PermissionMode(StrEnum):
-    """What the user is asked about. The order is the Shift+Tab cycle."""
-
-    ASK = "ask"  # edits and shell commands ask
-    ACCEPT_EDITS = "accept_edits"  # edits apply, shell commands ask
-    PLAN = "plan"  # Plan Mode: read-only, shell commands ask
-    AUTO = "auto"  # nothing asks, except dangerous commands and writes outside the project
-
-    def next(self) -> PermissionMode:
-        members = list(PermissionMode)
-        return members[(members.index(self) + 1) % len(members)]
-
-    @property
-    def label(self) -> str:
-        return {"ask": "ask", "accept_edits": "accept edits", "plan": "plan", "auto": "auto"}[self.value]
 
 
 # -- rules --------------------------------------------------------------------------------------

@@ -2,15 +2,14 @@
 
 Nothing here waits on the disk in the event loop: the listing, each search and each preview run
 in thread workers and post their results back as messages; only the handlers touch widgets.
-A search is restarted (the previous one stopped through its ``threading.Event``) when the query
-or the folder filter changes, after a short pause in typing; its hits stream into the list.
+A search is restarted when the query or the folder filter changes, after a short pause in
+typing; its hits stream into the list (the search itself is ``browser.search``'s).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,9 +31,9 @@ from zett_tui.sessions.ids import short_ids
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.lock import SessionBusy
 from zett_tui.sessions.reader import ReadNotice
-from zett_tui.sessions.scan import list_all_sessions, stream_search
-from zett_tui.sessions.search import SearchHit
+from zett_tui.sessions.scan import list_all_sessions
 from zett_tui.ui.browser.preview import PreviewPage, load_preview, paint_preview
+from zett_tui.ui.browser.search import SearchProgress, SessionSearch
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.session_rows import SessionRow, short_folder
@@ -50,8 +49,6 @@ SEARCH_DEBOUNCE = 0.15
 #: Pause after the cursor stops before the preview is read (seconds): painting a preview takes
 #: tens of milliseconds, so a held-down arrow key paints only where it stops.
 PREVIEW_DEBOUNCE = 0.12
-#: Matching turns counted per session; a search for a common word stops reading a file there.
-MATCHES_PER_SESSION = 50
 #: Narrower than this, the preview is hidden and the list takes the whole width.
 PREVIEW_MIN_WIDTH = 100
 DELETE, KEEP = "delete", "keep"
@@ -136,17 +133,6 @@ class SessionBrowser(Screen[None]):
             self.summaries = summaries
             self.notices = notices
 
-    class SearchProgress(Message):
-        def __init__(
-            self, generation: int, hits: list[SearchHit], done: int, total: int, finished: bool
-        ) -> None:
-            super().__init__()
-            self.generation = generation
-            self.hits = hits
-            self.done = done
-            self.total = total
-            self.finished = finished
-
     class PreviewLoaded(Message):
         def __init__(self, generation: int, page: PreviewPage) -> None:
             super().__init__()
@@ -183,23 +169,14 @@ class SessionBrowser(Screen[None]):
         self._folders = _folder_forms(cwd)
         self._by_id: dict[str, SessionSummary] = {}
         self._scope_note = ""
-        self._search_cancel: threading.Event | None = None
-        self._search_generation = 0
+        #: The full-text search over the listed sessions.
+        self.search = SessionSearch(self)
         self._search_timer: Timer | None = None
-        self._searching = False
-        #: The query of the last search that ran to the end (tests and the benchmark wait on it).
-        self.finished_query: str | None = None
-        self._results: dict[str, SessionRow] = {}
-        self._searched = (0, 0)
         self._preview_generation = 0
         self._preview_timer: Timer | None = None
-        #: When the screen was created, the listing shown, and the last search started, showed
-        #: its first hit and finished (for the benchmark).
+        #: When the screen was created and the listing shown (for the benchmark).
         self.opened_at = time.perf_counter()
         self.listed_at: float | None = None
-        self.search_started_at: float | None = None
-        self.first_hit_at: float | None = None
-        self.search_finished_at: float | None = None
 
     # -- layout --------------------------------------------------------------------------------
 
@@ -230,6 +207,23 @@ class SessionBrowser(Screen[None]):
     def scope_line(self) -> Static:
         return self.query_one("#scope", Static)
 
+    @property
+    def finished_query(self) -> str | None:
+        """The query of the last search that ran to the end (tests and the benchmark wait on it)."""
+        return self.search.finished_query
+
+    @property
+    def search_started_at(self) -> float | None:
+        return self.search.started_at
+
+    @property
+    def first_hit_at(self) -> float | None:
+        return self.search.first_hit_at
+
+    @property
+    def search_finished_at(self) -> float | None:
+        return self.search.finished_at
+
     def on_mount(self) -> None:
         self.search_input.focus()
         self._show_key_help()
@@ -243,7 +237,7 @@ class SessionBrowser(Screen[None]):
                 self._load_preview(self.session_list.highlighted)
 
     def on_unmount(self) -> None:
-        self._stop_search()
+        self.search.stop()
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
@@ -321,11 +315,11 @@ class SessionBrowser(Screen[None]):
         self.scope_line.update(text)
 
     def _search_status(self) -> str:
-        found = len(self._results)
-        done, total = self._searched
+        found = len(self.search.results)
+        done, total = self.search.searched
         query = self.search_text.strip()
         matches = f"{found:,} session{'s match' if found != 1 else ' matches'} “{query}”"
-        if self._searching:
+        if self.search.running:
             return f"Searching {self._where()}… {done:,} of {total:,} sessions read · {matches}"
         if not found:
             return f"No session in {self._where()} contains “{query}”."
@@ -364,86 +358,30 @@ class SessionBrowser(Screen[None]):
             self._search_timer.stop()
             self._search_timer = None
         if not self.search_text.strip():
-            self._stop_search()
+            self.search.stop()
             if self.summaries is not None:
                 self._show_listing()
             return
         self._search_timer = self.set_timer(SEARCH_DEBOUNCE, self._start_search)
 
-    def _stop_search(self) -> None:
-        if self._search_cancel is not None:
-            self._search_cancel.set()
-            self._search_cancel = None
-        self._search_generation += 1
-        self._searching = False
-
     def _start_search(self) -> None:
         self._search_timer = None
         query = self.search_text.strip()
-        self._stop_search()
+        self.search.stop()
         if self.summaries is None or not query:
             return
-        cancel = threading.Event()
-        self._search_cancel = cancel
-        self._results = {}
-        targets = self.scoped()
-        self._searched = (0, len(targets))
-        self._searching = True
-        self.search_started_at = time.perf_counter()
-        self.first_hit_at = None
+        self.search.start(query, self.scoped())
         self.session_list.set_rows([], two_line=True)
         self._update_scope_line()
-        generation = self._search_generation
-        self.run_worker(
-            lambda: self._search(generation, query, targets, cancel),
-            thread=True,
-            group="search",
-            exit_on_error=False,
-        )
-
-    def _search(
-        self, generation: int, query: str, targets: list[SessionSummary], cancel: threading.Event
-    ) -> None:
-        """Runs in a thread: hits go to the screen in small batches, the first one at once."""
-
-        def post(hits: list[SearchHit], done: int, total: int, finished: bool) -> None:
-            self.post_message(self.SearchProgress(generation, hits, done, total, finished))
-
-        stream_search(query, targets, cancel, post, per_session_limit=MATCHES_PER_SESSION)
 
     @on(SearchProgress)
     def _search_progress(self, message: SearchProgress) -> None:
-        if message.generation != self._search_generation:
+        if not self.search.take(message, self._by_id, self.session_list, self.search_text.strip()):
             return
-        listing = self.session_list
-        added: list[SessionRow] = []
-        for hit in message.hits:
-            row = self._results.get(hit.session_id)
-            if row is not None:
-                row.matching_turns += 1
-                row.counting_stopped = row.matching_turns >= MATCHES_PER_SESSION
-                index = listing.index_of(hit.session_id)
-                if index is not None:
-                    listing.row_changed(index)
-                continue
-            summary = self._by_id.get(hit.session_id)
-            if summary is not None:
-                row = SessionRow(summary, hit, 1)
-                self._results[hit.session_id] = row
-                added.append(row)
-        listing.extend(added)
-        if added and self.first_hit_at is None:
-            self.first_hit_at = time.perf_counter()
-        self._searched = (message.done, message.total)
-        if message.finished:
-            self._searching = False
-            self.finished_query = self.search_text.strip()
-            self.search_finished_at = time.perf_counter()
-            self._search_cancel = None
-            if not self._results:
-                self._clear_preview(
-                    "Nothing matches. Ctrl-A searches every folder." if not self.all_folders else ""
-                )
+        if message.finished and not self.search.results:
+            self._clear_preview(
+                "Nothing matches. Ctrl-A searches every folder." if not self.all_folders else ""
+            )
         self._update_scope_line()
 
     # -- preview -------------------------------------------------------------------------------
@@ -526,7 +464,7 @@ class SessionBrowser(Screen[None]):
         app = self.app
         if not isinstance(app, ZettApp):
             return
-        self._stop_search()
+        self.search.stop()
         if summary.cwd and os.path.normpath(summary.cwd) not in self._folders:
             app.notify(
                 f"This session was started in {short_folder(summary.cwd)}; zett works in "
@@ -584,7 +522,7 @@ class SessionBrowser(Screen[None]):
         if self.summaries is not None:
             self.summaries = [item for item in self.summaries if item.session_id != summary.session_id]
         self._by_id.pop(summary.session_id, None)
-        self._results.pop(summary.session_id, None)
+        self.search.forget(summary.session_id)
         self.session_list.remove_session(summary.session_id)
         if not self.session_list.rows:
             self._clear_preview("")

@@ -1,0 +1,184 @@
+"""Building the agent's extension stack: which extensions a host runs, and in which order.
+
+The order is security-relevant. zett-agent wraps a tool call in the tool middleware of the
+extensions in list order: the first extension is the outermost, the last the innermost. The rules
+kept here, and checked by the attack corpus and the read-containment tests:
+
+1. The history store comes first, then the tools and the shell's approval.
+2. The Plan Mode guard sits outside the edit gate: it refuses a write before the gate asks about it.
+3. The sandboxed shell runs every bash call itself (approved by now): no extension inside it sees one.
+4. Configured extensions sit inside zett's own (at the default priority): Plan Mode and the edit
+   gate see a call first, and a call an outer extension passes on still meets them.
+5. The read gate runs the read tools itself, so it is the innermost middleware: every other
+   extension sees a read call (and its result) as it would the tool's.
+
+No Textual here; the host calls ``build_extension_stack`` from ``AgentHost.start``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zett_agent.extensions.base import AgentExtension
+
+from zett_tui.core import paths
+from zett_tui.runtime.extensions.registry import (
+    ExtensionReport,
+    bundled_class,
+    bundled_entry,
+    is_turned_on,
+    load_extensions,
+)
+from zett_tui.runtime.files.read_access import is_inside
+from zett_tui.runtime.files.read_gate import ReadGate
+from zett_tui.runtime.modes import PermissionMode
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.host import HostOptions
+    from zett_tui.runtime.recorder import Redactor
+
+#: The extensions zett-agent adds to every agent itself (names must be unique across all).
+RUNTIME_EXTENSION_NAMES = ("InternalMessageExtension", "SteeringExtension")
+
+
+@dataclass
+class ExtensionStack:
+    """What ``build_extension_stack`` made: the ordered list, and the parts the host talks to."""
+
+    #: Every extension, outermost first: what ``Agent.create`` is given.
+    extensions: list[AgentExtension]
+    plan_guard: Any
+    edit_gate: Any
+    read_gate: ReadGate
+    shell_rules: Any
+    shell_policy: Any
+    #: The shell sandbox (``runtime.shell.sandbox.ShellSandbox``), started.
+    shell_sandbox: Any
+    #: What loaded from where, what did not and why (``/extensions``), zett's bundled ones first.
+    report: ExtensionReport
+
+
+async def build_extension_stack(
+    options: HostOptions,
+    *,
+    history: AgentExtension,
+    compaction: AgentExtension,
+    recorder: AgentExtension,
+    redact: Redactor,
+    mode_of: Callable[[str], PermissionMode],
+    notify: Callable[[str, str], None],
+    report_failure: Callable[[str], None],
+) -> ExtensionStack:
+    """The extensions of one host's agent, in the order the module docstring gives.
+
+    ``notify`` hears a storage problem or a missing sandbox (text, level); ``report_failure`` a
+    configured extension that raised and switched itself off.
+    """
+    from zett_agent.extensions import (
+        AskUserExtension,
+        FileSystemExtension,
+        PlanModeExtension,
+        ShellApprovalExtension,
+        ToolGuidelinesExtension,
+    )
+
+    from zett_tui.runtime.project_instructions import ProjectInstructionsExtension
+    from zett_tui.runtime.shell.bash_tool import SandboxedShell
+    from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
+    from zett_tui.runtime.shell.sandbox import ShellSandbox
+    from zett_tui.runtime.tool_arguments import ToolArgumentErrors
+
+    plan_mode = PlanModeExtension()
+    plan_guard = bundled_class("plan_guard")(plan_mode)
+    shell_rules = ShellRules(options.cwd)
+    shell_policy = ShellPolicy(shell_rules, options.cwd, mode_of, plan_guard.is_active)
+    edit_gate = bundled_class("edit_approval")(
+        mode_of, project_root=options.cwd, is_exempt=plan_guard.is_plan_file
+    )
+    shell_sandbox = ShellSandbox(
+        options.cwd,
+        options.sandbox,
+        output_dir=options.tool_output_dir or paths.tool_output_dir(),
+        redact=redact,
+    )
+    await asyncio.to_thread(shell_sandbox.start)  # a probe: a few ms, off the event loop
+    shell_policy.sandbox_missing = shell_sandbox.unavailable_reason
+    if not shell_sandbox.available:
+        notify(shell_sandbox.describe(), "warning")
+    kept_output_dir = options.tool_output_dir or paths.tool_output_dir()
+    read_gate = ReadGate(options.cwd, is_exempt=_zett_files_for_the_model(plan_guard, kept_output_dir))
+    bundled = [
+        bundled_entry("plan_guard", plan_guard),
+        bundled_entry("edit_approval", edit_gate),
+    ]
+    if is_turned_on("tool_output", options.extensions):
+        tool_output_dir = options.tool_output_dir or paths.tool_output_dir()
+        tool_output = bundled_class("tool_output")(tool_output_dir, redact)
+        bundled.append(bundled_entry("tool_output", tool_output))
+    # The first extension is the outermost tool middleware: the Plan Mode guard must refuse a
+    # write before the edit gate asks about it.
+    extensions: list[AgentExtension] = [
+        ToolArgumentErrors(),  # outermost tool middleware: every tool's bad-argument report
+        history,
+        ToolGuidelinesExtension(),
+        ProjectInstructionsExtension(options.cwd, notify=notify),
+        FileSystemExtension(read_only=False),
+        _bash_extension(),
+        ShellApprovalExtension(storage=shell_policy),
+        plan_guard,
+        edit_gate,
+        # Runs every bash call itself (approved by now): no extension inside it sees one.
+        SandboxedShell(shell_sandbox),
+        AskUserExtension(),
+        *(entry.instance for entry in bundled[2:]),
+        plan_mode,
+    ]
+    # Configured extensions sit inside zett's own (at the default priority): Plan Mode and the
+    # edit gate see a call first, and a call an outer extension passes on still meets them.
+    # The read gate runs the read tools itself, so it is the innermost middleware: every
+    # other extension sees a read call (and its result) as it would the tool's.
+    tail: list[AgentExtension] = [
+        *options.extra_extensions,
+        compaction,
+        recorder,
+        read_gate,
+    ]
+    report = load_extensions(
+        options.extensions,
+        report=report_failure,
+        taken_names=[e.name for e in (*extensions, *tail)] + list(RUNTIME_EXTENSION_NAMES),
+    )
+    extensions += [entry.instance for entry in report.loaded]
+    extensions += tail
+    report.loaded[:0] = bundled
+    return ExtensionStack(
+        extensions=extensions,
+        plan_guard=plan_guard,
+        edit_gate=edit_gate,
+        read_gate=read_gate,
+        shell_rules=shell_rules,
+        shell_policy=shell_policy,
+        shell_sandbox=shell_sandbox,
+        report=report,
+    )
+
+
+def _zett_files_for_the_model(plan_guard: Any, tool_output_dir: Path) -> Callable[[str, Path], bool]:
+    """The files zett itself points the model at, free to read: its plan file, kept shell output."""
+    kept_output = Path(os.path.realpath(tool_output_dir))
+
+    def is_exempt(session_id: str, real: Path) -> bool:
+        return is_inside(real, kept_output) or plan_guard.is_plan_file(session_id, real)
+
+    return is_exempt
+
+
+def _bash_extension() -> AgentExtension:
+    from zett_agent.extensions import BashExtension
+
+    return BashExtension()

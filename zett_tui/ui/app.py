@@ -92,7 +92,7 @@ class ZettApp(App[str | None]):
         if not full_collection_due():
             return
         quiet_for = time.monotonic() - self._last_input
-        if (quiet_for >= QUIET_SECONDS or full_collection_overdue()) and not self.chat.busy:
+        if (quiet_for >= QUIET_SECONDS or full_collection_overdue()) and not self.chat.turns.busy:
             if self._quiet_timer is not None:
                 self._quiet_timer.stop()
                 self._quiet_timer = None
@@ -124,7 +124,7 @@ class ZettApp(App[str | None]):
     def action_interrupt(self) -> None:
         chat = self.chat
         if self.screen is not chat:
-            if not chat.cancel_turn():
+            if not chat.turns.cancel():
                 self.screen.dismiss(None)
             return
         selected = self._selected_text()
@@ -136,7 +136,7 @@ class ZettApp(App[str | None]):
         if composer.text:
             composer.clear()
             return
-        if chat.cancel_turn():
+        if chat.turns.cancel():
             return
         now = time.monotonic()
         if now - self._last_interrupt <= QUIT_WINDOW_SECONDS:

@@ -28,7 +28,8 @@ from textual.screen import Screen
 
 from zett_tui.core import paths
 from zett_tui.runtime.events import DecisionRequested
-from zett_tui.runtime.shell.policy import PermissionMode, Rule
+from zett_tui.runtime.modes import PermissionMode
+from zett_tui.runtime.shell.policy import Rule
 from zett_tui.ui.modals.ask_user import DECLINED, AskUserDialog
 from zett_tui.ui.modals.choice_dialog import Picked
 from zett_tui.ui.modals.edit_approval import APPLY, APPLY_ALL, REJECT, edit_approval_dialog

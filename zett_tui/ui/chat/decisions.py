@@ -20,7 +20,6 @@ from textual.screen import Screen
 
 from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
 from zett_tui.ui.chat.answers import FACTORIES, SETTLED, Answer, DialogFactory
-from zett_tui.ui.widgets.transcript import NoticeBlock
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
@@ -100,11 +99,9 @@ class DecisionDialogs:
         if host is None or not host.answer(decision, answer.payload):
             log.info("late or duplicate answer to %s ignored", decision.kind)
             return
-        self.chat.transcript.add(NoticeBlock(answer.record, answer.level))
-        if answer.steer and not host.steer(answer.steer):
-            self.chat.transcript.add(
-                NoticeBlock("The note could not reach the model: the turn had ended.", "warning")
-            )
+        self.chat.say(answer.record, answer.level)
+        if answer.steer and not self.chat.turns.steer(answer.steer):
+            self.chat.say("The note could not reach the model: the turn had ended.", "warning")
         if answer.accepted is not None:
             self._run(answer.accepted, "after the answer")
         call_id = decision.payload.get("tool_call_id")
@@ -119,14 +116,12 @@ class DecisionDialogs:
             follow_up(host)
         except Exception as error:  # a follow-up failing must not take the dialog queue down
             log.warning("follow-up %s failed", when, exc_info=True)
-            self.chat.transcript.add(NoticeBlock(f"That could not be done: {error}", "warning"))
+            self.chat.say(f"That could not be done: {error}", "warning")
         self.chat.sync_mode()
 
     def _unsupported(self, decision: DecisionRequested) -> None:
         log.warning("no dialog for %s", decision.kind)
-        self.chat.transcript.add(
-            NoticeBlock(f"zett cannot answer '{decision.kind}' yet; it was declined.", "warning")
-        )
+        self.chat.say(f"zett cannot answer '{decision.kind}' yet; it was declined.", "warning")
         if self.chat.host is not None:
             self.chat.host.answer(
                 decision, {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "abort"}

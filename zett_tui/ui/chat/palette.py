@@ -61,9 +61,9 @@ def action_entries(chat: ChatScreen) -> list[PaletteEntry]:
             chat.action_cycle_mode,
         ),
     ]
-    if chat.busy:
+    if chat.turns.busy:
         entries.append(
-            PaletteEntry("Stop the turn", "Stop the running turn; it is recorded (Esc)", chat.cancel_turn)
+            PaletteEntry("Stop the turn", "Stop the running turn; it is recorded (Esc)", chat.turns.cancel)
         )
     return entries
 

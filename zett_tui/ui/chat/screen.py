@@ -4,37 +4,34 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from zett_tui.core import paths
-from zett_tui.core.long_lived_objects import freeze_startup_objects, resume_collection, settle_after_turn
+from zett_tui.core.long_lived_objects import freeze_startup_objects, resume_collection
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.ui.chat.commands import registry as slash_commands
 from zett_tui.ui.chat.commands.registry import split_command
+from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.status_line import StatusLine
-from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript, UserBlock
+from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
+from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from textual.command import Provider
 
-    from zett_tui.runtime.events import UIEvent
     from zett_tui.runtime.host import AgentHost
-    from zett_tui.ui.app import ZettApp
     from zett_tui.ui.chat.decisions import DecisionDialogs
-    from zett_tui.ui.chat.presenter import TurnPresenter
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +44,7 @@ def _chat_commands() -> type[Provider]:
 
 
 class ChatScreen(Screen[None]):
-    """Prompts go in a queue; one turn runs at a time in an exclusive worker."""
+    """The transcript, composer and status line; ``turns`` runs the prompts, one turn at a time."""
 
     DEFAULT_CSS = """
     ChatScreen {
@@ -73,13 +70,10 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.launch = launch
         self.host: AgentHost | None = None
-        self.queue: deque[str] = deque()
-        self.turn_worker: Worker[Any] | None = None
-        self.presenter: TurnPresenter | None = None
         self._dialogs: DecisionDialogs | None = None
         self.warmup_failed = False
-        #: The model of the last answer shown: an answer is labelled when its model differs.
-        self.answer_model: str | None = launch.model_label
+        #: The only code that starts or stops a turn.
+        self.turns = TurnRunner(self, answer_model=launch.model_label)
         #: Set once the composer has focus: keys handled before that would go nowhere.
         self.ready_for_keys = asyncio.Event()
         #: Plain text typed while zett started, put in the composer before the first frame.
@@ -117,12 +111,15 @@ class ChatScreen(Screen[None]):
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
 
-    @property
-    def busy(self) -> bool:
-        return self.turn_worker is not None and self.turn_worker.state in (
-            WorkerState.PENDING,
-            WorkerState.RUNNING,
-        )
+    def close_dialogs(self) -> None:
+        """Close the open and queued dialogs, if any were made (a turn was cancelled)."""
+        if self._dialogs is not None:
+            self._dialogs.close_all()
+
+    def say(self, text: str, level: NoticeLevel | str = "info") -> None:
+        """Say one line (or a few) in the transcript: what zett tells the user, not the model
+        (``level`` is one of ``NoticeLevel``; another string is shown as info)."""
+        self.transcript.add(NoticeBlock(text, level))
 
     def on_mount(self) -> None:
         self.composer.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
@@ -135,7 +132,7 @@ class ChatScreen(Screen[None]):
         status.model_label = self.launch.model_label
         status.is_demo = self.launch.is_demo
         for level, text in self.launch.notices:
-            self.transcript.add(NoticeBlock(text, level))
+            self.say(text, level)
         if self.launch.resume_path is not None and self.launch.session_id:
             # read in a thread (a session file can be hundreds of MB); the rest follows the painting
             self.run_worker(self._show_past_session(self.launch.resume_path, self.launch.session_id))
@@ -147,18 +144,15 @@ class ChatScreen(Screen[None]):
 
         past = await load_past_session(path)
         paint_past_session(self.transcript, past, session_id)
-        self.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
-        self.transcript.add(NoticeBlock(f"Resumed session {session_id}.", "info"))
+        self.turns.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
+        self.say(f"Resumed session {session_id}.")
         self._open_for_input()
 
     def _open_for_input(self) -> None:
         """After the past turns: say so when read-only, else build the agent."""
         if self.launch.read_only:
-            self.transcript.add(
-                NoticeBlock(
-                    "Read-only: another zett is writing this session, so nothing is sent from here.",
-                    "warning",
-                )
+            self.say(
+                "Read-only: another zett is writing this session, so nothing is sent from here.", "warning"
             )
             self.status.activity = "read-only"
             self.call_after_refresh(resume_collection)
@@ -192,39 +186,45 @@ class ChatScreen(Screen[None]):
         launch = self.launch
         host = AgentHost(options_from_launch(launch))
         try:
-            await host.start()
-        except Exception as error:
-            log.warning("agent start failed", exc_info=True)
-            await host.aclose()
-            self.warmup_failed = True
-            explain = launch.describe_error or describe_error
-            self.transcript.add(NoticeBlock(f"Could not start the model: {explain(error)}", "error"))
-            self.status.activity = "not ready"
-            return
-        for problem in host.extension_report.problems:
-            self.transcript.add(NoticeBlock(str(problem), "warning"))
-        for notice in host.take_notices():  # said now, not at the first turn
-            self.transcript.add(NoticeBlock(notice.text, notice.level))
-        if self.launch.resume_path is not None:
-            await self._offer_interrupted_turn(host)
-        measured = await host.estimate_context()
-        self.status.show_context(measured.tokens, measured.window, estimated=measured.estimated)
+            try:
+                await host.start()
+            except Exception as error:
+                log.warning("agent start failed", exc_info=True)
+                await host.aclose()
+                self.warmup_failed = True
+                explain = launch.describe_error or describe_error
+                self.say(f"Could not start the model: {explain(error)}", "error")
+                self.status.activity = "not ready"
+                return
+            for problem in host.extension_report.problems:
+                self.say(str(problem), "warning")
+            for notice in host.take_notices():  # said now, not at the first turn
+                self.say(notice.text, notice.level)
+            if self.launch.resume_path is not None:
+                await self._offer_interrupted_turn(host)
+            measured = await host.estimate_context()
+        except BaseException:  # the screen went away before it took the host (a quit at startup)
+            await asyncio.shield(host.aclose())  # on_unmount cannot: self.host is not set yet
+            raise
+        self.status.show_context(
+            measured.tokens,
+            measured.window,
+            estimated=measured.estimated,
+            window_guessed=host.context_window_guessed,
+        )
         self.host = host
         freeze_startup_objects()
         self.status.session_id = host.session_id
         self.sync_mode()
         self.status.activity = "idle"
-        self._start_next_turn()
+        self.turns.start_next()
 
     async def _offer_interrupted_turn(self, host: AgentHost) -> None:
         point = await host.resume_point()
         if point is not None:
-            self.transcript.add(
-                NoticeBlock(
-                    f"The last turn was cut off ({point}). Type /continue to carry it on, "
-                    "or write a new prompt.",
-                    "warning",
-                )
+            self.say(
+                f"The last turn was cut off ({point}). Type /continue to carry it on, or write a new prompt.",
+                "warning",
             )
 
     # -- prompts and turns ----------------------------------------------------------------------
@@ -236,26 +236,14 @@ class ChatScreen(Screen[None]):
         if command is not None:
             self._run_command(*command)
             return
-        if self.launch.read_only:
-            self.notify("This session is read-only here: another zett is writing it. /new starts a new one.")
-            return
-        self.queue.append(text)
-        if self.warmup_failed:
-            self.queue.pop()
-            self.notify("The model could not start; see the message above.", severity="error")
-            return
-        if self.host is None:
-            self.notify("Queued: it is sent as soon as the model is ready.")
-        elif self.busy:
-            self.notify("Queued: it is sent when this turn ends.")
-        self._start_next_turn()
+        self.turns.submit(text)
 
     def _run_command(self, name: str, arguments: str) -> None:
         if slash_commands.run(self, name, arguments):
             return
         suggestions = slash_commands.nearest(name)
         hint = f" Did you mean {', '.join('/' + s for s in suggestions)}?" if suggestions else ""
-        self.transcript.add(NoticeBlock(f"Unknown command /{name}.{hint} /help lists them all.", "warning"))
+        self.say(f"Unknown command /{name}.{hint} /help lists them all.", "warning")
 
     def action_show_help(self) -> None:
         """F1: the same list as /help."""
@@ -269,94 +257,8 @@ class ChatScreen(Screen[None]):
                 seen.setdefault(self.app.get_key_display(binding), tooltip or binding.description)
         return sorted(seen.items())
 
-    def continue_interrupted(self) -> None:
-        if self.host is None or self.busy:
-            self.notify("Wait until zett is idle to continue the interrupted turn.")
-            return
-        self._start_turn(None)
-
-    def _start_next_turn(self) -> None:
-        self.status.queued = (
-            len(self.queue) if (self.busy or self.host is None) else max(0, len(self.queue) - 1)
-        )
-        if self.busy or self.host is None or not self.queue:
-            return
-        self._start_turn(self.queue.popleft())
-
-    def _start_turn(self, prompt: str | None) -> None:
-        """Start a turn for ``prompt``, or carry on the interrupted one when it is None."""
-        from zett_tui.ui.chat.presenter import TurnPresenter
-
-        assert self.host is not None
-        self.status.queued = len(self.queue)
-        self.transcript.add(UserBlock(prompt) if prompt is not None else NoticeBlock("Continuing…", "info"))
-        self.transcript.following = True
-        model = self.host.model_label
-        self.presenter = TurnPresenter(
-            self.transcript,
-            schedule=lambda delay, callback: self.set_timer(delay, callback),
-            model_label=model if model != self.answer_model else None,
-            on_activity=self._set_activity,
-        )
-        self.status.activity = "thinking"
-        self.turn_worker = self.run_worker(
-            self._run_turn(self.host, prompt, self.presenter),
-            group="turn",
-            exclusive=True,
-            exit_on_error=False,
-        )
-
-    def turn_sink(self, presenter: TurnPresenter, model: str) -> Callable[[UIEvent], None]:
-        """Where the events of a turn (or of ``/compact``) go; ``model`` is the one answering."""
-        from zett_tui.runtime.events import ContextMeasured, DecisionRequested, PlanModeChanged, TurnFinished
-
-        def sink(event: UIEvent) -> None:
-            self.dialogs.observe(event)
-            if isinstance(event, DecisionRequested):
-                presenter.flush()
-                self.dialogs.request(event)
-            elif isinstance(event, PlanModeChanged):
-                self.call_later(self.sync_mode)  # the host updates its mode right after the sink
-            elif isinstance(event, ContextMeasured):
-                self.status.show_context(event.tokens, event.window, estimated=event.estimated)
-            else:
-                presenter.handle(event)
-                if isinstance(event, TurnFinished):
-                    self.status.input_tokens = presenter.stats.input_tokens
-                    self.status.output_tokens = presenter.stats.output_tokens
-                    if presenter.answered:
-                        self.answer_model = model
-
-        return sink
-
-    async def _run_turn(self, host: AgentHost, prompt: str | None, presenter: TurnPresenter) -> None:
-        sink = self.turn_sink(presenter, host.model_label)
-        try:
-            if prompt is None:
-                await host.continue_turn(sink)
-            else:
-                await host.run_turn(prompt, sink)
-        finally:
-            self.dialogs.close_all()
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is not self.turn_worker:
-            return
-        if event.state is WorkerState.ERROR:
-            from zett_tui.runtime.events import TurnFinished
-
-            log.error("turn worker failed", exc_info=event.worker.error)
-            if self.presenter is not None:
-                self.presenter.finish(TurnFinished("failed", f"Internal error: {event.worker.error!r}"))
-        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-            self.turn_worker = None
-            self.status.activity = "idle"
-            settle_after_turn()
-            self.app.call_later(cast("ZettApp", self.app).collect_when_quiet)
-            self.call_later(self._start_next_turn)
-
-    def _set_activity(self, activity: str) -> None:
-        self.status.activity = activity
+        self.turns.worker_state_changed(event)
 
     # -- permission modes -----------------------------------------------------------------------
 
@@ -374,16 +276,7 @@ class ChatScreen(Screen[None]):
     # -- stopping -------------------------------------------------------------------------------
 
     def action_cancel_turn(self) -> None:
-        self.cancel_turn()
-
-    def cancel_turn(self) -> bool:
-        """Cancel the running turn (model stream and tool process alike). False when none runs."""
-        if not self.busy or self.turn_worker is None:
-            return False
-        self.turn_worker.cancel()
-        if self._dialogs is not None:
-            self._dialogs.close_all()
-        return True
+        self.turns.cancel()
 
     async def on_unmount(self) -> None:
         """However the screen goes away (quit, /new, a test ending), the provider and stores close."""
@@ -392,13 +285,7 @@ class ChatScreen(Screen[None]):
 
     async def shutdown(self) -> None:
         """Cancel a running turn, wait until it is recorded, and close the host."""
-        worker = self.turn_worker
-        if worker is not None and self.busy:
-            worker.cancel()
-            try:
-                await worker.wait()
-            except Exception:
-                log.debug("turn ended with an error during shutdown", exc_info=True)
+        await self.turns.stop()
         if self.host is not None:
             await self.host.aclose()
 

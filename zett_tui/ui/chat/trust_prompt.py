@@ -27,7 +27,6 @@ from textual.widgets import Static
 from zett_tui.config.trust import ProjectFiles, TrustState, find_project, remember, trust_state
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
-from zett_tui.ui.widgets.transcript import NoticeBlock
 
 if TYPE_CHECKING:
     from zett_tui.ui.chat.screen import ChatScreen
@@ -98,11 +97,7 @@ async def ask(chat: ChatScreen, project: ProjectFiles) -> str:
             remember(project, trusted=decision == TRUST)
         except OSError as error:
             log.warning("could not save the trust decision", exc_info=True)
-            chat.transcript.add(
-                NoticeBlock(
-                    f"Could not save your answer ({error.strerror or error}); it holds for now.", "error"
-                )
-            )
+            chat.say(f"Could not save your answer ({error.strerror or error}); it holds for now.", "error")
     return str(decision)
 
 
@@ -115,7 +110,7 @@ async def settle_project_trust(chat: ChatScreen) -> None:
     decision = await ask(chat, project)
     files = ", ".join(project.files) or "nothing readable"
     if decision == TRUST:
-        chat.transcript.add(NoticeBlock(f"Trusted {project.root}: {files} loaded.", "info"))
+        chat.say(f"Trusted {project.root}: {files} loaded.", "info")
         updated = _reloaded(chat, launch)
     else:
         updated = replace(launch, project_trust=None)
@@ -124,7 +119,7 @@ async def settle_project_trust(chat: ChatScreen) -> None:
             if decision == DISTRUST
             else "zett asks again at the next start"
         )
-        chat.transcript.add(NoticeBlock(f"Not loaded: {files} ({why}).", "warning"))
+        chat.say(f"Not loaded: {files} ({why}).", "warning")
     _use(chat, launch, updated)
 
 
@@ -132,9 +127,7 @@ async def review_trust(chat: ChatScreen) -> None:
     """``/extensions trust``: ask about this folder now; the answer applies from the next session."""
     project = find_project(chat.launch.cwd, os.environ)
     if project is None:
-        chat.transcript.add(
-            NoticeBlock("There are no .zett/ settings or extensions in this folder or above it.", "info")
-        )
+        chat.say("There are no .zett/ settings or extensions in this folder or above it.", "info")
         return
     decision = await ask(chat, project)
     if decision == LATER:
@@ -146,7 +139,7 @@ async def review_trust(chat: ChatScreen) -> None:
     else:
         updated = replace(launch, project_trust=None)
         message = f"Not trusted: {project.root}. From the next session (/new) its .zett/ files stay unloaded."
-    chat.transcript.add(NoticeBlock(message, "info"))
+    chat.say(message, "info")
     app_launch = getattr(chat.app, "launch", None)
     if isinstance(app_launch, LaunchSettings):
         chat.app.launch = _carry_over(app_launch, updated)  # type: ignore[attr-defined]
@@ -161,13 +154,13 @@ def _reloaded(chat: ChatScreen, launch: LaunchSettings, *, for_now: bool = True)
         fresh = launch.reload()
     except Exception as error:  # the same flags worked a moment ago; say so rather than stop
         log.warning("reading the settings again failed", exc_info=True)
-        chat.transcript.add(NoticeBlock(f"Could not read the settings again: {error}", "error"))
+        chat.say(f"Could not read the settings again: {error}", "error")
         return replace(launch, project_trust=None)
     for level, text in fresh.notices:
         if (level, text) not in launch.notices:
-            chat.transcript.add(NoticeBlock(text, level))
+            chat.say(text, level)
     if for_now and fresh.model_label != launch.model_label:
-        chat.transcript.add(NoticeBlock(f"The model is now {fresh.model_label}.", "info"))
+        chat.say(f"The model is now {fresh.model_label}.", "info")
     return _carry_over(launch, fresh)
 
 

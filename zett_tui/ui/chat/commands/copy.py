@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zett_tui.ui.chat.commands.registry import slash_command
-from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock
+from zett_tui.ui.widgets.transcript import AnswerBlock
 
 if TYPE_CHECKING:
     from zett_tui.ui.chat.screen import ChatScreen
@@ -46,7 +46,7 @@ def copy_from_last_answer(chat: ChatScreen, argument: str = "") -> None:
     answer = last_answer(chat)
     chosen = choose(answer, argument) if answer is not None else "There is no answer to copy yet."
     if isinstance(chosen, str):
-        chat.transcript.add(NoticeBlock(chosen, "warning"))
+        chat.say(chosen, "warning")
         return
     text, label = chosen
     from zett_tui.ui.app import ZettApp

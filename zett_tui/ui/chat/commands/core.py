@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zett_tui.ui.chat.commands.registry import REGISTRY, slash_command
-from zett_tui.ui.widgets.transcript import NoticeBlock
 
 if TYPE_CHECKING:
     from zett_tui.ui.chat.screen import ChatScreen
@@ -18,7 +17,7 @@ def quit_app(chat: ChatScreen, arguments: str) -> None:
 
 @slash_command("continue", "Carry on a turn that was cut off")
 def continue_turn(chat: ChatScreen, arguments: str) -> None:
-    chat.continue_interrupted()
+    chat.turns.continue_interrupted()
 
 
 @slash_command("help", "List the commands and keys")
@@ -32,7 +31,7 @@ def show_help(chat: ChatScreen, arguments: str) -> None:
     lines.append("Keys:")
     for key, description in chat.key_help():
         lines.append(f"  {key:<22} {description}")
-    chat.transcript.add(NoticeBlock("\n".join(lines), "info"))
+    chat.say("\n".join(lines), "info")
 
 
 @slash_command("new", "Start a new session (this one stays saved)")

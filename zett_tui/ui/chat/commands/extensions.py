@@ -14,7 +14,6 @@ from zett_tui.core import paths
 from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS
 from zett_tui.runtime.extensions.registry import ExtensionReport
 from zett_tui.ui.chat.commands.registry import slash_command
-from zett_tui.ui.widgets.transcript import NoticeBlock
 
 if TYPE_CHECKING:
     from zett_tui.ui.chat.screen import ChatScreen
@@ -33,18 +32,12 @@ def extensions_command(chat: ChatScreen, arguments: str) -> None:
         chat.run_worker(review_trust(chat), group="trust", exit_on_error=False)
         return
     if wanted:
-        chat.transcript.add(
-            NoticeBlock(f"/extensions takes no argument or 'trust', not {wanted!r}.", "warning")
-        )
+        chat.say(f"/extensions takes no argument or 'trust', not {wanted!r}.", "warning")
         return
     if chat.host is None:
-        chat.transcript.add(
-            NoticeBlock("zett is still starting; the extensions load with the model.", "info")
-        )
+        chat.say("zett is still starting; the extensions load with the model.", "info")
         return
-    chat.transcript.add(
-        NoticeBlock(describe_extensions(chat.host.extension_report, _folder_line(chat)), "info")
-    )
+    chat.say(describe_extensions(chat.host.extension_report, _folder_line(chat)), "info")
 
 
 def describe_extensions(report: ExtensionReport, folder_line: str) -> str:

@@ -9,12 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from zett_tui.providers.build import ModelSpecError, parse_reasoning_effort
 from zett_tui.providers.catalog import ModelCatalog, ModelSelection, list_ollama_models
-from zett_tui.runtime.events import Notice, TurnFinished, UIEvent
 from zett_tui.ui.chat.commands.registry import slash_command
-from zett_tui.ui.chat.presenter import TurnPresenter
 from zett_tui.ui.modals.model_picker import ModelPicker
-from zett_tui.ui.widgets.transcript import NoticeBlock
-from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
@@ -23,15 +19,10 @@ if TYPE_CHECKING:
 EFFORT_LEVELS = "off|minimal|low|medium|high|xhigh|max|ultra"
 
 
-def _say(chat: ChatScreen, text: str, level: NoticeLevel = "info") -> None:
-    chat.transcript.add(NoticeBlock(text, level))
-
-
 def _ready_host(chat: ChatScreen) -> AgentHost | None:
     if chat.host is None:
         if chat.warmup_failed:
-            _say(
-                chat,
+            chat.say(
                 "The model could not start, so there is nothing to change; start zett again with "
                 "--model to pick another one.",
                 "warning",
@@ -55,7 +46,7 @@ def _catalog(chat: ChatScreen) -> ModelCatalog | None:
 async def model_command(chat: ChatScreen, arguments: str) -> None:
     catalog = _catalog(chat)
     if catalog is None:
-        _say(chat, "Switching models is not available in this session.", "warning")
+        chat.say("Switching models is not available in this session.", "warning")
         return
     spec = arguments.strip()
     if spec:
@@ -85,11 +76,11 @@ async def switch_model(chat: ChatScreen, catalog: ModelCatalog, spec: str) -> bo
     try:
         selection = catalog.select(spec)
     except ModelSpecError as error:
-        _say(chat, str(error), "warning")
+        chat.say(str(error), "warning")
         return False
     label = selection.choice.label
     if selection.choice == catalog.current:
-        _say(chat, f"Already using {label}.")
+        chat.say(f"Already using {label}.")
         return False
     try:
         await host.switch_model(
@@ -100,7 +91,7 @@ async def switch_model(chat: ChatScreen, catalog: ModelCatalog, spec: str) -> bo
             describe_error=selection.describe_error,
         )
     except Exception as error:
-        _say(chat, f"Could not switch to {label}: {selection.describe_error(error)}", "error")
+        chat.say(f"Could not switch to {label}: {selection.describe_error(error)}", "error")
         return False
     catalog.current = selection.choice
     _remember(chat, selection)
@@ -108,10 +99,14 @@ async def switch_model(chat: ChatScreen, catalog: ModelCatalog, spec: str) -> bo
     status.model_label = label
     status.is_demo = selection.choice.is_demo
     measured = host.last_context
-    status.show_context(measured.tokens if measured else 0, host.context_window, estimated=True)
-    running = " The turn that is running finishes with the previous one." if chat.busy else ""
-    _say(
-        chat,
+    status.show_context(
+        measured.tokens if measured else 0,
+        host.context_window,
+        estimated=True,
+        window_guessed=host.context_window_guessed,
+    )
+    running = " The turn that is running finishes with the previous one." if chat.turns.busy else ""
+    chat.say(
         f"Switched to {label} (reasoning effort {selection.reasoning_effort.value}); "
         f"the conversation carries on with it.{running}",
     )
@@ -143,8 +138,7 @@ def effort_command(chat: ChatScreen, arguments: str) -> None:
         return
     value = arguments.strip()
     if not value:
-        _say(
-            chat,
+        chat.say(
             f"Reasoning effort for {host.model_label}: {host.reasoning_effort.value}. "
             f"Change it with /effort LEVEL ({EFFORT_LEVELS.replace('|', ', ')}).",
         )
@@ -156,13 +150,13 @@ def effort_command(chat: ChatScreen, arguments: str) -> None:
         else:
             effort = parse_reasoning_effort(value)
     except ModelSpecError as error:
-        _say(chat, str(error), "warning")
+        chat.say(str(error), "warning")
         return
     host.set_reasoning_effort(effort)
     chat.launch.reasoning_effort = effort.value
     what = "no reasoning is asked for" if effort.value == "off" else f"effort {effort.value}"
-    when = "from the next turn" if chat.busy else "from now on"
-    _say(chat, f"Reasoning for {host.model_label}: {what}, {when}.")
+    when = "from the next turn" if chat.turns.busy else "from now on"
+    chat.say(f"Reasoning for {host.model_label}: {what}, {when}.")
 
 
 slash_command(
@@ -179,35 +173,4 @@ def compact_command(chat: ChatScreen, arguments: str) -> None:
     host = _ready_host(chat)
     if host is None:
         return
-    if chat.busy:
-        _say(chat, "A turn is running; /compact again when it ends (Esc stops it).", "warning")
-        return
-    presenter = TurnPresenter(
-        chat.transcript,
-        schedule=lambda delay, callback: chat.set_timer(delay, callback),
-        on_activity=lambda activity: setattr(chat.status, "activity", activity),
-    )
-    chat.presenter = presenter
-    chat.status.activity = "compacting"
-    chat.turn_worker = chat.run_worker(
-        _compact(chat, host, presenter), group="turn", exclusive=True, exit_on_error=False
-    )
-
-
-async def _compact(chat: ChatScreen, host: AgentHost, presenter: TurnPresenter) -> None:
-    sink = chat.turn_sink(presenter, host.model_label)
-    seen: list[UIEvent] = []
-
-    def observe(event: UIEvent) -> None:
-        seen.append(event)
-        sink(event)
-
-    applied = await host.compact(observe)
-    quiet = not any(isinstance(event, Notice) for event in seen)
-    completed = any(isinstance(event, TurnFinished) and event.status == "completed" for event in seen)
-    if not applied and quiet and completed:
-        _say(
-            chat,
-            "Nothing to compact yet: the latest turn is always kept word for word, and there is "
-            "no older one.",
-        )
+    chat.turns.compact(host)

@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.chat.commands.registry import slash_command
-from zett_tui.ui.widgets.transcript import NoticeBlock
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
@@ -29,10 +28,6 @@ _MODE_NAMES = {
     "plan": PermissionMode.PLAN,
     "auto": PermissionMode.AUTO,
 }
-
-
-def _say(chat: ChatScreen, text: str, level: str = "info") -> None:
-    chat.transcript.add(NoticeBlock(text, level))
 
 
 def _ready_host(chat: ChatScreen) -> AgentHost | None:
@@ -85,14 +80,14 @@ def mode_command(chat: ChatScreen, arguments: str) -> None:
             marker = "›" if mode is host.mode else " "
             lines.append(f" {marker} {mode_name(mode):<13} {MODE_HELP[mode]}")
         lines.append("Change it with /mode NAME or Shift+Tab.")
-        _say(chat, "\n".join(lines))
+        chat.say("\n".join(lines))
         return
     chosen = _MODE_NAMES.get(wanted)
     if chosen is None:
-        _say(chat, f"There is no mode {wanted!r}. Use ask, accept-edits, plan or auto.", "warning")
+        chat.say(f"There is no mode {wanted!r}. Use ask, accept-edits, plan or auto.", "warning")
         return
     switch_mode(chat, chosen)
-    _say(chat, f"Permission mode: {mode_name(chosen)} — {MODE_HELP[chosen]}.", "decision")
+    chat.say(f"Permission mode: {mode_name(chosen)} — {MODE_HELP[chosen]}.", "decision")
 
 
 @slash_command("plan", "Show the kept plan; /plan on or /plan off switches Plan Mode", arguments="[on|off]")
@@ -104,20 +99,19 @@ def plan_command(chat: ChatScreen, arguments: str) -> None:
     if wanted in ("on", "off"):
         on = wanted == "on"
         if (host.mode is PermissionMode.PLAN) == on:
-            _say(chat, f"Plan Mode is already {wanted}.")
+            chat.say(f"Plan Mode is already {wanted}.")
             return
         switch_mode(chat, PermissionMode.PLAN if on else PermissionMode.ASK)
         if on:
-            _say(
-                chat,
+            chat.say(
                 "Plan Mode on: zett reads and plans, and changes no files until you approve a plan.",
                 "decision",
             )
         else:
-            _say(chat, "Plan Mode off: edits and shell commands ask first.", "decision")
+            chat.say("Plan Mode off: edits and shell commands ask first.", "decision")
         return
     if wanted:
-        _say(chat, "Use /plan to see the kept plan, or /plan on / /plan off.", "warning")
+        chat.say("Use /plan to see the kept plan, or /plan on / /plan off.", "warning")
         return
     show_plan(chat, host)
 
@@ -130,14 +124,14 @@ def show_plan(chat: ChatScreen, host: AgentHost) -> None:
     try:
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
     except OSError as error:
-        _say(chat, f"The kept plan could not be read ({path}): {error.strerror or error}", "warning")
+        chat.say(f"The kept plan could not be read ({path}): {error.strerror or error}", "warning")
         return
     planning = host.mode is PermissionMode.PLAN
     if not text.strip():
         if planning:
-            _say(chat, "Plan Mode is on and there is no plan yet. zett shows it to you when it is ready.")
+            chat.say("Plan Mode is on and there is no plan yet. zett shows it to you when it is ready.")
         else:
-            _say(chat, "There is no kept plan in this session. /plan on starts Plan Mode.")
+            chat.say("There is no kept plan in this session. /plan on starts Plan Mode.")
         return
     title = "The plan draft (Plan Mode is on)" if planning else "The kept plan"
     chat.app.push_screen(plan_viewer(text, path, title=title))
@@ -153,7 +147,7 @@ def permissions_command(chat: ChatScreen, arguments: str) -> None:
         _remove_rule(chat, host, words[1:])
         return
     if words:
-        _say(chat, "Use /permissions to list the saved rules, or /permissions rm N to remove one.", "warning")
+        chat.say("Use /permissions to list the saved rules, or /permissions rm N to remove one.", "warning")
         return
     rules = host.shell_rules.rules()
     lines = [f"Permission mode: {mode_name(host.mode)} — {MODE_HELP[host.mode]}."]
@@ -171,7 +165,7 @@ def permissions_command(chat: ChatScreen, arguments: str) -> None:
             what = "starts with" if rule.kind == "prefix" else "exactly   "
             lines.append(f"  {index:>2}. {what}  {rule.command}")
         lines.append("Remove one with /permissions rm N. Dangerous commands ask anyway.")
-    _say(chat, "\n".join(lines))
+    chat.say("\n".join(lines))
 
 
 @slash_command("rules", "Same as /permissions", arguments="[rm N]")
@@ -183,12 +177,12 @@ def _remove_rule(chat: ChatScreen, host: AgentHost, words: list[str]) -> None:
     rules = host.shell_rules.rules()
     if len(words) != 1 or not words[0].isdigit() or not 1 <= int(words[0]) <= len(rules):
         count = f"1 to {len(rules)}" if rules else "none: there are no saved rules"
-        _say(chat, f"Give the number of a rule from /permissions ({count}).", "warning")
+        chat.say(f"Give the number of a rule from /permissions ({count}).", "warning")
         return
     try:
         removed = host.shell_rules.remove(int(words[0]) - 1)
     except (OSError, ValueError, IndexError) as error:
-        _say(chat, f"The rule could not be removed: {error}", "warning")
+        chat.say(f"The rule could not be removed: {error}", "warning")
         return
     what = "commands that start with" if removed.kind == "prefix" else "exactly"
-    _say(chat, f"Removed the rule for {what} `{removed.command}`; it asks again.", "decision")
+    chat.say(f"Removed the rule for {what} `{removed.command}`; it asks again.", "decision")

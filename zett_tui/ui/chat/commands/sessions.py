@@ -14,8 +14,6 @@ from zett_tui.sessions.meta import set_title
 from zett_tui.sessions.naming import InvalidSessionId, session_path
 from zett_tui.sessions.scan import list_all_sessions
 from zett_tui.ui.chat.commands.registry import slash_command
-from zett_tui.ui.widgets.transcript import NoticeBlock
-from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
 if TYPE_CHECKING:
     from zett_tui.ui.chat.screen import ChatScreen
@@ -51,25 +49,21 @@ def _current_file(chat: ChatScreen) -> tuple[str, Path] | None:
     return (session_id, path) if recorded else None
 
 
-def _say(chat: ChatScreen, text: str, level: NoticeLevel = "info") -> None:
-    chat.transcript.add(NoticeBlock(text, level))
-
-
 @slash_command("rename", "Give this session a title (shown in the session browser)", arguments="TITLE")
 def rename(chat: ChatScreen, arguments: str) -> None:
     if not arguments.strip():
-        _say(chat, "Usage: /rename TITLE: the title the session browser shows for this session.", "warning")
+        chat.say("Usage: /rename TITLE: the title the session browser shows for this session.", "warning")
         return
     current = _current_file(chat)
     if current is None:
-        _say(chat, "This session has no recorded turn yet; send a prompt first, then /rename it.", "warning")
+        chat.say("This session has no recorded turn yet; send a prompt first, then /rename it.", "warning")
         return
     try:
         title = set_title(current[1], arguments)
     except OSError as error:
-        _say(chat, f"Could not save the title: {error.strerror or error}", "error")
+        chat.say(f"Could not save the title: {error.strerror or error}", "error")
         return
-    _say(chat, f"This session is now called “{title}”.")
+    chat.say(f"This session is now called “{title}”.")
 
 
 def _export_request(chat: ChatScreen, arguments: str) -> tuple[str, Path | None]:
@@ -89,7 +83,7 @@ async def export(chat: ChatScreen, arguments: str) -> None:
     fmt, target = _export_request(chat, arguments)
     current = _current_file(chat)
     if current is None:
-        _say(chat, "This session has no recorded turn yet; there is nothing to export.", "warning")
+        chat.say("This session has no recorded turn yet; there is nothing to export.", "warning")
         return
     session_id, path = current
     try:
@@ -98,11 +92,11 @@ async def export(chat: ChatScreen, arguments: str) -> None:
         )
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-        _say(chat, f"Could not export the session: {reason}", "error")
+        chat.say(f"Could not export the session: {reason}", "error")
         return
     plural = "s" if written != 1 else ""
     note = f" ({unreadable} unreadable part(s) noted at the end)" if unreadable else ""
-    _say(chat, f"Exported {written} turn{plural} to {where}{note}.")
+    chat.say(f"Exported {written} turn{plural} to {where}{note}.")
 
 
 def _export(

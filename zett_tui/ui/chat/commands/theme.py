@@ -22,7 +22,6 @@ from zett_tui.ui.themes import (
     resolve_theme_name,
     suggest,
 )
-from zett_tui.ui.widgets.transcript import NoticeBlock
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
 if TYPE_CHECKING:
@@ -99,6 +98,6 @@ def tell(app: App[Any], text: str, level: NoticeLevel) -> None:
     from zett_tui.ui.app import ZettApp
 
     if isinstance(app, ZettApp):
-        app.chat.transcript.add(NoticeBlock(text, level))
+        app.chat.say(text, level)
     else:
         app.notify(text, severity="warning" if level == "warning" else "information")

@@ -1,0 +1,237 @@
+"""The one place that starts and stops a turn of the chat.
+
+A turn is a prompt answered, an interrupted turn carried on (``/continue``) or the older turns
+summarized (``/compact``). Each runs in one exclusive worker of the chat screen, its events shown
+by one ``TurnPresenter``; prompts typed meanwhile wait in a queue and the next starts when the
+turn ends. Everything else in the UI asks this object (submit, continue, compact, cancel, steer,
+``busy``, ``queued``) and never touches the worker or the presenter itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from textual.worker import Worker, WorkerState
+
+from zett_tui.core.long_lived_objects import settle_after_turn
+from zett_tui.ui.widgets.transcript import UserBlock
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.events import UIEvent
+    from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.app import ZettApp
+    from zett_tui.ui.chat.presenter import TurnPresenter
+    from zett_tui.ui.chat.screen import ChatScreen
+
+log = logging.getLogger(__name__)
+
+
+class TurnRunner:
+    """The prompt queue and the turn running for one chat screen."""
+
+    def __init__(self, chat: ChatScreen, answer_model: str | None) -> None:
+        self._chat = chat
+        self._queue: deque[str] = deque()
+        self._worker: Worker[Any] | None = None
+        self._presenter: TurnPresenter | None = None
+        #: The model of the last answer shown: an answer is labelled when its model differs.
+        self.answer_model = answer_model
+
+    # -- what the rest of the UI asks --------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """A turn (or ``/compact``) is running."""
+        return self._worker is not None and self._worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    @property
+    def settled(self) -> bool:
+        """No turn runs and the end of the last one has been handled (status idle, queue looked at)."""
+        return self._worker is None
+
+    @property
+    def queued(self) -> int:
+        """Prompts waiting for their turn."""
+        return len(self._queue)
+
+    def submit(self, text: str) -> None:
+        """A prompt from the composer: sent now, or queued until the model is ready or the turn ends."""
+        chat = self._chat
+        if chat.launch.read_only:
+            chat.notify("This session is read-only here: another zett is writing it. /new starts a new one.")
+            return
+        if chat.warmup_failed:
+            chat.notify("The model could not start; see the message above.", severity="error")
+            return
+        self._queue.append(text)
+        if chat.host is None:
+            chat.notify("Queued: it is sent as soon as the model is ready.")
+        elif self.busy:
+            chat.notify("Queued: it is sent when this turn ends.")
+        self.start_next()
+
+    def start_next(self) -> None:
+        """Start the next queued prompt if zett is ready and idle; the status line shows the rest."""
+        host = self._chat.host
+        self._chat.status.queued = (
+            len(self._queue) if (self.busy or host is None) else max(0, len(self._queue) - 1)
+        )
+        if self.busy or host is None or not self._queue:
+            return
+        self._start_turn(host, self._queue.popleft())
+
+    def continue_interrupted(self) -> None:
+        """``/continue``: carry on the turn that was cut off."""
+        host = self._chat.host
+        if host is None or self.busy:
+            self._chat.notify("Wait until zett is idle to continue the interrupted turn.")
+            return
+        self._start_turn(host, None)
+
+    def compact(self, host: AgentHost) -> None:
+        """``/compact``: summarize the older turns now, as a turn of its own."""
+        from zett_tui.ui.chat.presenter import TurnPresenter
+
+        chat = self._chat
+        if self.busy:
+            chat.say("A turn is running; /compact again when it ends (Esc stops it).", "warning")
+            return
+        presenter = TurnPresenter(
+            chat.transcript,
+            schedule=lambda delay, callback: chat.set_timer(delay, callback),
+            on_activity=self._set_activity,
+        )
+        self._presenter = presenter
+        chat.status.activity = "compacting"
+        self._worker = chat.run_worker(
+            self._compact(host, presenter), group="turn", exclusive=True, exit_on_error=False
+        )
+
+    def steer(self, text: str) -> bool:
+        """Send ``text`` to the running turn as a steering message; False when no turn takes it."""
+        host = self._chat.host
+        return host is not None and host.steer(text)
+
+    def cancel(self) -> bool:
+        """Cancel the running turn (model stream and tool process alike). False when none runs."""
+        if not self.busy or self._worker is None:
+            return False
+        self._worker.cancel()
+        self._chat.close_dialogs()
+        return True
+
+    async def stop(self) -> None:
+        """Cancel a running turn and wait until it is recorded (the app is quitting)."""
+        worker = self._worker
+        if worker is not None and self.busy:
+            worker.cancel()
+            try:
+                await worker.wait()
+            except Exception:
+                log.debug("turn ended with an error during shutdown", exc_info=True)
+
+    def worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The chat screen's worker messages: a turn that ended is tidied up and the next one starts."""
+        if event.worker is not self._worker:
+            return
+        chat = self._chat
+        if event.state is WorkerState.ERROR:
+            from zett_tui.runtime.events import TurnFinished
+
+            log.error("turn worker failed", exc_info=event.worker.error)
+            if self._presenter is not None:
+                self._presenter.finish(TurnFinished("failed", f"Internal error: {event.worker.error!r}"))
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self._worker = None
+            chat.status.activity = "idle"
+            settle_after_turn()
+            chat.app.call_later(cast("ZettApp", chat.app).collect_when_quiet)
+            chat.call_later(self.start_next)
+
+    # -- running -----------------------------------------------------------------------------------
+
+    def _start_turn(self, host: AgentHost, prompt: str | None) -> None:
+        """Start a turn for ``prompt``, or carry on the interrupted one when it is None."""
+        from zett_tui.ui.chat.presenter import TurnPresenter
+
+        chat = self._chat
+        chat.status.queued = len(self._queue)
+        if prompt is not None:
+            chat.transcript.add(UserBlock(prompt))
+        else:
+            chat.say("Continuing…")
+        chat.transcript.following = True
+        model = host.model_label
+        self._presenter = TurnPresenter(
+            chat.transcript,
+            schedule=lambda delay, callback: chat.set_timer(delay, callback),
+            model_label=model if model != self.answer_model else None,
+            on_activity=self._set_activity,
+        )
+        chat.status.activity = "thinking"
+        self._worker = chat.run_worker(
+            self._run_turn(host, prompt, self._presenter),
+            group="turn",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _run_turn(self, host: AgentHost, prompt: str | None, presenter: TurnPresenter) -> None:
+        sink = self._sink(presenter, host.model_label)
+        try:
+            if prompt is None:
+                await host.continue_turn(sink)
+            else:
+                await host.run_turn(prompt, sink)
+        finally:
+            self._chat.dialogs.close_all()
+
+    async def _compact(self, host: AgentHost, presenter: TurnPresenter) -> None:
+        from zett_tui.runtime.events import Notice, TurnFinished
+
+        sink = self._sink(presenter, host.model_label)
+        seen: list[UIEvent] = []
+
+        def observe(event: UIEvent) -> None:
+            seen.append(event)
+            sink(event)
+
+        applied = await host.compact(observe)
+        quiet = not any(isinstance(event, Notice) for event in seen)
+        completed = any(isinstance(event, TurnFinished) and event.status == "completed" for event in seen)
+        if not applied and quiet and completed:
+            self._chat.say(
+                "Nothing to compact yet: the latest turn is always kept word for word, and there is "
+                "no older one."
+            )
+
+    def _sink(self, presenter: TurnPresenter, model: str) -> Callable[[UIEvent], None]:
+        """Where the events of a turn (or of ``/compact``) go; ``model`` is the one answering."""
+        from zett_tui.runtime.events import ContextMeasured, DecisionRequested, PlanModeChanged, TurnFinished
+
+        chat = self._chat
+
+        def sink(event: UIEvent) -> None:
+            chat.dialogs.observe(event)
+            if isinstance(event, DecisionRequested):
+                presenter.flush()
+                chat.dialogs.request(event)
+            elif isinstance(event, PlanModeChanged):
+                chat.call_later(chat.sync_mode)  # the host updates its mode right after the sink
+            elif isinstance(event, ContextMeasured):
+                chat.status.show_context(event.tokens, event.window, estimated=event.estimated)
+            else:
+                presenter.handle(event)
+                if isinstance(event, TurnFinished):
+                    chat.status.input_tokens = presenter.stats.input_tokens
+                    chat.status.output_tokens = presenter.stats.output_tokens
+                    if presenter.answered:
+                        self.answer_model = model
+
+        return sink
+
+    def _set_activity(self, activity: str) -> None:
+        self._chat.status.activity = activity

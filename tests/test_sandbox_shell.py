@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from zett_agent.sandbox import SandboxUnavailableError
+from zett_agent.sandbox import SandboxedCommand, SandboxUnavailableError
 
+from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
-from tests.test_host import Collector, make_host
 from zett_tui.config.schema import SandboxSettings
 from zett_tui.config.settings import load_settings
 from zett_tui.core import paths
@@ -38,8 +38,9 @@ from zett_tui.core.redact import redactor_from_environment
 from zett_tui.entry.headless import run_headless
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.events import DecisionRequested, Notice, ToolFinished
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell import sandbox as sandbox_module
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.shell import wrap_ahead
 from zett_tui.runtime.shell.sandbox import (
     ShellSandbox,
     Where,
@@ -578,7 +579,7 @@ async def test_the_tool_contract_is_kept(place: Place) -> None:
     assert results[0].output == "hi\n"
     assert results[1].output.startswith("Command exited with code 4")
     assert "greater than or equal to 1" in results[2].output
-    assert "Extra inputs are not permitted" in results[3].output
+    assert "cwd is not a parameter of this tool" in results[3].output  # ToolArgumentErrors wording
     assert results[4].output.startswith("Command timed out after 1 second")
     assert not (place.project / ".zett-tool-output").exists()
 
@@ -687,3 +688,138 @@ def test_unattended_policy_refuses_the_escape() -> None:
     )
     answer = policy.answer(decision)
     assert not answer.allowed and answer.payload["decision"] == "stay"
+
+
+# -- the next command's wrap, prepared ahead ------------------------------------------------------
+
+
+@pytest.fixture
+def ahead(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Prepared wraps are kept even right after a change (no racy window), so only the stamps
+    protect; returns the commands that ran on a prepared vector."""
+    monkeypatch.setattr(wrap_ahead, "RACY_SECONDS", 0.0)
+    used: list[str] = []
+    original = wrap_ahead.PreparedWrap.command
+
+    def spy(self: wrap_ahead.PreparedWrap, command: str) -> SandboxedCommand:
+        used.append(command)
+        return original(self, command)
+
+    monkeypatch.setattr(wrap_ahead.PreparedWrap, "command", spy)
+    return used
+
+
+async def prepared(shell: ShellSandbox) -> None:
+    """Wait for the preparation the last command started (state, not time)."""
+    assert shell._ahead is not None
+    assert await shell._ahead is not None
+
+
+async def test_a_prepared_wrap_is_used_when_nothing_changed(place: Place, ahead: list[str]) -> None:
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    await prepared(shell)
+    run = await run_in(shell, "echo prepared")
+    assert run.composed.strip() == "prepared" and ahead == ["echo prepared"]
+
+
+async def test_a_git_folder_made_between_commands_is_protected_in_the_next(
+    place: Place, ahead: list[str]
+) -> None:
+    (place.project / "sub").mkdir()
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    await prepared(shell)
+    (place.project / "sub" / ".git" / "hooks").mkdir(parents=True)  # by a file tool, or the user
+    hook = place.project / "sub" / ".git" / "hooks" / "pre-commit"
+    run = await run_in(shell, f"echo 'touch {place.victim}' > sub/.git/hooks/pre-commit")
+    assert run.exit_code != 0 and not hook.exists()
+    assert ahead == []
+
+
+async def test_a_git_folder_made_by_a_command_is_protected_in_the_next(
+    place: Place, ahead: list[str]
+) -> None:
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    await prepared(shell)
+    made = await run_in(shell, "mkdir -p deep/er/.git/hooks")
+    assert made.exit_code == 0
+    await prepared(shell)
+    run = await run_in(shell, "echo evil > deep/er/.git/hooks/pre-commit")
+    assert run.exit_code != 0 and not (place.project / "deep/er/.git/hooks/pre-commit").exists()
+
+
+async def test_another_tool_running_drops_the_prepared_wrap(place: Place, ahead: list[str]) -> None:
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    await prepared(shell)
+    shell.invalidate_prepared()
+    assert (await run_in(shell, "true")).exit_code == 0
+    assert ahead == []
+
+
+async def test_a_network_once_grant_is_never_reused(place: Place, ahead: list[str]) -> None:
+    server, received = listener()
+    port = server.getsockname()[1]
+    try:
+        shell = shell_for(place)
+        await run_in(shell, "true")
+        await prepared(shell)
+        once = await run_in(shell, connect_command(port), where=Where.NETWORK)
+        assert once.exit_code == 0, once.composed
+        await wait_until(lambda: received == [b"hello"])
+        await prepared(shell)
+        after = await run_in(shell, connect_command(port))
+        assert after.exit_code != 0 and not after.network
+        assert ahead == [connect_command(port)]  # the prepared vector, made with the network off
+        assert received == [b"hello"]
+    finally:
+        server.close()
+
+
+async def test_a_changed_directory_or_environment_wraps_afresh(
+    place: Place, ahead: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (place.project / "sub").mkdir()
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    await prepared(shell)
+    monkeypatch.chdir(place.project / "sub")
+    assert (await run_in(shell, "pwd")).composed.strip() == str(place.project / "sub")
+    await prepared(shell)
+    monkeypatch.setenv("VIRTUAL_ENV", "/changed/venv")
+    assert (await run_in(shell, "echo $VIRTUAL_ENV")).composed.strip() == "/changed/venv"
+    assert ahead == []
+
+
+async def test_a_prepared_wrap_is_kept_while_nothing_changes(place: Place, ahead: list[str]) -> None:
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    for command in ("echo one", "echo two", "cat /dev/null"):
+        await prepared(shell)
+        assert (await run_in(shell, command)).exit_code == 0
+    assert ahead == ["echo one", "echo two", "cat /dev/null"]
+    first = shell._prepared
+    await prepared(shell)
+    assert shell._ahead is not None and await shell._ahead is first  # checked, not wrapped again
+
+
+async def test_a_large_project_is_checked_off_the_event_loop(
+    place: Place, ahead: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox_module, "MANY_STAMPS", 0)
+    checked_in: list[str] = []
+    original = wrap_ahead.PreparedWrap.unchanged
+
+    def spy(self: wrap_ahead.PreparedWrap) -> bool:
+        checked_in.append(threading.current_thread().name)
+        return original(self)
+
+    monkeypatch.setattr(wrap_ahead.PreparedWrap, "unchanged", spy)
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    await prepared(shell)
+    checked_in.clear()
+    assert (await run_in(shell, "echo big")).exit_code == 0
+    assert ahead == ["echo big"] and checked_in and threading.main_thread().name not in checked_in[:1]

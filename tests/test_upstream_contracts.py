@@ -511,3 +511,20 @@ def test_the_guard_keeps_the_inner_extension_s_pending_in_step() -> None:
     for method in agent_compat.REQUEST_BOOKKEEPING[1:]:
         getattr(guard, method)(context)
     assert not guard.pending and not inner.pending
+
+
+def test_the_protected_path_search_the_policy_cache_watches() -> None:
+    """runtime/shell/wrap_ahead.py stamps what zett-agent's _protected_in walks; they must agree."""
+    import inspect
+
+    from zett_agent.sandbox import policy
+
+    from zett_tui.runtime.agent_compat import protected_path_scan
+
+    skipped, depth, entries = protected_path_scan()
+    assert ".git" in skipped and depth >= 1 and entries >= 1, (
+        "check zett_agent.sandbox.policy's search limits"
+    )
+    source = inspect.getsource(policy._protected_in)
+    for name in ("_SKIPPED_DIRECTORIES", "_PROTECTED_SEARCH_DEPTH", "_PROTECTED_SEARCH_ENTRIES"):
+        assert name in source, f"_protected_in no longer uses {name}: re-read it and update wrap_ahead.py"

@@ -160,3 +160,20 @@ def plan_mode_sessions(plan_mode: PlanModeExtension) -> set[str]:
     if not isinstance(sessions, set):
         raise RuntimeError("this zett-agent version does not let zett switch Plan Mode")
     return sessions
+
+
+def protected_path_scan() -> tuple[frozenset[str], int, int]:
+    """How the sandbox's policy searches a writable folder for protected paths: the folder names it
+    skips, how deep it goes and how many entries it reads; a cache of the policy must watch what
+    that search saw (``runtime/shell/wrap_ahead.py``).
+
+    Touches ``zett_agent.sandbox.policy._SKIPPED_DIRECTORIES``, ``_PROTECTED_SEARCH_DEPTH`` and
+    ``_PROTECTED_SEARCH_ENTRIES``. On an upgrade: check ``_protected_in`` still walks that way.
+    """
+    from zett_agent.sandbox import policy
+
+    return (
+        frozenset(policy._SKIPPED_DIRECTORIES),
+        int(policy._PROTECTED_SEARCH_DEPTH),
+        int(policy._PROTECTED_SEARCH_ENTRIES),
+    )

@@ -70,7 +70,12 @@ class SandboxedShell(ExternalEventExtension):
         call_next: Callable[[], Awaitable[Any]],
     ) -> Any:
         if call.name != SHELL_TOOL:
-            return await call_next()
+            # Another tool (a file edit) may create a `.git` folder: the next command wraps afresh.
+            self.shell.invalidate_prepared()
+            try:
+                return await call_next()
+            finally:
+                self.shell.invalidate_prepared()
         arguments = _BashArguments.model_validate(dict(call.arguments or {}))
         command: str = arguments.command
         timeout: int = arguments.timeout_seconds

@@ -15,7 +15,10 @@ bubblewrap (on macOS, Seatbelt), with this policy:
 ``ShellSandbox`` checks once whether a sandbox can start here and runs one command the way
 zett-agent's ``bash`` tool does (the same preview, errors and timeout; the whole process group
 stopped on timeout or cancel), except that a truncated command's full streams are written straight
-to zett's tool-output folder, redacted, never into the project. ``blocked_by_sandbox`` guesses from
+to zett's tool-output folder, redacted, never into the project. The bubblewrap argument vector is
+prepared in a thread after each command and checked before the next one uses it (``wrap_ahead``),
+so resolving the policy (a scan of the project) is off the event loop and, mostly, off the
+critical path. ``blocked_by_sandbox`` guesses from
 a failed command's output whether the sandbox stopped it. No Textual here.
 """
 
@@ -38,6 +41,7 @@ from zett_agent.sandbox import (
     NetworkMode,
     PassthroughSandbox,
     Sandbox,
+    SandboxedCommand,
     SandboxError,
     SandboxPolicy,
     create_sandbox,
@@ -50,6 +54,7 @@ from zett_tui.config.schema import SandboxSettings
 from zett_tui.core.paths import ensure_private_dir
 from zett_tui.core.redact import CREDENTIAL_VARIABLES, credential_values, redact_file
 from zett_tui.runtime.files.secret_places import secret_places
+from zett_tui.runtime.shell.wrap_ahead import MANY_STAMPS, PreparedWrap, still_or_anew
 
 __all__ = [
     "BUILD_ENVIRONMENT",
@@ -415,6 +420,10 @@ class ShellSandbox:
         self._sandboxes: dict[bool, Sandbox] = {}
         self._network_once: set[tuple[str, str]] = set()
         self._known_secrets = [str(value) for value in getattr(redact, "known_secrets", ()) or ()]
+        #: The next command's wrap, prepared in a thread after the last one (``wrap_ahead``).
+        self._ahead: asyncio.Future[PreparedWrap | None] | None = None
+        self._prepared: PreparedWrap | None = None
+        self._generation = 0
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -497,7 +506,54 @@ class ShellSandbox:
     # -- running ----------------------------------------------------------------------------------
 
     def blocked(self, run: ShellRun, command: str) -> SandboxBlock | None:
+        if not run.isolated or run.timed_out or run.exit_code == 0:
+            return None  # without looking the credential places up: most commands succeed
         return blocked_by_sandbox(run, command, hidden=self.hidden())
+
+    def invalidate_prepared(self) -> None:
+        """Something other than a shell command may have changed the project (a file tool ran):
+        the next command wraps afresh."""
+        self._generation += 1
+        self._prepared = None
+        self._ahead = None
+
+    def _prepare_next(self) -> None:
+        """In a thread: keep the prepared wrap if it still holds, else prepare it anew."""
+        sandbox = self._sandboxes.get(self.network)
+        if sandbox is None or not self.available:
+            return
+        env = sandbox_environment(self._environ, self.settings.env, self._known_secrets)
+        cwd, generation, current = os.getcwd(), self._generation, self._prepared
+
+        def work() -> PreparedWrap | None:
+            try:
+                return still_or_anew(
+                    current, sandbox, network=self.network, cwd=cwd, env=env, generation=generation
+                )
+            except Exception:  # a failed preparation only means the next command wraps afresh
+                log.debug("could not prepare the next command's sandbox", exc_info=True)
+                return None
+
+        self._ahead = asyncio.get_running_loop().run_in_executor(None, work)
+
+    async def _wrapped(
+        self, sandbox: Sandbox, command: str, *, network: bool, env: dict[str, str]
+    ) -> SandboxedCommand:
+        """``command`` wrapped: the prepared vector where it still holds, else afresh (in a thread)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            self._prepared = await ahead  # started when the last command ended: done or nearly
+        prepared, cwd = self._prepared, os.getcwd()
+        if prepared is not None and prepared.fits(
+            network=network, cwd=cwd, env=env, generation=self._generation
+        ):
+            if len(prepared.stamps) > MANY_STAMPS:
+                holds = await asyncio.to_thread(prepared.unchanged)
+            else:
+                holds = prepared.unchanged()
+            if holds:
+                return prepared.command(command)
+        return await asyncio.to_thread(sandbox.wrap, command, cwd=cwd, env=env)
 
     async def run(self, command: str, timeout_seconds: int, *, where: Where = Where.SANDBOX) -> ShellRun:
         """Run ``command`` as zett-agent's ``bash`` would, in the sandbox or (``OUTSIDE``) not.
@@ -516,7 +572,10 @@ class ShellSandbox:
                 await asyncio.to_thread(self._sandbox, network=network)
             sandbox = self._sandboxes[network]
             env = sandbox_environment(self._environ, self.settings.env, self._known_secrets)
-        wrapped = sandbox.wrap(command, cwd=Path.cwd(), env=env)
+        if where is Where.OUTSIDE:
+            wrapped = sandbox.wrap(command, cwd=Path.cwd(), env=env)
+        else:
+            wrapped = await self._wrapped(sandbox, command, network=network, env=env)
         directory = Path(tempfile.mkdtemp(prefix="shell-", dir=ensure_private_dir(self.output_dir)))
         stdout_file, stderr_file = directory / "stdout.txt", directory / "stderr.txt"
         timed_out = False
@@ -549,7 +608,9 @@ class ShellSandbox:
             composed, kept = await self._compose(stdout_file, stderr_file)
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
+            self._prepare_next()
             raise
+        self._prepare_next()
         if not kept:
             shutil.rmtree(directory, ignore_errors=True)
         exit_code = process.returncode if process.returncode is not None else -1

@@ -1,11 +1,13 @@
 """Secrets stay out of every file zett writes, and nothing leaves the machine but model requests.
 
 A real session (startup's redactor, the real provider class against the fake server, the host's
-real extension list) reads a file full of credentials through ``read_file`` and ``bash``, echoes
-some in its answer, logs them, and is exported. Then every byte zett wrote under the test's
-config, data, state and cache folders is searched for each secret: the JSONL transcript, the
-SQLite history (database and WAL, read raw), the log, the exports, the tool output kept by
-``bash``, the index cache.
+real extension list) whose prompt holds typed passwords reads a file full of credentials through
+``read_file`` and ``bash``, runs ``printenv`` with secret-named variables passed into the sandbox,
+echoes some in its answer, logs them, is renamed to a title with a password in it, and is
+exported. Then every byte zett wrote under the test's config, data, state and cache folders is
+searched for each secret: the JSONL transcript, the SQLite history (database and WAL, read raw),
+the log, the exports, the tool output kept by ``bash``, the index cache, the title sidecar and
+the prompt history.
 """
 
 from __future__ import annotations
@@ -21,15 +23,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.host import Collector
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.test_host import Collector
 from zett_tui.core import paths
 from zett_tui.entry.startup import prepare_launch
 from zett_tui.runtime.events import TextChunk, ToolFinished
 from zett_tui.runtime.host import AgentHost, HostOptions
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.sessions.export_file import export_to_file
 from zett_tui.sessions.index import SessionIndex
+from zett_tui.sessions.meta import set_title
+from zett_tui.workspace.prompt_log import append_prompt
 
 #: The provider key in use: no built-in rule knows its shape; only "it is the key" removes it.
 PROVIDER_KEY = "zx-provider-credential-5521-plain"
@@ -55,19 +59,66 @@ SECRETS: list[tuple[str, str, str]] = [
     ("user pattern", "ticket corp-482913 is internal", "corp-482913"),
     ("provider key in use", f"the key is {PROVIDER_KEY}", PROVIDER_KEY),
     ("endpoint key", f"local server key {ENDPOINT_KEY}", ENDPOINT_KEY),
+    # Issue 12 point 8: formats that used to survive.
+    ("stripe key", "STRIPE=sk_live_51Nq8ZtLmW4pR7vX2cB9dF3gH", "sk_live_51Nq8ZtLmW4pR7vX2cB9dF3gH"),
+    ("stripe restricted key", "rk_live_51Nq8ZtLmW4pR7vX2cB9dR5kQ", "rk_live_51Nq8ZtLmW4pR7vX2cB9dR5kQ"),
+    ("gitlab token", "glpat-Zy7Xw6Vu5Ts4Rq3Po2Nm", "glpat-Zy7Xw6Vu5Ts4Rq3Po2Nm"),
+    (
+        "npm token",
+        "//registry.npmjs.org/:_authToken=npm_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8",
+        "npm_Q1w2E3r4T5y6U7i8",
+    ),
+    ("hugging face token", "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", "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"),
+    (
+        "azure account key",
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=QXp1cmVTdG9yYWdlS2V5MDEyMzQ1Njc4OQ+/==;"
+        "EndpointSuffix=core.windows.net",
+        "QXp1cmVTdG9yYWdlS2V5MDEyMzQ1Njc4OQ",
+    ),
+    (
+        "jwt",
+        "session=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTQ0MiIsImFkbWluIjp0cnVlfQ.Rk9xq2Lw8VtN3cYp",
+        "eyJzdWIiOiJ1c2VyLTQ0MiIsImFkbWluIjp0cnVlfQ",
+    ),
+    (
+        "slack webhook",
+        "https://hooks.slack.com/services/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",
+        "Zx9Cv8Bn7Mm6Lk5Jh4Gf3Dd2",
+    ),
+    ("netrc password", "machine ftp.example.net login deploy password N3trc-Pl41n-pw", "N3trc-Pl41n-pw"),
+    ("mysql password", "MYSQL_PWD=my5ql-Pl41n-pw", "my5ql-Pl41n-pw"),
 ]
 SECRET_FILE = "\n".join(text for _, text, _ in SECRETS) + "\n"
+#: Secret-named variables set for the session and passed into the sandbox: ``printenv`` shows them.
+#: No rule knows their values' shape; the names (and zett's own environment) give them away.
+SECRET_VARIABLES = {
+    "PASS": "printenv-pass Quux7plain Zorb9words",  # known as a whole: no word of it is left
+    "MYSQL_PWD": "printenv-mysql-pw",
+    "DEPLOY_KEY": "printenv-deploy-k3y",
+    "SMTP_PASSWORD_2": "printenv-smtp-pw",
+    "VENDOR_SECRET": "printenv-vendor",
+}
+#: A prompt with passwords typed in: it becomes the session's title in the index.
+TYPED_PASSWORD = "Typ3d-hunter2-pw"
+TYPED_ASSIGNMENT = "Typ3d-DB-pw-991"
+PROMPT = f"password: {TYPED_PASSWORD}\nDB_PASSWORD={TYPED_ASSIGNMENT}\nwhat is in secrets.env and build.log?"
+#: A title given with ``/rename`` that holds a secret.
+RENAMED_SECRET = "Ren4med-title-pw"
 #: An answer that repeats some secrets: shown on screen as is, never written.
 ECHO = f"Found {SECRETS[2][2]} and {SECRETS[3][2]} in there."
 
 
 @pytest.fixture
-def launch_env(llm_server: FakeLLMServer) -> dict[str, str]:
+def launch_env(llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     paths.ensure_private_dir(paths.config_dir())
+    passed = ", ".join(f'"{name}"' for name in SECRET_VARIABLES)
     paths.config_file().write_text(
         'redact_patterns = ["corp-[0-9]{6}"]\n\n'
+        f"[sandbox]\nenv = [{passed}]\n\n"
         '[endpoints.local]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "LOCAL_LLM_KEY"\n'
     )
+    for name, value in SECRET_VARIABLES.items():
+        monkeypatch.setenv(name, value)  # the shell tool's commands start from os.environ
     return {
         **os.environ,
         "OPENAI_API_KEY": PROVIDER_KEY,
@@ -101,6 +152,10 @@ def leaks(roots: list[Path]) -> list[str]:
     for path in files_under(*roots):
         data = path.read_bytes()
         found += [f"{kind} in {path}" for kind, _, secret in SECRETS if secret.encode() in data]
+        parts = [(name, part) for name, value in SECRET_VARIABLES.items() for part in value.split()]
+        found += [f"${name} in {path}" for name, part in parts if part.encode() in data]
+        typed = (TYPED_PASSWORD, TYPED_ASSIGNMENT, RENAMED_SECRET)
+        found += [f"typed {value} in {path}" for value in typed if value.encode() in data]
     return found
 
 
@@ -113,6 +168,7 @@ async def test_no_secret_reaches_any_file_zett_writes(
     llm_server.script(
         Reply.tool_call("read_file", {"path": "secrets.env"}),
         Reply.tool_call("bash", {"command": "cat build.log"}, call_id="call_fake_2"),
+        Reply.tool_call("bash", {"command": "printenv"}, call_id="call_fake_3"),
         Reply.text(ECHO),
         Reply.text("Nothing to add."),
     )
@@ -122,24 +178,33 @@ async def test_no_secret_reaches_any_file_zett_writes(
         model_label=launch.model_label,
         redact=launch.redact,
         permission_mode=PermissionMode.AUTO,
+        sandbox=launch.sandbox,
     )
     host = AgentHost(options)
     await host.start()
     sink = Collector()
-    finished = await host.run_turn("what is in secrets.env and build.log?", sink)
+    finished = await host.run_turn(PROMPT, sink)
+    append_prompt(paths.prompt_history_file(), PROMPT, launch.redact)  # what the composer does
     await host.aclose()
     assert finished.status == "completed"
 
     # On screen nothing is changed.
     assert "".join(event.text for event in sink.of(TextChunk)) == ECHO
-    [read, shell] = sink.of(ToolFinished)
+    [read, shell, printenv] = sink.of(ToolFinished)
     assert all(secret in read.output for _, _, secret in SECRETS)
+    assert all(f"{name}={value}" in printenv.output for name, value in SECRET_VARIABLES.items()), (
+        printenv.output
+    )
     assert "output truncated; full streams kept at" in shell.output
     [kept] = paths.tool_output_dir().glob("shell-*")
     assert "line 3999 of a long build log" in (kept / "stdout.txt").read_text()
 
     logging.getLogger("zett_tui.test").warning("a log line with every secret: %s", SECRET_FILE)
     [summary] = SessionIndex().list_sessions()
+    assert summary.title == (
+        "password: [REDACTED:secret-assignment] DB_PASSWORD=[REDACTED:secret-assignment] what is in"
+        " secrets.env and build.log?"
+    )
     exports = Path(os.environ["XDG_DATA_HOME"]).parent / "exports"
     exports.mkdir()
     export_to_file(summary, "md", exports / "session.md")
@@ -155,10 +220,30 @@ async def test_no_secret_reaches_any_file_zett_writes(
     restored = json.dumps(llm_server.requests[-1].body)
     assert "[REDACTED:aws-access-key]" in restored
     assert [kind for kind, _, secret in SECRETS if secret in restored] == []
+    assert [name for name, value in SECRET_VARIABLES.items() if value in restored] == []
+
+    # A title given later with a secret in it, and the index and export that show it.
+    assert set_title(summary.path, f"deploy notes PASSWORD={RENAMED_SECRET}") == (
+        "deploy notes PASSWORD=[REDACTED:secret-assignment]"
+    )
+    [renamed] = SessionIndex().list_sessions()
+    export_to_file(renamed, "md", exports / "renamed.md")
 
     home = Path(os.environ["XDG_DATA_HOME"]).parent
     written = sorted(str(path.relative_to(home)) for path in files_under(home))
-    for expected in ("history.sqlite3", ".jsonl", "zett.log", "session.md", "session.json", "stdout.txt"):
+    expected_files = (
+        "history.sqlite3",
+        ".jsonl",
+        ".index.json",
+        ".meta.json",
+        "zett.log",
+        "session.md",
+        "session.json",
+        "renamed.md",
+        "stdout.txt",
+        paths.prompt_history_file().name,
+    )
+    for expected in expected_files:
         assert any(name.endswith(expected) for name in written), (expected, written)
     assert leaks([home]) == []
 
@@ -209,6 +294,9 @@ def test_an_export_of_a_session_recorded_before_redaction_is_redacted(project_di
     paths.ensure_private_dir(paths.config_dir())
     paths.config_file().write_text('redact_patterns = ["corp-[0-9]{6}"]\n')
     [summary] = SessionIndex().list_sessions()
+    # The index shows and caches the first prompt: redacted although the file is not.
+    assert summary.title == "keep this: [REDACTED:anthropic-key]"
+    assert SECRETS[0][2].encode() not in (paths.sessions_dir() / ".index.json").read_bytes()
     for fmt in ("md", "json"):
         out = project_dir / f"old.{fmt}"
         turns, _ = export_to_file(summary, fmt, out)

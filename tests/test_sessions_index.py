@@ -194,9 +194,9 @@ def test_a_deleted_file_leaves_the_listing_and_the_cache(directory: Path) -> Non
     [
         "{broken",
         "[]",
-        json.dumps({"format": 2, "entries": []}),
-        json.dumps({"format": 2, "entries": {"x.jsonl": {"size": "big"}}}),
-        json.dumps({"format": 2, "entries": {"x.jsonl": ["not", "an", "entry"]}}),
+        json.dumps({"format": 3, "entries": []}),
+        json.dumps({"format": 3, "entries": {"x.jsonl": {"size": "big"}}}),
+        json.dumps({"format": 3, "entries": {"x.jsonl": ["not", "an", "entry"]}}),
         json.dumps({"format": 999, "entries": {}}),
     ],
 )
@@ -205,7 +205,7 @@ def test_a_corrupt_cache_is_ignored_and_rebuilt(directory: Path, cache: str) -> 
     (directory / CACHE_NAME).write_text(cache)
     (summary,) = SessionIndex(directory).list_sessions()
     assert summary.title == "x"
-    assert json.loads((directory / CACHE_NAME).read_text())["format"] == 2
+    assert json.loads((directory / CACHE_NAME).read_text())["format"] == 3
 
 
 def test_a_cache_entry_with_wrong_types_is_rebuilt(directory: Path) -> None:

@@ -3,7 +3,9 @@
 The one redaction point of zett: turn records, the SQLite history, logs and exports go through a
 :class:`Redactor` (``[REDACTED:kind]`` markers); error sentences shown on screen go through the
 same rules with shorter words (:func:`display_label`, used by ``runtime.errors.redact_secrets``).
-What the user sees of a turn while it runs is not changed.
+What the user sees of a turn while it runs is not changed. Besides the shapes of known credentials,
+a value is removed when a variable's name says it is secret (``MYSQL_PWD=...`` in any text), and
+the values of zett's own secret-named environment variables are removed wherever they appear.
 
 A redactor works on plain text and on a serialized JSON line alike: markers contain no quote or
 backslash, and matched values stop at a quote or backslash, so a redacted JSON line stays valid
@@ -48,6 +50,17 @@ _START = r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_]))"
 _LINE_END = r"(?:\r?\n|(?:\\r)?\\n)"
 _PEM_BODY = rf"(?:{_LINE_END}(?:[A-Za-z\-]+: [^\r\n\\]*|[A-Za-z0-9+/=]+)(?={_LINE_END}|$))*"
 
+
+def _starting(prefix: str) -> str:
+    """``prefix`` (fixed width) where a key may start (as :data:`_START`), tested after the
+    literal so that the regex engine can scan for it: much faster on long text."""
+    return rf"{prefix}(?:(?<=\\[nrt]{prefix})|(?<![A-Za-z0-9_]{prefix}))"
+
+
+#: Between the words of a .netrc entry: blanks and line ends, real or escaped in a JSON line.
+_NETRC_SEP = r"(?:[ \t\r\n]|\\[nrt])+"
+_NETRC_TOKEN = r"[^\s\"'\\]+"
+
 #: (kind, pattern). A ``keep`` group is kept in front of the marker (the word ``Bearer``).
 _BUILTIN: tuple[tuple[str, str], ...] = (
     # A key cut short (a tool's output truncated before the END line) is removed up to the last
@@ -72,6 +85,28 @@ _BUILTIN: tuple[tuple[str, str], ...] = (
         "auth-header",
         rf"(?P<keep>{_START}(?i:bearer|basic)\s+)(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{{8,}}",
     ),
+    ("stripe-key", rf"{_starting('[sr]k_')}(?:live|test)_[A-Za-z0-9]{{16,}}"),
+    ("gitlab-token", rf"{_starting('gl')}(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_\-]{{20,}}"),
+    # npm and Hugging Face tokens: letters and digits only, so identifiers (hf_hub_download) differ.
+    ("npm-token", rf"{_starting('npm_')}(?=[A-Za-z]*\d)[A-Za-z0-9]{{30,}}\b"),
+    ("huggingface-token", rf"{_starting('hf_')}[A-Za-z0-9]{{30,}}\b"),
+    # An Azure storage connection string: ...;AccountKey=<base64>;...
+    ("azure-key", r"(?P<keep>(?:Account|SharedAccess)Key=)[A-Za-z0-9+/]{20,}={0,2}"),
+    (
+        "slack-webhook",
+        r"(?P<keep>https://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/\-]{10,}",
+    ),
+    # A JWT: header and claims are base64url JSON objects (eyJ is '{"'); after auth-header, so
+    # "Bearer <jwt>" keeps its marker. Base64 data holds no dots, so an image is not matched.
+    ("jwt", rf"{_starting('eyJ')}[A-Za-z0-9_\-]{{10,}}\.eyJ[A-Za-z0-9_\-]{{10,}}\.[A-Za-z0-9_\-]*"),
+    # A .netrc entry (one line or several): machine HOST login USER password SECRET. The login is
+    # required, so prose ("by default password ...") is left alone.
+    (
+        "netrc-password",
+        rf"(?P<keep>(?:{_starting('machine')}{_NETRC_SEP}{_NETRC_TOKEN}|{_starting('default')})"
+        rf"(?:{_NETRC_SEP}(?:login|account|port){_NETRC_SEP}{_NETRC_TOKEN})+{_NETRC_SEP}password{_NETRC_SEP})"
+        rf"{_NETRC_TOKEN}",
+    ),
 )
 _COMPILED = tuple((kind, re.compile(pattern, re.DOTALL)) for kind, pattern in _BUILTIN)
 
@@ -86,6 +121,16 @@ _SECRET_WORDS = (
 #: backslash, bracket or separator, and a value followed by ``(`` or ``[`` is code, not a secret.
 _ASSIGNMENT = re.compile(
     rf"(?P<name>\b[A-Za-z0-9_.\-]*?{_SECRET_WORDS}(?:[_\-][A-Za-z0-9_\-]*|[A-Z][A-Za-z0-9_\-]*)?)"
+    r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
+    r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
+)
+#: An environment variable's name that says its value is secret (``STRIPE_KEY``, ``GITLAB_TOKEN``,
+#: ``MYSQL_PWD``, ``PASS``, ``SMTP_PASSWORD_1``). Upper case only in text (``sort_key = x`` is code).
+_SECRET_VARIABLE = r"[A-Z0-9_]*(?:_KEY|_TOKEN|_SECRET|_PWD|PASS)|[A-Z0-9_]*PASSWORD[A-Z0-9_]*"
+_SECRET_VARIABLE_NAME = re.compile(_SECRET_VARIABLE)
+#: NAME=value (``printenv``, ``.env``, ``export``) and NAME: value for such a name.
+_VARIABLE_ASSIGNMENT = re.compile(
+    rf"(?P<name>{_START}(?:{_SECRET_VARIABLE})(?![A-Za-z0-9_]))"
     r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
     r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
 )
@@ -119,20 +164,26 @@ class Redactor:
 
     Args:
         extra_patterns: The user's regexes (``redact_patterns`` in the config), kind ``custom``.
-        known_secrets: Values removed whatever they look like (the provider keys in use).
+        known_secrets: Values removed whatever they look like (the provider keys in use; the
+            shell sandbox also keeps them out of a command's environment).
         label: What a secret becomes; :func:`marker` for files, :func:`display_label` on screen.
+        environment_secrets: Values removed whatever they look like: those of zett's environment
+            variables whose names say they are secret (:func:`environment_secrets`).
     """
 
     extra_patterns: Iterable[str] = ()
     known_secrets: Iterable[str] = ()
     label: Label = marker
+    environment_secrets: Iterable[str] = ()
     _patterns: list[tuple[str, re.Pattern[str]]] = field(init=False, repr=False)
     _secrets: list[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._patterns = [*_COMPILED, *(("custom", re.compile(pattern)) for pattern in self.extra_patterns)]
         self._secrets = sorted(
-            {s for s in self.known_secrets if len(s) >= MIN_KNOWN_SECRET}, key=len, reverse=True
+            {s for s in (*self.known_secrets, *self.environment_secrets) if len(s) >= MIN_KNOWN_SECRET},
+            key=len,
+            reverse=True,
         )
 
     def __repr__(self) -> str:  # never show the known secrets
@@ -144,7 +195,8 @@ class Redactor:
                 text = text.replace(secret, self.label("credential"))
         for kind, pattern in self._patterns:
             text = pattern.sub(self._replacement(kind), text)
-        return _ASSIGNMENT.sub(self._replace_assignment, text)
+        text = _ASSIGNMENT.sub(self._replace_assignment, text)
+        return _VARIABLE_ASSIGNMENT.sub(self._replace_assignment, text)
 
     def _replacement(self, kind: str) -> Callable[[re.Match[str]], str]:
         label = self.label(kind)
@@ -213,11 +265,36 @@ def credential_values(env: Mapping[str, str], endpoints: Iterable[_Endpoint] = (
     return [value for value in values if value]
 
 
+def secret_variable_name(name: str) -> bool:
+    """Whether an environment variable's name says its value is secret (``*_KEY``, ``*_TOKEN``,
+    ``*_SECRET``, ``*PASSWORD*``, ``*_PWD``, ``*PASS``; any case)."""
+    return _SECRET_VARIABLE_NAME.fullmatch(name.upper()) is not None
+
+
+def environment_secrets(env: Mapping[str, str]) -> list[str]:
+    """The values of ``env``'s secret-named variables that could be searched for as they are: not
+    a placeholder, a number or a path (``GIT_ASKPASS=/usr/lib/ssh/askpass`` names a program)."""
+    return [
+        value
+        for name, value in env.items()
+        if secret_variable_name(name)
+        and len(value) >= MIN_KNOWN_SECRET
+        and value.lower() not in _NOT_SECRETS
+        and not _NUMBER.fullmatch(value)
+        and not value.startswith(("/", "~", "./", "../"))
+    ]
+
+
 def redactor_from_environment(
     env: Mapping[str, str], extra_patterns: Iterable[str] = (), endpoints: Iterable[_Endpoint] = ()
 ) -> Redactor:
-    """A redactor that also removes the provider keys this process was given."""
-    return Redactor(extra_patterns=extra_patterns, known_secrets=credential_values(env, endpoints))
+    """A redactor that also removes the provider keys this process was given, and the values of
+    its secret-named environment variables wherever they appear."""
+    return Redactor(
+        extra_patterns=extra_patterns,
+        known_secrets=credential_values(env, endpoints),
+        environment_secrets=environment_secrets(env),
+    )
 
 
 def configured_redactor(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Redactor:

@@ -25,7 +25,7 @@ from typing import IO, Any
 from zett_tui.core.paths import PRIVATE_FILE_MODE, sessions_dir, write_private_text
 from zett_tui.sessions.file_modes import needs_tightening, tighten_dir, tighten_file
 from zett_tui.sessions.lock import lock_holder
-from zett_tui.sessions.meta import one_line, read_title
+from zett_tui.sessions.meta import read_title, title_line
 from zett_tui.sessions.naming import (
     LOCK_SUFFIX,
     META_SUFFIX,
@@ -47,7 +47,8 @@ from zett_tui.sessions.reader import (
 )
 
 CACHE_NAME = ".index.json"
-_CACHE_FORMAT = 2
+#: 3: the prompts kept are redacted (a cache written before is rebuilt).
+_CACHE_FORMAT = 3
 _SIGNATURE_BYTES = 32
 _IN_MEMORY_BYTES = 1 << 20
 #: How many damaged lines at either end are stepped over to find a readable one.
@@ -155,11 +156,11 @@ def _prompt_of(message: dict[str, Any] | None) -> str:
         return ""
     content = message["data"].get("content")
     if isinstance(content, str):
-        return one_line(content)
+        return title_line(content)
     if isinstance(content, list):
         texts = [part.get("text") for part in content if isinstance(part, dict)]
         text = " ".join(item for item in texts if isinstance(item, str))
-        return one_line(text) if text.strip() else "(image)"
+        return title_line(text) if text.strip() else "(image)"
     return ""
 
 

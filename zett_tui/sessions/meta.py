@@ -1,16 +1,20 @@
 """The ``<base>.meta.json`` sidecar: the title ``/rename`` gives a session.
 
 The sidecar is rewritten atomically (0600); keys this zett does not know are kept. A missing or
-damaged sidecar means "no title set": the index then uses the first prompt.
+damaged sidecar means "no title set": the index then uses the first prompt. Titles and the prompts
+the index shows are redacted (:func:`title_line`) like everything else zett writes.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
 from zett_tui.core.paths import write_private_text
+from zett_tui.core.redact import Redactor, redactor_from_environment
 from zett_tui.sessions.naming import meta_path
 from zett_tui.sessions.reader import ReadNotice
 
@@ -31,6 +35,26 @@ def one_line(text: str, limit: int = MAX_TITLE_CHARS) -> str:
     if len(flat) > limit:
         return flat[: limit - 1].rstrip() + "…"
     return flat
+
+
+#: How far past the part of a text a title can show its redaction looks, so a key is not cut in two.
+_WORD_TAIL = re.compile(r"\S{0,4096}")
+
+
+def _title_redactor() -> Redactor:
+    """The built-in rules plus this process's keys and secret-named variables."""
+    return redactor_from_environment(os.environ)
+
+
+def title_line(text: str, limit: int = MAX_TITLE_CHARS) -> str:
+    """:func:`one_line` of ``text`` with its secrets replaced first: for titles and prompts that
+    the session index shows and caches."""
+    window = limit * 4 + 64
+    head = text[:window]
+    if len(text) > window:
+        tail = _WORD_TAIL.match(text, window)
+        head += tail.group(0) if tail else ""
+    return one_line(_title_redactor()(head), limit)
 
 
 def read_meta(session_file: Path, notices: list[ReadNotice] | None = None) -> dict[str, Any]:
@@ -58,14 +82,14 @@ def read_meta(session_file: Path, notices: list[ReadNotice] | None = None) -> di
 def read_title(session_file: Path, notices: list[ReadNotice] | None = None) -> str | None:
     title = read_meta(session_file, notices).get("title")
     if isinstance(title, str) and one_line(title):
-        return one_line(title)
+        return title_line(title)
     return None
 
 
 def set_title(session_file: Path, title: str | None) -> str | None:
     """Store ``title`` for the session (None or blank removes it); returns the title as stored."""
     data = read_meta(session_file)
-    cleaned = one_line(title) if title else ""
+    cleaned = title_line(title) if title else ""
     if cleaned:
         data["title"] = cleaned
     else:

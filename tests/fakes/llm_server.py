@@ -9,6 +9,12 @@ What the server answers is a script: a FIFO queue of :class:`Reply` objects shar
 protocols. Each request takes the next one; an empty queue answers with the default reply. Every
 request is recorded (path, headers, parsed JSON body) in :attr:`FakeLLMServer.requests`.
 
+A server can also describe itself the way llama.cpp (``GET /props``), vLLM and LM Studio
+(``GET /v1/models``) and Ollama (``GET /api/ps``, ``POST /api/show``) do: :meth:`FakeLLMServer.serve_info`
+sets the JSON such a path answers (unset paths answer 404, ``/v1/models`` a bare list), and
+:meth:`FakeLLMServer.hang_info` makes them go silent. These requests are kept apart, in
+:attr:`FakeLLMServer.info_requests`, and take no scripted reply.
+
 In tests::
 
     with FakeLLMServer() as server:
@@ -88,6 +94,8 @@ class Reply:
     after_chunks: int = 0
     seconds: float = 0.0
     before_headers: bool = False
+    #: The finish reason sent at the end (``length`` for a cut answer); empty: the protocol's usual.
+    finish: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -96,9 +104,12 @@ class Reply:
             raise ValueError("chunk must be at least 1 character")
 
     @classmethod
-    def text(cls, content: str, *, chunk: int = 8, delay: float = 0.0, reasoning: str = "") -> Reply:
-        """Stream ``content`` (and ``reasoning`` before it) in ``chunk``-character pieces."""
-        return cls("text", content=content, chunk=chunk, delay=delay, reasoning=reasoning)
+    def text(
+        cls, content: str, *, chunk: int = 8, delay: float = 0.0, reasoning: str = "", finish: str = ""
+    ) -> Reply:
+        """Stream ``content`` (and ``reasoning`` before it) in ``chunk``-character pieces; ``finish``
+        overrides the finish reason (OpenAI protocol: ``length`` for an answer the server cut)."""
+        return cls("text", content=content, chunk=chunk, delay=delay, reasoning=reasoning, finish=finish)
 
     @classmethod
     def tool_call(
@@ -318,7 +329,33 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- requests ----------------------------------------------------------------------------------
 
+    def answer_info(self, method: str) -> bool:
+        """Answer a path set with ``serve_info`` (after ``hang_info``'s silence); False if not one."""
+        owner = self.server.owner
+        path = self.path.split("?", 1)[0].rstrip("/")
+        payload = owner.info_for(path)
+        line = f"{method} {path}"
+        if method == "POST":  # /api/show names the model in its body
+            length = min(int(self.headers.get("Content-Length") or 0), MAX_BODY_BYTES)
+            try:
+                asked = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                asked = {}
+            line += f" {asked.get('model', '') if isinstance(asked, dict) else ''}".rstrip()
+        owner.record_info(line)
+        if owner.info_hang:
+            try:
+                self.pause(owner.info_hang)
+            except _Stopped:
+                return True
+        if payload is None:
+            return False
+        self.send_json(200, payload)
+        return True
+
     def do_GET(self) -> None:
+        if self.answer_info("GET"):
+            return
         if self.path.rstrip("/").endswith("/models") or self.path.rstrip("/") == "/api/tags":
             self.send_json(
                 200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}], "models": []}
@@ -329,6 +366,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.close_connection = True
         path = self.path.split("?", 1)[0].rstrip("/")
+        if path == "/api/show" and self.answer_info("POST"):
+            return
         if path.endswith("/chat/completions"):
             self.protocol_name = "openai"
         elif path.endswith("/messages"):
@@ -424,7 +463,7 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in reply.pieces(json.dumps(reply.arguments)):
                 call = {"index": 0, "function": {"arguments": piece}}
                 wire.frame(_openai_chunk(model, {"tool_calls": [call]}), content=True)
-        wire.frame(_openai_chunk(model, None, finish))
+        wire.frame(_openai_chunk(model, None, reply.finish or finish))
         options = self.body.get("stream_options")
         if isinstance(options, dict) and options.get("include_usage"):
             prompt, completion = self.usage_counts(reply)
@@ -556,6 +595,10 @@ class FakeLLMServer:
         self._requests_log = requests_log
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._info: dict[str, Any] = {}
+        self._info_requests: list[str] = []
+        #: Seconds every self-description request waits before its answer (``hang_info``).
+        self.info_hang = 0.0
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
@@ -634,6 +677,29 @@ class FakeLLMServer:
         """A copy of every request received so far, oldest first."""
         with self._lock:
             return list(self._requests)
+
+    def serve_info(self, path: str, payload: Any) -> None:
+        """Answer ``path`` (``/props``, ``/v1/models``, ``/api/ps``, ``/api/show``) with ``payload``."""
+        with self._lock:
+            self._info[path.rstrip("/")] = payload
+
+    def hang_info(self, seconds: float) -> None:
+        """Make every self-description request wait ``seconds`` (a server stuck loading a model)."""
+        self.info_hang = seconds
+
+    @property
+    def info_requests(self) -> list[str]:
+        """``"GET /props"``-style lines for the self-description requests received, oldest first."""
+        with self._lock:
+            return list(self._info_requests)
+
+    def info_for(self, path: str) -> Any:
+        with self._lock:
+            return self._info.get(path)
+
+    def record_info(self, line: str) -> None:
+        with self._lock:
+            self._info_requests.append(line)
 
     def next_reply(self) -> Reply:
         with self._lock:

@@ -481,7 +481,8 @@ def build_model(
     """Build the provider for ``choice``. The caller owns it and must ``await model.aclose()``.
 
     Called off the event loop (the app's warm-up and ``/model`` run it in a thread), so it also
-    loads the SDK code that would otherwise be imported lazily on the loop at the first prompt.
+    loads the SDK code that would otherwise be imported lazily on the loop at the first prompt,
+    and asks a local server (Ollama, an endpoint) for its context window (``server_info``).
 
     Raises:
         MissingCredentialsError: If the provider needs a key that ``env`` does not hold.
@@ -489,7 +490,24 @@ def build_model(
     """
     model = _construct(choice, endpoints, env, retry=retry, timeout=timeout)
     _load_lazy_sdk_code(model)
+    if choice.provider in ("ollama", "endpoint"):
+        _find_server_window(model, choice, endpoints, env)
     return model
+
+
+def _find_server_window(
+    model: object, choice: ModelChoice, endpoints: Mapping[str, EndpointSettings], env: Mapping[str, str]
+) -> None:
+    """Ask a local server its context window (bounded, ``server_info.LOOKUP_TIMEOUT``) and keep
+    the answer with ``model`` for the host; a configured ``context_window`` is kept unasked."""
+    from zett_tui.providers.server_info import find_context_window, remember_finding
+
+    settings = endpoints.get(choice.endpoint or "") if choice.provider == "endpoint" else None
+    configured = settings.context_window if settings is not None else None
+    finding = find_context_window(
+        choice.provider, choice.model, base_url_for(choice, endpoints, env), configured=configured
+    )
+    remember_finding(model, finding)
 
 
 def _load_lazy_sdk_code(model: object) -> None:

@@ -3,8 +3,8 @@
 The sizes are a small table of what the providers publish for their families; a model that is
 not in it gets ``DEFAULT_CONTEXT_WINDOW``. A configured endpoint can state its own size
 (``context_window`` in its config table), which wins. Local servers decide the size when they
-load a model, so for them the table can only guess: set ``context_window`` when you know it.
-No network, no Textual.
+load a model, so for them the table can only guess: ``server_info`` asks the server itself, and
+what neither config nor server says is shown as a guess. No network, no Textual.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ __all__ = [
     "context_window_for",
     "describe_context",
     "format_window",
+    "is_guessed_window",
 ]
 
 #: Used for a model the table does not know.
@@ -51,13 +52,28 @@ def context_window_for(model: str, provider: str | None = None, configured: int 
     name = model.strip().lower()
     if provider is None and ":" in name:
         provider, _, name = name.partition(":")
-    name = name.rsplit("/", 1)[-1]  # a router's "anthropic/claude-…" is still a Claude model
-    for pattern, window in _KNOWN_WINDOWS:
-        if pattern.search(name):
-            return window
+    known = _known_window(name.rsplit("/", 1)[-1])  # a router's "anthropic/claude-…" is Claude
+    if known is not None:
+        return known
     if provider == "ollama":
         return OLLAMA_CONTEXT_WINDOW
     return DEFAULT_CONTEXT_WINDOW
+
+
+def _known_window(name: str) -> int | None:
+    for pattern, window in _KNOWN_WINDOWS:
+        if pattern.search(name):
+            return window
+    return None
+
+
+def is_guessed_window(model: str, provider: str | None = None) -> bool:
+    """Whether :func:`context_window_for` (without a configured size) only guesses for ``model``:
+    a model the table does not know, or any Ollama model (Ollama sets the size when it loads one)."""
+    name = model.strip().lower()
+    if provider is None and ":" in name:
+        provider, _, name = name.partition(":")
+    return provider == "ollama" or _known_window(name.rsplit("/", 1)[-1]) is None
 
 
 def format_window(tokens: int) -> str:
@@ -83,7 +99,9 @@ def context_percent(tokens: int, window: int) -> str:
     return f"{share:.0f}%"
 
 
-def describe_context(tokens: int, window: int, *, estimated: bool) -> str:
-    """The status line's meter: ``ctx 23% of 200k``, with ``≈`` while it is only an estimate."""
+def describe_context(tokens: int, window: int, *, estimated: bool, window_guessed: bool = False) -> str:
+    """The status line's meter: ``ctx 23% of 200k``, with ``≈`` while the count is only an estimate
+    and ``of ~128k`` while the window itself is a guess (a local server that did not say)."""
     approximate = "≈" if estimated else ""
-    return f"ctx {approximate}{context_percent(tokens, window)} of {format_window(window)}"
+    guessed = "~" if window_guessed else ""
+    return f"ctx {approximate}{context_percent(tokens, window)} of {guessed}{format_window(window)}"

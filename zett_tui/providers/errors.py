@@ -25,6 +25,7 @@ something went wrong. Every sentence passes through :func:`redact_secrets` befor
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import socket
 import ssl
@@ -248,7 +249,7 @@ def describe_error(
     )
 
     from zett_tui.providers.build import ModelSpecError
-    from zett_tui.runtime.history_store import HistoryUnavailableError
+    from zett_tui.runtime.history_damage import HistoryUnavailableError
 
     context = _Context(provider, key_hint, base_url)
     if isinstance(exc, asyncio.CancelledError):
@@ -281,12 +282,26 @@ def describe_error(
         sentence = f"The model's reply did not follow the protocol: {_one_line(str(exc))}"
     elif isinstance(exc, AgentResumeError):
         sentence = _one_line(str(exc))
+    elif isinstance(exc, FileNotFoundError) and (missing := _missing_working_folder()) is not None:
+        sentence = (
+            f"The project folder {missing} no longer exists, so zett cannot work in it. Restore it, "
+            "or quit and start zett in another folder (this session can be resumed there)."
+        )
     else:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         sentence = f"Unexpected error: {type(exc).__name__}" + (
             f": {_one_line(first_line)}" if first_line else ""
         )
     return _one_line(redact_secrets(sentence, known_secrets), _LINE_LIMIT)
+
+
+def _missing_working_folder() -> str | None:
+    """The folder zett works in, when it was deleted under it (the tools then fail to find it)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return os.environ.get("PWD") or "zett started in"
+    return None
 
 
 def describe_error_for(

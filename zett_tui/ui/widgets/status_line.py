@@ -55,6 +55,8 @@ class StatusLine(Widget):
     context_window: reactive[int] = reactive(0)
     #: True until a model call has reported usage (and after a compaction or a model switch).
     context_estimated: reactive[bool] = reactive(True)
+    #: True while the window is a guess (a local server that did not say): ``of ~128k``.
+    context_window_guessed: reactive[bool] = reactive(False)
     #: From this share of the window on, the meter is shown as a warning (compaction is near).
     CONTEXT_WARNING_SHARE = 0.8
 
@@ -65,9 +67,14 @@ class StatusLine(Widget):
     def watch_activity(self, activity: str) -> None:
         self.spinner.set_busy(activity not in self.STILL_ACTIVITIES)
 
-    def show_context(self, tokens: int, window: int, *, estimated: bool) -> None:
-        """Set the context meter (``ctx 23% of 200k``; ``≈`` while it is an estimate)."""
+    def show_context(
+        self, tokens: int, window: int, *, estimated: bool, window_guessed: bool | None = None
+    ) -> None:
+        """Set the context meter (``ctx 23% of 200k``; ``≈`` while it is an estimate, ``~128k``
+        while the window is a guess). ``window_guessed`` None keeps what the last call said."""
         self.context_tokens, self.context_window, self.context_estimated = tokens, window, estimated
+        if window_guessed is not None:
+            self.context_window_guessed = window_guessed
 
     def render(self) -> Text:
         busy = self.get_component_rich_style("status-line--busy", partial=True)
@@ -102,7 +109,12 @@ class StatusLine(Widget):
             tokens, window = self.context_tokens, self.context_window
             line.append("  │  ")
             line.append(
-                describe_context(tokens, window, estimated=self.context_estimated),
+                describe_context(
+                    tokens,
+                    window,
+                    estimated=self.context_estimated,
+                    window_guessed=self.context_window_guessed,
+                ),
                 style=warning if tokens >= window * self.CONTEXT_WARNING_SHARE else "",
             )
         if self.session_id:

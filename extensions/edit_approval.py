@@ -52,7 +52,7 @@ from zett_tui.runtime.agent_compat import (
     wait_for_external_event,
 )
 from zett_tui.runtime.files.protected_paths import is_inside, protected_reason
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 
 log = logging.getLogger(__name__)
 

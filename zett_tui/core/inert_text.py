@@ -12,7 +12,7 @@ import re
 import unicodedata
 from typing import TextIO
 
-__all__ = ["InertWriter", "inert_json", "make_inert", "make_terminal_output_inert"]
+__all__ = ["InertWriter", "encodable", "inert_json", "make_inert", "make_terminal_output_inert"]
 
 
 # Control characters other than tab and newline, DEL, and the C1 range: never sent to the terminal.
@@ -123,3 +123,16 @@ class InertWriter:
 
     def isatty(self) -> bool:
         return self._stream.isatty()
+
+
+_LONE_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with lone surrogates (which no UTF-8 file, database or terminal can hold) as U+FFFD.
+
+    They reach zett from a JSON ``"\\ud800"`` escape in a model's answer or tool arguments, and from
+    undecodable bytes typed or pasted into the prompt; one of them used to fail a whole turn (and
+    its record) with ``UnicodeEncodeError``.
+    """
+    return _LONE_SURROGATES.sub("\ufffd", text) if not text.isascii() else text

@@ -357,6 +357,6 @@ def host_options(launch: LaunchSettings) -> HostOptions:
     a command run unasked, and the host then says so in a notice.
     """
     from zett_tui.runtime.host import options_from_launch
-    from zett_tui.runtime.shell.policy import PermissionMode
+    from zett_tui.runtime.modes import PermissionMode
 
     return options_from_launch(launch, permission_mode=PermissionMode.ASK)

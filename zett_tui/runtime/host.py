@@ -2,6 +2,8 @@
 
 No Textual here. The UI hands ``run_turn`` a sink (a cheap, synchronous callable) and runs it in
 a worker; cancelling that worker cancels the turn, and the runtime records it as cancelled.
+Which extensions the agent runs, and in which order, is ``extension_stack``'s; how a cancelled
+turn is made to stop is ``turn_stop``'s.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zett_agent.agent import Agent, AgentRunConfig
 from zett_agent.events import AgentEvent, AgentEventType
@@ -24,10 +26,12 @@ from zett_agent.model import AgentModel, ReasoningEffort
 from zett_tui import __version__
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
+from zett_tui.core.inert_text import encodable
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.providers.context_window import context_window_for
 from zett_tui.providers.errors import describe_error
 from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
+from zett_tui.runtime.empty_answer import EmptyAnswerReporter
 from zett_tui.runtime.events import (
     ContextMeasured,
     DecisionRequested,
@@ -39,23 +43,19 @@ from zett_tui.runtime.events import (
     TurnFinished,
     UIEvent,
 )
-from zett_tui.runtime.extensions.registry import (
-    ExtensionReport,
-    bundled_class,
-    bundled_entry,
-    is_turned_on,
-    load_extensions,
-)
-from zett_tui.runtime.files.read_access import is_inside
+from zett_tui.runtime.extension_stack import build_extension_stack
+from zett_tui.runtime.extensions.registry import ExtensionReport
 from zett_tui.runtime.files.read_gate import ReadGate
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.turn_stop import TurnState, stop_turn
+
+if TYPE_CHECKING:
+    from zett_tui.providers.server_info import ContextWindowFinding
 
 log = logging.getLogger(__name__)
 
 Sink = Callable[[UIEvent], None]
-#: The extensions zett-agent adds to every agent itself (names must be unique across all).
-RUNTIME_EXTENSION_NAMES = ("InternalMessageExtension", "SteeringExtension")
 ModelFactory = Callable[[], AgentModel]
 
 SYSTEM_PROMPT = """\
@@ -119,6 +119,10 @@ class AgentHost:
         self.compaction: ContextCompaction | None = None
         #: The last measurement of the context (None before the first model call or estimate).
         self.last_context: ContextMeasured | None = None
+        #: The window a local server's model was built with (``providers.server_info``); None
+        #: for a hosted provider or a model built otherwise.
+        self.window_finding: ContextWindowFinding | None = None
+        self._empty_answers = EmptyAnswerReporter()
         #: How many compactions replaced older turns in this host's life.
         self.compactions = 0
         self._running = 0
@@ -138,28 +142,17 @@ class AgentHost:
 
     async def start(self) -> None:
         """Build the model and the agent. Slow provider imports happen here, off the first frame."""
-        from zett_agent.extensions import (
-            AskUserExtension,
-            FileSystemExtension,
-            PlanModeExtension,
-            ShellApprovalExtension,
-            ToolGuidelinesExtension,
-        )
-
         from zett_tui.core.redact import redactor_from_environment
         from zett_tui.runtime.history_store import open_history
-        from zett_tui.runtime.project_instructions import ProjectInstructionsExtension
-        from zett_tui.runtime.shell.bash_tool import SandboxedShell
-        from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
-        from zett_tui.runtime.shell.sandbox import ShellSandbox
         from zett_tui.sessions.lock import claim_session
 
         options = self.options
         self._lock = claim_session(options.sessions_dir or paths.sessions_dir(), self.session_id)
         self.model = await asyncio.to_thread(options.model_factory)
+        self._adopt_window_finding(self.model)
         # Nothing reaches a file unredacted: without a redactor from startup, the built-in rules and
         # the provider keys in this process's environment are used.
-        redact = options.redact or redactor_from_environment(os.environ)
+        redact = _encodable_after(options.redact or redactor_from_environment(os.environ))
         self._history = await open_history(
             options.history_db or paths.history_db(), redact=redact, notify=self._storage_notice
         )
@@ -167,77 +160,28 @@ class AgentHost:
         self.recorder = TurnRecorder(sessions, redact, notify=self._storage_notice)
         self.compaction = ContextCompaction(self.context_window)
         self.compaction.follow_effort(self.reasoning_effort)
-        plan_mode = PlanModeExtension()
-        self.plan_guard = bundled_class("plan_guard")(plan_mode)
-        self.shell_rules = ShellRules(options.cwd)
-        self.shell_policy = ShellPolicy(
-            self.shell_rules, options.cwd, self.mode_of, self.plan_guard.is_active
-        )
-        self.edit_gate = bundled_class("edit_approval")(
-            self.mode_of, project_root=options.cwd, is_exempt=self.plan_guard.is_plan_file
-        )
-        self.shell_sandbox = ShellSandbox(
-            options.cwd,
-            options.sandbox,
-            output_dir=options.tool_output_dir or paths.tool_output_dir(),
+        stack = await build_extension_stack(
+            options,
+            history=self._history,
+            compaction=self.compaction,
+            recorder=self.recorder,
             redact=redact,
+            mode_of=self.mode_of,
+            notify=self._storage_notice,
+            report_failure=self._extension_failed,
         )
-        await asyncio.to_thread(self.shell_sandbox.start)  # a probe: a few ms, off the event loop
-        self.shell_policy.sandbox_missing = self.shell_sandbox.unavailable_reason
-        if not self.shell_sandbox.available:
-            self._extension_notices.append(Notice(self.shell_sandbox.describe(), "warning"))
-        kept_output_dir = options.tool_output_dir or paths.tool_output_dir()
-        self.read_gate = ReadGate(
-            options.cwd, is_exempt=_zett_files_for_the_model(self.plan_guard, kept_output_dir)
-        )
-        bundled = [
-            bundled_entry("plan_guard", self.plan_guard),
-            bundled_entry("edit_approval", self.edit_gate),
-        ]
-        if is_turned_on("tool_output", options.extensions):
-            tool_output_dir = options.tool_output_dir or paths.tool_output_dir()
-            tool_output = bundled_class("tool_output")(tool_output_dir, redact)
-            bundled.append(bundled_entry("tool_output", tool_output))
-        # The first extension is the outermost tool middleware: the Plan Mode guard must refuse a
-        # write before the edit gate asks about it.
-        extensions: list[AgentExtension] = [
-            self._history,
-            ToolGuidelinesExtension(),
-            ProjectInstructionsExtension(options.cwd, notify=self._storage_notice),
-            FileSystemExtension(read_only=False),
-            _bash_extension(),
-            ShellApprovalExtension(storage=self.shell_policy),
-            self.plan_guard,
-            self.edit_gate,
-            # Runs every bash call itself (approved by now): no extension inside it sees one.
-            SandboxedShell(self.shell_sandbox),
-            AskUserExtension(),
-            *(entry.instance for entry in bundled[2:]),
-            plan_mode,
-        ]
-        # Configured extensions sit inside zett's own (at the default priority): Plan Mode and the
-        # edit gate see a call first, and a call an outer extension passes on still meets them.
-        # The read gate runs the read tools itself, so it is the innermost middleware: every
-        # other extension sees a read call (and its result) as it would the tool's.
-        tail: list[AgentExtension] = [
-            *options.extra_extensions,
-            self.compaction,
-            self.recorder,
-            self.read_gate,
-        ]
-        self.extension_report = load_extensions(
-            options.extensions,
-            report=self._extension_failed,
-            taken_names=[e.name for e in (*extensions, *tail)] + list(RUNTIME_EXTENSION_NAMES),
-        )
-        extensions += [entry.instance for entry in self.extension_report.loaded]
-        extensions += tail
-        self.extension_report.loaded[:0] = bundled
+        self.plan_guard = stack.plan_guard
+        self.edit_gate = stack.edit_gate
+        self.read_gate = stack.read_gate
+        self.shell_rules = stack.shell_rules
+        self.shell_policy = stack.shell_policy
+        self.shell_sandbox = stack.shell_sandbox
+        self.extension_report = stack.report
         self.agent = await Agent.create(
             self.model,
             config=AgentRunConfig(session_id=self._session_id),
             system_prompt=options.system_prompt,
-            extensions=extensions,
+            extensions=stack.extensions,
             reasoning_effort=options.reasoning_effort,
         )
         log.info("agent ready: model=%s session=%s", options.model_label, self._session_id)
@@ -245,7 +189,7 @@ class AgentHost:
     async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
         """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
         agent = self._require_agent()
-        stream = agent.stream(prompt, **self._request_options(), metadata=self._turn_metadata())
+        stream = agent.stream(encodable(prompt), **self._request_options(), metadata=self._turn_metadata())
         return await self._run(stream, sink)
 
     async def continue_turn(self, sink: Sink) -> TurnFinished:
@@ -299,22 +243,23 @@ class AgentHost:
         between two events, where it expects to be stopped. Only a turn that sends no event for
         a moment (a tool running, the model silent) is cancelled where it waits.
         """
-        state = _TurnState()
+        state = TurnState()
         turn = asyncio.ensure_future(self._translate(stream, sink, state))
         try:
             return await asyncio.shield(turn)
         except asyncio.CancelledError:
             state.stop_requested = True
-            await _stop(turn, state)
+            await stop_turn(turn, state)
             raise
 
     async def _translate(
-        self, stream: AsyncIterator[AgentEvent], sink: Sink, state: _TurnState
+        self, stream: AsyncIterator[AgentEvent], sink: Sink, state: TurnState
     ) -> TurnFinished:
         notes = self.compaction.notice_text if self.compaction is not None else None
         translator = EventTranslator(compaction_notes=notes)
         commands: dict[str, str] = {}
         answer = ""
+        sink = _never_raising(sink)
         try:
             async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                 async for event in events:
@@ -387,6 +332,19 @@ class AgentHost:
     def context_window(self) -> int:
         return self.options.context_window or context_window_for(self.options.model_label)
 
+    def _adopt_window_finding(self, model: object) -> None:
+        """Use the window found when ``model`` was built (``providers.server_info``), if any."""
+        from zett_tui.providers.server_info import finding_for
+
+        self.window_finding = finding = finding_for(model)
+        if finding is not None:
+            self.options.context_window = finding.tokens
+
+    @property
+    def context_window_guessed(self) -> bool:
+        """True while the window is only the table's guess (a local server that did not say)."""
+        return self.window_finding is not None and self.window_finding.guessed
+
     async def switch_model(
         self,
         model_label: str,
@@ -409,6 +367,7 @@ class AgentHost:
         self.options.model_factory = model_factory
         self.options.model_label = model_label
         self.options.context_window = context_window
+        self._adopt_window_finding(model)
         if describe_error is not None:
             self.options.describe_error = describe_error
         if self.compaction is not None:
@@ -443,7 +402,7 @@ class AgentHost:
 
     def _ui_events(self, translator: EventTranslator, event: AgentEvent) -> list[UIEvent]:
         """The translated events, followed by a new measure of the context when ``event`` gives one."""
-        ui_events = translator.translate(event)
+        ui_events = self._empty_answers.review(event, translator.translate(event), self.window_finding)
         measured = self._measure(event)
         return [*ui_events, measured] if measured is not None else ui_events
 
@@ -557,42 +516,26 @@ class AgentHost:
         }
 
 
-#: How long a cancelled turn may take to reach its next event before it is cancelled where it waits.
-STOP_AT_EVENT_SECONDS = 0.05
-#: A cancelled turn still running after this many more seconds is cancelled again (see ``_stop``).
-RECANCEL_AFTER_SECONDS = 0.1
+def _never_raising(sink: Sink) -> Sink:
+    """``sink``, with its failures logged instead of raised: a UI that breaks (or is gone, when the
+    app crashed mid-turn) must not stop the turn from ending the way the runtime records it."""
+
+    def guarded(event: UIEvent) -> None:
+        try:
+            sink(event)
+        except Exception:
+            log.warning("the UI failed to take %s", type(event).__name__, exc_info=True)
+
+    return guarded
 
 
-@dataclass
-class _TurnState:
-    """What ``_consume`` and its turn task share: a stop request, and the tools now running."""
+def _encodable_after(redact: Redactor) -> Redactor:
+    """Redaction, then lone surrogates replaced: whatever is written can be encoded (issue 12)."""
 
-    stop_requested: bool = False
-    tools_running: set[str] = field(default_factory=set)
+    def redact_encodable(text: str) -> str:
+        return encodable(redact(text))
 
-    def observe(self, event: UIEvent) -> None:
-        if isinstance(event, ToolsStarted):
-            self.tools_running.update(call.call_id for call in event.calls)
-        elif isinstance(event, ToolFinished):
-            self.tools_running.discard(event.call_id)
-
-
-async def _stop(turn: asyncio.Future[Any], state: _TurnState) -> None:
-    """Wait for ``turn`` to stop at its next event; cancel it if none comes; repeat if it ignores that.
-
-    On Python 3.11, ``asyncio.wait_for`` (which zett-agent uses to bound each wait for the model's
-    next chunk) drops a cancellation that arrives just as the chunk does (CPython gh-86296, fixed
-    in 3.12). The runtime then goes on producing events that nobody reads and waits for ever; a
-    second request lands in that wait. It is not repeated while a tool runs: a tool's clean-up
-    (stopping its process) may take a while and must not be cut short.
-    """
-    if (await asyncio.wait({turn}, timeout=STOP_AT_EVENT_SECONDS))[0]:
-        return
-    turn.cancel()
-    while not (await asyncio.wait({turn}, timeout=RECANCEL_AFTER_SECONDS))[0]:
-        if not state.tools_running:
-            log.warning("the turn ignored a cancellation; cancelling it again")
-            turn.cancel()
+    return redact_encodable
 
 
 def new_session_id() -> str:
@@ -600,22 +543,6 @@ def new_session_id() -> str:
     from zett_agent.ids import new_uuid7
 
     return new_uuid7()
-
-
-def _zett_files_for_the_model(plan_guard: Any, tool_output_dir: Path) -> Callable[[str, Path], bool]:
-    """The files zett itself points the model at, free to read: its plan file, kept shell output."""
-    kept_output = Path(os.path.realpath(tool_output_dir))
-
-    def is_exempt(session_id: str, real: Path) -> bool:
-        return is_inside(real, kept_output) or plan_guard.is_plan_file(session_id, real)
-
-    return is_exempt
-
-
-def _bash_extension() -> AgentExtension:
-    from zett_agent.extensions import BashExtension
-
-    return BashExtension()
 
 
 def git_branch(cwd: Path) -> str | None:

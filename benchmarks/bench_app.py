@@ -439,7 +439,7 @@ async def app_once(server: ServerProcess, project: Path, answer: str, echo_every
             return (
                 block is not None
                 and block.status is not None
-                and not chat.busy
+                and not chat.turns.busy
                 and not chat.transcript.update_pending
             )
 

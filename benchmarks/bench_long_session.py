@@ -138,7 +138,10 @@ class Session:
     def settled(self) -> bool:
         chat = self.chat
         return (
-            chat.host is not None and not chat.busy and not chat.queue and not self.transcript.update_pending
+            chat.host is not None
+            and not chat.turns.busy
+            and not chat.turns.queued
+            and not self.transcript.update_pending
         )
 
     async def wait(self, condition: Callable[[], bool], timeout: float = 60) -> None:
@@ -174,7 +177,7 @@ class Session:
         stalls = StallWatch()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         self.send_key("enter", "\r")
-        await self.wait(lambda: self.chat.busy)
+        await self.wait(lambda: self.chat.turns.busy)
         typing = asyncio.create_task(self._type_while_busy(echoes, echo_every)) if echo_every else None
         await self.wait(answer_shown)
         shown = await self.next_frame()
@@ -209,9 +212,9 @@ class Session:
             return time.perf_counter()
 
     async def _type_while_busy(self, echoes: list[float], every: float) -> None:
-        while self.chat.busy:
+        while self.chat.turns.busy:
             await asyncio.sleep(every)
-            if self.chat.busy:
+            if self.chat.turns.busy:
                 echoes.append(await self.echo_once())
 
     async def echo_once(self) -> float:

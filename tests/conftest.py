@@ -1,11 +1,19 @@
-"""Every test runs with its own config, data and state folders and no provider keys."""
+"""Every test runs with its own config, data and state folders and no provider keys.
+
+Shared fixtures live here too: `hosts` (runtime hosts closed at teardown) and `llm_server`.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.fakes.host import HostFactory
 
 _KEY_VARIABLES = (
     "ANTHROPIC_API_KEY",
@@ -51,3 +59,19 @@ def llm_server():
 
     with FakeLLMServer() as server:
         yield server
+
+
+@pytest.fixture
+async def hosts() -> AsyncIterator[HostFactory]:
+    """``await hosts(model, **options)`` gives a started host that is closed when the test ends.
+
+    Closing matters even when the test fails half-way: a host left open keeps its aiosqlite
+    history connection, whose thread later reports "Event loop is closed" in another test.
+    """
+    from tests.fakes.host import HostFactory
+
+    factory = HostFactory()
+    try:
+        yield factory
+    finally:
+        await factory.aclose()

@@ -138,7 +138,7 @@ async def test_ctrl_c_cancels_a_stream_and_the_session_goes_on() -> None:
         await wait_for(pilot, lambda: bool(answers(app)) and bool(answers(app)[0].text))
         started = time.monotonic()
         await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: not app.chat.busy)
+        await wait_for(pilot, lambda: not app.chat.turns.busy)
         assert time.monotonic() - started < 2  # generous: the target is 200 ms, measured elsewhere
         assert answers(app)[0].status == "cancelled"
         assert answers(app)[0].text == "The begi"  # the one chunk that arrived stays on screen
@@ -160,7 +160,7 @@ async def test_escape_cancels_a_running_tool_process(project_dir: Path) -> None:
         await wait_for(pilot, lambda: bool(tools(app)) and tools(app)[0].state == "running")
         await pilot.pause(0.2)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.chat.busy)
+        await wait_for(pilot, lambda: not app.chat.turns.busy)
         assert tools(app)[0].state == "cancelled"
         session = app.chat.host.session_id
     assert recorded(session)[0]["status"] == "cancelled"
@@ -175,7 +175,7 @@ async def test_cancel_while_a_dialog_is_open_closes_it() -> None:
         await submit(pilot, "ask me")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
         await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: not app.chat.busy and not isinstance(app.screen, ChoiceDialog))
+        await wait_for(pilot, lambda: not app.chat.turns.busy and not isinstance(app.screen, ChoiceDialog))
         session = app.chat.host.session_id
     assert recorded(session)[0]["status"] == "cancelled"
 

@@ -40,7 +40,7 @@ import pytest
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from zett_tui.runtime.events import DecisionRequested, UIEvent
 from zett_tui.runtime.host import AgentHost, HostOptions
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.unattended import ShellAllowList, UnattendedPolicy
 
 KEY_MARKER = "CORPUS-PRIVATE-KEY-7f3a9c"

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.test_host import Collector, make_host
-from tests.ui_helpers import make_app, wait_for, wait_ready
+from tests.ui_helpers import make_app, ready_app, wait_for
 from zett_tui.ui.browser.screen import SessionBrowser
 from zett_tui.ui.chat.past_turns import RESUME_TURNS, load_past_session
 from zett_tui.ui.widgets.transcript import UserBlock
@@ -111,8 +111,7 @@ async def test_previewing_a_200_mb_session_in_the_browser_never_stalls_the_scree
     await asyncio.to_thread(grow_to_200_mb, big)
     await record_session("a small one")  # newer: listed first, so the big one is reached with Down
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await pilot.press("ctrl+o")
         await wait_for(
             pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.summaries is not None

@@ -13,7 +13,7 @@ import pytest
 from textual import events
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import answers, idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import answers, idle, make_app, notices, ready_app, submit, wait_for
 from zett_tui.core import paths
 from zett_tui.terminal import clipboard
 from zett_tui.terminal.clipboard import (
@@ -247,8 +247,7 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 async def test_copy_command_copies_the_raw_code_block(terminal: list[str]) -> None:
     app = make_app(ScriptedModel(text_step(ANSWER)))
-    async with app.run_test(size=(60, 30)) as pilot:  # narrow: the long line is soft-wrapped on screen
-        await wait_ready(pilot)
+    async with ready_app(app, size=(60, 30)) as pilot:  # narrow: the long line is soft-wrapped on screen
         await submit(pilot, "greet")
         await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
         await submit(pilot, "/copy")
@@ -268,8 +267,7 @@ async def test_copy_command_copies_the_raw_code_block(terminal: list[str]) -> No
 
 async def test_alt_c_copies_the_last_code_block(terminal: list[str]) -> None:
     app = make_app(ScriptedModel(text_step(ANSWER)))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "greet")
         await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
         app.chat.composer.focus()
@@ -281,8 +279,7 @@ async def test_alt_c_copies_the_last_code_block(terminal: list[str]) -> None:
 
 async def test_copy_with_no_answer_says_so(terminal: list[str]) -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/copy")
         assert any("no answer to copy" in text for text in notices(app))
         assert terminal == []
@@ -292,8 +289,7 @@ async def test_ctrl_c_copies_the_composer_selection_and_keeps_the_text(terminal:
     from textual.widgets.text_area import Selection
 
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         composer = app.chat.composer
         composer.load_text("keep this and copy that")
         composer.focus()

@@ -122,18 +122,18 @@ async def test_escape_closes_the_menu_and_does_not_stop_the_running_turn() -> No
         await wait_ready(pilot)
         app.chat.composer.load_text("go")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.chat.busy and bool(answers(app)))
+        await wait_for(pilot, lambda: app.chat.turns.busy and bool(answers(app)))
         await type_text(pilot, "/he")
         await wait_for(pilot, lambda: menu(app).is_open)
         await pilot.press("escape")
         assert not menu(app).is_open
-        assert app.chat.busy, "Esc closed the menu and must not also stop the turn"
+        assert app.chat.turns.busy, "Esc closed the menu and must not also stop the turn"
         assert app.chat.composer.text == "/he"
         await type_text(pilot, "l")  # the query changed: the menu opens again
         await wait_for(pilot, lambda: menu(app).is_open)
         await pilot.press("escape")
         await pilot.press("escape")  # the menu is closed now, so Esc stops the turn
-        await wait_for(pilot, lambda: not app.chat.busy)
+        await wait_for(pilot, lambda: not app.chat.turns.busy)
         assert answers(app)[0].status != "completed"
         gate.set()
 

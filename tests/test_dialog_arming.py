@@ -21,7 +21,7 @@ from zett_agent.model import ModelEvent, ModelRequest
 
 from tests.fakes.scripted_model import ScriptedModel, Step, text_step, tool_step
 from tests.test_dialogs import shown
-from tests.ui_helpers import dialog_armed, idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, wait_for
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals import choice_dialog
 from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog, Picked
@@ -81,8 +81,7 @@ async def test_a_sentence_typed_across_a_shell_dialog_opening_lands_in_the_promp
         gated(gate, tool_step("c1", "bash", {"command": "echo ran > ran.txt"})), text_step("Not run.")
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "first prompt")
         await wait_for(pilot, lambda: len(model.requests) == 1)
         await pilot.press(*keys_of(SENTENCE_BEFORE))
@@ -110,8 +109,7 @@ async def test_a_sentence_typed_across_a_shell_dialog_opening_lands_in_the_promp
 
 async def test_keys_posted_before_the_dialog_is_drawn_go_to_the_prompt() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         picked: list[Picked | None] = []
         dialog = shell_approval_dialog("echo hi", Path.cwd(), 60)
         mounted_when_typed: list[bool] = []
@@ -136,8 +134,7 @@ async def test_keys_posted_before_the_dialog_is_drawn_go_to_the_prompt() -> None
 async def test_ok_go_and_enter_right_after_the_dialog_is_drawn_do_not_approve(project_dir: Path) -> None:
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo ran > ran.txt"}), text_step("Ran."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "make the file")
         for attempt in range(4):  # the issue: "approved it 4 times in 4"
             dialog = await drawn(pilot)
@@ -156,8 +153,7 @@ async def test_ok_go_and_enter_right_after_the_dialog_is_drawn_do_not_approve(pr
 
 async def test_editing_keys_and_a_paste_edit_the_prompt_and_nothing_else_happens() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         composer = app.chat.composer
         composer.load_text("abc")
         composer.move_cursor(composer.document.end)
@@ -190,8 +186,7 @@ def host_mode_unchanged(app: ZettApp) -> bool:
 
 async def test_clicks_before_the_dialog_takes_keys_are_ignored() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         picked: list[Picked | None] = []
         app.push_screen(shell_approval_dialog("echo hi", Path.cwd(), 60), picked.append)
         dialog = await drawn(pilot)
@@ -207,8 +202,7 @@ async def test_clicks_before_the_dialog_takes_keys_are_ignored() -> None:
 async def test_the_dialog_shows_when_it_starts_taking_keys() -> None:
     assert choice_dialog.ARM_DELAY == 0.5
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         app.push_screen(shell_approval_dialog("echo hi", Path.cwd(), 60))
         dialog = await drawn(pilot)
         if not dialog.armed:  # always, unless this machine stalled for half a second just now
@@ -225,8 +219,7 @@ async def test_the_dialog_shows_when_it_starts_taking_keys() -> None:
 async def test_the_ask_user_answer_field_takes_no_text_before_it_arms() -> None:
     model = ScriptedModel(tool_step("q1", "ask_user", {"question": "Which name?"}), text_step("Thanks."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "ask me")
         dialog = await drawn(pilot)
         await pilot.press(*keys_of("early"), "enter")
@@ -249,8 +242,7 @@ async def test_a_dangerous_command_opens_on_dont_run_and_enter_refuses(project_d
     victim.write_text("keep\n")
     model = ScriptedModel(tool_step("c1", "bash", {"command": "rm -rf build"}), text_step("Kept."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "clean up")
         dialog = await dialog_armed(pilot)
         text = shown(app)
@@ -271,8 +263,7 @@ async def test_number_keys_do_not_run_a_dangerous_command_arrow_and_enter_do(pro
     victim.write_text("keep\n")
     model = ScriptedModel(tool_step("c1", "bash", {"command": "rm -rf build"}), text_step("Done."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "clean up")
         dialog = await dialog_armed(pilot)
         await pilot.press("1", "2", "3", "4", "9")
@@ -298,8 +289,7 @@ async def test_an_edit_under_dot_git_opens_on_dont_apply(project_dir: Path) -> N
         tool_step("w1", "write_file", {"path": ".git/config", "content": hostile}), text_step("Not written.")
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "configure git")
         dialog = await dialog_armed(pilot)
         assert ".git/" in shown(app)
@@ -318,8 +308,7 @@ async def test_an_edit_outside_the_project_opens_on_dont_apply(project_dir: Path
         tool_step("w1", "write_file", {"path": str(outside), "content": "x\n"}), text_step("Not written.")
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "write outside")
         dialog = await dialog_armed(pilot)
         assert focused_value(dialog) == REJECT
@@ -335,8 +324,7 @@ async def test_an_ordinary_edit_still_opens_on_apply_with_number_keys(project_di
         tool_step("w1", "write_file", {"path": "notes.txt", "content": "x\n"}), text_step("Written.")
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "write notes")
         await dialog_armed(pilot)
         await pilot.press("1")

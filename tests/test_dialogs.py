@@ -17,9 +17,9 @@ from textual.widgets import Input
 from zett_agent.model import ModelRequest
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
-from tests.ui_helpers import dialog_armed, idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import answers, dialog_armed, idle, make_app, notices, submit, wait_for, wait_ready
 from zett_tui.runtime.host import AgentHost
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.chat.answers import DECLINED_TEXT, EDITED_PLAN_STEER, PLAN_FEEDBACK_STEER
 from zett_tui.ui.modals.ask_user import AskUserDialog
@@ -292,4 +292,4 @@ async def test_declining_a_question_tells_the_model_and_the_turn_goes_on() -> No
         await wait_for(pilot, lambda: idle(app))
         assert DECLINED_TEXT in last_tool_result(model.requests[1])
         assert any("You declined to answer: Which format?" in text for text in notices(app))
-        assert app.chat.presenter is not None
+        assert any(answer.plain_text() == "I will pick Markdown then." for answer in answers(app))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.fakes.scripted_model import ScriptedModel, Step, last_tool_result, text_step, tool_step, tools_step
 from tests.test_dialogs import dialog_closed, fill, focused_id, host_of, open_dialog, shown, user_texts
-from tests.ui_helpers import idle, make_app, notices, submit, tools, wait_for, wait_ready
+from tests.ui_helpers import idle, make_app, notices, ready_app, submit, tools, wait_for
 from zett_tui.runtime.extensions.loader import load_bundled
 from zett_tui.runtime.shell.policy import Rule, ShellRules
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
@@ -22,8 +22,7 @@ async def test_run_once_shows_the_command_where_and_how_long(project_dir: Path) 
         text_step("Done."),
     )
     app = make_app(model)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(160, 45)) as pilot:
         await submit(pilot, "run it")
         dialog = await open_dialog(pilot)
         text = shown(app)
@@ -44,8 +43,7 @@ async def test_a_command_with_a_redirection_can_only_be_allowed_exactly(project_
         text_step("Both ran."),
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "log twice")
         dialog = await open_dialog(pilot)
         await pilot.press("2")  # Always allow…: which rule
@@ -71,8 +69,7 @@ async def test_a_prefix_rule_edited_before_saving_is_used_for_the_next_command(p
         text_step("Done."),
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "greet")
         dialog = await open_dialog(pilot)
         await pilot.press("2")
@@ -106,8 +103,7 @@ async def test_a_prefix_rule_edited_before_saving_is_used_for_the_next_command(p
 async def test_refusing_a_command_with_a_note_tells_the_model(project_dir: Path) -> None:
     model = ScriptedModel(tool_step("c1", "bash", {"command": "touch nope.txt"}), text_step("Understood."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "touch it")
         dialog = await open_dialog(pilot)
         await pilot.press("3")
@@ -128,8 +124,7 @@ async def test_a_dangerous_command_warns_and_offers_no_rule(project_dir: Path) -
     (project_dir / "build").mkdir()
     model = ScriptedModel(tool_step("c1", "bash", {"command": "rm -rf build"}), text_step("Kept it."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "clean")
         dialog = await open_dialog(pilot)
         text = shown(app)
@@ -154,8 +149,7 @@ async def test_an_edit_shows_its_diff_and_applies(project_dir: Path) -> None:
     (project_dir / "notes.txt").write_bytes(ORIGINAL)
     model = ScriptedModel(edit_call("e1", "beta\n", "BETA\n"), text_step("Edited."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "shout beta")
         dialog = await open_dialog(pilot)
         text = shown(app)
@@ -174,8 +168,7 @@ async def test_a_refused_edit_leaves_the_file_as_it_was_and_the_note_reaches_the
     (project_dir / "notes.txt").write_bytes(ORIGINAL)
     model = ScriptedModel(edit_call("e1", "beta\n", "BETA\n"), text_step("Left it."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "shout beta")
         dialog = await open_dialog(pilot)
         await pilot.press("3")
@@ -195,8 +188,7 @@ async def test_apply_all_stops_asking_for_the_rest_of_the_session(project_dir: P
         edit_call("e1", "alpha\n", "ALPHA\n"), edit_call("e2", "gamma\n", "GAMMA\n"), text_step("Both.")
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "shout")
         dialog = await open_dialog(pilot)
         await pilot.press("2")
@@ -213,8 +205,7 @@ async def test_a_write_outside_the_project_warns(project_dir: Path) -> None:
         tool_step("w1", "write_file", {"path": str(outside), "content": "x\n"}), text_step("Not written.")
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "write outside")
         dialog = await open_dialog(pilot)
         text = shown(app)
@@ -231,8 +222,7 @@ async def test_plan_mode_refuses_a_write_without_asking(project_dir: Path) -> No
         text_step("I will plan first."),
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/plan on")
         await submit(pilot, "write it")
         await wait_for(pilot, lambda: idle(app) and len(model.requests) == 2)
@@ -246,8 +236,7 @@ async def test_a_rule_saved_for_one_command_also_runs_the_queued_one(project_dir
     calls = [("a", "bash", {"command": "echo one"}), ("b", "bash", {"command": "echo two"})]
     model = ScriptedModel(tools_step(calls), text_step("Both ran."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "two at once")
         dialog = await open_dialog(pilot)
         await wait_for(pilot, lambda: len(app.chat.dialogs.pending) == 1)

@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step, tools_step
 from tests.test_dialogs import PLAN_V1, dialog_closed, host_of, open_dialog, shown
 from tests.ui_helpers import idle, make_app, notices, submit, tools, wait_for, wait_ready
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.modals.plan_dialogs import PlanReviewDialog
 
@@ -120,7 +120,7 @@ async def test_cancelling_closes_the_open_dialog_and_drops_the_queued_ones() -> 
         await open_dialog(pilot)
         await wait_for(pilot, lambda: len(app.chat.dialogs.pending) == 1)  # the second one waits its turn
         await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: not app.chat.busy)
+        await wait_for(pilot, lambda: not app.chat.turns.busy)
         assert not isinstance(app.screen, ChoiceDialog)
         assert not app.chat.dialogs.pending and app.chat.dialogs.open is None
         assert [row.state for row in tools(app)] == ["cancelled", "cancelled"]
@@ -143,7 +143,7 @@ async def test_cancelling_while_editing_a_plan_closes_it() -> None:
         await pilot.press("3")
         assert review.focused is review.editor
         await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: not app.chat.busy)
+        await wait_for(pilot, lambda: not app.chat.turns.busy)
         assert app.screen is app.chat
         assert host_of(app).mode is PermissionMode.PLAN  # nothing was answered
 

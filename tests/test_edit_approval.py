@@ -18,7 +18,7 @@ from zett_agent.model import ReasoningEffort
 
 from tests.fakes.scripted_model import ScriptedModel, Step, last_tool_result, text_step, tool_step, tools_step
 from zett_tui.runtime.extensions.loader import load_bundled
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 
 SESSION = "edit-session"
 CONFIG = AgentRunConfig(session_id=SESSION)

@@ -16,15 +16,25 @@ import pytest
 from zett_agent.extensions.base import AgentExtension
 from zett_agent.messages import SystemMessage
 
+from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, failing_step, text_step, tool_step
-from tests.ui_helpers import dialog_armed, make_app, notices, screen_text, submit, wait_for, wait_ready
+from tests.ui_helpers import (
+    dialog_armed,
+    make_app,
+    notices,
+    ready_app,
+    screen_text,
+    submit,
+    wait_for,
+    wait_ready,
+)
 from zett_tui.config import trust
 from zett_tui.config.settings import ExtensionConfig, load_settings
 from zett_tui.core import paths
 from zett_tui.entry.startup import prepare_launch
-from zett_tui.runtime.events import Notice, TextChunk, ToolFinished, UIEvent
+from zett_tui.runtime.events import Notice, ToolFinished
 from zett_tui.runtime.extensions.guard import GuardedExtension
-from zett_tui.runtime.host import AgentHost, HostOptions
+from zett_tui.runtime.host import AgentHost
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals.choice_dialog import ChoiceButton
 
@@ -93,25 +103,8 @@ class NotAnExtension:
 # -- helpers ----------------------------------------------------------------------------------------
 
 
-class Collector:
-    def __init__(self) -> None:
-        self.events: list[UIEvent] = []
-
-    def __call__(self, event: UIEvent) -> None:
-        self.events.append(event)
-
-    def of(self, kind: type) -> list[Any]:
-        return [event for event in self.events if isinstance(event, kind)]
-
-    @property
-    def text(self) -> str:
-        return "".join(event.text for event in self.of(TextChunk))
-
-
 async def started(model: ScriptedModel, *configs: ExtensionConfig) -> AgentHost:
-    host = AgentHost(HostOptions(model_factory=lambda: model, model_label="scripted", extensions=configs))
-    await host.start()
-    return host
+    return await make_host(model, extensions=configs)
 
 
 def by_path(name: str, class_name: str, **options: Any) -> ExtensionConfig:
@@ -601,14 +594,13 @@ async def test_extensions_command_lists_what_runs_what_is_off_and_what_failed() 
         ExtensionConfig("tool_output", "bundled", enabled=False),
     )
     app = make_app(model, extensions=configs)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         assert any(
             "Extension missing (user, zett_no_such_module:Thing) was not loaded" in t for t in notices(app)
         )
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: any("raised in before_model" in text for text in notices(app)))
-        await wait_for(pilot, lambda: not app.chat.busy)
+        await wait_for(pilot, lambda: not app.chat.turns.busy)
         await submit(pilot, "/extensions")
         await wait_for(pilot, lambda: notices(app)[-1].startswith("Extensions, outermost first"))
         listing = notices(app)[-1]
@@ -627,8 +619,7 @@ async def test_extensions_trust_asks_again_and_applies_from_the_next_session(pro
     assert project is not None
     trust.remember(project, trusted=False)
     app = app_for_project(project_dir, ScriptedModel())
-    async with app.run_test(size=(110, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 40)) as pilot:
         assert any("you chose not to trust this folder" in text for text in notices(app))
         await submit(pilot, "/extensions trust")
         await dialog_armed(pilot)

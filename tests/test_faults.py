@@ -28,15 +28,17 @@ from zett_agent.messages import UserMessage
 from zett_agent.model import RetryOptions, TimeoutOptions
 from zett_agent.storage import SQLiteSessionStorage
 
+from tests.fakes.host import Collector, HostFactory, make_host
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
-from tests.test_host import Collector, make_host
 from zett_tui.core import paths
 from zett_tui.core.redact import Redactor
 from zett_tui.providers.errors import describe_error
-from zett_tui.runtime import history_store, recorder
+from zett_tui.runtime import history_damage, history_store, recorder
 from zett_tui.runtime.events import Notice, TextChunk, TurnFinished
-from zett_tui.runtime.history_store import HistoryStore, HistoryUnavailableError, storage_fault
+from zett_tui.runtime.history_damage import HistoryUnavailableError
+from zett_tui.runtime.history_faults import storage_fault
+from zett_tui.runtime.history_store import HistoryStore
 from zett_tui.runtime.host import AgentHost, HostOptions
 
 
@@ -237,20 +239,19 @@ async def test_a_damaged_history_is_set_aside_and_a_fresh_one_started(project_di
 
 
 async def test_a_damaged_history_set_aside_is_said_as_soon_as_the_app_is_ready(project_dir: Path) -> None:
-    from tests.ui_helpers import make_app, wait_ready
+    from tests.ui_helpers import make_app, ready_app
     from tests.ui_helpers import notices as shown_notices
 
     database = paths.history_db()
     paths.ensure_private_dir(database.parent)
     database.write_bytes(b"this is not a database " * 200)
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(120, 40)):
         assert any("new, empty history" in text for text in shown_notices(app))
 
 
 async def test_a_damaged_history_that_cannot_be_moved_stops_the_start_with_a_way_forward(
-    project_dir: Path, monkeypatch: pytest.MonkeyPatch
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch, hosts: HostFactory
 ) -> None:
     database = paths.history_db()
     paths.ensure_private_dir(database.parent)
@@ -259,9 +260,9 @@ async def test_a_damaged_history_that_cannot_be_moved_stops_the_start_with_a_way
     def refuse(*_args: Any) -> None:
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(history_store.os, "replace", refuse)
+    monkeypatch.setattr(history_damage.os, "replace", refuse)
     with pytest.raises(HistoryUnavailableError) as raised:
-        await make_host(ScriptedModel())
+        await hosts(ScriptedModel())  # the half-started host (its session lock) is closed at teardown
     sentence = describe_error(raised.value)
     assert "is damaged and could not be moved aside (Permission denied)" in sentence
     assert "Move or delete it, then start zett again" in sentence
@@ -275,7 +276,7 @@ async def test_a_history_folder_that_cannot_be_created_runs_the_session_in_memor
     def refuse(*_args: Any, **_kwargs: Any) -> None:
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(history_store, "_prepare_private_file", refuse)
+    monkeypatch.setattr(history_damage, "_prepare_private_file", refuse)
     monkeypatch.setattr(zett_agent.storage, "SQLiteSessionStorage", refuse)
     model = ScriptedModel(text_step("one"), text_step("two"))
     host = await make_host(model)

@@ -9,42 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.host import Collector, HostFactory, live_processes_mentioning, wait_until
 from tests.fakes.scripted_model import ScriptedModel, failing_step, text_step, tool_step
 from zett_tui.core import paths
 from zett_tui.runtime.events import (
-    DecisionRequested,
     ReasoningChunk,
     TextChunk,
     ToolFinished,
     ToolsStarted,
     TurnFinished,
-    UIEvent,
 )
-from zett_tui.runtime.host import AgentHost, HostOptions
-
-
-class Collector:
-    def __init__(self) -> None:
-        self.events: list[UIEvent] = []
-        self.decisions: asyncio.Queue[DecisionRequested] = asyncio.Queue()
-
-    def __call__(self, event: UIEvent) -> None:
-        self.events.append(event)
-        if isinstance(event, DecisionRequested):
-            self.decisions.put_nowait(event)
-
-    def of(self, kind: type) -> list:
-        return [event for event in self.events if isinstance(event, kind)]
-
-    @property
-    def text(self) -> str:
-        return "".join(event.text for event in self.of(TextChunk))
-
-
-async def make_host(model: ScriptedModel, **kwargs) -> AgentHost:
-    host = AgentHost(HostOptions(model_factory=lambda: model, model_label="scripted", **kwargs))
-    await host.start()
-    return host
+from zett_tui.runtime.host import AgentHost
 
 
 def jsonl_lines(host: AgentHost) -> list[dict]:
@@ -53,9 +28,11 @@ def jsonl_lines(host: AgentHost) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-async def test_streamed_answer_is_recorded_as_one_completed_line(project_dir: Path) -> None:
+async def test_streamed_answer_is_recorded_as_one_completed_line(
+    project_dir: Path, hosts: HostFactory
+) -> None:
     model = ScriptedModel(text_step("# Title\n\nSome **bold** text.", reasoning="thinking hard"))
-    host = await make_host(model)
+    host = await hosts(model)
     sink = Collector()
     finished = await host.run_turn("hello", sink)
     await host.aclose()
@@ -71,12 +48,12 @@ async def test_streamed_answer_is_recorded_as_one_completed_line(project_dir: Pa
     assert line["messages"][0]["data"]["content"] == "hello"
 
 
-async def test_files_are_private_whatever_the_umask(project_dir: Path) -> None:
+async def test_files_are_private_whatever_the_umask(project_dir: Path, hosts: HostFactory) -> None:
     import os
 
     old = os.umask(0o000)
     try:
-        host = await make_host(ScriptedModel(text_step("ok")))
+        host = await hosts(ScriptedModel(text_step("ok")))
         await host.run_turn("hi", Collector())
         await host.aclose()
     finally:
@@ -89,9 +66,9 @@ async def test_files_are_private_whatever_the_umask(project_dir: Path) -> None:
     assert stat.S_IMODE(paths.data_dir().stat().st_mode) == 0o700
 
 
-async def test_a_failed_turn_is_recorded_and_the_session_goes_on() -> None:
+async def test_a_failed_turn_is_recorded_and_the_session_goes_on(hosts: HostFactory) -> None:
     model = ScriptedModel(failing_step(ConnectionResetError("peer went away")), text_step("back"))
-    host = await make_host(model)
+    host = await hosts(model)
     sink = Collector()
     finished = await host.run_turn("first", sink)
     assert finished.status == "failed"
@@ -104,14 +81,13 @@ async def test_a_failed_turn_is_recorded_and_the_session_goes_on() -> None:
     assert lines[0]["error"]["type"] == "ConnectionResetError"
 
 
-async def test_cancel_mid_stream_records_cancelled_and_the_next_turn_sees_history() -> None:
+async def test_cancel_mid_stream_records_cancelled_and_the_next_turn_sees_history(hosts: HostFactory) -> None:
     gate = asyncio.Event()
     model = ScriptedModel(text_step("partial answer that never ends", gate=gate), text_step("fine"))
-    host = await make_host(model)
+    host = await hosts(model)
     sink = Collector()
     task = asyncio.create_task(host.run_turn("long one", sink))
-    while not sink.of(TextChunk):
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: bool(sink.of(TextChunk)))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -124,9 +100,11 @@ async def test_cancel_mid_stream_records_cancelled_and_the_next_turn_sees_histor
     assert "long one" in contents and "go on" in contents
 
 
-async def test_shell_command_waits_for_approval_and_runs_after_yes(project_dir: Path) -> None:
+async def test_shell_command_waits_for_approval_and_runs_after_yes(
+    project_dir: Path, hosts: HostFactory
+) -> None:
     model = ScriptedModel(tool_step("call-1", "bash", {"command": "echo approved-run"}), text_step("done"))
-    host = await make_host(model)
+    host = await hosts(model)
     sink = Collector()
     task = asyncio.create_task(host.run_turn("run it", sink))
     decision = await asyncio.wait_for(sink.decisions.get(), 5)
@@ -146,10 +124,10 @@ async def test_shell_command_waits_for_approval_and_runs_after_yes(project_dir: 
     assert not (project_dir / ".zett-tool-output").exists()
 
 
-async def test_refused_shell_command_does_not_run(project_dir: Path) -> None:
+async def test_refused_shell_command_does_not_run(project_dir: Path, hosts: HostFactory) -> None:
     marker = project_dir / "ran.txt"
     model = ScriptedModel(tool_step("call-1", "bash", {"command": f"touch {marker}"}), text_step("ok"))
-    host = await make_host(model)
+    host = await hosts(model)
     sink = Collector()
     task = asyncio.create_task(host.run_turn("touch", sink))
     decision = await asyncio.wait_for(sink.decisions.get(), 5)
@@ -161,30 +139,34 @@ async def test_refused_shell_command_does_not_run(project_dir: Path) -> None:
     assert result.state == "failed" and "aborted by user" in result.output
 
 
-async def test_cancel_mid_tool_kills_the_process_and_records_cancelled(project_dir: Path) -> None:
-    model = ScriptedModel(tool_step("call-1", "bash", {"command": "sleep 30; touch late.txt"}))
-    host = await make_host(model)
+async def test_cancel_mid_tool_kills_the_process_and_records_cancelled(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    # The token names this test's shell in the process table, to see it killed rather than guess.
+    token = "late-zett-cancel-probe"
+    command = f"touch started.txt; sleep 30; touch {token}.txt"
+    model = ScriptedModel(tool_step("call-1", "bash", {"command": command}))
+    host = await hosts(model)
     sink = Collector()
     task = asyncio.create_task(host.run_turn("slow", sink))
     decision = await asyncio.wait_for(sink.decisions.get(), 5)
     host.answer(decision, {"tool_call_id": decision.payload["tool_call_id"], "decision": "execute"})
-    while not sink.of(ToolsStarted):
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.3)
+    await wait_until(lambda: bool(sink.of(ToolsStarted)) and (project_dir / "started.txt").exists())
+    assert live_processes_mentioning(token)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     await host.aclose()
     [line] = jsonl_lines(host)
     assert line["status"] == "cancelled"
-    await asyncio.sleep(0.2)
-    assert not (project_dir / "late.txt").exists()
+    await wait_until(lambda: not live_processes_mentioning(token), timeout=5)
+    assert not (project_dir / f"{token}.txt").exists()
 
 
-async def test_long_shell_output_is_kept_outside_the_project(project_dir: Path) -> None:
+async def test_long_shell_output_is_kept_outside_the_project(project_dir: Path, hosts: HostFactory) -> None:
     command = "python3 -c \"print('x' * 100 + '\\n', end='' ) \" ; seq 1 40000"
     model = ScriptedModel(tool_step("call-1", "bash", {"command": command}), text_step("ok"))
-    host = await make_host(model)
+    host = await hosts(model)
     sink = Collector()
     task = asyncio.create_task(host.run_turn("lots", sink))
     decision = await asyncio.wait_for(sink.decisions.get(), 5)

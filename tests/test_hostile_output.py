@@ -24,7 +24,7 @@ from zett_agent.model import ModelEvent, ModelRequest, ModelResponse
 from tests.fakes.scripted_model import ScriptedModel, Step, text_step, tool_step, usage
 from tests.ui_helpers import answers, idle, make_app, screen_text, submit, tools, wait_for
 from zett_tui.core import paths
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.widgets.transcript import AnswerBlock, ToolBlock, Transcript
 from zett_tui.ui.widgets.transcript_blocks import KEPT_OUTPUT_LABEL

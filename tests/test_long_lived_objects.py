@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.fakes.scripted_model import ScriptedModel
-from tests.ui_helpers import make_app, wait_ready
+from tests.ui_helpers import make_app, ready_app
 from zett_tui.ui import app as app_module
 
 # Run in a child process: freezing objects in the test process would keep every later test's garbage.
@@ -70,8 +70,7 @@ def collections(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
 async def test_a_due_collection_waits_for_a_quiet_moment(collections: list[float]) -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app):
         app._last_input = time.monotonic()  # the user just typed
         app.collect_when_quiet()
         assert collections == [] and app._quiet_timer is not None
@@ -86,8 +85,7 @@ async def test_an_overdue_collection_runs_when_the_turn_ends(
 ) -> None:
     monkeypatch.setattr(app_module, "full_collection_overdue", lambda: True)
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app):
         app._last_input = time.monotonic()
         app.collect_when_quiet()
         assert len(collections) == 1
@@ -95,8 +93,7 @@ async def test_an_overdue_collection_runs_when_the_turn_ends(
 
 async def test_any_key_counts_as_the_user_being_there(collections: list[float]) -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         app._last_input = 0.0
         await pilot.press("a")
         assert time.monotonic() - app._last_input < app_module.QUIET_SECONDS

@@ -12,7 +12,7 @@ from zett_agent.messages import SystemMessage
 from zett_agent.model import ReasoningEffort
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import answers, idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import answers, idle, make_app, notices, ready_app, submit, wait_for
 from zett_tui.config.settings import load_settings
 from zett_tui.core import paths
 from zett_tui.entry.startup import prepare_launch
@@ -88,8 +88,7 @@ async def test_model_switches_mid_session_and_keeps_the_conversation() -> None:
     first = ScriptedModel(text_step("first answer"))
     second = ScriptedModel(text_step("second answer"))
     app = make_app(first, model_catalog=catalog(Models(scripted_other=[second])))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await turn(pilot, app, "hello", lambda: len(first.requests) == 1)
         said = await command(pilot, app, "/model scripted:other", "Switched to")
         assert first.closed and not second.closed  # the old provider is closed once the switch is made
@@ -113,8 +112,7 @@ async def test_an_answer_is_labelled_only_when_its_model_differs_from_the_one_be
         scripted_test=[ScriptedModel(text_step("d"))],
     )
     app = make_app(ScriptedModel(text_step("a")), model_catalog=catalog(models))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await turn(pilot, app, "one", lambda: len(answers(app)) == 1)
         await command(pilot, app, "/model scripted:other", "Switched to")
         await turn(pilot, app, "two", lambda: len(answers(app)) == 2)
@@ -129,8 +127,7 @@ async def test_an_answer_is_labelled_only_when_its_model_differs_from_the_one_be
 async def test_a_resumed_session_labels_its_past_answers_by_the_same_rule() -> None:
     models = Models(scripted_other=[ScriptedModel(text_step("b"), text_step("c"))])
     app = make_app(ScriptedModel(text_step("a")), model_catalog=catalog(models))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await turn(pilot, app, "one", lambda: len(answers(app)) == 1)
         await command(pilot, app, "/model scripted:other", "Switched to")
         await turn(pilot, app, "two", lambda: len(answers(app)) == 2)
@@ -142,8 +139,7 @@ async def test_a_resumed_session_labels_its_past_answers_by_the_same_rule() -> N
 
     later = ScriptedModel(text_step("d"))
     resumed = make_app(later, session_id=session_id, resume_path=path)
-    async with resumed.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(resumed, size=(140, 40)) as pilot:
         past = [block.label for block in answers(resumed)]
         await turn(pilot, resumed, "four", lambda: len(answers(resumed)) == 4)
         labels = [block.label for block in answers(resumed)]
@@ -159,8 +155,7 @@ async def test_a_model_that_cannot_be_used_is_explained_and_nothing_switches() -
         raise RuntimeError("provider exploded")
 
     app = make_app(first, model_catalog=catalog(broken))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         unknown = await command(pilot, app, "/model nonsense", "Unknown model")
         no_key = await command(pilot, app, "/model anthropic", "anthropic:")
         failed = await command(pilot, app, "/model scripted:other", "Could not switch")
@@ -180,8 +175,7 @@ async def test_the_picker_lists_the_models_and_switches_to_the_chosen_one() -> N
     second = ScriptedModel(text_step("from the picker"))
     models = Models(scripted_other=[second])
     app = make_app(ScriptedModel(), model_catalog=catalog(models, favourites=("scripted:other",)))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await submit(pilot, "/model")
         await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
         picker = app.screen
@@ -206,8 +200,7 @@ async def test_the_picker_lists_the_models_and_switches_to_the_chosen_one() -> N
 
 async def test_switching_is_refused_without_a_catalog() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         said = await command(pilot, app, "/model demo", "Switching models is not available")
     assert said.endswith("in this session.")
 
@@ -220,8 +213,7 @@ async def test_effort_changes_the_next_request_and_is_kept_per_model() -> None:
     other = ScriptedModel(text_step("3"))
     back = ScriptedModel(text_step("4"), text_step("5"))
     app = make_app(first, model_catalog=catalog(Models(scripted_other=[other], scripted_test=[back])))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await turn(pilot, app, "default", lambda: len(first.requests) == 1)
         shown = await command(pilot, app, "/effort", "Reasoning effort for")
         bad = await command(pilot, app, "/effort extreme", "Unknown reasoning effort")
@@ -254,8 +246,7 @@ async def test_effort_changes_the_next_request_and_is_kept_per_model() -> None:
 async def test_the_status_line_shows_how_full_the_context_is() -> None:
     model = ScriptedModel(text_step("answer"))
     app = make_app(model, context_window=1000)
-    async with app.run_test(size=(200, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(200, 40)) as pilot:
         before = status_text(app)
         await turn(pilot, app, "hello", lambda: len(model.requests) == 1)
         after = status_text(app)

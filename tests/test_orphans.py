@@ -23,7 +23,7 @@ HOST_SCRIPT = textwrap.dedent(
     sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
     from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
     from zett_tui.runtime.host import AgentHost, HostOptions
-    from zett_tui.runtime.shell.policy import PermissionMode
+    from zett_tui.runtime.modes import PermissionMode
 
     async def main():
         command = "(sleep {MARK} &) ; sleep {MARK}"

@@ -19,8 +19,8 @@ from zett_agent.model import ReasoningEffort
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
 from zett_tui.core import paths
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell.policy import (
-    PermissionMode,
     Rule,
     ShellPolicy,
     ShellRules,

@@ -26,7 +26,8 @@ from zett_agent.model import ModelRequest, ReasoningEffort
 from tests.fakes.scripted_model import ScriptedModel, Step, last_tool_result, text_step, tool_step
 from zett_tui.core import paths
 from zett_tui.runtime.extensions.loader import load_bundled
-from zett_tui.runtime.shell.policy import PermissionMode, ShellPolicy, ShellRules
+from zett_tui.runtime.modes import PermissionMode
+from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
 
 SESSION = "plan-session"
 CONFIG = AgentRunConfig(session_id=SESSION)

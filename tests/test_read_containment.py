@@ -21,17 +21,17 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.test_dialogs import dialog_closed, focused_id, open_dialog, shown
-from tests.test_host import Collector, make_host
-from tests.ui_helpers import idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import idle, make_app, notices, ready_app, submit, wait_for
 from zett_tui.entry.headless import HeadlessUsageError, headless_request, run_headless
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.events import DecisionRequested, ToolFinished
 from zett_tui.runtime.files.contained_tools import printable, search_start
 from zett_tui.runtime.files.read_access import ReadAccess, ReadGrant
 from zett_tui.runtime.files.read_gate import READ_ACCESS_EVENT
-from zett_tui.runtime.shell.policy import PermissionMode
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 
 OUTSIDE_TEXT = "OUTSIDE-CANARY-7f3a"
@@ -447,8 +447,7 @@ def test_printable_escapes_undecodable_bytes_and_control_characters() -> None:
 async def test_the_dialog_shows_both_paths_and_yes_once_reads(world: World) -> None:
     model = ScriptedModel(tool_step("c1", "read_file", {"path": "notes.txt"}), text_step("Read it."))
     app = make_app(model)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await submit(pilot, "read the notes")
         dialog = await open_dialog(pilot)
         text = shown(app)
@@ -466,8 +465,7 @@ async def test_the_dialog_shows_both_paths_and_yes_once_reads(world: World) -> N
 async def test_a_credential_store_dialog_opens_on_dont_read(world: World) -> None:
     model = ScriptedModel(tool_step("c1", "read_file", {"path": "keys/id_rsa"}), text_step("ok"))
     app = make_app(model)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await submit(pilot, "read the key")
         dialog = await open_dialog(pilot)
         text = shown(app)

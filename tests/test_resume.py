@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.host import Collector, make_host, wait_until
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.test_host import Collector, make_host
 from tests.ui_helpers import answers, idle, make_app, notices, prompts, submit, wait_for, wait_ready
 from zett_tui.entry.startup import StartupError, find_session_to_resume
 from zett_tui.sessions.index import SessionIndex
@@ -55,8 +55,7 @@ async def test_a_cancelled_turn_is_marked_when_resumed(project_dir: Path) -> Non
     host = await make_host(model)
     sink = Collector()
     task = asyncio.create_task(host.run_turn("long question", sink))
-    while not sink.text:  # the turn has started streaming: cancelling now records it
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: bool(sink.text))  # the turn has started streaming: cancelling now records it
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -94,7 +93,7 @@ KILLED_WORKER = textwrap.dedent(
     """
     import asyncio, sys
     from tests.fakes.scripted_model import ScriptedModel, text_step
-    from tests.test_host import Collector, make_host
+    from tests.fakes.host import Collector, make_host, wait_until
 
     async def main():
         first = ScriptedModel(text_step("first answer"))
@@ -102,8 +101,9 @@ KILLED_WORKER = textwrap.dedent(
         await host.run_turn("first question", Collector())
         gate = asyncio.Event()
         host.model.steps.append(text_step("never finishes", gate=gate))
-        task = asyncio.create_task(host.run_turn("second question", Collector()))
-        await asyncio.sleep(0.3)
+        sink = Collector()
+        task = asyncio.create_task(host.run_turn("second question", sink))
+        await wait_until(lambda: bool(sink.text))  # the model is streaming the second answer
         print("MID-TURN", flush=True)
         await task
 
@@ -127,6 +127,7 @@ async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
         assert time.monotonic() < deadline and process.poll() is None
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
+    process.stdout.close()
 
     [summary] = SessionIndex().list_sessions()
     assert summary.session_id == "killed-session" and summary.turns == 1

@@ -23,8 +23,8 @@ from tests.test_headless import run as run_headless_turn
 from tests.test_permissions import Modes, approvals, run_shell
 from zett_tui.core import paths
 from zett_tui.runtime.events import DecisionRequested
+from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell.policy import (
-    PermissionMode,
     ShellPolicy,
     ShellRules,
     dangerous_reason,

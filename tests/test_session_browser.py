@@ -7,9 +7,19 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
-from tests.test_host import Collector, make_host
-from tests.ui_helpers import dialog_armed, idle, make_app, prompts, screen_text, submit, wait_for, wait_ready
+from tests.ui_helpers import (
+    dialog_armed,
+    idle,
+    make_app,
+    prompts,
+    ready_app,
+    screen_text,
+    submit,
+    wait_for,
+    wait_ready,
+)
 from zett_tui.core import paths
 from zett_tui.sessions.naming import meta_path
 from zett_tui.ui.app import ZettApp
@@ -198,8 +208,7 @@ async def test_delete_asks_first_keeps_by_default_and_removes_transcript_title_a
 
 async def test_the_open_session_cannot_be_deleted(project_dir: Path) -> None:
     app = make_app(ScriptedModel(text_step("hello")))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await submit(pilot, "first prompt here")
         await wait_for(pilot, lambda: idle(app) and bool(prompts(app)))
         browser = await open_browser(pilot)
@@ -226,8 +235,7 @@ async def test_export_writes_markdown_in_the_current_folder(project_dir: Path, t
 
 async def test_rename_changes_the_title_in_the_list(project_dir: Path) -> None:
     app = make_app(ScriptedModel(text_step("done")))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await submit(pilot, "/rename too early")
         await pilot.pause()
         assert any("no recorded turn yet" in block.plain_text() for block in app.chat.transcript.blocks)
@@ -242,8 +250,7 @@ async def test_rename_changes_the_title_in_the_list(project_dir: Path) -> None:
 
 async def test_export_command_writes_the_current_session(project_dir: Path) -> None:
     app = make_app(ScriptedModel(text_step("an answer")))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await submit(pilot, "a question")
         await wait_for(pilot, lambda: idle(app) and bool(prompts(app)))
         await submit(pilot, "/export json out/session.json")
@@ -264,8 +271,7 @@ async def test_a_damaged_file_is_reported_once_and_the_rest_still_works(
 ) -> None:
     ids = await three_sessions(project_dir, tmp_path / "elsewhere")
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         from zett_tui.sessions.index import SessionIndex
 
         [damaged] = [s for s in SessionIndex().list_sessions() if s.session_id == ids["plain"]]
@@ -284,8 +290,7 @@ async def test_a_damaged_file_is_reported_once_and_the_rest_still_works(
 
 async def test_the_sessions_command_opens_the_browser(project_dir: Path) -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(140, 40)) as pilot:
         await submit(pilot, "/sessions")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser))
         browser = app.screen

@@ -55,14 +55,16 @@ def test_another_process_holding_the_lock_makes_the_session_busy(tmp_path: Path)
         holder.stdin.flush()
         assert holder.stdout.readline().strip() == "released"
         holder.wait(timeout=10)
+        holder.stdin.close()
+        holder.stdout.close()
     with SessionLock.for_session(tmp_path, "s1") as lock:
         assert lock.held
 
 
 def test_a_killed_holder_releases_the_lock(tmp_path: Path) -> None:
-    holder = start_holder(tmp_path, "s1")
-    holder.kill()
-    holder.wait(timeout=10)
+    with start_holder(tmp_path, "s1") as holder:  # leaving it closes the pipes
+        holder.kill()
+        holder.wait(timeout=10)
     lock = SessionLock.for_session(tmp_path, "s1").acquire()
     try:
         content = json.loads(lock.path.read_text())

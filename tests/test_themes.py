@@ -20,7 +20,7 @@ from textual.color import Color
 from textual.theme import BUILTIN_THEMES, Theme
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import answers, idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import answers, idle, make_app, notices, ready_app, submit, wait_for
 from zett_tui.config.settings import load_settings
 from zett_tui.core import paths
 from zett_tui.terminal.background import BackgroundQuery, ask, background_from_reply, query_background
@@ -347,8 +347,7 @@ def saved_theme() -> str | None:
 
 async def test_bundled_themes_are_registered_and_dark_is_the_default() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(90, 24)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(90, 24)):
         assert set(app.available_themes) >= BUNDLED_NAMES
         assert app.theme == DARK_THEME
 
@@ -356,20 +355,17 @@ async def test_bundled_themes_are_registered_and_dark_is_the_default() -> None:
 async def test_light_terminal_gets_the_light_theme(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLORFGBG", "0;15")
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(90, 24)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(90, 24)):
         assert app.theme == LIGHT_THEME
     asked = make_app(ScriptedModel(), terminal_background="dark")  # the OSC 11 answer beats COLORFGBG
-    async with asked.run_test(size=(90, 24)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(asked, size=(90, 24)):
         assert asked.theme == DARK_THEME
 
 
 async def test_theme_problems_are_notices_at_start(isolated_dirs: Path) -> None:
     (user_themes(isolated_dirs) / "bad.toml").write_text('name = "bad"\nprimary = "nocolour"\n')
     app = make_app(ScriptedModel(), theme="no-such-theme")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app):
         shown = notices(app)
         assert any("bad.toml" in text and "primary" in text for text in shown)
         assert any("no-such-theme" in text for text in shown)
@@ -378,8 +374,7 @@ async def test_theme_problems_are_notices_at_start(isolated_dirs: Path) -> None:
 
 async def test_theme_command_switches_and_persists() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/theme zett-light")
         await wait_for(pilot, lambda: app.theme == LIGHT_THEME)
         assert saved_theme() == LIGHT_THEME
@@ -396,8 +391,7 @@ async def test_theme_command_reports_a_config_that_cannot_be_saved() -> None:
     paths.config_file().parent.mkdir(parents=True, exist_ok=True)
     paths.config_file().write_text("model = [\n")
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/theme zett-high-contrast")
         await wait_for(pilot, lambda: any("could not be saved" in text for text in notices(app)))
         assert app.theme == HIGH_CONTRAST_THEME
@@ -406,8 +400,7 @@ async def test_theme_command_reports_a_config_that_cannot_be_saved() -> None:
 
 async def test_picker_previews_on_highlight_and_escape_restores() -> None:
     app = make_app(ScriptedModel(), theme=DARK_THEME)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/theme")
         await wait_for(pilot, lambda: isinstance(app.screen, ThemePicker))
         assert app.theme == DARK_THEME
@@ -429,8 +422,7 @@ async def test_picker_previews_on_highlight_and_escape_restores() -> None:
 
 async def test_picker_auto_row_saves_auto() -> None:
     app = make_app(ScriptedModel(), theme=LIGHT_THEME, terminal_background="dark")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/theme")
         await wait_for(pilot, lambda: isinstance(app.screen, ThemePicker))
         await pilot.press("home", "enter")
@@ -442,8 +434,7 @@ async def test_picker_auto_row_saves_auto() -> None:
 @pytest.mark.parametrize(("theme", "token_color"), [(DARK_THEME, "#a5d6ff"), (LIGHT_THEME, "#a90d91")])
 async def test_code_blocks_use_the_themes_code_style(theme: str, token_color: str, tmp_path: Path) -> None:
     app = make_app(ScriptedModel(text_step(ANSWER)), theme=theme)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "show code")
         await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
         svg = app.export_screenshot()
@@ -454,8 +445,7 @@ async def test_code_blocks_use_the_themes_code_style(theme: str, token_color: st
 async def test_no_color_still_runs_and_keeps_selection_visible(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(ScriptedModel(text_step(ANSWER)))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         assert app.no_color
         await submit(pilot, "show code")
         await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
@@ -489,8 +479,7 @@ def running_timers(app: App[Any]) -> list[str]:
 async def test_animations_off_shows_a_still_dot_and_leaves_no_timers() -> None:
     gate = asyncio.Event()
     app = make_app(ScriptedModel(text_step("Hello there, all done.", gate=gate)), animations=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         assert app.animation_level == "none"
         await submit(pilot, "hi")
         await wait_for(pilot, lambda: app.chat.status.activity not in ("idle", "starting…"))
@@ -505,8 +494,7 @@ async def test_animations_off_shows_a_still_dot_and_leaves_no_timers() -> None:
 async def test_animations_on_spin_only_while_busy() -> None:
     gate = asyncio.Event()
     app = make_app(ScriptedModel(text_step("Hello there, all done.", gate=gate)))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         status = app.chat.status
         assert not status.spinner.running
         await submit(pilot, "hi")
@@ -544,8 +532,7 @@ def test_textual_themes_get_defaults_for_zett_variables() -> None:
 async def test_theme_command_rereads_the_theme_files(isolated_dirs: Path) -> None:
     folder = user_themes(isolated_dirs)
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         (folder / "mine.toml").write_text('name = "mine"\nprimary = "#336699"\nbackground = "#101010"\n')
         await submit(pilot, "/theme mine")
         await wait_for(pilot, lambda: app.theme == "mine")

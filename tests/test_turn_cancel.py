@@ -12,7 +12,7 @@ from zett_agent.messages import AssistantMessage
 from zett_agent.model import ModelEvent, ModelRequest, ModelResponse
 
 from tests.fakes.scripted_model import ScriptedModel, text_step, usage
-from zett_tui.runtime import host as host_module
+from zett_tui.runtime import turn_stop
 from zett_tui.runtime.events import TextChunk, TurnFinished, UIEvent
 from zett_tui.runtime.host import AgentHost, HostOptions
 
@@ -65,8 +65,8 @@ async def test_a_turn_that_ignores_the_cancellation_is_cancelled_again_and_recor
 
 
 async def test_no_second_cancellation_while_a_tool_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(host_module, "STOP_AT_EVENT_SECONDS", 0.01)
-    monkeypatch.setattr(host_module, "RECANCEL_AFTER_SECONDS", 0.01)
+    monkeypatch.setattr(turn_stop, "STOP_AT_EVENT_SECONDS", 0.01)
+    monkeypatch.setattr(turn_stop, "RECANCEL_AFTER_SECONDS", 0.01)
     cancellations = 0
     release = asyncio.Event()
 
@@ -79,9 +79,9 @@ async def test_no_second_cancellation_while_a_tool_runs(monkeypatch: pytest.Monk
             except asyncio.CancelledError:
                 cancellations += 1
 
-    state = host_module._TurnState(tools_running={"call-1"})
+    state = turn_stop.TurnState(tools_running={"call-1"})
     turn = asyncio.ensure_future(tool_cleanup())
-    stopping = asyncio.create_task(host_module._stop(turn, state))
+    stopping = asyncio.create_task(turn_stop.stop_turn(turn, state))
     await asyncio.sleep(0.2)
     assert cancellations == 1 and not stopping.done()
     state.tools_running.clear()
@@ -93,7 +93,7 @@ async def test_no_second_cancellation_while_a_tool_runs(monkeypatch: pytest.Monk
 
 async def test_a_turn_that_keeps_streaming_stops_at_its_next_event(monkeypatch: pytest.MonkeyPatch) -> None:
     """While events flow the turn is never cancelled inside a model read: it stops between events."""
-    monkeypatch.setattr(host_module, "STOP_AT_EVENT_SECONDS", 30.0)
+    monkeypatch.setattr(turn_stop, "STOP_AT_EVENT_SECONDS", 30.0)
     model = ScriptedModel(text_step("x" * 4000, chunk=4, delay=0.001))
     host = await start_host(model)
     events: list[UIEvent] = []

@@ -22,8 +22,8 @@ import pytest
 from zett_agent.extensions.agents_md import AgentsMdExtension
 from zett_agent.messages import SystemMessage
 
+from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.test_host import Collector, make_host
 from tests.ui_helpers import notices, screen_text, submit, wait_for, wait_ready
 from zett_tui.config import trust
 from zett_tui.config.settings import ExtensionConfig

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from textual.pilot import Pilot
@@ -53,6 +54,18 @@ async def wait_ready(pilot: Pilot[Any]) -> None:
     await wait_for(pilot, lambda: app.chat.host is not None)
 
 
+@contextlib.asynccontextmanager
+async def ready_app(app: ZettApp, *, size: tuple[int, int] = (100, 30)) -> AsyncIterator[Pilot[Any]]:
+    """Run ``app`` headless at ``size`` and hand over its pilot once the host is up.
+
+    The set-up nearly every pilot test starts with: ``async with ready_app(app) as pilot:``.
+    Leaving the block exits the app as ``run_test`` does, which closes the host.
+    """
+    async with app.run_test(size=size) as pilot:
+        await wait_ready(pilot)
+        yield pilot
+
+
 async def submit(pilot: Pilot[Any], text: str) -> None:
     app = pilot.app
     assert isinstance(app, ZettApp)
@@ -82,7 +95,7 @@ def prompts(app: ZettApp) -> list[str]:
 
 
 def idle(app: ZettApp) -> bool:
-    return app.chat.host is not None and not app.chat.busy and not app.chat.queue
+    return app.chat.host is not None and not app.chat.turns.busy and not app.chat.turns.queued
 
 
 async def settle() -> None:

@@ -30,9 +30,9 @@ from zett_agent.messages import AssistantMessage, ToolCall
 from zett_agent.model import ModelEvent, ModelRequest, ModelResponse, ToolCallDelta
 
 import zett_tui
+from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, Step, failing_step, text_step, tool_step, usage
 from tests.test_dialogs import open_dialog
-from tests.test_host import Collector, make_host
 from tests.ui_helpers import answers, idle, make_app, submit, wait_for, wait_ready
 from zett_tui.runtime import host as host_module
 from zett_tui.ui.app import ZettApp
@@ -206,7 +206,7 @@ async def ask_and_wait_for_the_answer(pilot: Pilot[Any]) -> None:
     await wait_ready(pilot)
     await submit(pilot, PROMPT)
     await wait_for(pilot, lambda: any(answer.status == "completed" for answer in answers(app)))
-    await wait_for(pilot, lambda: idle(app) and app.chat.turn_worker is None)
+    await wait_for(pilot, lambda: idle(app) and app.chat.turns.settled)
     hold_still(app)
 
 

@@ -39,7 +39,8 @@ from zett_tui.config.schema import SandboxSettings
 from zett_tui.runtime.host import AgentHost, HostOptions
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell import wrap_ahead
-from zett_tui.runtime.shell.sandbox import ShellSandbox, Where, sandbox_environment
+from zett_tui.runtime.shell.sandbox import ShellSandbox, Where
+from zett_tui.runtime.shell.sandbox_policy import sandbox_environment
 
 SHORT_COMMANDS = [
     "true",

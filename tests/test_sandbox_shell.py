@@ -41,9 +41,8 @@ from zett_tui.runtime.events import DecisionRequested, Notice, ToolFinished
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell import sandbox as sandbox_module
 from zett_tui.runtime.shell import wrap_ahead
-from zett_tui.runtime.shell.sandbox import (
-    ShellSandbox,
-    Where,
+from zett_tui.runtime.shell.sandbox import ShellSandbox, Where
+from zett_tui.runtime.shell.sandbox_policy import (
     hidden_paths,
     sandbox_environment,
     sandbox_policy,

@@ -6,7 +6,7 @@ function, and under ``if TYPE_CHECKING:``):
 1. Nothing outside ``zett_tui.ui`` imports ``textual`` (entry points included), and neither do the
    bundled extensions (``extensions/*.py``), which run inside the agent.
 2. The runtime, the sessions, the configuration, the providers and the other support modules
-   (``LOWER_LAYERS``) import nothing from ``zett_tui.ui``.
+   (``LOWER_LAYERS``) import nothing from ``zett_tui.ui``, nor from the entry points.
 3. The entry points (``ENTRY_POINTS``: ``cli``, the headless ``-p`` run, start-up) sit on top: they
    may start the app, but only with an import inside a function (``cli`` imports
    ``zett_tui.ui.app`` once it knows it will show one), so ``zett -p``, ``zett sessions`` and
@@ -184,6 +184,20 @@ def test_the_lower_layers_import_nothing_from_the_ui(layer: str) -> None:
         if _is_ui(item.target) or _is_textual(item.target)
     ]
     assert broken == [], _report(broken, f"the {layer} layer imports the UI")
+
+
+@pytest.mark.parametrize("layer", sorted(LOWER_LAYERS))
+def test_the_lower_layers_import_nothing_from_the_entry_points(layer: str) -> None:
+    """The entry points sit on top: the runtime knows ``HostOptions``, never ``LaunchSettings``
+    (``entry/host_options.py`` turns one into the other)."""
+    broken = [
+        item
+        for module, found in IMPORTS.items()
+        if _in(module, LOWER_LAYERS[layer])
+        for item in found
+        if _in(item.target, ENTRY_POINTS) and item.target != "zett_tui"
+    ]
+    assert broken == [], _report(broken, f"the {layer} layer imports an entry point")
 
 
 def test_entry_points_start_the_ui_only_from_inside_a_function() -> None:

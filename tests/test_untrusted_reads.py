@@ -644,7 +644,7 @@ async def test_the_users_own_extension_may_be_a_link_elsewhere(home: Path) -> No
 
 def test_a_git_head_that_links_elsewhere_is_not_read_for_the_branch(tmp_path: Path) -> None:
     """The branch goes into every turn's record: a HEAD linked to an environment must give none."""
-    from zett_tui.runtime.host import git_branch
+    from zett_tui.workspace.git_branch import git_branch
 
     project = tmp_path / "repo"
     (project / ".git").mkdir(parents=True)

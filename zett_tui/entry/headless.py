@@ -356,7 +356,7 @@ def host_options(launch: LaunchSettings) -> HostOptions:
     ``UnattendedPolicy`` answers from the flags; only a shell rule the user saved in the app lets
     a command run unasked, and the host then says so in a notice.
     """
-    from zett_tui.runtime.host import options_from_launch
+    from zett_tui.entry.host_options import options_from_launch
     from zett_tui.runtime.modes import PermissionMode
 
     return options_from_launch(launch, permission_mode=PermissionMode.ASK)

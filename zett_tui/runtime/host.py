@@ -27,7 +27,6 @@ from zett_tui import __version__
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
 from zett_tui.core.inert_text import encodable
-from zett_tui.entry.launch import LaunchSettings
 from zett_tui.providers.context_window import context_window_for
 from zett_tui.providers.errors import describe_error
 from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
@@ -49,6 +48,7 @@ from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
+from zett_tui.workspace.git_branch import git_branch
 
 if TYPE_CHECKING:
     from zett_tui.providers.server_info import ContextWindowFinding
@@ -545,47 +545,7 @@ def new_session_id() -> str:
     return new_uuid7()
 
 
-def git_branch(cwd: Path) -> str | None:
-    """The checked-out branch, read from ``.git/HEAD`` (no subprocess); None outside a repository."""
-    from zett_tui.core.contained_read import NotRead, read_contained
-
-    for folder in (cwd, *cwd.parents):
-        head = folder / ".git" / "HEAD"
-        if head.is_file():
-            try:  # a cloned repository's HEAD may be a link to /proc/self/environ, or 5 GB long
-                data = read_contained(head, inside=folder, max_bytes=256).data
-            except (OSError, NotRead):
-                return None
-            text = data.decode("utf-8", errors="replace").strip()
-            prefix = "ref: refs/heads/"
-            return text[len(prefix) :] if text.startswith(prefix) else text[:12]
-        if (folder / ".git").exists():
-            return None
-    return None
-
-
 def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "".join(getattr(part, "text", "") for part in content or ())
-
-
-def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions:
-    """The host options a launch asks for (the app's warm-up and ``zett -p`` share this)."""
-    settings: dict[str, Any] = {
-        "model_factory": launch.model_factory,
-        "model_label": launch.model_label,
-        "session_id": launch.session_id,
-        "cwd": launch.cwd,
-        "reasoning_effort": ReasoningEffort(launch.reasoning_effort),
-        "redact": launch.redact,
-        "context_window": launch.context_window,
-        "extensions": launch.extensions,
-    }
-    if launch.sandbox is not None:
-        settings["sandbox"] = launch.sandbox
-    if launch.describe_error is not None:
-        settings["describe_error"] = launch.describe_error
-    settings.update(overrides)
-    settings.update(launch.host_overrides)
-    return HostOptions(**settings)

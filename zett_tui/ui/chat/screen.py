@@ -175,8 +175,9 @@ class ChatScreen(Screen[None]):
             await asyncio.to_thread(import_after_first_frame)
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
+        from zett_tui.entry.host_options import options_from_launch
         from zett_tui.providers.errors import describe_error
-        from zett_tui.runtime.host import AgentHost, options_from_launch
+        from zett_tui.runtime.host import AgentHost
 
         if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
             from zett_tui.ui.chat.trust_prompt import settle_project_trust

@@ -1,0 +1,35 @@
+"""What a launch asks of the agent host: the one place launch settings become host options.
+
+It lives with the entry points because ``LaunchSettings`` is theirs; the runtime below knows only
+``HostOptions`` and never imports an entry point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zett_agent.model import ReasoningEffort
+
+from zett_tui.entry.launch import LaunchSettings
+from zett_tui.runtime.host import HostOptions
+
+
+def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions:
+    """The host options a launch asks for (the app's warm-up and ``zett -p`` share this)."""
+    settings: dict[str, Any] = {
+        "model_factory": launch.model_factory,
+        "model_label": launch.model_label,
+        "session_id": launch.session_id,
+        "cwd": launch.cwd,
+        "reasoning_effort": ReasoningEffort(launch.reasoning_effort),
+        "redact": launch.redact,
+        "context_window": launch.context_window,
+        "extensions": launch.extensions,
+    }
+    if launch.sandbox is not None:
+        settings["sandbox"] = launch.sandbox
+    if launch.describe_error is not None:
+        settings["describe_error"] = launch.describe_error
+    settings.update(overrides)
+    settings.update(launch.host_overrides)
+    return HostOptions(**settings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -11,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from zett_tui.sessions.lock import SessionBusy, SessionLock, claim_session, lock_holder
+from tests.fakes.mounts import dead_mount, fill, read_only_bind, remount, small_tmpfs
+from zett_tui.runtime.storage_retry import LockSlot
+from zett_tui.sessions.lock import LockUnavailable, SessionBusy, SessionLock, claim_session, lock_holder
 from zett_tui.sessions.naming import lock_path, session_path
 
 HOLDER = """
@@ -112,3 +115,54 @@ def test_claim_makes_an_existing_file_private_and_ends_a_torn_line(tmp_path: Pat
         lock.release()
     claim_session(tmp_path, "new").release()
     assert not session_path(tmp_path, "new").exists()
+
+
+# -- a folder that cannot hold a lock (issue 12) -----------------------------------------------------
+
+
+def test_a_full_folder_raises_lock_unavailable_and_leaves_no_lock_file(tmp_path: Path) -> None:
+    """Before: a 0-byte ``.lock`` stayed behind and a bare OSError ended the start."""
+    with small_tmpfs(tmp_path / "mnt") as mount:
+        sessions = mount / "sessions"
+        sessions.mkdir()
+        fill(mount)
+        with pytest.raises(LockUnavailable) as caught:
+            claim_session(sessions, "s1")
+        assert caught.value.errno == errno.ENOSPC
+        assert list(sessions.iterdir()) == []
+
+
+def test_a_read_only_or_dead_folder_raises_lock_unavailable(tmp_path: Path) -> None:
+    with read_only_bind(tmp_path / "ro") as folder, pytest.raises(LockUnavailable) as caught:
+        SessionLock.for_session(folder / "sessions", "s1").acquire()
+    assert caught.value.errno == errno.EROFS
+    with dead_mount(tmp_path / "dead") as folder, pytest.raises(LockUnavailable) as caught:
+        SessionLock.for_session(folder / "sessions", "s1").acquire()
+    assert caught.value.errno == errno.ENOTCONN
+
+
+def test_a_lock_slot_runs_unlocked_and_takes_the_lock_once_the_folder_works(tmp_path: Path) -> None:
+    with small_tmpfs(tmp_path / "mnt") as mount:
+        remount(mount, read_only=True)
+        slot = LockSlot(mount / "sessions", "s1")
+        problem = slot.claim()
+        assert isinstance(problem, LockUnavailable) and problem.errno == errno.EROFS
+        assert not slot.settled and not slot.retry()
+        remount(mount, read_only=False)
+        assert slot.retry() and slot.lock is not None
+        found = lock_holder(slot.lock.path)
+        assert found is not None and found.pid == os.getpid()
+        slot.release()
+        assert list((mount / "sessions").iterdir()) == []
+
+
+def test_a_holder_that_cannot_be_written_is_not_left_as_an_empty_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(_fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(SessionLock, "_write_holder", staticmethod(full))
+    with pytest.raises(LockUnavailable):
+        SessionLock.for_session(tmp_path / "sessions", "s1").acquire()
+    assert list((tmp_path / "sessions").iterdir()) == []

@@ -4,7 +4,8 @@ The answer streams to standard output (or JSON events, see ``headless_output``);
 for a dialog: ``runtime.unattended`` answers every runtime question from the flags. The turn is
 recorded in the session's JSONL file like any other, also when it fails or is cancelled.
 
-Exit codes: 0 the turn completed; 1 it failed or the model could not start (the reason is one
+Exit codes: 0 the turn completed (also when the data folder could not be written: the answer was
+given, and one ``zett:`` warning on standard error says what was not saved); 1 it failed or the model could not start (the reason is one
 line on standard error); 2 a usage error; 128 + the signal on SIGINT (130), SIGTERM (143) or
 SIGHUP (129), after cancelling the turn so it is recorded as cancelled; 141 when standard output
 was closed (``| head``), the turn is then cancelled too.

@@ -4,7 +4,8 @@ Text (the default): the answer's text goes to standard output as it streams; too
 refusals, warnings and failures are short ``zett: ...`` lines on standard error.
 
 JSON (``--output json``): standard output carries only JSON objects, one per line, flushed per
-line; warnings and the failure reason also go to standard error as text. The schema:
+line; warnings (``notice`` events of level warning or error too) and the failure reason also go
+to standard error as text. The schema:
 
 ====================  ===========================================================================
 ``type``              other keys
@@ -227,6 +228,8 @@ class JsonOutput(HeadlessOutput):
             self.emit("model_stopped", reason=event.reason, message=event.message)
         elif isinstance(event, Notice):
             self.emit("notice", level=event.level, text=event.text)
+            if event.level in ("warning", "error"):  # a data folder zett cannot write, for one
+                self.say(event.text)
         elif isinstance(event, PlanModeChanged):
             self.emit("plan_mode", active=event.active)
         elif isinstance(event, TurnFinished):

@@ -29,6 +29,13 @@ _OS_KINDS = {
     errno.EACCES: "read-only",
     errno.EPERM: "read-only",
     errno.EIO: "io",
+    # A folder that is gone, was never there, or sits on a mount whose server went away.
+    errno.ENOENT: "io",
+    errno.ENOTDIR: "io",
+    errno.ENOTCONN: "io",
+    errno.ESTALE: "io",
+    errno.ENODEV: "io",
+    errno.ENXIO: "io",
 }
 
 

@@ -13,7 +13,7 @@ Three things are added around ``SQLiteSessionStorage``:
   writing works again. ``load`` returns the stored dialogue plus what is waiting, so the model keeps
   its context; when the database cannot even be read, the last dialogue read plus everything since
   is returned. One warning is given when a fault starts, one note when saving works again.
-- **A damaged file at start.** :func:`open_history` has the file checked before the runtime uses it
+- **A damaged file at start.** :func:`~zett_tui.runtime.history_open.open_history` has the file checked before the runtime uses it
   (``history_damage``): a damaged one is set aside and a fresh history started.
 
 Sequence numbers handed out for waiting messages are provisional: they are what the database will
@@ -22,7 +22,6 @@ give them as long as only this process writes the session, which the session loc
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -47,7 +46,6 @@ from zett_agent.model import ModelUsage
 from zett_agent.storage import decode_messages, encode_messages
 
 from zett_tui.core.redact import redact_data
-from zett_tui.runtime.history_damage import prepare_history_file
 from zett_tui.runtime.history_faults import storage_fault
 
 log = logging.getLogger(__name__)
@@ -58,8 +56,6 @@ Notify = Callable[[str, str], None]
 #: After a failed write, the next attempt waits this long, so a locked database does not stall
 #: every message for SQLite's busy timeout.
 RETRY_SECONDS = 10.0
-#: SQLite's wait for another process's lock, as zett-agent sets it.
-BUSY_TIMEOUT_MS = 5000
 
 RECOVERED = "History is being saved again."
 
@@ -476,72 +472,3 @@ class HistoryExtension(BaseSessionPersistenceExtension[HistoryStore]):
 
 
 # -- opening ------------------------------------------------------------------------------------
-
-
-async def open_history(
-    path: Path,
-    *,
-    redact: Callable[[str], str],
-    notify: Notify | None = None,
-    busy_timeout_ms: int | None = None,
-    retry_seconds: float | None = None,
-) -> HistoryExtension:
-    """The history extension over ``path``, after making sure the file can be used.
-
-    A damaged file is set aside and a fresh one started (``notify`` tells the user where the old
-    one went). A folder that cannot be written is reported by the store's first read or write, and
-    the session runs in memory.
-
-    Raises:
-        HistoryUnavailableError: the file is damaged and could not be moved out of the way.
-    """
-    from zett_agent.storage import SQLiteSessionStorage
-
-    notify = notify or (lambda text, level: None)
-    problem = await asyncio.to_thread(prepare_history_file, path)
-    if problem is not None:
-        notify(problem, "warning")
-    storage: Any
-    try:
-        storage = SQLiteSessionStorage(path)
-    except OSError as error:  # the folder cannot even be created: the session runs in memory
-        storage = _NoDatabase(path, error)
-    else:
-        _set_busy_timeout(storage, BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms)
-    retry = RETRY_SECONDS if retry_seconds is None else retry_seconds
-    store = HistoryStore(storage, redact=redact, notify=notify, retry_seconds=retry)
-    return HistoryExtension(store)
-
-
-class _NoDatabase:
-    """Stands in for a database whose folder could not be created: every call fails the same way."""
-
-    def __init__(self, path: Path, error: OSError) -> None:
-        self.path = path
-        self._error = error
-
-    async def load(self, *_args: Any, **_kwargs: Any) -> SessionView:
-        raise self._error
-
-    async def append(self, *_args: Any, **_kwargs: Any) -> int:
-        raise self._error
-
-    async def snapshot(self, *_args: Any, **_kwargs: Any) -> ContextSnapshot:
-        raise self._error
-
-    async def close(self) -> None:
-        return None
-
-
-def _set_busy_timeout(storage: Any, milliseconds: int) -> None:
-    """Wait ``milliseconds`` for another process's lock (runs after zett-agent's own setting)."""
-    from sqlalchemy import event
-
-    def configure(connection: Any, _record: Any) -> None:
-        cursor = connection.cursor()
-        try:
-            cursor.execute(f"PRAGMA busy_timeout={int(milliseconds)}")
-        finally:
-            cursor.close()
-
-    event.listen(storage.engine.sync_engine, "connect", configure)

@@ -52,6 +52,7 @@ from zett_tui.workspace.git_branch import git_branch
 
 if TYPE_CHECKING:
     from zett_tui.providers.server_info import ContextWindowFinding
+    from zett_tui.runtime.storage_retry import StorageRetry
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,8 @@ class AgentHost:
         self.recorder: TurnRecorder | None = None
         self._history: Any = None
         self._lock: Any = None
+        #: Retries what could not be written (``runtime.storage_retry``); set by ``start``.
+        self.storage: StorageRetry | None = None
         self.mode = options.permission_mode
         self.plan_guard: Any = None
         self.edit_gate: Any = None
@@ -114,6 +117,10 @@ class AgentHost:
         self.extension_report = ExtensionReport()
         #: What a failing extension said between events; passed on with the turn's next event.
         self._extension_notices: list[Notice] = []
+        #: Hears the notices that come while no turn runs (``listen_between_turns``).
+        self._between_turns: Callable[[Notice], None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._turns_running = 0
         self._session_id = options.session_id or new_session_id()
         self.reasoning_effort = options.reasoning_effort
         self.compaction: ContextCompaction | None = None
@@ -143,21 +150,31 @@ class AgentHost:
     async def start(self) -> None:
         """Build the model and the agent. Slow provider imports happen here, off the first frame."""
         from zett_tui.core.redact import redactor_from_environment
-        from zett_tui.runtime.history_store import open_history
-        from zett_tui.sessions.lock import claim_session
+        from zett_tui.runtime.history_open import open_history
+        from zett_tui.runtime.storage_retry import LockSlot, StorageRetry, retry_session_writes
 
         options = self.options
-        self._lock = claim_session(options.sessions_dir or paths.sessions_dir(), self.session_id)
+        sessions = options.sessions_dir or paths.sessions_dir()
+        self.storage = StorageRetry(sessions.parent, self._storage_notice)
+        self._lock = LockSlot(sessions, self.session_id)
+        unavailable = self._lock.claim()  # SessionBusy: another zett has the session
+        if unavailable is not None:  # the folder cannot be written: the session runs in memory
+            self.storage.report(unavailable)
+        self.storage.guard_with(self._lock)
         self.model = await asyncio.to_thread(options.model_factory)
         self._adopt_window_finding(self.model)
         # Nothing reaches a file unredacted: without a redactor from startup, the built-in rules and
         # the provider keys in this process's environment are used.
         redact = _encodable_after(options.redact or redactor_from_environment(os.environ))
         self._history = await open_history(
-            options.history_db or paths.history_db(), redact=redact, notify=self._storage_notice
+            options.history_db or paths.history_db(),
+            redact=redact,
+            notify=self._storage_notice,
+            store_notify=self.storage.relay,
         )
-        sessions = options.sessions_dir or paths.sessions_dir()
-        self.recorder = TurnRecorder(sessions, redact, notify=self._storage_notice)
+        self.recorder = TurnRecorder(sessions, redact, notify=self.storage.relay)
+        retry_session_writes(self.storage, sessions, recorder=self.recorder, history=self._history.storage)
+        self.storage.start()
         self.compaction = ContextCompaction(self.context_window)
         self.compaction.follow_effort(self.reasoning_effort)
         stack = await build_extension_stack(
@@ -245,12 +262,16 @@ class AgentHost:
         """
         state = TurnState()
         turn = asyncio.ensure_future(self._translate(stream, sink, state))
+        self._turns_running += 1
         try:
             return await asyncio.shield(turn)
         except asyncio.CancelledError:
             state.stop_requested = True
             await stop_turn(turn, state)
             raise
+        finally:
+            self._turns_running -= 1
+            self._call_between_turns()  # what came after the turn's last notices were passed
 
     async def _translate(
         self, stream: AsyncIterator[AgentEvent], sink: Sink, state: TurnState
@@ -280,14 +301,21 @@ class AgentHost:
             raise
         except Exception as error:  # every failure becomes one human line; details go to the log
             log.warning("turn failed: %s", type(error).__name__, exc_info=True)
+            await self._retry_storage()
             self._pass_extension_notices(sink)
             finished = TurnFinished("failed", self.options.describe_error(error))
             sink(finished)
             return finished
+        await self._retry_storage()
         self._pass_extension_notices(sink)
         finished = TurnFinished("completed", answer=answer)
         sink(finished)
         return finished
+
+    async def _retry_storage(self) -> None:
+        """What waits for the disk is tried at each turn's end (a cancelled turn leaves it to the timer)."""
+        if self.storage is not None and self.storage.failing:
+            await self.storage.retry_now()
 
     def _extension_failed(self, message: str) -> None:
         """A guarded extension raised and switched itself off; the user hears of it in the turn."""
@@ -297,8 +325,29 @@ class AgentHost:
         """The history or the transcript stopped (or started again) being saved; said in the turn.
 
         Called from the recorder's writing thread too, while the turn awaits it: a list append.
+        Between turns (the retry timer saved the session) it goes to ``listen_between_turns``.
         """
         self._extension_notices.append(Notice(text, level))
+        if self._between_turns is not None and self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is there to hear it
+                self._loop.call_soon_threadsafe(self._call_between_turns)
+
+    def listen_between_turns(self, listener: Callable[[Notice], None]) -> None:
+        """Pass ``listener`` (on this event loop) the notices that arrive while no turn runs,
+        such as the note that a session kept in memory was saved after all."""
+        self._loop = asyncio.get_running_loop()
+        self._between_turns = listener
+        self._call_between_turns()
+
+    def _call_between_turns(self) -> None:
+        listener = self._between_turns
+        if listener is None or self._turns_running:
+            return
+        for notice in self.take_notices():
+            try:
+                listener(notice)
+            except Exception:  # a listener's fault must not stop the retry timer
+                log.warning("a between-turns notice listener failed", exc_info=True)
 
     def take_notices(self) -> list[Notice]:
         """What the user should hear now (a damaged history set aside at start), and not again."""
@@ -485,8 +534,12 @@ class AgentHost:
     async def aclose(self) -> None:
         """Close the provider and the history store; safe to call more than once."""
         model, self.model = self.model, None
+        storage, self.storage = self.storage, None
+        if storage is not None and not await storage.aclose():
+            log.error("zett could not save everything of session %s before closing", self._session_id)
         history, self._history = self._history, None
-        if self.recorder is not None and self.recorder.unsaved:
+        locked = self._lock is None or self._lock.settled  # else another zett may write the session
+        if self.recorder is not None and self.recorder.unsaved and locked:
             await asyncio.to_thread(self.recorder.flush)
         if model is not None and hasattr(model, "aclose"):
             with contextlib.suppress(Exception):

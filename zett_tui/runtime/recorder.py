@@ -13,16 +13,14 @@ starts and once when saving works again.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 from zett_agent.extensions.jsonl import JSONLExtension
 
-from zett_tui.core import paths
+from zett_tui.core.line_append import append_whole
 from zett_tui.core.redact import Redactor as _Rules
 from zett_tui.core.redact import redact_json_line
 
@@ -71,7 +69,7 @@ class TurnRecorder(JSONLExtension):
         while self._unsaved:
             path, data = self._unsaved[0]
             try:
-                _append_record(path, data)
+                append_whole(path, data)
             except Exception as error:
                 log.warning("turn record not written (%d waiting): %s", len(self._unsaved), error)
                 if not self._failing:
@@ -91,35 +89,3 @@ def _fault_message(error: BaseException, path: Path) -> str:
         return f"The disk is full, so the session transcript cannot be saved. {kept}"
     reason = error.strerror if isinstance(error, OSError) and error.strerror else type(error).__name__
     return f"zett cannot write the session transcript {path} ({reason}). {kept}"
-
-
-def _append_record(path: Path, data: bytes) -> None:
-    """Append ``data``; on failure the file is cut back to where it was, so no torn line is left."""
-    fd = paths.open_private_append(path)
-    try:
-        size = os.fstat(fd).st_size
-        if _ends_torn(fd, size):
-            data = b"\n" + data
-        try:
-            _write_all(fd, data)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, size)
-            raise
-    finally:
-        os.close(fd)
-
-
-def _ends_torn(fd: int, size: int) -> bool:
-    """True when the file's last line was cut off (a process killed mid-write).
-
-    Appending straight after a torn line would glue the new turn onto it and lose both.
-    """
-    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]

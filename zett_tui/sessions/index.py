@@ -454,3 +454,14 @@ def _cached_notices(path: Path, facts: _Facts) -> list[ReadNotice]:
         line, _, reason = str(text).partition("\t")
         notices.append(ReadNotice(path, int(line) if line.isdigit() else 0, reason))
     return notices
+
+
+def save_index(directory: Path) -> bool:
+    """List ``directory`` so its cache records the sessions on disk now; False when it cannot be saved.
+
+    After a spell of failed writes (``runtime.storage_retry``) this brings the cache up to date at
+    once, instead of at the next listing.
+    """
+    index = SessionIndex(directory)
+    index.list_sessions()
+    return not any(notice.path == index.cache_file for notice in index.notices)

@@ -8,6 +8,11 @@ The file is opened close-on-exec, so shell tools started by zett never inherit t
 On release the holder removes the file while it still holds the lock; an acquirer checks that
 the file it locked is still the one at the path (else it retries), so two processes can never
 both believe they hold it.
+
+A folder that cannot hold the lock (full, read-only, missing and uncreatable, a dead mount) raises
+:class:`LockUnavailable`, never a bare ``OSError``, and leaves no file behind: a lock file
+whose holder could not be written is removed again. The session then runs without a lock
+(``runtime.storage_retry`` takes it later), since nothing can be written beside it either.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import socket
 import time
@@ -26,6 +32,8 @@ from types import TracebackType
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, tighten
 from zett_tui.sessions.naming import lock_path, session_path
 from zett_tui.sessions.reader import repair_torn_tail
+
+log = logging.getLogger(__name__)
 
 _RETRIES = 20
 _RETRY_PAUSE = 0.01
@@ -45,6 +53,15 @@ class LockHolder:
             return "this zett process"
         where = "" if same_host else f" on {self.hostname}"
         return f"zett process {self.pid}{where}"
+
+
+class LockUnavailable(OSError):
+    """The lock file could not be created, locked or written (a disk fault, not another zett)."""
+
+    def __init__(self, lock_file: Path, error: OSError) -> None:
+        super().__init__(error.errno, error.strerror or str(error), str(lock_file))
+        self.lock_file = lock_file
+        self.error = error
 
 
 class SessionBusy(RuntimeError):
@@ -117,8 +134,15 @@ class SessionLock:
         return self._fd is not None
 
     def acquire(self) -> SessionLock:
+        """Take the lock, or raise :class:`SessionBusy` (someone has it) or :class:`LockUnavailable`."""
         if self._fd is not None:
             return self
+        try:
+            return self._acquire()
+        except OSError as error:
+            raise LockUnavailable(self.path, error) from error
+
+    def _acquire(self) -> SessionLock:
         ensure_private_dir(self.path.parent)
         holder = LockHolder(None, None, None)
         for _attempt in range(_RETRIES):
@@ -139,7 +163,11 @@ class SessionLock:
             if not self._is_current_file(fd):
                 os.close(fd)
                 continue
-            self._write_holder(fd)
+            try:
+                self._write_holder(fd)
+            except BaseException:
+                self._remove_locked(fd)  # a lock nobody can say the holder of is not left behind
+                raise
             self._fd = fd
             return self
         raise SessionBusy(self.path, holder)
@@ -162,12 +190,17 @@ class SessionLock:
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
-        if fd is None:
-            return
+        if fd is not None:
+            self._remove_locked(fd)
+
+    def _remove_locked(self, fd: int) -> None:
+        """Unlink our file while ``fd`` still holds its lock, then close ``fd``."""
         try:
             if self._is_current_file(fd):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.path)
+        except OSError as error:  # a read-only or vanished folder: the kernel still drops the lock
+            log.warning("lock file %s not removed: %s", self.path, error)
         finally:
             os.close(fd)
 
@@ -191,9 +224,10 @@ def claim_session(directory: Path, session_id: str) -> SessionLock:
     """Take the writer lock of a session and make its existing file safe to append to.
 
     Call before the agent writes the session: it raises :class:`SessionBusy` when another zett
-    has it; otherwise the file (if it exists) is made 0600 and a torn last line is ended with a
-    newline, so the next turn is not glued to it. A missing file is not created, so a session
-    that never gets a turn leaves nothing behind.
+    has it, and :class:`LockUnavailable` when the folder cannot hold a lock. Otherwise the file
+    (if it exists) is made 0600 and a torn last line is ended with a newline, so the next turn is
+    not glued to it; when that fails, the lock is kept all the same (the recorder ends a torn line
+    itself). A missing file is not created, so a session that never gets a turn leaves nothing.
     """
     lock = SessionLock.for_session(directory, session_id).acquire()
     try:
@@ -201,6 +235,8 @@ def claim_session(directory: Path, session_id: str) -> SessionLock:
         if path.is_file():
             tighten(path, PRIVATE_FILE_MODE)
             repair_torn_tail(path)
+    except OSError as error:  # the recorder ends a torn line itself before it appends
+        log.warning("session file %s not prepared: %s", path, error)
     except BaseException:
         lock.release()
         raise

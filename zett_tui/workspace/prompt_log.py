@@ -1,21 +1,26 @@
 """Earlier prompts, kept across sessions so Up recalls them (a 0600 JSON-lines file, redacted).
 
 Reading takes only the end of the file, so a long history never slows the start; a damaged line
-is skipped. Both functions block: the composer calls them in thread workers.
+is skipped. A prompt that cannot be written (a full or read-only disk) waits in memory and is
+written before the next one, or by :func:`flush_prompts` (``runtime.storage_retry`` calls it).
+The functions block: the composer calls them in thread workers.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from zett_tui.core import paths
+from zett_tui.core.line_append import append_whole
 
 #: How many prompts Up can reach.
 KEPT_PROMPTS = 500
 _TAIL_BYTES = 512 * 1024
+_waiting: list[tuple[Path, bytes]] = []
+_waiting_lock = threading.Lock()
 
 
 def load_prompts(path: Path, limit: int = KEPT_PROMPTS) -> list[str]:
@@ -42,15 +47,28 @@ def load_prompts(path: Path, limit: int = KEPT_PROMPTS) -> list[str]:
 
 
 def append_prompt(path: Path, prompt: str, redact: Callable[[str], str] | None = None) -> None:
-    """Add one prompt; never raises (a history that cannot be written is not worth a warning)."""
+    """Add one prompt; never raises (one that cannot be written waits for :func:`flush_prompts`)."""
     line = json.dumps({"prompt": prompt}, ensure_ascii=False)
     if redact is not None:
         line = redact(line)
-    try:
-        fd = paths.open_private_append(path)
+    with _waiting_lock:
+        _waiting.append((path, (line + "\n").encode("utf-8")))
+        del _waiting[:-KEPT_PROMPTS]
+        _write_waiting()
+
+
+def flush_prompts() -> bool:
+    """Write the prompts that wait, in order; True when none is left."""
+    with _waiting_lock:
+        return _write_waiting()
+
+
+def _write_waiting() -> bool:
+    while _waiting:
+        path, data = _waiting[0]
         try:
-            os.write(fd, (line + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
-    except OSError:
-        return
+            append_whole(path, data)
+        except OSError:
+            return False
+        _waiting.pop(0)
+    return True

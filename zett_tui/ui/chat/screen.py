@@ -214,6 +214,7 @@ class ChatScreen(Screen[None]):
             window_guessed=host.context_window_guessed,
         )
         self.host = host
+        host.listen_between_turns(lambda notice: self.say(notice.text, notice.level))
         freeze_startup_objects()
         self.status.session_id = host.session_id
         self.sync_mode()

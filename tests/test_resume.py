@@ -18,6 +18,7 @@ from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.ui_helpers import answers, idle, make_app, notices, prompts, submit, wait_for, wait_ready
 from zett_tui.entry.startup import StartupError, find_session_to_resume
 from zett_tui.sessions.index import SessionIndex
+from zett_tui.ui.chat.past_turns import CUT_OFF
 
 
 async def run_session(
@@ -51,7 +52,7 @@ async def test_resume_shows_the_transcript_and_the_model_gets_the_context(projec
 
 async def test_a_cancelled_turn_is_marked_when_resumed(project_dir: Path) -> None:
     gate = asyncio.Event()
-    model = ScriptedModel(text_step("cut short here", gate=gate))
+    model = ScriptedModel(text_step("cut short here", chunk=10, gate=gate))
     host = await make_host(model)
     sink = Collector()
     task = asyncio.create_task(host.run_turn("long question", sink))
@@ -65,7 +66,13 @@ async def test_a_cancelled_turn_is_marked_when_resumed(project_dir: Path) -> Non
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         assert prompts(app) == ["long question"]
-        assert any("cancelled" in text for text in notices(app))
+        # the answer streamed before the cancel is shown as it was live (to its last whole word),
+        # marked cancelled
+        [answer] = answers(app)
+        assert answer.plain_text().strip() == "cut short" and answer.status == "cancelled"
+        said = notices(app)
+        assert any(text.startswith("You stopped the last turn before it ended.") for text in said), said
+        assert not any("never answered" in text for text in said), said
 
 
 def test_unknown_and_ambiguous_ids_are_clear_messages(project_dir: Path) -> None:
@@ -129,14 +136,17 @@ async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
     process.wait()
     process.stdout.close()
 
-    [summary] = SessionIndex().list_sessions()
-    assert summary.session_id == "killed-session" and summary.turns == 1
+    [summary] = SessionIndex().list_sessions()  # the killed turn joins the session, cut off
+    assert summary.session_id == "killed-session" and summary.turns == 2
+    assert summary.last_status == "interrupted"
     found = find_session_to_resume(project_dir, "killed", continue_last=False)
     model = ScriptedModel(text_step("Carrying on."))
     app = make_app(model, session_id=found.session_id, resume_path=found.path)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
-        await wait_for(pilot, lambda: any("cut off" in text for text in notices(app)))
+        assert prompts(app) == ["first question", "second question"]
+        await wait_for(pilot, lambda: any("zett was stopped during the last turn" in t for t in notices(app)))
+        assert CUT_OFF in notices(app)
         await submit(pilot, "/continue")
         await wait_for(pilot, lambda: idle(app) and any(a.text == "Carrying on." for a in answers(app)))
     contents = [getattr(message, "content", None) for message in model.requests[0].messages]

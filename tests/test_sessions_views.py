@@ -88,7 +88,7 @@ def test_notes_images_interrupted_tools_and_stops(tmp_path: Path) -> None:
     assert "*(1 image attached)*" in markdown and "no result (interrupted)" in markdown
     assert (
         "> **You, during the turn:** actually, stop" in markdown
-        and "**Turn status:** interrupted" in markdown
+        and "**Turn cut off:** zett was stopped before this turn ended." in markdown
     )
 
 

@@ -112,13 +112,17 @@ def open_private_append(path: Path) -> int:
     return fd
 
 
-def write_private_text(path: Path, text: str) -> None:
-    """Replace ``path`` atomically (temp file, fsync, rename) as a 0600 file in a 0700 folder."""
+def write_private_text(path: Path, text: str, *, sync: bool = True) -> None:
+    """Replace ``path`` atomically (temp file, fsync, rename) as a 0600 file in a 0700 folder.
+
+    ``sync=False`` skips the fsync: the file still survives the process being killed, though
+    not the machine losing power (for files rewritten every second).
+    """
     ensure_private_dir(path.parent)
-    write_private(path, lambda stream: stream.write(text))
+    write_private(path, lambda stream: stream.write(text), sync=sync)
 
 
-def write_private(path: Path, write: Callable[[TextIO], T]) -> T:
+def write_private(path: Path, write: Callable[[TextIO], T], *, sync: bool = True) -> T:
     """Run ``write`` into a 0600 temporary file beside ``path``, fsync it, and rename it into place.
 
     Readers see the old file or the new one, never half of one; a failure leaves the old file.
@@ -131,7 +135,8 @@ def write_private(path: Path, write: Callable[[TextIO], T]) -> T:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
             result = write(stream)
             stream.flush()
-            os.fsync(stream.fileno())
+            if sync:
+                os.fsync(stream.fileno())
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

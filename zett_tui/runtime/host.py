@@ -284,6 +284,7 @@ class AgentHost:
         try:
             async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                 async for event in events:
+                    self._journal(event)
                     self._pass_extension_notices(sink)
                     for ui_event in self._ui_events(translator, event):
                         sink(ui_event)
@@ -311,6 +312,14 @@ class AgentHost:
         finished = TurnFinished("completed", answer=answer)
         sink(finished)
         return finished
+
+    def _journal(self, event: AgentEvent) -> None:
+        """The turn in progress is kept on disk as it streams (``runtime.turn_journal``)."""
+        if self.recorder is not None:
+            try:
+                self.recorder.journal.observe(event)
+            except Exception:  # the journal is a safety net; the turn must not fall with it
+                log.warning("the turn journal failed on %s", event.type, exc_info=True)
 
     async def _retry_storage(self) -> None:
         """What waits for the disk is tried at each turn's end (a cancelled turn leaves it to the timer)."""
@@ -561,6 +570,7 @@ class AgentHost:
         cwd = self.options.cwd
         return {
             "zett": {
+                "turn": new_session_id(),  # a UUIDv7 too; ties the turn's journal to its line (``sessions.live_turn``)
                 "cwd": str(cwd),
                 "branch": git_branch(cwd),
                 "model": self.options.model_label,

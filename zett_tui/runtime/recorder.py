@@ -14,15 +14,21 @@ starts and once when saving works again.
 from __future__ import annotations
 
 import errno
+import json
 import logging
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from zett_agent.agent import AgentRunContext
 from zett_agent.extensions.jsonl import JSONLExtension
+from zett_agent.messages import UserMessage
 
 from zett_tui.core.line_append import append_whole
 from zett_tui.core.redact import Redactor as _Rules
 from zett_tui.core.redact import redact_json_line
+from zett_tui.runtime.turn_journal import TurnJournal
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +42,34 @@ RECOVERED = "The session transcript is being saved again."
 class TurnRecorder(JSONLExtension):
     """Appends one JSON line per turn (completed, failed or cancelled) to the session's file."""
 
-    def __init__(self, directory: Path, redact: Redactor | None = None, notify: Notify | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        redact: Redactor | None = None,
+        notify: Notify | None = None,
+        *,
+        journal_interval: float | None = None,
+    ) -> None:
         super().__init__(directory)
         self.name = "JSONLExtension"
         self._redact: Redactor = redact or _Rules()
         self._notify: Notify = notify or (lambda text, level: None)
         self._unsaved: list[tuple[Path, bytes]] = []
         self._failing = False
+        #: The turn in progress on disk until its line is written (``runtime.turn_journal``).
+        self.journal = TurnJournal(self.session_path, self._redact, interval=journal_interval)
+
+    async def before_run(self, context: AgentRunContext) -> None:
+        await super().before_run(context)
+        prompt = context.input_message or next(
+            (item for item in reversed(context.state.messages) if isinstance(item, UserMessage)), None
+        )
+        if prompt is None:
+            return
+        try:
+            await self.journal.begin(context, prompt, datetime.now(UTC))
+        except Exception:  # never into the runtime: the turn runs without its journal
+            log.warning("the turn journal could not start", exc_info=True)
 
     @property
     def unsaved(self) -> int:
@@ -51,14 +78,19 @@ class TurnRecorder(JSONLExtension):
 
     def _append_line(self, path: Path, line: str) -> None:
         try:
+            streamed = self.journal.streamed_envelope()
+            if streamed is not None:  # cancelled or failed mid-stream: keep what was shown
+                line = _with_message(line, streamed)
             data = (redact_json_line(line, self._redact) + "\n").encode("utf-8")
         except Exception:  # never into the runtime: a turn must not fail for its record
             log.exception("turn record could not be prepared; it is not saved")
             self._notify("This turn could not be saved in the session transcript (see the log).", "warning")
+            self.journal.end(remove=False)  # the journal keeps the turn until zett is next started
             return
         with self._write_lock:
             self._unsaved.append((path, data))
-            self._write_unsaved()
+            written = self._write_unsaved()
+        self.journal.end(remove=written)
 
     def flush(self) -> bool:
         """Write the lines that wait, now; True when none is left."""
@@ -81,6 +113,13 @@ class TurnRecorder(JSONLExtension):
             self._failing = False
             self._notify(RECOVERED, "info")
         return True
+
+
+def _with_message(line: str, envelope: dict[str, Any]) -> str:
+    """``line`` (a turn record) with one more message envelope at the end."""
+    record = json.loads(line)
+    record["messages"].append(envelope)
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _fault_message(error: BaseException, path: Path) -> str:

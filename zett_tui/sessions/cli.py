@@ -55,7 +55,12 @@ def _home_short(path: str | None) -> str:
 
 
 def _status(summary: SessionSummary) -> str:
-    return "in use" if summary.in_use else summary.last_status
+    return "in use" if summary.in_use else _status_word(summary.last_status)
+
+
+def _status_word(status: str) -> str:
+    """A turn's status as the lists show it (``interrupted`` fits the column as "cut off")."""
+    return "cut off" if status == "interrupted" else status
 
 
 def _report_damage(notices: list[ReadNotice], err: TextIO) -> None:
@@ -162,7 +167,9 @@ def show_session(
     out.write(f"Model     {summary.model or '?'}\n")
     started, last = _local_time(summary.started_at), _local_time(summary.last_activity)
     out.write(f"Started   {started}    Last activity  {last}\n")
-    out.write(f"Turns     {summary.turns} · {_size(summary.size_bytes)} · last turn {summary.last_status}\n")
+    out.write(
+        f"Turns     {summary.turns} · {_size(summary.size_bytes)} · last turn {_status_word(summary.last_status)}\n"
+    )
     out.write(f"File      {summary.path}\n")
     holder = lock_holder(lock_path(summary.path))
     if holder is not None:
@@ -177,7 +184,7 @@ def show_session(
         tools = f"  ({len(turn.tools)} tool{'s' if len(turn.tools) != 1 else ''})" if turn.tools else ""
         prompt = one_line(turn.prompt, 70) or "(no text)"
         out.write(
-            f"  #{str(turn.index + 1).rjust(number_width)}  {when}  {turn.status.ljust(9)}  {prompt}{tools}\n"
+            f"  #{str(turn.index + 1).rjust(number_width)}  {when}  {_status_word(turn.status).ljust(9)}  {prompt}{tools}\n"
         )
     for notice in notices:
         err.write(

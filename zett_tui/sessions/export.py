@@ -110,6 +110,8 @@ def turn_markdown(turn: TurnView) -> str:
         parts.append("\n" + _quote(f"**Turn failed:** {turn.error or 'unknown error'}"))
     elif turn.cancelled:
         parts.append("\n" + _quote("**Turn cancelled** before zett finished."))
+    elif turn.interrupted:
+        parts.append("\n" + _quote("**Turn cut off:** zett was stopped before this turn ended."))
     elif turn.status != "completed":
         parts.append("\n" + _quote(f"**Turn status:** {turn.status}"))
     return "".join(parts)

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from zett_tui.core.paths import PRIVATE_FILE_MODE, sessions_dir, write_private_text
 from zett_tui.sessions.file_modes import needs_tightening, tighten_dir, tighten_file
-from zett_tui.sessions.lock import lock_holder
+from zett_tui.sessions.lock import adopt_orphaned_turns, lock_holder
 from zett_tui.sessions.meta import read_title, title_line
 from zett_tui.sessions.naming import (
     LOCK_SUFFIX,
@@ -348,6 +348,7 @@ class SessionIndex:
         return next((summary for summary in self.list_sessions() if summary.session_id == session_id), None)
 
     def _scan_directory(self) -> list[SessionSummary]:
+        adopt_orphaned_turns(self.directory)  # a session killed in its first turn is listed too
         try:
             entries = list(os.scandir(self.directory))
         except FileNotFoundError:

@@ -30,7 +30,8 @@ from pathlib import Path
 from types import TracebackType
 
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, tighten
-from zett_tui.sessions.naming import lock_path, session_path
+from zett_tui.sessions.live_turn import adopt_live_turn, journaled_bases
+from zett_tui.sessions.naming import InvalidSessionId, decode_base_name, lock_path, session_path
 from zett_tui.sessions.reader import repair_torn_tail
 
 log = logging.getLogger(__name__)
@@ -228,16 +229,36 @@ def claim_session(directory: Path, session_id: str) -> SessionLock:
     (if it exists) is made 0600 and a torn last line is ended with a newline, so the next turn is
     not glued to it; when that fails, the lock is kept all the same (the recorder ends a torn line
     itself). A missing file is not created, so a session that never gets a turn leaves nothing.
+
+    A turn a stopped zett left unfinished (``sessions.live_turn``) is added to the file first.
     """
     lock = SessionLock.for_session(directory, session_id).acquire()
+    path = session_path(directory, session_id)
     try:
-        path = session_path(directory, session_id)
         if path.is_file():
             tighten(path, PRIVATE_FILE_MODE)
             repair_torn_tail(path)
+        adopt_live_turn(path)
     except OSError as error:  # the recorder ends a torn line itself before it appends
         log.warning("session file %s not prepared: %s", path, error)
     except BaseException:
         lock.release()
         raise
     return lock
+
+
+def adopt_orphaned_turns(directory: Path) -> None:
+    """Add to their sessions the unfinished turns of zett processes that are gone. A session
+    another zett holds is left to it. Never raises ``OSError``."""
+    for base in journaled_bases(directory):
+        try:
+            session_id = decode_base_name(base)
+        except InvalidSessionId:
+            continue
+        if lock_holder(lock_path(session_path(directory, session_id))) is not None:
+            continue  # a live zett is running this turn
+        try:
+            with claim_session(directory, session_id):
+                pass
+        except (SessionBusy, OSError) as error:
+            log.info("unfinished turn of %s not adopted now: %s", session_id, error)

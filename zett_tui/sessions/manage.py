@@ -1,4 +1,5 @@
-"""Changes to stored sessions: delete one (transcript, title, lock and model history) or rename it."""
+"""Changes to stored sessions: delete one (transcript, title, an unfinished turn's journal, lock
+and model history) or rename it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.lock import SessionLock
 from zett_tui.sessions.meta import set_title
-from zett_tui.sessions.naming import lock_path, meta_path
+from zett_tui.sessions.naming import live_path, lock_path, meta_path, partial_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,12 @@ async def delete_session(summary: SessionSummary, history_database: Path | None)
     try:
         rows = await delete_history(history_database, summary.session_id) if history_database else False
         removed: list[Path] = []
-        for path in (summary.path, meta_path(summary.path)):
+        for path in (
+            summary.path,
+            meta_path(summary.path),
+            live_path(summary.path),
+            partial_path(summary.path),
+        ):
             try:
                 path.unlink()
             except FileNotFoundError:

@@ -1,8 +1,9 @@
 """Session id ↔ file name, exactly as zett-agent's ``JSONLExtension.session_path`` names files.
 
 A session file is ``urlsafe_b64encode(session_id).rstrip("=") + ".jsonl"``; its sidecars share the
-base name: ``<base>.meta.json`` (title set by ``/rename``) and ``<base>.lock`` (held by the zett
-process that writes the session). Ids and file names that could reach outside the sessions
+base name: ``<base>.meta.json`` (title set by ``/rename``), ``<base>.lock`` (held by the zett
+process that writes the session) and, while a turn runs, ``<base>.live`` and ``<base>.partial``
+(the turn so far, ``sessions.live_turn``). Ids and file names that could reach outside the sessions
 folder, or that the file system cannot hold, are refused with a clear error.
 """
 
@@ -16,6 +17,9 @@ from pathlib import Path
 SESSION_SUFFIX = ".jsonl"
 META_SUFFIX = ".meta.json"
 LOCK_SUFFIX = ".lock"
+#: The turn in progress (``sessions.live_turn``): its messages so far, and the text streaming now.
+LIVE_SUFFIX = ".live"
+PARTIAL_SUFFIX = ".partial"
 
 # The longest sidecar suffix plus the encoded id must fit in one 255-byte file name:
 # 180 bytes encode to 240 characters, and 240 + len(".meta.json") = 250.
@@ -112,3 +116,13 @@ def meta_path(session_file: Path) -> Path:
 def lock_path(session_file: Path) -> Path:
     """The lock file of a session file."""
     return session_file.with_name(base_of(session_file) + LOCK_SUFFIX)
+
+
+def live_path(session_file: Path) -> Path:
+    """The journal of the turn in progress: its header and every message finished so far."""
+    return session_file.with_name(base_of(session_file) + LIVE_SUFFIX)
+
+
+def partial_path(session_file: Path) -> Path:
+    """The text the model is streaming now (rewritten whole, at most once a second)."""
+    return session_file.with_name(base_of(session_file) + PARTIAL_SUFFIX)

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import IO, Any
 
 SUPPORTED_VERSION = 1
-KNOWN_STATUSES = ("completed", "failed", "cancelled")
+#: ``interrupted``: a turn zett never finished, added by ``sessions.live_turn``.
+KNOWN_STATUSES = ("completed", "failed", "cancelled", "interrupted")
 MESSAGE_KINDS = range(1, 7)
 
 #: A line longer than this is reported and skipped rather than loaded (real turns are far

@@ -72,7 +72,7 @@ class TurnView:
     answer_text: str
     reasoning_text: str
     tools: tuple[ToolView, ...]
-    #: completed, failed, cancelled (or whatever a newer zett wrote).
+    #: completed, failed, cancelled, interrupted (or whatever a newer zett wrote).
     status: str
     error: str | None
     model: str | None
@@ -91,6 +91,11 @@ class TurnView:
     @property
     def failed(self) -> bool:
         return self.status == "failed"
+
+    @property
+    def interrupted(self) -> bool:
+        """zett was stopped (killed, crashed) before the turn ended (``sessions.live_turn``)."""
+        return self.status == "interrupted"
 
 
 @dataclass(frozen=True, slots=True)

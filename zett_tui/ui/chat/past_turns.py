@@ -27,6 +27,8 @@ from zett_tui.ui.widgets.transcript import (
     UserBlock,
 )
 
+#: Under a turn zett never finished (``sessions.live_turn``): it was killed or crashed.
+CUT_OFF = "✂ cut off here: zett was stopped before this turn ended"
 #: How many of the latest turns a resumed session paints at once.
 RESUME_TURNS = 60
 
@@ -58,6 +60,8 @@ def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | N
             last_answer.status = "cancelled"  # the answer block marks itself
         else:
             transcript.add(NoticeBlock("⏹ cancelled", "warning"))
+    elif status == "interrupted":
+        transcript.add(NoticeBlock(CUT_OFF, "warning"))
     elif status == "failed":
         transcript.add(NoticeBlock(turn.error or "This turn failed.", "error"))
     elif status not in ("completed",):
@@ -68,7 +72,7 @@ def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | N
 def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None:
     row = transcript.add(ToolBlock(tool.call_id, tool.name, tool.key_arg))
     if tool.ok is None:
-        state = "cancelled" if turn_status == "cancelled" else "failed"
+        state = "cancelled" if turn_status in ("cancelled", "interrupted") else "failed"
     else:
         state = "done" if tool.ok else "failed"
     if "Request cancelled before tool completion" in tool.output:

@@ -72,6 +72,8 @@ class ChatScreen(Screen[None]):
         self.host: AgentHost | None = None
         self._dialogs: DecisionDialogs | None = None
         self.warmup_failed = False
+        #: The status of the last turn a resumed session painted (``cancelled``, ``interrupted``...).
+        self.last_past_status: str | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
         #: Set once the composer has focus: keys handled before that would go nowhere.
@@ -144,6 +146,8 @@ class ChatScreen(Screen[None]):
 
         past = await load_past_session(path)
         paint_past_session(self.transcript, past, session_id)
+        if past.page.turns:
+            self.last_past_status = past.page.turns[-1].status
         self.turns.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
         self.say(f"Resumed session {session_id}.")
         self._open_for_input()
@@ -223,11 +227,15 @@ class ChatScreen(Screen[None]):
 
     async def _offer_interrupted_turn(self, host: AgentHost) -> None:
         point = await host.resume_point()
-        if point is not None:
-            self.say(
-                f"The last turn was cut off ({point}). Type /continue to carry it on, or write a new prompt.",
-                "warning",
-            )
+        if point is None:
+            return
+        carry_on = "Type /continue to carry it on, or write a new prompt."
+        if self.last_past_status == "cancelled":  # the history alone cannot tell a stop from a crash
+            self.say(f"You stopped the last turn before it ended. {carry_on}", "warning")
+        elif self.last_past_status == "interrupted":
+            self.say(f"zett was stopped during the last turn ({point}). {carry_on}", "warning")
+        else:
+            self.say(f"The last turn was cut off ({point}). {carry_on}", "warning")
 
     # -- prompts and turns ----------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ STATUS_MARKS: dict[str, tuple[str, Role]] = {
     "completed": ("✓", "completed"),
     "cancelled": ("⏹", "cancelled"),
     "failed": ("✗", "failed"),
+    "interrupted": ("✂", "cancelled"),  # zett was stopped during the turn
     "empty": ("·", "muted"),
 }
 UNKNOWN_MARK = ("?", "muted")

@@ -1,0 +1,259 @@
+"""Keeps the turn in progress on disk, so a zett killed mid-turn loses at most one second of it.
+
+:class:`TurnJournal` writes the two sidecars ``sessions.live_turn`` describes: the prompt as the
+turn starts, every message the turn finishes (an answer with its tool calls, a tool's result) as
+soon as it is finished, and the text streaming now at least once a second. When the turn's real
+line is written, the sidecars are removed; when zett is stopped before that, the next zett that
+opens or lists the session adds them to it as an ``interrupted`` turn.
+
+Each line is redacted whole before it is written, and the streaming text is rewritten whole each
+time, so a credential split across two deltas is still one string when it is redacted. Of the
+streaming text only what ends in whitespace is written (:func:`settled`): a credential that is
+still streaming would not match a redaction rule yet, and its first 19 characters are as good as
+all 20. So a kill loses at most the last second, and the word being streamed.
+
+The turn's state is kept on the event loop (``begin``, ``observe``); the files are written in a
+thread, one write at a time. ``end`` may be called from the recorder's writing thread: a
+generation number, changed under a lock, makes a write that was already under way for the
+ended turn write nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import string
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from zett_agent.agent import AgentRunContext
+from zett_agent.events import AgentEvent, AgentEventType
+from zett_agent.messages import AnyMessage, UserMessage
+from zett_agent.storage import encode_messages
+
+from zett_tui.core import paths
+from zett_tui.core.line_append import append_whole
+from zett_tui.core.redact import redact_json_line
+from zett_tui.sessions import live_turn
+from zett_tui.sessions.naming import live_path, partial_path
+
+log = logging.getLogger(__name__)
+
+#: What keys, tokens and URLs with secrets are made of (``settled`` holds back a run of them).
+_CREDENTIAL_CHARACTERS = frozenset(string.ascii_letters + string.digits + "_-./+=:~%@$&?#")
+#: The longest the streaming text goes unwritten, in seconds.
+INTERVAL = 1.0
+#: Events after which what the turn has so far is written at once.
+_WRITE_NOW = frozenset(
+    {
+        AgentEventType.MODEL_COMPLETED,
+        AgentEventType.TOOL_STARTED,
+        AgentEventType.TOOL_COMPLETED,
+        AgentEventType.TOOL_FAILED,
+        AgentEventType.TOOL_SKIPPED,
+    }
+)
+
+
+class _Turn:
+    """What the loop knows of the turn in progress."""
+
+    def __init__(self, context: AgentRunContext, prompt: UserMessage, session_file: Path) -> None:
+        self.context = context
+        self.prompt = prompt
+        self.session_file = session_file
+        #: The messages written to the journal (by identity), in order.
+        self.written: list[AnyMessage] = []
+        self.text = ""
+        self.reasoning = ""
+        #: A write failed in this turn already (said once in the log).
+        self.failed = False
+
+
+class TurnJournal:
+    """The sidecars of the turn in progress (one turn at a time: one host runs one session)."""
+
+    def __init__(
+        self,
+        session_file_of: Callable[[str], Path],
+        redact: Callable[[str], str],
+        *,
+        interval: float | None = None,
+    ) -> None:
+        self._session_file_of = session_file_of
+        self._redact = redact
+        self.interval = INTERVAL if interval is None else interval
+        self._turn: _Turn | None = None
+        self._generation = 0
+        self._files = threading.Lock()
+        self._wake = asyncio.Event()
+        self._dirty = False
+        self._task: asyncio.Task[None] | None = None
+
+    # -- on the event loop ------------------------------------------------------------------------
+
+    async def begin(self, context: AgentRunContext, prompt: UserMessage, started_at: datetime) -> None:
+        """The turn starts: its prompt is on disk when this returns (if the disk can take it)."""
+        self._stop_writer()
+        session_file = self._session_file_of(context.session_id)
+        with self._files:
+            self._generation += 1
+            generation = self._generation
+        self._turn = _Turn(context, prompt, session_file)
+        header = {
+            "version": 1,
+            "session_id": context.session_id,
+            "request_id": context.config.request_id,
+            "parent_session_id": context.config.parent_session_id,
+            "started_at": started_at.isoformat(),
+            "metadata": context.metadata,
+            "tags": context.tags,
+        }
+        first = live_turn.start_line(header)
+        await asyncio.to_thread(self._start_files, generation, session_file, first)
+        await self._write_once(generation)
+        self._task = asyncio.get_running_loop().create_task(self._keep_written(generation))
+
+    def observe(self, event: AgentEvent) -> None:
+        """One runtime event of the turn: streamed text is kept; a finished step is written now."""
+        turn = self._turn
+        if turn is None:
+            return
+        if event.type is AgentEventType.TEXT_DELTA and event.delta:
+            turn.text += event.delta
+            self._dirty = True
+        elif event.type is AgentEventType.REASONING_DELTA and event.delta:
+            turn.reasoning += event.delta
+            self._dirty = True
+        elif event.type in _WRITE_NOW:
+            if event.type is AgentEventType.MODEL_COMPLETED:
+                turn.text = turn.reasoning = ""  # the step's message holds it now
+            self._dirty = True
+            self._wake.set()
+
+    def streamed_envelope(self) -> dict[str, Any] | None:
+        """The text streamed since the last finished message, as a message envelope (None if none).
+
+        The turn's real line lacks it when the turn is cancelled or fails mid-stream; the recorder
+        adds it, so a resumed session shows what the live screen showed. Safe from any thread.
+        """
+        turn = self._turn
+        text, reasoning = (settled(turn.text), settled(turn.reasoning)) if turn is not None else ("", "")
+        if not (text or reasoning):
+            return None
+        return live_turn.partial_envelope(text, reasoning)
+
+    async def _keep_written(self, generation: int) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.interval):
+                    await self._wake.wait()
+            self._wake.clear()
+            if self._dirty:
+                await self._write_once(generation)
+
+    async def _write_once(self, generation: int) -> None:
+        turn = self._turn
+        if turn is None:
+            return
+        self._dirty = False
+        messages = _turn_messages(turn)
+        done = len(turn.written)
+        kept = messages[:done]
+        rewrite = len(kept) < done or any(a is not b for a, b in zip(kept, turn.written, strict=True))
+        new = messages if rewrite else messages[done:]
+        envelopes = json.loads(encode_messages(new)) if new else []
+        lines = [live_turn.message_line(envelope) for envelope in envelopes]
+        after = len(messages)
+        partial = live_turn.partial_document(after, settled(turn.text), settled(turn.reasoning))
+        try:
+            written = await asyncio.to_thread(
+                self._write, generation, turn.session_file, lines, rewrite, partial
+            )
+        except Exception as error:  # the disk: the storage retry tells the user; the turn goes on
+            if not turn.failed:
+                turn.failed = True
+                log.warning("the turn in progress could not be written: %s", error, exc_info=True)
+            self._dirty = True
+            return
+        if written:
+            turn.written = messages
+
+    def _stop_writer(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+
+    # -- any thread -----------------------------------------------------------------------------
+
+    def end(self, *, remove: bool) -> None:
+        """The turn's real line is written (``remove``) or waits in memory for the disk (the
+        sidecars are then kept, in case zett is stopped before it is written)."""
+        turn, self._turn = self._turn, None
+        with self._files:
+            self._generation += 1
+            if turn is not None and remove:
+                for path in (live_path(turn.session_file), partial_path(turn.session_file)):
+                    try:
+                        path.unlink(missing_ok=True)
+                    except OSError as error:
+                        log.warning("turn journal %s not removed: %s", path, error)
+        loop_task = self._task
+        if loop_task is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nothing runs there now
+                loop_task.get_loop().call_soon_threadsafe(self._stop_writer)
+
+    # -- in a thread ----------------------------------------------------------------------------
+
+    def _start_files(self, generation: int, session_file: Path, first: str) -> None:
+        with self._files:
+            if generation != self._generation:
+                return
+            try:
+                paths.write_private_text(live_path(session_file), self._redacted(first) + "\n", sync=False)
+                partial_path(session_file).unlink(missing_ok=True)
+            except OSError as error:
+                log.warning("the turn in progress could not be started on disk: %s", error)
+
+    def _write(
+        self, generation: int, session_file: Path, lines: list[str], rewrite: bool, partial: str
+    ) -> bool:
+        with self._files:
+            if generation != self._generation:
+                return False
+            live = live_path(session_file)
+            data = "".join(self._redacted(line) + "\n" for line in lines)
+            if rewrite:  # the runtime replaced messages of this turn (compaction): start again
+                head = live.read_text(encoding="utf-8").split("\n", 1)[0]
+                paths.write_private_text(live, head + "\n" + data, sync=False)
+            elif data:
+                append_whole(live, data.encode("utf-8"))
+            paths.write_private_text(partial_path(session_file), self._redacted(partial), sync=False)
+            return True
+
+    def _redacted(self, line: str) -> str:
+        return redact_json_line(line, self._redact)
+
+
+def settled(text: str) -> str:
+    """What is written of ``text`` while it streams: up to its last character that no credential
+    holds (whitespace, most punctuation, any non-ASCII letter), so a key still streaming is left
+    out whole and a Chinese answer without spaces is still written."""
+    end = len(text)
+    while end and text[end - 1] in _CREDENTIAL_CHARACTERS:
+        end -= 1
+    return text[:end]
+
+
+def _turn_messages(turn: _Turn) -> list[AnyMessage]:
+    """The turn's messages now: from its prompt to the end of the context."""
+    messages = turn.context.state.messages
+    for index, message in enumerate(messages):
+        if message is turn.prompt:
+            return list(messages[index:])
+    return list(turn.written) or [turn.prompt]

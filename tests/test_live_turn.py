@@ -305,3 +305,32 @@ async def test_messages_the_runtime_replaced_mid_turn_are_written_again(tmp_path
     assert record is not None and contents(record) == [(2, "question"), (3, "summary")]
     journal.end(remove=True)
     assert sidecars(path) == []
+
+
+async def test_decision_lines_and_the_context_figure_are_kept_while_the_turn_runs(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    gate = asyncio.Event()
+    host = await hosts(ScriptedModel(text_step("Answer after the question", chunk=7, gate=gate)))
+    sink = Collector()
+    turn = asyncio.create_task(host.run_turn("go", sink))
+    await wait_until(lambda: bool(sink.text))
+    host.note_decision("✓ You allowed: make test", "c9")
+    path = session_file(host)
+
+    def decisions(record: dict[str, Any] | None) -> list[dict[str, Any]]:
+        return (record or {}).get("metadata", {}).get("zett", {}).get("decisions", [])
+
+    await wait_until(lambda: decisions(live_turn.read_live_turn(path)) != [], timeout=5)
+    assert decisions(live_turn.read_live_turn(path)) == [
+        {"text": "✓ You allowed: make test", "call_id": "c9"}
+    ]
+    gate.set()
+    await turn
+    [line] = records(path)
+    assert decisions(line) == [{"text": "✓ You allowed: make test", "call_id": "c9"}]
+    assert line["metadata"]["zett"]["context"] == {
+        "tokens": 17,
+        "window": host.context_window,
+        "estimated": False,
+    }

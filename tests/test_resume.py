@@ -10,11 +10,12 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fakes.host import Collector, make_host, wait_until
-from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.ui_helpers import answers, idle, make_app, notices, prompts, submit, wait_for, wait_ready
 from zett_tui.entry.startup import StartupError, find_session_to_resume
 from zett_tui.sessions.index import SessionIndex
@@ -149,8 +150,20 @@ async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
         assert CUT_OFF in notices(app)
         await submit(pilot, "/continue")
         await wait_for(pilot, lambda: idle(app) and any(a.text == "Carrying on." for a in answers(app)))
+        live = [(type(block).__name__, block.plain_text()) for block in app.chat.transcript.blocks]
     contents = [getattr(message, "content", None) for message in model.requests[0].messages]
     assert "first question" in contents and "second question" in contents
+
+    # resumed once more: the carried-on turn is painted as the live screen showed it, once
+    again = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        assert prompts(again) == ["first question", "second question"]
+        painted = [(type(block).__name__, block.plain_text()) for block in again.chat.transcript.blocks]
+    assert [text for kind, text in painted if kind == "AnswerBlock"] == [
+        text for kind, text in live if kind == "AnswerBlock"
+    ]
+    assert ("NoticeBlock", "Continuing…") in painted
 
 
 async def test_a_session_busy_in_another_zett_can_be_viewed_or_forked(project_dir: Path) -> None:
@@ -188,3 +201,39 @@ async def test_a_session_busy_in_another_zett_can_be_viewed_or_forked(project_di
         lock.release()
     original = SessionIndex().find(session_id)
     assert original is not None and original.turns == 1  # the original was never written to
+
+
+async def test_a_resumed_session_shows_its_decision_lines_and_context_figure_as_the_live_screen_did(
+    project_dir: Path,
+) -> None:
+    """Issue 12, item 2: "You allowed" lines and the context meter were lost on resume."""
+    from tests.test_dialogs import open_dialog
+
+    def painted(app: Any) -> list[tuple[str, str]]:
+        return [(type(block).__name__, block.plain_text()) for block in app.chat.transcript.blocks]
+
+    model = ScriptedModel(
+        tool_step("c1", "bash", {"command": "echo once > once.txt"}, text="Running it."),
+        text_step("Done."),
+    )
+    live = make_app(model)
+    async with live.run_test(size=(160, 45)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "run it")
+        await open_dialog(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: idle(live) and len(answers(live)) == 2)
+        live_blocks = painted(live)
+        live_meter = (live.chat.status.context_tokens, live.chat.status.context_estimated)
+        session_id = live.chat.host.session_id  # type: ignore[union-attr]
+    assert ("NoticeBlock", "✓ You allowed: echo once > once.txt") in live_blocks
+    assert live_meter[1] is False  # counted by the provider, not estimated
+
+    found = find_session_to_resume(project_dir, session_id[:12], continue_last=False)
+    app = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: app.chat.status.activity == "idle")
+        resumed = [block for block in painted(app) if not block[1].startswith("Resumed session")]
+        assert resumed == live_blocks
+        assert (app.chat.status.context_tokens, app.chat.status.context_estimated) == live_meter

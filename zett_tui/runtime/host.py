@@ -212,7 +212,9 @@ class AgentHost:
     async def continue_turn(self, sink: Sink) -> TurnFinished:
         """Carry on a turn that was cut off (a crash, a kill, an output limit) without new input."""
         agent = self._require_agent()
-        stream = agent.stream_resume(**self._request_options(), metadata=self._turn_metadata())
+        metadata = self._turn_metadata()
+        metadata["zett"]["continues"] = True  # its line repeats the cut-off turn's messages first
+        stream = agent.stream_resume(**self._request_options(), metadata=metadata)
         return await self._run(stream, sink)
 
     async def compact(self, sink: Sink) -> bool:
@@ -446,7 +448,13 @@ class AgentHost:
             self.compaction.follow_effort(self.reasoning_effort)
 
     async def estimate_context(self) -> ContextMeasured:
-        """The context the next request starts from, estimated from the stored history (no model call)."""
+        """The context the next request starts from: as the status line said after the session's
+        last turn (a resumed session shows the figure it was left with), else estimated from the
+        stored history (no model call)."""
+        recorded = await asyncio.to_thread(self._recorded_context)
+        if recorded is not None:
+            self.last_context = recorded
+            return recorded
         messages: list[Any] = []
         if self._history is not None:
             try:
@@ -457,6 +465,29 @@ class AgentHost:
         tokens = estimate_text_tokens(self.options.system_prompt) + estimate_tokens(messages)
         self.last_context = ContextMeasured(tokens, self.context_window, estimated=True)
         return self.last_context
+
+    def _recorded_context(self) -> ContextMeasured | None:
+        """The context figure the session's last recorded turn kept (``sessions.recorded_turns``);
+        counted by another model's tokenizer, it is an estimate now. Blocking: it reads the file."""
+        from zett_tui.sessions.reader import ReadNotice, read_last_records
+        from zett_tui.sessions.recorded_turns import turn_view
+
+        if self.recorder is None:
+            return None
+        notices: list[ReadNotice] = []
+        try:
+            tail = read_last_records(self.recorder.session_path(self.session_id), 1, notices)
+        except OSError:
+            return None
+        if not tail.records:
+            return None
+        record = tail.records[-1]
+        figure = turn_view(record).context
+        if figure is None:
+            return None
+        tokens, estimated = figure
+        same_model = record.zett.get("model") == self.options.model_label
+        return ContextMeasured(tokens, self.context_window, estimated=estimated or not same_model)
 
     def _ui_events(self, translator: EventTranslator, event: AgentEvent) -> list[UIEvent]:
         """The translated events, followed by a new measure of the context when ``event`` gives one."""
@@ -502,7 +533,19 @@ class AgentHost:
         elif isinstance(event, ToolFinished) and event.call_id in commands and self.shell_policy is not None:
             reason = self.shell_policy.allowed_by(commands.pop(event.call_id))
             if reason:
-                sink(Notice(f"Ran without asking: allowed by {reason}.", "decision"))
+                line = f"Ran without asking: allowed by {reason}."
+                sink(Notice(line, "decision"))
+                self.note_decision(line, event.call_id)
+        elif isinstance(event, ContextMeasured) and self.recorder is not None:
+            self.recorder.journal.note_context(event.tokens, event.window, event.estimated)
+
+    def note_decision(self, line: str, call_id: str | None) -> None:
+        """Keep the transcript's line for an answer with the running turn (shown again on resume)."""
+        if self.recorder is not None:
+            try:
+                self.recorder.journal.note_decision(line, call_id)
+            except Exception:  # a record of the answer; the answer itself has gone through
+                log.warning("the decision line was not kept", exc_info=True)
 
     def answer(self, decision: DecisionRequested, payload: dict[str, Any]) -> bool:
         """Send the user's answer back to the runtime. False for a late or duplicate answer."""

@@ -73,6 +73,17 @@ class _Turn:
         self.reasoning = ""
         #: A write failed in this turn already (said once in the log).
         self.failed = False
+        #: The notes changed since they were last written.
+        self.notes_changed = False
+
+    @property
+    def notes(self) -> dict[str, Any]:
+        """``metadata["zett"]`` of the run: what zett adds to the turn's line besides messages."""
+        metadata = self.context.metadata
+        zett = metadata.get("zett")
+        if not isinstance(zett, dict):
+            zett = metadata["zett"] = {}
+        return zett
 
 
 class TurnJournal:
@@ -136,6 +147,24 @@ class TurnJournal:
             self._dirty = True
             self._wake.set()
 
+    def note_decision(self, text: str, call_id: str | None) -> None:
+        """The line the user's answer (or a rule that answered for them) left in the transcript:
+        kept with the turn, so a resumed session shows it under its tool row."""
+        turn = self._turn
+        if turn is None:
+            return
+        decisions = turn.notes.setdefault("decisions", [])
+        decisions.append({"text": text, "call_id": call_id})
+        turn.notes_changed = self._dirty = True
+
+    def note_context(self, tokens: int, window: int, estimated: bool) -> None:
+        """How full the context was after the turn's last model call, as the status line said."""
+        turn = self._turn
+        if turn is None:
+            return
+        turn.notes["context"] = {"tokens": tokens, "window": window, "estimated": estimated}
+        turn.notes_changed = self._dirty = True
+
     def streamed_envelope(self) -> dict[str, Any] | None:
         """The text streamed since the last finished message, as a message envelope (None if none).
 
@@ -169,6 +198,10 @@ class TurnJournal:
         new = messages if rewrite else messages[done:]
         envelopes = json.loads(encode_messages(new)) if new else []
         lines = [live_turn.message_line(envelope) for envelope in envelopes]
+        notes_changed = turn.notes_changed
+        if notes_changed or rewrite:
+            turn.notes_changed = False
+            lines.append(live_turn.notes_line(turn.notes))
         after = len(messages)
         partial = live_turn.partial_document(after, settled(turn.text), settled(turn.reasoning))
         try:
@@ -180,6 +213,7 @@ class TurnJournal:
                 turn.failed = True
                 log.warning("the turn in progress could not be written: %s", error, exc_info=True)
             self._dirty = True
+            turn.notes_changed = turn.notes_changed or notes_changed
             return
         if written:
             turn.written = messages

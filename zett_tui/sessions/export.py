@@ -25,7 +25,7 @@ from zett_tui.sessions.recorded_turns import (
     TextBlock,
     ToolView,
     TurnView,
-    turn_view,
+    iter_turns,
 )
 
 Redact = Callable[[str], str]
@@ -38,6 +38,7 @@ _NOTE_LABELS = {
     "agent": "*Note to the agent:*",
     "checkpoint": "*Earlier conversation summarised:*",
     "stop": "⚠",
+    "decision": "*Your answer:*",
 }
 
 
@@ -87,9 +88,10 @@ def _quote(text: str) -> str:
 
 def turn_markdown(turn: TurnView) -> str:
     """One turn: ``## You``, then ``## zett (model)`` with reasoning, answer, tools, in order."""
-    parts = ["## You\n\n"]
-    prompt = turn.prompt.strip() or "(no text)"
-    parts.append(prompt + "\n")
+    if turn.continues:  # carries on the turn before: its prompt is shown there
+        parts = ["*(/continue: the turn above carried on)*\n"]
+    else:
+        parts = ["## You\n\n", (turn.prompt.strip() or "(no text)") + "\n"]
     if turn.prompt_images:
         parts.append(f"\n*({turn.prompt_images} image{'s' if turn.prompt_images != 1 else ''} attached)*\n")
     parts.append(f"\n## zett ({turn.model})\n" if turn.model else "\n## zett\n")
@@ -133,9 +135,9 @@ def write_markdown(
     )
     out.write(redact("".join(head)))
     written = 0
-    for record in iter_records(summary.path, notices):
+    for turn in iter_turns(summary.path, notices):
         out.write("\n---\n\n")
-        out.write(redact(turn_markdown(turn_view(record))))
+        out.write(redact(turn_markdown(turn)))
         written += 1
     if notices:
         out.write("\n---\n\n*Parts of the session file could not be read:*\n\n")

@@ -7,7 +7,9 @@ first turn would not exist at all. So while a turn runs, two sidecars of the ses
 
 - ``<base>.live``: JSON lines, appended to. The first is ``{"live": 1, "record": {...}}``, the
   turn's line as it will be, without messages; each further line is ``{"message": envelope}``,
-  one finished message of the turn (the prompt first), encoded like the turn line's messages.
+  one finished message of the turn (the prompt first), encoded like the turn line's messages, or
+  ``{"notes": {...}}``, the whole of ``metadata.zett`` as it is now (the decision lines, the
+  context figure); the last one counts.
 - ``<base>.partial``: ``{"after": n, "text": ..., "reasoning": ...}``, what the model has streamed
   since the ``n``-th message, replaced whole (at most once a second), so it is redacted whole.
 
@@ -53,6 +55,11 @@ def message_line(envelope: dict[str, Any]) -> str:
     return json.dumps({"message": envelope}, ensure_ascii=False, separators=(",", ":"))
 
 
+def notes_line(notes: dict[str, Any]) -> str:
+    """What zett adds to the turn (``metadata.zett``: decisions, the context figure) as it is now."""
+    return json.dumps({"notes": notes}, ensure_ascii=False, separators=(",", ":"))
+
+
 def partial_document(after: int, text: str, reasoning: str) -> str:
     return json.dumps({"after": after, "text": text, "reasoning": reasoning}, ensure_ascii=False)
 
@@ -93,15 +100,21 @@ def read_live_turn(session_file: Path) -> dict[str, Any] | None:
     if not isinstance(record, dict):
         return None
     messages = []
+    notes: dict[str, Any] | None = None
     for raw in lines[1:]:
         item = _json(raw)
         envelope = item.get("message") if isinstance(item, dict) else None
         if isinstance(envelope, dict):
             messages.append(envelope)
+        elif isinstance(item, dict) and isinstance(item.get("notes"), dict):
+            notes = item["notes"]  # the last one is the whole of them
     partial = _partial(session_file, len(messages))
     if partial is not None:
         messages.append(partial)
     ended = max(_mtime(live), _mtime(partial_path(session_file)))
+    if notes is not None:
+        metadata = record.get("metadata")
+        record["metadata"] = {**(metadata if isinstance(metadata, dict) else {}), "zett": notes}
     return {
         **record,
         "completed_at": datetime.fromtimestamp(ended, UTC).isoformat(),

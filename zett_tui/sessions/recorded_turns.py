@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from zett_tui.core.tool_display import key_argument
+from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.reader import ReadNotice, TurnRecord, iter_records, read_last_records
 
@@ -55,7 +56,8 @@ class ReasoningBlock:
 class NoteBlock:
     """Something that is neither the model's answer nor a tool: a steering message typed during
     the turn (``steer``), an extension's instruction to the agent (``agent``), a context summary
-    (``checkpoint``), or a model step that stopped abnormally (``stop``)."""
+    (``checkpoint``), a model step that stopped abnormally (``stop``), or the line an answer to a
+    question left (``decision``: "✓ You allowed: ...", shown under its tool)."""
 
     kind: str
     text: str
@@ -83,6 +85,10 @@ class TurnView:
     prompt_images: int = 0
     #: Byte offset of the turn's line: pass it as ``before_offset`` to page back.
     offset: int = 0
+    #: How full the context was after the turn, as the status line said: (tokens, estimated).
+    context: tuple[int, bool] | None = None
+    #: ``/continue`` carried on the turn before (its blocks hold only what was new).
+    continues: bool = False
 
     @property
     def cancelled(self) -> bool:
@@ -166,9 +172,49 @@ def _message_model(data: dict[str, Any]) -> str | None:
     return f"{provider}:{model}" if isinstance(provider, str) and provider else model
 
 
-def turn_view(record: TurnRecord) -> TurnView:
-    """The display model of one turn."""
+def _decisions(zett: dict[str, Any]) -> dict[str | None, list[NoteBlock]]:
+    """The decision lines of a turn (``metadata.zett.decisions``), by the tool call they answered."""
+    found: dict[str | None, list[NoteBlock]] = {}
+    items = zett.get("decisions")
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("text"), str):
+            call_id = item.get("call_id") if isinstance(item.get("call_id"), str) else None
+            found.setdefault(call_id, []).append(NoteBlock("decision", item["text"]))
+    return found
+
+
+def _context(zett: dict[str, Any]) -> tuple[int, bool] | None:
+    figure = zett.get("context")
+    if not isinstance(figure, dict):
+        return None
+    tokens = figure.get("tokens")
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
+        return None
+    return tokens, figure.get("estimated") is True
+
+
+def _new_in(record: TurnRecord, previous: TurnRecord | None) -> tuple[dict[str, Any], ...]:
+    """The messages of a ``/continue`` turn that the turn it carried on does not have already
+    (zett-agent starts a resumed turn's line at the prompt it carries on)."""
     messages = record.messages
+    if previous is None:
+        return messages
+    before = [m for m in previous.messages if not _is_partial(m)]
+    same = 0
+    while same < min(len(before), len(messages)) and messages[same] == before[same]:
+        same += 1
+    return messages[:1] + messages[same:] if same else messages
+
+
+def _is_partial(envelope: dict[str, Any]) -> bool:
+    attributes = envelope.get("data", {}).get("attributes")
+    return isinstance(attributes, dict) and attributes.get(PARTIAL_ATTRIBUTE) is True
+
+
+def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnView:
+    """The display model of one turn (``previous``, the line before, trims a ``/continue``)."""
+    continues = record.zett.get("continues") is True
+    messages = _new_in(record, previous) if continues else record.messages
     results = {
         data["tool_call_id"]: data
         for envelope in messages
@@ -182,6 +228,7 @@ def turn_view(record: TurnRecord) -> TurnView:
     answers: list[str] = []
     reasonings: list[str] = []
     message_model: str | None = None
+    decisions = _decisions(record.zett)
     for envelope in messages:
         kind, data = envelope["kind"], envelope["data"]
         if kind == 2 and not seen_prompt:
@@ -208,10 +255,12 @@ def turn_view(record: TurnRecord) -> TurnView:
                     view = _tool_view(call, results)
                     blocks.append(view)
                     tools.append(view)
+                    blocks.extend(decisions.pop(view.call_id, ()) if view.call_id else ())
             note = _stop_note(data.get("stop"))
             if note is not None:
                 blocks.append(note)
             message_model = _message_model(data) or message_model
+    blocks.extend(note for notes in decisions.values() for note in notes)  # asked of no tool shown
     error = record.error
     error_text = None
     if error is not None:
@@ -233,13 +282,17 @@ def turn_view(record: TurnRecord) -> TurnView:
         completed_at=record.completed_at,
         prompt_images=prompt_images,
         offset=record.offset,
+        context=_context(record.zett),
+        continues=continues,
     )
 
 
 def iter_turns(path: Path, notices: list[ReadNotice]) -> Iterator[TurnView]:
     """Every readable turn in order, one line at a time."""
+    previous: TurnRecord | None = None
     for record in iter_records(path, notices):
-        yield turn_view(record)
+        yield turn_view(record, previous)
+        previous = record
 
 
 def load_transcript(path: Path, notices: list[ReadNotice]) -> list[TurnView]:
@@ -251,4 +304,6 @@ def load_last_turns(
 ) -> TranscriptPage:
     """The last ``count`` turns (before ``before_offset`` when paging back), oldest first."""
     tail = read_last_records(path, count, notices, before_offset=before_offset)
-    return TranscriptPage([turn_view(record) for record in tail.records], tail.has_earlier, tail.start_offset)
+    records = tail.records
+    turns = [turn_view(record, records[index - 1] if index else None) for index, record in enumerate(records)]
+    return TranscriptPage(turns, tail.has_earlier, tail.start_offset)

@@ -61,7 +61,9 @@ def _turns_up_to(
             break
         window.append(record)
         seen += 1
-    return [turn_view(record) for record in window], seen > len(window)
+    kept = list(window)
+    turns = [turn_view(record, kept[index - 1] if index else None) for index, record in enumerate(kept)]
+    return turns, seen > len(window)
 
 
 def paint_preview(transcript: Transcript, page: PreviewPage) -> None:

@@ -100,11 +100,12 @@ class DecisionDialogs:
             log.info("late or duplicate answer to %s ignored", decision.kind)
             return
         self.chat.say(answer.record, answer.level)
+        call_id = decision.payload.get("tool_call_id")
+        host.note_decision(answer.record, call_id if isinstance(call_id, str) else None)
         if answer.steer and not self.chat.turns.steer(answer.steer):
             self.chat.say("The note could not reach the model: the turn had ended.", "warning")
         if answer.accepted is not None:
             self._run(answer.accepted, "after the answer")
-        call_id = decision.payload.get("tool_call_id")
         if answer.after_tool is not None and isinstance(call_id, str):
             self._after_tool[call_id] = answer.after_tool
 

@@ -36,7 +36,10 @@ RESUME_TURNS = 60
 def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | None = None) -> str | None:
     """Paint one turn. Its first answer is labelled with its model when that differs from
     ``previous_model``; returns the model of the answers now shown last (``previous_model`` if none)."""
-    transcript.add(UserBlock(turn.prompt))
+    if turn.continues:  # as the live screen showed /continue
+        transcript.add(NoticeBlock("Continuing…", "info"))
+    else:
+        transcript.add(UserBlock(turn.prompt))
     label = turn.model if turn.model != previous_model else None
     answered = False
     status = "completed" if turn.status == "completed" else turn.status
@@ -54,7 +57,7 @@ def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | N
         elif isinstance(block, ToolView):
             _show_tool(transcript, block, turn.status)
         elif isinstance(block, NoteBlock):
-            transcript.add(NoticeBlock(block.text, "info"))
+            transcript.add(NoticeBlock(block.text, "decision" if block.kind == "decision" else "info"))
     if status == "cancelled":
         if last_answer is not None and last_answer is transcript.blocks[-1]:
             last_answer.status = "cancelled"  # the answer block marks itself

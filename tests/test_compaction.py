@@ -152,7 +152,8 @@ async def test_a_resumed_session_starts_from_the_compacted_history(tmp_path: Pat
     resumed = AgentHost(host_options(tmp_path, later, context_window=14_000, session_id=host.session_id))
     await resumed.start()
     try:
-        estimate = await resumed.estimate_context()
+        shown = await resumed.estimate_context()
+        estimate = await resumed.estimate_from_history()
         finished = await resumed.run_turn("fourth", Events())
     finally:
         await resumed.aclose()
@@ -162,6 +163,8 @@ async def test_a_resumed_session_starts_from_the_compacted_history(tmp_path: Pat
     assert sum(SUMMARY in text for text in sent) == 1
     assert "first" not in sent
     assert sent[-5:] == ["second", LONG, "third", "third answer", "fourth"]
+    # the status line starts from the figure it showed when the session was left (the last usage)
+    assert (shown.tokens, shown.estimated, shown.window) == (17, False, 14_000)
     assert estimate.estimated and estimate.window == 14_000
     # The estimate counts the checkpoint, not the turn it replaced.
     assert estimate.tokens < uncompacted - 5_000

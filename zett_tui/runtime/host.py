@@ -455,6 +455,10 @@ class AgentHost:
         if recorded is not None:
             self.last_context = recorded
             return recorded
+        return await self.estimate_from_history()
+
+    async def estimate_from_history(self) -> ContextMeasured:
+        """The context the next request starts from, estimated from the stored history."""
         messages: list[Any] = []
         if self._history is not None:
             try:

@@ -280,3 +280,80 @@ def test_the_import_reader_sees_every_kind_of_import(tmp_path: Path) -> None:
     assert (4, "zett_tui.ui.app", "under TYPE_CHECKING") in found
     assert (6, "zett_tui.ui.widgets", "in a function") in found
     assert (9, "textual", "in a function") in found
+
+
+def _ui_import_graph() -> dict[str, set[str]]:
+    """Which UI modules each UI module imports at run time (module level or in a function)."""
+    graph: dict[str, set[str]] = {}
+    for module, found in IMPORTS.items():
+        if not _in(module, UI):
+            continue
+        targets: set[str] = set()
+        for item in found:
+            if item.where == "under TYPE_CHECKING":
+                continue
+            target = item.target
+            while target and target not in MODULES:
+                target = target.rpartition(".")[0]
+            if target and target != module and _in(target, UI):
+                targets.add(target)
+        graph[module] = targets
+    return graph
+
+
+def _a_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (each module followed by one it imports), or []."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        state[module] = 2
+        path.pop()
+        return []
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)):
+            return found
+    return []
+
+
+def test_the_ui_has_no_import_cycle() -> None:
+    """Issue 11: 15 UI modules imported each other in a ring, closed by imports inside functions
+    (the screen, the commands, the palette, the composer, the browser and the app). Commands now
+    get a context and post messages to the app; the registry imports no command; the composer is
+    given its commands. A function-level import counts here: it only hides a cycle."""
+    cycle = _a_cycle(_ui_import_graph())
+    assert cycle == [], "the UI imports in a circle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _a_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _a_cycle({"a": {"b"}, "b": set()}) == []
+
+
+COMMANDS = ("zett_tui.ui.chat.commands", "zett_tui.ui.chat.commands.*")
+#: What a slash command must not see: it is given a CommandContext and posts app messages.
+NOT_FOR_COMMANDS = (
+    "zett_tui.ui.app",
+    "zett_tui.ui.chat.screen",
+    "zett_tui.ui.browser",
+    "zett_tui.ui.browser.*",
+)
+
+
+def test_slash_commands_see_only_their_context() -> None:
+    broken = [
+        item
+        for module, found in IMPORTS.items()
+        if _in(module, COMMANDS)
+        for item in found
+        if _in(item.target, NOT_FOR_COMMANDS)
+    ]
+    assert broken == [], _report(broken, "a slash command reaches past its CommandContext")

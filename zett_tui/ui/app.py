@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,15 @@ from textual.widgets import TextArea
 from zett_tui.core import paths
 from zett_tui.core.long_lived_objects import collect_everything, full_collection_due, full_collection_overdue
 from zett_tui.entry.launch import LaunchSettings
+from zett_tui.ui.app_messages import (
+    CopyRequested,
+    ModelChosen,
+    OpenSession,
+    OpenSessionBrowser,
+    QuitRequested,
+    ThemeRequested,
+)
+from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
 from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
 from zett_tui.ui.textual_compat import discard_exit_output, keep_exception_for_tests, remember_copied_text
@@ -59,11 +68,16 @@ class ZettApp(App[str | None]):
             launch.notices.append(("warning", problem))
         if not launch.animations:
             self.animation_level = "none"
-        self.chat = ChatScreen(launch)
+        self.chat = self._new_chat(launch)
         self._last_interrupt = 0.0
         self._quitting = False
         self._last_input = time.monotonic()
         self._quiet_timer: Timer | None = None
+
+    @staticmethod
+    def _new_chat(launch: LaunchSettings) -> ChatScreen:
+        """A chat offering zett's slash commands (their modules load at the first use)."""
+        return ChatScreen(launch, CommandList(_builtin_commands))
 
     def get_default_screen(self) -> Screen[Any]:
         """The chat is the first screen (not pushed over an empty one): one screen less to lay out
@@ -115,9 +129,38 @@ class ZettApp(App[str | None]):
 
     def action_change_theme(self) -> None:
         """The command palette's theme entry: zett's picker, which saves the choice."""
-        from zett_tui.ui.chat.commands.theme import open_theme_picker
+        from zett_tui.ui.theme_choice import open_theme_picker
 
-        open_theme_picker(self)
+        open_theme_picker(self, self.chat.say)
+
+    # -- what screens and commands ask of the app (ui/app_messages.py) --------------------------
+
+    def on_quit_requested(self, _message: QuitRequested) -> None:
+        self.run_worker(self.action_quit(), group="quit")
+
+    def on_open_session(self, message: OpenSession) -> None:
+        self.run_worker(
+            self.open_session(message.session_id, message.resume_path),
+            group="switch-session",
+            exit_on_error=False,
+        )
+
+    def on_open_session_browser(self, _message: OpenSessionBrowser) -> None:
+        self.open_session_browser()
+
+    def on_theme_requested(self, message: ThemeRequested) -> None:
+        from zett_tui.ui.theme_choice import choose_theme
+
+        choose_theme(self, message.name, self.chat.say)
+
+    def on_copy_requested(self, message: CopyRequested) -> None:
+        self.copy_to_clipboard(message.text, label=message.label)
+
+    def on_model_chosen(self, message: ModelChosen) -> None:
+        """What a new session starts with (``/new``, ``/sessions``): the model chosen last."""
+        for launch in {id(self.launch): self.launch, id(self.chat.launch): self.chat.launch}.values():
+            for name, value in message.settings.items():
+                setattr(launch, name, value)
 
     # -- Ctrl-C: copy a selection, else clear the prompt, else stop the turn, else quit twice ----
 
@@ -171,16 +214,39 @@ class ZettApp(App[str | None]):
     def action_copy_code(self) -> None:
         """Alt+C: the last answer's last code block, raw, like ``/copy``."""
         if self.screen is self.chat:
-            from zett_tui.ui.chat.commands.copy import copy_from_last_answer
+            from zett_tui.ui.chat.answer_copy import from_last_answer
 
-            copy_from_last_answer(self.chat)
+            chosen = from_last_answer(self.chat.transcript.blocks)
+            if isinstance(chosen, str):
+                self.chat.say(chosen, "warning")
+            else:
+                self.copy_to_clipboard(chosen[0], label=chosen[1])
 
     def action_open_sessions(self) -> None:
         """Ctrl-O: the session browser, over the chat (not over a dialog)."""
         if self.screen is self.chat:
-            from zett_tui.ui.browser.screen import open_session_browser
+            self.open_session_browser()
 
-            open_session_browser(self)
+    def open_session_browser(self) -> None:
+        """Show the browser over the chat (nothing happens when it is already open)."""
+        from zett_tui.ui.browser.screen import SessionBrowser
+
+        if isinstance(self.screen, SessionBrowser):
+            return
+        overrides: dict[str, Any] = self.chat.launch.host_overrides
+        self.push_screen(
+            SessionBrowser(
+                self.chat.launch.cwd,
+                current_session=self.current_session_id,
+                sessions_directory=overrides.get("sessions_dir"),
+                history_database=overrides.get("history_db"),
+            )
+        )
+
+    def current_session_id(self) -> str | None:
+        """The session the chat is in: its host's, or (before the model is ready) the one resumed."""
+        chat = self.chat
+        return chat.host.session_id if chat.host is not None else chat.launch.session_id
 
     def action_eof(self) -> None:
         """Ctrl-D quits on an empty prompt (like a shell) and deletes forward otherwise."""
@@ -199,7 +265,7 @@ class ZettApp(App[str | None]):
         launch = replace(
             self.launch, session_id=session_id, resume_path=resume_path, notices=[], read_only=False
         )
-        self.chat = ChatScreen(launch)
+        self.chat = self._new_chat(launch)
         while len(self.screen_stack) > 1 and self.screen is not old:
             self.pop_screen()
         if len(self.screen_stack) > 1:
@@ -228,3 +294,9 @@ class ZettApp(App[str | None]):
             message=f"zett stopped after an internal error ({type(error).__name__}). "
             f"Your session is saved; details are in {paths.log_file()}.",
         )
+
+
+def _builtin_commands() -> Mapping[str, SlashCommand]:
+    from zett_tui.ui.chat.commands.builtin import builtin_commands
+
+    return builtin_commands()

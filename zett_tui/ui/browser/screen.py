@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -32,15 +32,13 @@ from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.lock import SessionBusy
 from zett_tui.sessions.reader import ReadNotice
 from zett_tui.sessions.scan import list_all_sessions
+from zett_tui.ui.app_messages import OpenSession
 from zett_tui.ui.browser.preview import PreviewPage, load_preview, paint_preview
 from zett_tui.ui.browser.search import SearchProgress, SessionSearch
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.session_rows import SessionRow, short_folder
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
-
-if TYPE_CHECKING:
-    from zett_tui.ui.app import ZettApp
 
 log = logging.getLogger(__name__)
 
@@ -452,8 +450,6 @@ class SessionBrowser(Screen[None]):
             self._resume(row.summary)
 
     def _resume(self, summary: SessionSummary) -> None:
-        from zett_tui.ui.app import ZettApp
-
         if summary.session_id == self.current_session():
             self.dismiss(None)
             self.app.notify("That is the session you are in.")
@@ -461,19 +457,14 @@ class SessionBrowser(Screen[None]):
         if summary.in_use:
             self.notify(_busy_text(summary), severity="warning", markup=False)
             return
-        app = self.app
-        if not isinstance(app, ZettApp):
-            return
         self.search.stop()
         if summary.cwd and os.path.normpath(summary.cwd) not in self._folders:
-            app.notify(
+            self.app.notify(
                 f"This session was started in {short_folder(summary.cwd)}; zett works in "
                 f"{short_folder(str(self.cwd))}.",
                 markup=False,
             )
-        app.run_worker(
-            app.open_session(summary.session_id, summary.path), group="switch-session", exit_on_error=False
-        )
+        self.post_message(OpenSession(summary.session_id, summary.path))
 
     def action_delete(self) -> None:
         row = self.session_list.highlighted
@@ -579,24 +570,3 @@ def _folder_forms(folder: Path) -> set[str]:
     """``folder`` as written and with links resolved, to compare with the folders sessions record."""
     written = os.path.normpath(os.fspath(folder))
     return {written, os.path.realpath(written)}
-
-
-def current_session_id(app: ZettApp) -> str | None:
-    """The session the chat is in: its host's, or (before the model is ready) the one resumed."""
-    chat = app.chat
-    return chat.host.session_id if chat.host is not None else chat.launch.session_id
-
-
-def open_session_browser(app: ZettApp) -> None:
-    """Show the browser over the chat (nothing happens when it is already open)."""
-    if isinstance(app.screen, SessionBrowser):
-        return
-    overrides: dict[str, Any] = app.chat.launch.host_overrides
-    app.push_screen(
-        SessionBrowser(
-            app.chat.launch.cwd,
-            current_session=lambda: current_session_id(app),
-            sessions_directory=overrides.get("sessions_dir"),
-            history_database=overrides.get("history_db"),
-        )
-    )

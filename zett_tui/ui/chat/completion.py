@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from zett_tui.ui.chat.commands.registry import SlashCommand, registry
+from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
 from zett_tui.ui.widgets.completion_menu import CompletionItem
 from zett_tui.workspace.file_finder import FileMatch, quote_path
 
@@ -53,9 +53,9 @@ def needs_argument(command: SlashCommand) -> bool:
     return bool(command.arguments) and not command.arguments.startswith("[")
 
 
-def command_items(query: str) -> list[CompletionItem]:
+def command_items(query: str, command_list: CommandList) -> list[CompletionItem]:
     """Commands whose name starts with ``query``, then those that contain it, in name order."""
-    commands = registry()
+    commands = command_list.all()
     names = sorted(commands)
     starting = [name for name in names if name.startswith(query)]
     inside = [name for name in names if query and query in name and not name.startswith(query)]
@@ -75,9 +75,9 @@ def command_items(query: str) -> list[CompletionItem]:
     return items
 
 
-def command_completion(name: str) -> str:
+def command_completion(name: str, command_list: CommandList) -> str:
     """The prompt text after completing ``name``: a space follows when it takes arguments."""
-    command = registry().get(name)
+    command = command_list.get(name)
     return f"/{name}" + (" " if command is not None and command.arguments else "")
 
 

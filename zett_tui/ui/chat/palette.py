@@ -10,17 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
-from zett_tui.ui.chat.commands import registry as slash_commands
+from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.chat.completion import needs_argument
 
 if TYPE_CHECKING:
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.command_context import CommandContext
+    from zett_tui.ui.chat.turns import TurnRunner
+    from zett_tui.ui.widgets.composer import Composer
+
+
+@runtime_checkable
+class ChatScreen(Protocol):
+    """The chat screen as the palette sees it (the palette does not import the screen)."""
+
+    commands: CommandList
+    command_context: CommandContext
+    turns: TurnRunner
+
+    @property
+    def composer(self) -> Composer: ...
+
+    def action_cycle_mode(self) -> None: ...
+
 
 #: Textual's system entries that a slash command already covers on the chat screen.
 DUPLICATED_SYSTEM_COMMANDS = frozenset({"Theme", "Quit"})
@@ -35,7 +52,7 @@ class PaletteEntry:
 
 def slash_entries(chat: ChatScreen) -> list[PaletteEntry]:
     entries = []
-    commands = slash_commands.registry()
+    commands = chat.commands.all()
     for name in sorted(commands):
         command = commands[name]
         usage = f"/{name} {command.arguments}".rstrip()
@@ -70,17 +87,14 @@ def action_entries(chat: ChatScreen) -> list[PaletteEntry]:
 
 def _runner(chat: ChatScreen, name: str) -> Callable[[], None]:
     def run() -> None:
-        slash_commands.run(chat, name, "")
+        chat.commands.run(chat.command_context, name, "")
 
     return run
 
 
 def _prefill(chat: ChatScreen, name: str) -> Callable[[], None]:
     def prefill() -> None:
-        composer = chat.composer
-        composer.load_text(f"/{name} ")
-        composer.move_cursor(composer.document.end)
-        composer.focus()
+        chat.command_context.put_in_prompt(f"/{name} ")
 
     return prefill
 
@@ -89,8 +103,6 @@ class ChatCommands(Provider):
     """Slash commands and key-only actions for the chat screen's palette."""
 
     def _entries(self) -> list[PaletteEntry]:
-        from zett_tui.ui.chat.screen import ChatScreen
-
         chat = self.screen
         if not isinstance(chat, ChatScreen):
             return []
@@ -113,8 +125,6 @@ class ChatCommands(Provider):
 
 def without_duplicates(commands: Iterable[SystemCommand], screen: Screen[Any]) -> Iterable[SystemCommand]:
     """Textual's system commands, less those a slash command covers when the chat screen is shown."""
-    from zett_tui.ui.chat.screen import ChatScreen
-
     for command in commands:
         if isinstance(screen, ChatScreen) and command.title in DUPLICATED_SYSTEM_COMMANDS:
             continue

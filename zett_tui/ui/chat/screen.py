@@ -15,8 +15,8 @@ from textual.worker import Worker
 from zett_tui.core import paths
 from zett_tui.core.long_lived_objects import freeze_startup_objects, resume_collection
 from zett_tui.entry.launch import LaunchSettings
-from zett_tui.ui.chat.commands import registry as slash_commands
-from zett_tui.ui.chat.commands.registry import split_command
+from zett_tui.ui.chat.chat_command_context import ChatCommandContext
+from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
@@ -66,9 +66,13 @@ class ChatScreen(Screen[None]):
     #: Ctrl+P lists the slash commands and key-only actions (see ui/palette.py).
     COMMANDS = {_chat_commands}
 
-    def __init__(self, launch: LaunchSettings) -> None:
+    def __init__(self, launch: LaunchSettings, commands: CommandList | None = None) -> None:
         super().__init__()
         self.launch = launch
+        #: The slash commands offered here (the app passes zett's; none without it).
+        self.commands = commands or CommandList(dict)
+        #: What a slash command is given: what it may do here, and no more.
+        self.command_context = ChatCommandContext(self)
         self.host: AgentHost | None = None
         self._dialogs: DecisionDialogs | None = None
         self.warmup_failed = False
@@ -88,7 +92,11 @@ class ChatScreen(Screen[None]):
         menu = CompletionMenu(id="completion-menu")
         yield menu
         yield Composer(
-            id="composer", menu=menu, project_root=self.launch.cwd, history_file=paths.prompt_history_file()
+            id="composer",
+            menu=menu,
+            project_root=self.launch.cwd,
+            history_file=paths.prompt_history_file(),
+            commands=self.commands,
         )
         yield StatusLine(id="status")
 
@@ -249,15 +257,15 @@ class ChatScreen(Screen[None]):
         self.turns.submit(text)
 
     def _run_command(self, name: str, arguments: str) -> None:
-        if slash_commands.run(self, name, arguments):
+        if self.commands.run(self.command_context, name, arguments):
             return
-        suggestions = slash_commands.nearest(name)
+        suggestions = self.commands.nearest(name)
         hint = f" Did you mean {', '.join('/' + s for s in suggestions)}?" if suggestions else ""
         self.say(f"Unknown command /{name}.{hint} /help lists them all.", "warning")
 
     def action_show_help(self) -> None:
         """F1: the same list as /help."""
-        slash_commands.run(self, "help", "")
+        self.commands.run(self.command_context, "help", "")
 
     def key_help(self) -> list[tuple[str, str]]:
         """Every key binding that does something here, generated from the bindings themselves."""
@@ -275,7 +283,7 @@ class ChatScreen(Screen[None]):
     def action_cycle_mode(self) -> None:
         from zett_tui.ui.chat.commands.permissions import cycle_mode
 
-        cycle_mode(self)
+        cycle_mode(self.command_context)
 
     def sync_mode(self) -> None:
         """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode)."""

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
+from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.chat.completion import (
     CompletionContext,
     command_completion,
@@ -134,6 +135,7 @@ class Composer(TextArea):
         menu: CompletionMenu | None = None,
         project_root: Path | None = None,
         history_file: Path | None = None,
+        commands: CommandList | None = None,
     ) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         self.prompt_history = PromptHistory(list(history or []))
@@ -144,6 +146,8 @@ class Composer(TextArea):
         )
         self.pastes = PasteStore()
         self.menu = menu
+        #: What ``/`` completes (given by the chat; without it no command is offered).
+        self.commands = commands or CommandList(dict)
         self.project_files = ProjectFiles(project_root or Path.cwd())
         #: Runs the external editor; None hands it the terminal with ``App.suspend()``.
         self.run_editor: EditorRunner | None = None
@@ -303,7 +307,7 @@ class Composer(TextArea):
         opened = previous is None or (previous.kind, previous.start) != (context.kind, context.start)
         self._completion = context
         if context.kind == "command":
-            items = command_items(context.query)
+            items = command_items(context.query, self.commands)
             if items:
                 self.menu.show(items, title="commands · Tab completes · Esc closes")
             else:
@@ -320,7 +324,10 @@ class Composer(TextArea):
         context = self._completion
         if context is None:
             return
-        text = command_completion(item.value) if context.kind == "command" else item.value + " "
+        if context.kind == "command":
+            text = command_completion(item.value, self.commands)
+        else:
+            text = item.value + " "
         result = self.replace(text, context.start, context.end)
         self.move_cursor(result.end_location)
 

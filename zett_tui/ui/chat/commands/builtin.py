@@ -1,5 +1,13 @@
 """zett's own slash commands; importing this module registers them all (after the first frame)."""
 
-from zett_tui.ui.chat.commands import copy, core, extensions, models, permissions, sessions, theme
+from collections.abc import Mapping
 
-__all__ = ["copy", "core", "extensions", "models", "permissions", "sessions", "theme"]
+from zett_tui.ui.chat.commands import copy, core, extensions, models, permissions, sessions, theme
+from zett_tui.ui.chat.commands.registry import REGISTRY, SlashCommand
+
+__all__ = ["builtin_commands", "copy", "core", "extensions", "models", "permissions", "sessions", "theme"]
+
+
+def builtin_commands() -> Mapping[str, SlashCommand]:
+    """Every registered command: zett's own, and any a module registered since."""
+    return REGISTRY

@@ -4,24 +4,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from zett_tui.ui.app_messages import OpenSession, QuitRequested
 from zett_tui.ui.chat.commands.registry import REGISTRY, slash_command
 
 if TYPE_CHECKING:
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.command_context import CommandContext
 
 
 @slash_command("quit", "Quit zett (a running turn is stopped and recorded)")
-def quit_app(chat: ChatScreen, arguments: str) -> None:
-    chat.app.run_worker(chat.app.action_quit(), group="quit")
+def quit_app(ctx: CommandContext, arguments: str) -> None:
+    ctx.post(QuitRequested())
 
 
 @slash_command("continue", "Carry on a turn that was cut off")
-def continue_turn(chat: ChatScreen, arguments: str) -> None:
-    chat.turns.continue_interrupted()
+def continue_turn(ctx: CommandContext, arguments: str) -> None:
+    ctx.continue_turn()
 
 
 @slash_command("help", "List the commands and keys")
-def show_help(chat: ChatScreen, arguments: str) -> None:
+def show_help(ctx: CommandContext, arguments: str) -> None:
     lines = ["Commands:"]
     for name in sorted(REGISTRY):
         command = REGISTRY[name]
@@ -29,15 +30,11 @@ def show_help(chat: ChatScreen, arguments: str) -> None:
         lines.append(f"  {usage:<22} {command.description}")
     lines.append("")
     lines.append("Keys:")
-    for key, description in chat.key_help():
+    for key, description in ctx.key_help():
         lines.append(f"  {key:<22} {description}")
-    chat.say("\n".join(lines), "info")
+    ctx.say("\n".join(lines), "info")
 
 
 @slash_command("new", "Start a new session (this one stays saved)")
-def new_session(chat: ChatScreen, arguments: str) -> None:
-    from zett_tui.ui.app import ZettApp
-
-    app = chat.app
-    if isinstance(app, ZettApp):
-        app.run_worker(app.open_session(None), group="switch-session", exit_on_error=False)
+def new_session(ctx: CommandContext, arguments: str) -> None:
+    ctx.post(OpenSession(None))

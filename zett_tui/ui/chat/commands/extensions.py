@@ -16,7 +16,7 @@ from zett_tui.runtime.extensions.registry import ExtensionReport
 from zett_tui.ui.chat.commands.registry import slash_command
 
 if TYPE_CHECKING:
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.command_context import CommandContext
 
 
 @slash_command(
@@ -24,20 +24,18 @@ if TYPE_CHECKING:
     "List the extensions: what runs and from where, what is off, what failed; trust: review this folder's",
     arguments="[trust]",
 )
-def extensions_command(chat: ChatScreen, arguments: str) -> None:
+def extensions_command(ctx: CommandContext, arguments: str) -> None:
     wanted = arguments.strip().lower()
     if wanted == "trust":
-        from zett_tui.ui.chat.trust_prompt import review_trust
-
-        chat.run_worker(review_trust(chat), group="trust", exit_on_error=False)
+        ctx.review_trust()
         return
     if wanted:
-        chat.say(f"/extensions takes no argument or 'trust', not {wanted!r}.", "warning")
+        ctx.say(f"/extensions takes no argument or 'trust', not {wanted!r}.", "warning")
         return
-    if chat.host is None:
-        chat.say("zett is still starting; the extensions load with the model.", "info")
+    if ctx.host is None:
+        ctx.say("zett is still starting; the extensions load with the model.", "info")
         return
-    chat.say(describe_extensions(chat.host.extension_report, _folder_line(chat)), "info")
+    ctx.say(describe_extensions(ctx.host.extension_report, _folder_line(ctx)), "info")
 
 
 def describe_extensions(report: ExtensionReport, folder_line: str) -> str:
@@ -74,8 +72,8 @@ def describe_extensions(report: ExtensionReport, folder_line: str) -> str:
     return "\n".join(lines)
 
 
-def _folder_line(chat: ChatScreen) -> str:
-    project = find_project(chat.launch.cwd, os.environ)
+def _folder_line(ctx: CommandContext) -> str:
+    project = find_project(ctx.cwd, os.environ)
     if project is None:
         return "This folder has no .zett/ settings or extensions."
     state = trust_state(project)

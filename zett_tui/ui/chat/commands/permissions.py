@@ -11,7 +11,7 @@ from zett_tui.ui.chat.commands.registry import slash_command
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.command_context import CommandContext
 
 #: What each mode means, in the words /mode and the Shift+Tab notice use.
 MODE_HELP = {
@@ -30,10 +30,10 @@ _MODE_NAMES = {
 }
 
 
-def _ready_host(chat: ChatScreen) -> AgentHost | None:
-    if chat.host is None:
-        chat.notify("The model is still starting; try again in a moment.", severity="warning")
-    return chat.host
+def _ready_host(ctx: CommandContext) -> AgentHost | None:
+    if ctx.host is None:
+        ctx.notify("The model is still starting; try again in a moment.", severity="warning")
+    return ctx.host
 
 
 def mode_name(mode: PermissionMode) -> str:
@@ -41,14 +41,14 @@ def mode_name(mode: PermissionMode) -> str:
     return mode.value.replace("_", "-")
 
 
-def switch_mode(chat: ChatScreen, mode: PermissionMode) -> None:
+def switch_mode(ctx: CommandContext, mode: PermissionMode) -> None:
     """Switch the host's mode, show it, and say what it means in a short toast."""
-    host = _ready_host(chat)
+    host = _ready_host(ctx)
     if host is None:
         return
     host.set_mode(mode)
-    chat.sync_mode()
-    chat.notify(
+    ctx.mode_changed()
+    ctx.notify(
         f"{mode.label}: {MODE_HELP[mode]}",
         title="Permission mode",
         severity="warning" if mode is PermissionMode.AUTO else "information",
@@ -56,12 +56,12 @@ def switch_mode(chat: ChatScreen, mode: PermissionMode) -> None:
     )
 
 
-def cycle_mode(chat: ChatScreen) -> None:
+def cycle_mode(ctx: CommandContext) -> None:
     """Shift+Tab: ask → accept edits → plan → auto → ask."""
-    if chat.host is not None:
-        switch_mode(chat, chat.host.mode.next())
+    if ctx.host is not None:
+        switch_mode(ctx, ctx.host.mode.next())
     else:
-        _ready_host(chat)
+        _ready_host(ctx)
 
 
 @slash_command(
@@ -69,8 +69,8 @@ def cycle_mode(chat: ChatScreen) -> None:
     "Show or set the permission mode: ask, accept-edits, plan or auto (Shift+Tab cycles)",
     arguments="[MODE]",
 )
-def mode_command(chat: ChatScreen, arguments: str) -> None:
-    host = _ready_host(chat)
+def mode_command(ctx: CommandContext, arguments: str) -> None:
+    host = _ready_host(ctx)
     if host is None:
         return
     wanted = arguments.strip().lower()
@@ -80,43 +80,43 @@ def mode_command(chat: ChatScreen, arguments: str) -> None:
             marker = "›" if mode is host.mode else " "
             lines.append(f" {marker} {mode_name(mode):<13} {MODE_HELP[mode]}")
         lines.append("Change it with /mode NAME or Shift+Tab.")
-        chat.say("\n".join(lines))
+        ctx.say("\n".join(lines))
         return
     chosen = _MODE_NAMES.get(wanted)
     if chosen is None:
-        chat.say(f"There is no mode {wanted!r}. Use ask, accept-edits, plan or auto.", "warning")
+        ctx.say(f"There is no mode {wanted!r}. Use ask, accept-edits, plan or auto.", "warning")
         return
-    switch_mode(chat, chosen)
-    chat.say(f"Permission mode: {mode_name(chosen)} — {MODE_HELP[chosen]}.", "decision")
+    switch_mode(ctx, chosen)
+    ctx.say(f"Permission mode: {mode_name(chosen)} — {MODE_HELP[chosen]}.", "decision")
 
 
 @slash_command("plan", "Show the kept plan; /plan on or /plan off switches Plan Mode", arguments="[on|off]")
-def plan_command(chat: ChatScreen, arguments: str) -> None:
-    host = _ready_host(chat)
+def plan_command(ctx: CommandContext, arguments: str) -> None:
+    host = _ready_host(ctx)
     if host is None:
         return
     wanted = arguments.strip().lower()
     if wanted in ("on", "off"):
         on = wanted == "on"
         if (host.mode is PermissionMode.PLAN) == on:
-            chat.say(f"Plan Mode is already {wanted}.")
+            ctx.say(f"Plan Mode is already {wanted}.")
             return
-        switch_mode(chat, PermissionMode.PLAN if on else PermissionMode.ASK)
+        switch_mode(ctx, PermissionMode.PLAN if on else PermissionMode.ASK)
         if on:
-            chat.say(
+            ctx.say(
                 "Plan Mode on: zett reads and plans, and changes no files until you approve a plan.",
                 "decision",
             )
         else:
-            chat.say("Plan Mode off: edits and shell commands ask first.", "decision")
+            ctx.say("Plan Mode off: edits and shell commands ask first.", "decision")
         return
     if wanted:
-        chat.say("Use /plan to see the kept plan, or /plan on / /plan off.", "warning")
+        ctx.say("Use /plan to see the kept plan, or /plan on / /plan off.", "warning")
         return
-    show_plan(chat, host)
+    show_plan(ctx, host)
 
 
-def show_plan(chat: ChatScreen, host: AgentHost) -> None:
+def show_plan(ctx: CommandContext, host: AgentHost) -> None:
     """Open the session's kept plan (the approved one, or the draft while planning), rendered."""
     from zett_tui.ui.modals.plan_dialogs import plan_viewer
 
@@ -124,30 +124,30 @@ def show_plan(chat: ChatScreen, host: AgentHost) -> None:
     try:
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
     except OSError as error:
-        chat.say(f"The kept plan could not be read ({path}): {error.strerror or error}", "warning")
+        ctx.say(f"The kept plan could not be read ({path}): {error.strerror or error}", "warning")
         return
     planning = host.mode is PermissionMode.PLAN
     if not text.strip():
         if planning:
-            chat.say("Plan Mode is on and there is no plan yet. zett shows it to you when it is ready.")
+            ctx.say("Plan Mode is on and there is no plan yet. zett shows it to you when it is ready.")
         else:
-            chat.say("There is no kept plan in this session. /plan on starts Plan Mode.")
+            ctx.say("There is no kept plan in this session. /plan on starts Plan Mode.")
         return
     title = "The plan draft (Plan Mode is on)" if planning else "The kept plan"
-    chat.app.push_screen(plan_viewer(text, path, title=title))
+    ctx.open_screen(plan_viewer(text, path, title=title))
 
 
 @slash_command("permissions", "List saved shell rules; /permissions rm N removes one", arguments="[rm N]")
-def permissions_command(chat: ChatScreen, arguments: str) -> None:
-    host = _ready_host(chat)
+def permissions_command(ctx: CommandContext, arguments: str) -> None:
+    host = _ready_host(ctx)
     if host is None or host.shell_rules is None:
         return
     words = arguments.split()
     if words and words[0] in ("rm", "remove", "delete"):
-        _remove_rule(chat, host, words[1:])
+        _remove_rule(ctx, host, words[1:])
         return
     if words:
-        chat.say("Use /permissions to list the saved rules, or /permissions rm N to remove one.", "warning")
+        ctx.say("Use /permissions to list the saved rules, or /permissions rm N to remove one.", "warning")
         return
     rules = host.shell_rules.rules()
     lines = [f"Permission mode: {mode_name(host.mode)} — {MODE_HELP[host.mode]}."]
@@ -165,24 +165,24 @@ def permissions_command(chat: ChatScreen, arguments: str) -> None:
             what = "starts with" if rule.kind == "prefix" else "exactly   "
             lines.append(f"  {index:>2}. {what}  {rule.command}")
         lines.append("Remove one with /permissions rm N. Dangerous commands ask anyway.")
-    chat.say("\n".join(lines))
+    ctx.say("\n".join(lines))
 
 
 @slash_command("rules", "Same as /permissions", arguments="[rm N]")
-def rules_command(chat: ChatScreen, arguments: str) -> None:
-    permissions_command(chat, arguments)
+def rules_command(ctx: CommandContext, arguments: str) -> None:
+    permissions_command(ctx, arguments)
 
 
-def _remove_rule(chat: ChatScreen, host: AgentHost, words: list[str]) -> None:
+def _remove_rule(ctx: CommandContext, host: AgentHost, words: list[str]) -> None:
     rules = host.shell_rules.rules()
     if len(words) != 1 or not words[0].isdigit() or not 1 <= int(words[0]) <= len(rules):
         count = f"1 to {len(rules)}" if rules else "none: there are no saved rules"
-        chat.say(f"Give the number of a rule from /permissions ({count}).", "warning")
+        ctx.say(f"Give the number of a rule from /permissions ({count}).", "warning")
         return
     try:
         removed = host.shell_rules.remove(int(words[0]) - 1)
     except (OSError, ValueError, IndexError) as error:
-        chat.say(f"The rule could not be removed: {error}", "warning")
+        ctx.say(f"The rule could not be removed: {error}", "warning")
         return
     what = "commands that start with" if removed.kind == "prefix" else "exactly"
-    chat.say(f"Removed the rule for {what} `{removed.command}`; it asks again.", "decision")
+    ctx.say(f"Removed the rule for {what} `{removed.command}`; it asks again.", "decision")

@@ -1,22 +1,25 @@
 """Slash commands: one registry that the composer's ``/`` completion, ``/help`` and the command
 palette all read, so a command is declared once with its one-line description.
 
-A command module registers with ``@slash_command("name", "what it does")``; the handler gets the
-chat screen and the text after the name, and may be a coroutine (it then runs in a worker).
+A command module registers with ``@slash_command("name", "what it does")``; the handler gets a
+:class:`~zett_tui.ui.chat.command_context.CommandContext` and the text after the name, and may be a
+coroutine (it then runs in a worker). This module imports no command: the chat is handed a
+:class:`CommandList` whose loader imports them (``commands/builtin.py``), so the registry sits at
+the bottom of the UI's imports, with no cycle through the commands back to the screen.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.command_context import CommandContext
 
-Handler = Callable[["ChatScreen", str], Awaitable[None] | None]
+Handler = Callable[["CommandContext", str], Awaitable[None] | None]
 
 
 @dataclass(frozen=True)
@@ -28,16 +31,8 @@ class SlashCommand:
     arguments: str = ""
 
 
+#: Filled by ``@slash_command`` as command modules are imported.
 REGISTRY: dict[str, SlashCommand] = {}
-
-
-def registry() -> dict[str, SlashCommand]:
-    """Every command. The built-in ones register when ``ui/chat/commands/builtin.py`` is imported:
-    after the first frame, in a thread (``ui/speed/deferred_imports.py``), or here at the first use
-    before that."""
-    import zett_tui.ui.chat.commands.builtin  # noqa: F401
-
-    return REGISTRY
 
 
 def slash_command(name: str, description: str, *, arguments: str = "") -> Callable[[Handler], Handler]:
@@ -46,6 +41,38 @@ def slash_command(name: str, description: str, *, arguments: str = "") -> Callab
         return handler
 
     return register
+
+
+class CommandList:
+    """The commands a chat offers. ``load`` returns them (it may import the command modules, so it
+    is called at the first use, after the first frame); a command registered later shows too."""
+
+    def __init__(self, load: Callable[[], Mapping[str, SlashCommand]]) -> None:
+        self._load = load
+
+    def all(self) -> Mapping[str, SlashCommand]:
+        return self._load()
+
+    def get(self, name: str) -> SlashCommand | None:
+        return self.all().get(name)
+
+    def nearest(self, name: str, limit: int = 3) -> list[str]:
+        return difflib.get_close_matches(name, list(self.all()), n=limit, cutoff=0.5)
+
+    def completions(self, prefix: str) -> list[SlashCommand]:
+        """Commands whose name starts with ``prefix`` (without the slash), in name order."""
+        commands = self.all()
+        return [commands[name] for name in sorted(commands) if name.startswith(prefix)]
+
+    def run(self, context: CommandContext, name: str, arguments: str) -> bool:
+        """Run a command; False when there is none by that name. A coroutine runs in a worker."""
+        command = self.get(name)
+        if command is None:
+            return False
+        result: Any = command.handler(context, arguments)
+        if inspect.isawaitable(result):
+            context.run_in_background(result, group=f"command-{name}")
+        return True
 
 
 def split_command(text: str) -> tuple[str, str] | None:
@@ -57,24 +84,3 @@ def split_command(text: str) -> tuple[str, str] | None:
     if not name or "/" in name:
         return None  # a path such as /etc/hosts is a prompt, not a command
     return name, rest.strip()
-
-
-def nearest(name: str, limit: int = 3) -> list[str]:
-    return difflib.get_close_matches(name, list(registry()), n=limit, cutoff=0.5)
-
-
-def completions(prefix: str) -> list[SlashCommand]:
-    """Commands whose name starts with ``prefix`` (without the slash), in name order."""
-    commands = registry()
-    return [commands[name] for name in sorted(commands) if name.startswith(prefix)]
-
-
-def run(chat: ChatScreen, name: str, arguments: str) -> bool:
-    """Run a registered command; False when there is none by that name."""
-    command = registry().get(name)
-    if command is None:
-        return False
-    result: Any = command.handler(chat, arguments)
-    if inspect.isawaitable(result):
-        chat.run_worker(result, group=f"command-{name}", exit_on_error=False)
-    return True

@@ -13,33 +13,30 @@ from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.meta import set_title
 from zett_tui.sessions.naming import InvalidSessionId, session_path
 from zett_tui.sessions.scan import list_all_sessions
+from zett_tui.ui.app_messages import OpenSessionBrowser
 from zett_tui.ui.chat.commands.registry import slash_command
 
 if TYPE_CHECKING:
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.command_context import CommandContext
 
 
 @slash_command("sessions", "Browse, search, resume, delete or export past sessions (also Ctrl-O)")
-def open_browser(chat: ChatScreen, arguments: str) -> None:
-    from zett_tui.ui.app import ZettApp
-    from zett_tui.ui.browser.screen import open_session_browser
-
-    if isinstance(chat.app, ZettApp):
-        open_session_browser(chat.app)
+def open_browser(ctx: CommandContext, arguments: str) -> None:
+    ctx.post(OpenSessionBrowser())
 
 
-def _sessions_dir(chat: ChatScreen) -> Path:
-    directory = chat.launch.host_overrides.get("sessions_dir")
+def _sessions_dir(ctx: CommandContext) -> Path:
+    directory = ctx.launch.host_overrides.get("sessions_dir")
     return Path(directory) if directory is not None else paths.sessions_dir()
 
 
-def _current_file(chat: ChatScreen) -> tuple[str, Path] | None:
+def _current_file(ctx: CommandContext) -> tuple[str, Path] | None:
     """This chat's session id and JSONL file, when at least one turn has been recorded."""
-    session_id = chat.host.session_id if chat.host is not None else chat.launch.session_id
+    session_id = ctx.host.session_id if ctx.host is not None else ctx.launch.session_id
     if not session_id:
         return None
     try:
-        path = session_path(_sessions_dir(chat), session_id)
+        path = session_path(_sessions_dir(ctx), session_id)
     except InvalidSessionId:
         return None
     try:
@@ -50,23 +47,23 @@ def _current_file(chat: ChatScreen) -> tuple[str, Path] | None:
 
 
 @slash_command("rename", "Give this session a title (shown in the session browser)", arguments="TITLE")
-def rename(chat: ChatScreen, arguments: str) -> None:
+def rename(ctx: CommandContext, arguments: str) -> None:
     if not arguments.strip():
-        chat.say("Usage: /rename TITLE: the title the session browser shows for this session.", "warning")
+        ctx.say("Usage: /rename TITLE: the title the session browser shows for this session.", "warning")
         return
-    current = _current_file(chat)
+    current = _current_file(ctx)
     if current is None:
-        chat.say("This session has no recorded turn yet; send a prompt first, then /rename it.", "warning")
+        ctx.say("This session has no recorded turn yet; send a prompt first, then /rename it.", "warning")
         return
     try:
         title = set_title(current[1], arguments)
     except OSError as error:
-        chat.say(f"Could not save the title: {error.strerror or error}", "error")
+        ctx.say(f"Could not save the title: {error.strerror or error}", "error")
         return
-    chat.say(f"This session is now called “{title}”.")
+    ctx.say(f"This session is now called “{title}”.")
 
 
-def _export_request(chat: ChatScreen, arguments: str) -> tuple[str, Path | None]:
+def _export_request(ctx: CommandContext, arguments: str) -> tuple[str, Path | None]:
     """(format, file or folder, or None for the default name) from ``[md|json] [FILE]``."""
     words = arguments.split(maxsplit=1)
     fmt = words.pop(0).lower() if words and words[0].lower() in EXPORT_WRITERS else None
@@ -74,29 +71,29 @@ def _export_request(chat: ChatScreen, arguments: str) -> tuple[str, Path | None]
         return fmt or "md", None
     target = Path(words[0].strip()).expanduser()
     if not target.is_absolute():
-        target = chat.launch.cwd / target
+        target = ctx.cwd / target
     return fmt or format_for(target), target
 
 
 @slash_command("export", "Save this session as Markdown or JSON", arguments="[md|json] [FILE]")
-async def export(chat: ChatScreen, arguments: str) -> None:
-    fmt, target = _export_request(chat, arguments)
-    current = _current_file(chat)
+async def export(ctx: CommandContext, arguments: str) -> None:
+    fmt, target = _export_request(ctx, arguments)
+    current = _current_file(ctx)
     if current is None:
-        chat.say("This session has no recorded turn yet; there is nothing to export.", "warning")
+        ctx.say("This session has no recorded turn yet; there is nothing to export.", "warning")
         return
     session_id, path = current
     try:
         written, unreadable, where = await asyncio.to_thread(
-            _export, _sessions_dir(chat), session_id, path, fmt, target, chat.launch.cwd
+            _export, _sessions_dir(ctx), session_id, path, fmt, target, ctx.cwd
         )
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-        chat.say(f"Could not export the session: {reason}", "error")
+        ctx.say(f"Could not export the session: {reason}", "error")
         return
     plural = "s" if written != 1 else ""
     note = f" ({unreadable} unreadable part(s) noted at the end)" if unreadable else ""
-    chat.say(f"Exported {written} turn{plural} to {where}{note}.")
+    ctx.say(f"Exported {written} turn{plural} to {where}{note}.")
 
 
 def _export(

@@ -1,0 +1,106 @@
+"""The chat screen's :class:`~zett_tui.ui.chat.command_context.CommandContext`: what a slash
+command may do, each method a short delegation to the part of the chat that does it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.message import Message
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen
+
+    from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.widgets.transcript import Block
+
+
+class ChatCommandContext:
+    """A slash command's view of ``chat`` (built once per chat screen)."""
+
+    def __init__(self, chat: ChatScreen) -> None:
+        self._chat = chat
+
+    @property
+    def host(self) -> AgentHost | None:
+        return self._chat.host
+
+    @property
+    def start_failed(self) -> bool:
+        return self._chat.warmup_failed
+
+    @property
+    def launch(self) -> LaunchSettings:
+        return self._chat.launch
+
+    @property
+    def cwd(self) -> Path:
+        return self._chat.launch.cwd
+
+    @property
+    def turn_running(self) -> bool:
+        return self._chat.turns.busy
+
+    def say(self, text: str, level: str = "info") -> None:
+        self._chat.say(text, level)
+
+    def notify(
+        self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3
+    ) -> None:
+        level: SeverityLevel = (
+            "warning" if severity == "warning" else "error" if severity == "error" else "information"
+        )
+        self._chat.notify(text, title=title, severity=level, timeout=timeout)
+
+    def continue_turn(self) -> None:
+        self._chat.turns.continue_interrupted()
+
+    def compact(self, host: AgentHost) -> None:
+        self._chat.turns.compact(host)
+
+    def open_screen(self, screen: Screen[Any], on_result: Callable[[Any], None] | None = None) -> None:
+        self._chat.app.push_screen(screen, on_result)
+
+    def run_in_background(self, work: Awaitable[Any], group: str) -> None:
+        self._chat.run_worker(work, group=group, exit_on_error=False)
+
+    def put_in_prompt(self, text: str) -> None:
+        composer = self._chat.composer
+        composer.load_text(text)
+        composer.move_cursor(composer.document.end)
+        composer.focus()
+
+    def transcript_blocks(self) -> Sequence[Block]:
+        return self._chat.transcript.blocks
+
+    def key_help(self) -> list[tuple[str, str]]:
+        return self._chat.key_help()
+
+    def mode_changed(self) -> None:
+        self._chat.sync_mode()
+
+    def model_switched(self, label: str, *, is_demo: bool) -> None:
+        chat = self._chat
+        status = chat.status
+        status.model_label = label
+        status.is_demo = is_demo
+        host = chat.host
+        if host is not None:
+            measured = host.last_context
+            status.show_context(
+                measured.tokens if measured else 0,
+                host.context_window,
+                estimated=True,
+                window_guessed=host.context_window_guessed,
+            )
+
+    def review_trust(self) -> None:
+        from zett_tui.ui.chat.trust_prompt import review_trust
+
+        self._chat.run_worker(review_trust(self._chat), group="trust", exit_on_error=False)
+
+    def post(self, message: Message) -> None:
+        self._chat.post_message(message)

@@ -1,0 +1,99 @@
+"""What a slash command may do, and nothing more: the one object a command handler is given.
+
+A command says something, reads the host and the launch settings, runs or compacts a turn, opens
+a screen, puts text in the prompt, runs work in the background, and asks the app for what only
+the app does (quit, open a session, switch the theme, copy) by posting a message from
+``ui/app_messages.py``. It never sees the chat screen or the app, so adding a command cannot
+reach into either, and the command modules import neither.
+
+``ChatCommandContext`` (``ui/chat/chat_command_context.py``) is the chat screen's implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from textual.message import Message
+    from textual.screen import Screen
+
+    from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.widgets.transcript import Block
+
+
+class CommandContext(Protocol):
+    """The chat as a slash command sees it."""
+
+    @property
+    def host(self) -> AgentHost | None:
+        """The agent host, or None while the model is starting (or when it could not start)."""
+        ...
+
+    @property
+    def start_failed(self) -> bool:
+        """The model could not start: there is no host, and none is coming."""
+        ...
+
+    @property
+    def launch(self) -> LaunchSettings:
+        """How this session was launched (read it; the app owns changes: see ``ModelChosen``)."""
+        ...
+
+    @property
+    def cwd(self) -> Path: ...
+
+    @property
+    def turn_running(self) -> bool: ...
+
+    def say(self, text: str, level: str = "info") -> None:
+        """One line (or a few) in the transcript."""
+        ...
+
+    def notify(
+        self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3
+    ) -> None:
+        """A toast that goes away by itself."""
+        ...
+
+    def continue_turn(self) -> None:
+        """``/continue``: carry on the turn that was cut off."""
+        ...
+
+    def compact(self, host: AgentHost) -> None:
+        """Summarize the older turns now, as a turn of its own."""
+        ...
+
+    def open_screen(self, screen: Screen[Any], on_result: Callable[[Any], None] | None = None) -> None: ...
+
+    def run_in_background(self, work: Awaitable[Any], group: str) -> None:
+        """Run ``work`` in a worker of the chat; a failure is logged, never raised into the app."""
+        ...
+
+    def put_in_prompt(self, text: str) -> None:
+        """Replace the prompt's text with ``text``, the cursor at its end, for the user to finish."""
+        ...
+
+    def transcript_blocks(self) -> Sequence[Block]: ...
+
+    def key_help(self) -> list[tuple[str, str]]:
+        """Every key that does something on the chat, with what it does."""
+        ...
+
+    def mode_changed(self) -> None:
+        """Show the host's permission mode again (after the command changed it)."""
+        ...
+
+    def model_switched(self, label: str, *, is_demo: bool) -> None:
+        """Show the new model and its context meter in the status line."""
+        ...
+
+    def review_trust(self) -> None:
+        """Ask again whether to trust this folder's ``.zett/`` settings and extensions."""
+        ...
+
+    def post(self, message: Message) -> None:
+        """Ask the app (an ``ui/app_messages.py`` message)."""
+        ...

@@ -169,8 +169,7 @@ async def test_a_duplicate_answer_is_ignored() -> None:
 
 async def test_the_bell_rings_when_a_dialog_opens() -> None:
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo hi"}), text_step("Ran."))
-    app = make_app(model)
-    app.launch.bell = True
+    app = make_app(model, bell=True)
     rings: list[int] = []
     async with app.run_test(size=(100, 30)) as pilot:
         app.bell = lambda: rings.append(1)  # type: ignore[method-assign]

@@ -565,7 +565,8 @@ async def test_the_app_asks_once_and_trusting_loads_the_project_at_once(project_
         entry = host.extension_report.loaded[-1]
         assert (entry.name, entry.source) == ("proj", "project")
         assert any(text.startswith("Trusted ") for text in notices(app))
-        assert app.launch.project_trust is None and app.launch.extensions  # a /new session keeps them
+        following = app.choices.next_launch(None)  # what /new builds
+        assert following.project_trust is None and following.extensions  # a /new session keeps them
     project = trust.project_files(project_dir)
     assert project is not None and trust.trust_state(project) is trust.TrustState.TRUSTED
 
@@ -627,5 +628,7 @@ async def test_extensions_trust_asks_again_and_applies_from_the_next_session(pro
         await wait_for(pilot, lambda: any(text.startswith("Trusted ") for text in notices(app)))
         host = app.chat.host
         assert host is not None and all(entry.source != "project" for entry in host.extension_report.loaded)
-        assert [config.name for config in app.launch.extensions] == ["proj"]  # what /new builds
+        assert [config.name for config in app.choices.next_launch(None).extensions] == [
+            "proj"
+        ]  # what /new builds
     assert trust.trust_state(project) is trust.TrustState.TRUSTED

@@ -362,3 +362,30 @@ def test_a_selection_carries_what_the_host_needs(spec: str) -> None:
     expected = ReasoningEffort.MEDIUM
     assert selection.reasoning_effort is expected
     assert selection.describe_error(RuntimeError("boom"))
+
+
+async def test_a_new_session_starts_with_the_model_and_effort_chosen_while_the_launch_stays_as_launched() -> (
+    None
+):
+    """Issue 11, point 3: /model and /effort used to rewrite two copies of the launch settings by
+    hand; they are the app's SessionChoices now, and LaunchSettings is frozen."""
+    import dataclasses
+
+    first = ScriptedModel(text_step("first answer"))
+    second, third = ScriptedModel(), ScriptedModel(text_step("in the new session"))
+    app = make_app(first, model_catalog=catalog(Models(scripted_other=[second, third])))
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await command(pilot, app, "/model scripted:other", "Switched to")
+        await command(pilot, app, "/effort high", "Reasoning for")
+        launched = app.launch
+        old_chat = app.chat
+        await submit(pilot, "/new")
+        await wait_for(pilot, lambda: app.chat is not old_chat and app.chat.host is not None)
+        assert app.chat.launch.model_label == "scripted:other"
+        assert app.chat.launch.reasoning_effort == "high"
+        assert app.chat.host.reasoning_effort.value == "high"
+        assert "scripted:other" in status_text(app)
+        await turn(pilot, app, "hello", lambda: len(third.requests) == 1)
+    assert app.launch is launched and launched.model_label == "scripted:test"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        launched.model_label = "changed"  # type: ignore[misc]

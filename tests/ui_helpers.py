@@ -19,10 +19,12 @@ from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ToolBlock, 
 
 def make_app(model: ScriptedModel, *, factory: Callable[[], Any] | None = None, **launch: Any) -> ZettApp:
     settings = LaunchSettings(
-        model_label="scripted:test",
-        model_factory=factory or (lambda: model),
-        bell=False,
-        **launch,
+        **{
+            "model_label": "scripted:test",
+            "model_factory": factory or (lambda: model),
+            "bell": False,
+            **launch,
+        }
     )
     return ZettApp(settings)
 

@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
@@ -208,7 +209,7 @@ def _launch(
     from zett_tui.ui.app import ZettApp
 
     if query is not None and launch.theme is None:  # no theme chosen: follow the terminal's background
-        launch.terminal_background = query.answer()
+        launch = replace(launch, terminal_background=query.answer())
     app = ZettApp(launch)
     session_id = app.run()
     code = app.return_code or EXIT_OK

@@ -5,12 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zett_tui.config.schema import ExtensionConfig, SandboxSettings
+    from zett_tui.config.trust import ProjectFiles
+    from zett_tui.providers.catalog import ModelCatalog
 
 
-@dataclass
+@dataclass(frozen=True)
 class LaunchSettings:
-    """Everything the app needs to start; the model itself is built later, off the first frame."""
+    """Everything the app needs to start; the model itself is built later, off the first frame.
+
+    Frozen: what changes during a run (the model, the effort, the theme, a trusted folder's
+    settings) is the app's ``SessionChoices`` (``ui/session_choices.py``), which builds the next
+    session's settings with ``dataclasses.replace``.
+    """
 
     model_label: str
     model_factory: Callable[[], Any]
@@ -34,15 +44,16 @@ class LaunchSettings:
     describe_error: Callable[[BaseException], str] | None = None
     #: Extra keyword arguments for the host (tests pass paths here).
     host_overrides: dict[str, Any] = field(default_factory=dict)
-    #: The ``[extensions.NAME]`` tables (``config_schema.ExtensionConfig``) the host loads.
-    extensions: tuple[Any, ...] = ()
-    #: A project folder whose ``.zett/`` waits for the user's trust (``trust.ProjectFiles``): the app asks.
-    project_trust: Any = None
+    #: The ``[extensions.NAME]`` tables the host loads.
+    extensions: tuple[ExtensionConfig, ...] = ()
+    #: A project folder whose ``.zett/`` waits for the user's trust: the app asks.
+    project_trust: ProjectFiles | None = None
     #: Reads the settings again, once the user trusted the project folder; None: it cannot.
     reload: Callable[[], LaunchSettings] | None = None
-    #: The model's context window in tokens; None: guessed from ``model_label``.
+    #: The model's context window in tokens as configured; None: asked of a local server where it
+    #: can say, else guessed from the model (``providers.context_window``), and marked as a guess.
     context_window: int | None = None
-    #: What ``/model`` offers and how to build each (a ``model_catalog.ModelCatalog``); None: no switching.
-    model_catalog: Any = None
-    #: How shell commands are confined (``config_schema.SandboxSettings``); None: the defaults.
-    sandbox: Any = None
+    #: What ``/model`` offers and how to build each; None: no switching.
+    model_catalog: ModelCatalog | None = None
+    #: How shell commands are confined; None: the defaults.
+    sandbox: SandboxSettings | None = None

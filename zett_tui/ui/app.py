@@ -7,7 +7,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +22,17 @@ from zett_tui.core.long_lived_objects import collect_everything, full_collection
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.ui.app_messages import (
     CopyRequested,
+    EffortChosen,
     ModelChosen,
     OpenSession,
     OpenSessionBrowser,
     QuitRequested,
+    SettingsReloaded,
     ThemeRequested,
 )
 from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
 from zett_tui.ui.chat.screen import ChatScreen
+from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
 from zett_tui.ui.textual_compat import discard_exit_output, keep_exception_for_tests, remember_copied_text
 from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
@@ -62,7 +64,9 @@ class ZettApp(App[str | None]):
     def __init__(self, launch: LaunchSettings) -> None:
         super().__init__()
         keep_echo_quick()
+        #: As launched (frozen); what the user changes since is ``choices``.
         self.launch = launch
+        self.choices = SessionChoices(launch)
         # Before the stylesheet is first parsed: chosen later, the whole stylesheet is parsed twice.
         for problem in start_themes(self, launch.theme, launch.terminal_background):
             launch.notices.append(("warning", problem))
@@ -131,7 +135,7 @@ class ZettApp(App[str | None]):
         """The command palette's theme entry: zett's picker, which saves the choice."""
         from zett_tui.ui.theme_choice import open_theme_picker
 
-        open_theme_picker(self, self.chat.say)
+        open_theme_picker(self, self.chat.say, self.choices)
 
     # -- what screens and commands ask of the app (ui/app_messages.py) --------------------------
 
@@ -151,16 +155,19 @@ class ZettApp(App[str | None]):
     def on_theme_requested(self, message: ThemeRequested) -> None:
         from zett_tui.ui.theme_choice import choose_theme
 
-        choose_theme(self, message.name, self.chat.say)
+        choose_theme(self, message.name, self.chat.say, self.choices)
 
     def on_copy_requested(self, message: CopyRequested) -> None:
         self.copy_to_clipboard(message.text, label=message.label)
 
     def on_model_chosen(self, message: ModelChosen) -> None:
-        """What a new session starts with (``/new``, ``/sessions``): the model chosen last."""
-        for launch in {id(self.launch): self.launch, id(self.chat.launch): self.chat.launch}.values():
-            for name, value in message.settings.items():
-                setattr(launch, name, value)
+        self.choices.choose_model(message.choice)
+
+    def on_effort_chosen(self, message: EffortChosen) -> None:
+        self.choices.set_effort(message.effort)
+
+    def on_settings_reloaded(self, message: SettingsReloaded) -> None:
+        self.choices.settings_reloaded(message.settings)
 
     # -- Ctrl-C: copy a selection, else clear the prompt, else stop the turn, else quit twice ----
 
@@ -262,10 +269,7 @@ class ZettApp(App[str | None]):
         a recorded one to resume, or a new one when ``session_id`` is None."""
         old = self.chat
         await old.shutdown()
-        launch = replace(
-            self.launch, session_id=session_id, resume_path=resume_path, notices=[], read_only=False
-        )
-        self.chat = self._new_chat(launch)
+        self.chat = self._new_chat(self.choices.next_launch(session_id, resume_path))
         while len(self.screen_stack) > 1 and self.screen is not old:
             self.pop_screen()
         if len(self.screen_stack) > 1:

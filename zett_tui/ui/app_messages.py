@@ -8,9 +8,13 @@ changes the theme or remembers the model a new session starts with.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.ui.session_choices import ModelChoice
 
 
 class QuitRequested(Message):
@@ -49,27 +53,24 @@ class CopyRequested(Message):
 
 
 class ModelChosen(Message):
-    """The user switched the model (``/model``) or its effort (``/effort``): a new session (``/new``,
-    ``/sessions``) starts with what is chosen now. Only the settings given change."""
+    """The user switched the model (``/model``): a new session (``/new``, ``/sessions``) starts with it."""
 
-    def __init__(self, **settings: Any) -> None:
+    def __init__(self, choice: ModelChoice) -> None:
         super().__init__()
-        unknown = set(settings) - _MODEL_SETTINGS
-        if unknown:
-            raise TypeError(f"not a model setting: {sorted(unknown)}")
-        self.settings: dict[str, Any] = settings
+        self.choice = choice
 
 
-#: The launch settings ``ModelChosen`` may change.
-_MODEL_SETTINGS = frozenset(
-    {"model_label", "model_factory", "is_demo", "reasoning_effort", "context_window", "describe_error"}
-)
+class EffortChosen(Message):
+    """The user set the reasoning effort (``/effort``): a new session starts with it."""
 
-__all__ = [
-    "CopyRequested",
-    "ModelChosen",
-    "OpenSession",
-    "OpenSessionBrowser",
-    "QuitRequested",
-    "ThemeRequested",
-]
+    def __init__(self, effort: str) -> None:
+        super().__init__()
+        self.effort = effort
+
+
+class SettingsReloaded(Message):
+    """The project folder was trusted and the settings read again: new sessions start from them."""
+
+    def __init__(self, settings: LaunchSettings) -> None:
+        super().__init__()
+        self.settings = settings

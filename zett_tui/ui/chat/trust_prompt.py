@@ -26,6 +26,7 @@ from textual.widgets import Static
 
 from zett_tui.config.trust import ProjectFiles, TrustState, find_project, remember, trust_state
 from zett_tui.entry.launch import LaunchSettings
+from zett_tui.ui.app_messages import SettingsReloaded
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 
 if TYPE_CHECKING:
@@ -140,9 +141,7 @@ async def review_trust(chat: ChatScreen) -> None:
         updated = replace(launch, project_trust=None)
         message = f"Not trusted: {project.root}. From the next session (/new) its .zett/ files stay unloaded."
     chat.say(message, "info")
-    app_launch = getattr(chat.app, "launch", None)
-    if isinstance(app_launch, LaunchSettings):
-        chat.app.launch = _carry_over(app_launch, updated)  # type: ignore[attr-defined]
+    chat.post_message(SettingsReloaded(_carry_over(launch, updated)))
 
 
 def _reloaded(chat: ChatScreen, launch: LaunchSettings, *, for_now: bool = True) -> LaunchSettings:
@@ -178,10 +177,9 @@ def _carry_over(current: LaunchSettings, fresh: LaunchSettings) -> LaunchSetting
 
 
 def _use(chat: ChatScreen, old: LaunchSettings, new: LaunchSettings) -> None:
-    """Make ``new`` the settings of this chat and of the sessions the app opens next."""
+    """Make ``new`` the settings of this chat (before its agent is built) and of the sessions the
+    app opens next."""
     chat.launch = new
     chat.status.model_label = new.model_label
     chat.status.is_demo = new.is_demo
-    app_launch = getattr(chat.app, "launch", None)
-    if app_launch is old:
-        chat.app.launch = _carry_over(old, new)  # type: ignore[attr-defined]
+    chat.post_message(SettingsReloaded(_carry_over(old, new)))

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from zett_tui.providers.build import ModelSpecError, parse_reasoning_effort
 from zett_tui.providers.catalog import ModelCatalog, list_ollama_models
-from zett_tui.ui.app_messages import ModelChosen
+from zett_tui.ui.app_messages import EffortChosen, ModelChosen
 from zett_tui.ui.chat.commands.registry import slash_command
 from zett_tui.ui.modals.model_picker import ModelPicker
+from zett_tui.ui.session_choices import ModelChoice
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
@@ -93,16 +94,15 @@ async def switch_model(ctx: CommandContext, catalog: ModelCatalog, spec: str) ->
         ctx.say(f"Could not switch to {label}: {selection.describe_error(error)}", "error")
         return False
     catalog.current = selection.choice
-    ctx.post(  # a new session (/new, /sessions) starts with this model, not the one zett started with
-        ModelChosen(
-            model_label=label,
-            model_factory=selection.factory,
-            is_demo=selection.choice.is_demo,
-            reasoning_effort=selection.reasoning_effort.value,
-            context_window=selection.context_window,
-            describe_error=selection.describe_error,
-        )
+    choice = ModelChoice(
+        label=label,
+        factory=selection.factory,
+        is_demo=selection.choice.is_demo,
+        reasoning_effort=selection.reasoning_effort.value,
+        context_window=selection.context_window,
+        describe_error=selection.describe_error,
     )
+    ctx.post(ModelChosen(choice))  # a new session (/new, /sessions) starts with it, not the launched one
     ctx.model_switched(label, is_demo=selection.choice.is_demo)
     running = " The turn that is running finishes with the previous one." if ctx.turn_running else ""
     ctx.say(
@@ -136,7 +136,7 @@ def effort_command(ctx: CommandContext, arguments: str) -> None:
         ctx.say(str(error), "warning")
         return
     host.set_reasoning_effort(effort)
-    ctx.post(ModelChosen(reasoning_effort=effort.value))
+    ctx.post(EffortChosen(effort.value))
     what = "no reasoning is asked for" if effort.value == "off" else f"effort {effort.value}"
     when = "from the next turn" if ctx.turn_running else "from now on"
     ctx.say(f"Reasoning for {host.model_label}: {what}, {when}.")

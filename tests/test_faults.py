@@ -28,7 +28,7 @@ from zett_agent.messages import UserMessage
 from zett_agent.model import RetryOptions, TimeoutOptions
 from zett_agent.storage import SQLiteSessionStorage
 
-from tests.fakes.host import Collector, HostFactory, make_host
+from tests.fakes.host import Collector, HostFactory, make_host, wait_until
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from zett_tui.core import line_append, paths
@@ -414,3 +414,38 @@ def test_hosted_providers_give_up_on_silence_sooner_than_local_models() -> None:
     finally:
         asyncio.run(hosted.aclose())
         asyncio.run(local.aclose())
+
+
+async def test_a_resumed_session_whose_history_was_set_aside_is_remembered_from_its_transcript(
+    project_dir: Path,
+) -> None:
+    """Issue 12, item 6: with history.sqlite3 set aside, the model forgot every earlier turn."""
+    gate = asyncio.Event()
+    first = ScriptedModel(text_step("Paris."), text_step("Streamed then stopped", chunk=9, gate=gate))
+    host = await make_host(first)
+    assert (await host.run_turn("capital of France?", Collector())).status == "completed"
+    sink = Collector()
+    cancelled = asyncio.create_task(host.run_turn("and of Spain?", sink))
+    await wait_until(lambda: bool(sink.text))
+    cancelled.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await cancelled
+    await host.aclose()
+    database = paths.history_db()
+    database.write_bytes(b"this is not a database " * 200)  # damaged: set aside at the next start
+
+    later = ScriptedModel(text_step("Madrid."))
+    resumed = await make_host(later, session_id=host.session_id)
+    sink = Collector()
+    try:
+        assert (await resumed.run_turn("and Spain, again?", sink)).status == "completed"
+    finally:
+        await resumed.aclose()
+    from zett_agent.messages import SystemMessage
+
+    sent = [str(m.content) for m in later.requests[0].messages if not isinstance(m, SystemMessage)]
+    # the cancelled turn's prompt is remembered; its partial answer was never in the history
+    assert sent == ["capital of France?", "Paris.", "and of Spain?", "and Spain, again?"]
+    infos = notices(sink, "info")
+    assert any("rebuilt from its transcript (2 turns)" in text for text in infos), infos
+    assert list(database.parent.glob("history.sqlite3.corrupt-*"))

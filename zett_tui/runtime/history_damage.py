@@ -44,8 +44,8 @@ def prepare_history_file(path: Path) -> str | None:
     log.warning("damaged history %s moved to %s: %s", path, aside, damage)
     return (
         f"The history database was damaged ({damage}) and could not be read. It was moved to {aside}, "
-        "and zett started a new, empty history: the model does not remember the earlier turns of "
-        f"resumed sessions. The session transcripts in {paths.sessions_dir()} are intact "
+        "and zett started a new, empty history: a session you resume has the model's memory of it "
+        f"rebuilt from its transcript. The session transcripts in {paths.sessions_dir()} are intact "
         "(zett sessions list, show and export read them)."
     )
 

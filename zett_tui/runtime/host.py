@@ -173,6 +173,8 @@ class AgentHost:
             store_notify=self.storage.relay,
         )
         self.recorder = TurnRecorder(sessions, redact, notify=self.storage.relay)
+        if options.session_id is not None:  # a resumed session: the model remembers its turns
+            await self._rebuild_history_if_lost()
         retry_session_writes(self.storage, sessions, recorder=self.recorder, history=self._history.storage)
         self.storage.start()
         self.compaction = ContextCompaction(self.context_window)
@@ -314,6 +316,22 @@ class AgentHost:
         finished = TurnFinished("completed", answer=answer)
         sink(finished)
         return finished
+
+    async def _rebuild_history_if_lost(self) -> None:
+        """A history that has no record of this session (set aside when damaged, deleted) is filled
+        from the session's transcript, so the model still knows what happened."""
+        from zett_tui.runtime.history_rebuild import rebuild_history, rebuilt_message
+
+        assert self.recorder is not None and self._history is not None
+        try:
+            turns = await rebuild_history(
+                self._history.storage, self.session_id, self.recorder.session_path(self.session_id)
+            )
+        except Exception:  # the session still runs; the model starts without its earlier turns
+            log.warning("the history could not be rebuilt from the transcript", exc_info=True)
+            return
+        if turns:
+            self._extension_notices.append(Notice(rebuilt_message(turns), "info"))
 
     def _journal(self, event: AgentEvent) -> None:
         """The turn in progress is kept on disk as it streams (``runtime.turn_journal``)."""

@@ -193,28 +193,31 @@ def _context(zett: dict[str, Any]) -> tuple[int, bool] | None:
     return tokens, figure.get("estimated") is True
 
 
-def _new_in(record: TurnRecord, previous: TurnRecord | None) -> tuple[dict[str, Any], ...]:
-    """The messages of a ``/continue`` turn that the turn it carried on does not have already
-    (zett-agent starts a resumed turn's line at the prompt it carries on)."""
+def new_messages_of(record: TurnRecord, previous: TurnRecord | None) -> tuple[dict[str, Any], ...]:
+    """The messages of ``record`` that ``previous`` (the line before) does not have already: all of
+    them, except for a ``/continue`` turn, whose line zett-agent starts at the prompt it carries on
+    (the prompt is kept, the repeated part dropped)."""
     messages = record.messages
-    if previous is None:
+    if previous is None or record.zett.get("continues") is not True:
         return messages
-    before = [m for m in previous.messages if not _is_partial(m)]
+    before = [m for m in previous.messages if not is_partial(m)]
     same = 0
     while same < min(len(before), len(messages)) and messages[same] == before[same]:
         same += 1
     return messages[:1] + messages[same:] if same else messages
 
 
-def _is_partial(envelope: dict[str, Any]) -> bool:
-    attributes = envelope.get("data", {}).get("attributes")
+def is_partial(envelope: dict[str, Any]) -> bool:
+    """Text that was still streaming when the turn ended (``sessions.live_turn``): never in the history."""
+    data = envelope.get("data")
+    attributes = data.get("attributes") if isinstance(data, dict) else None
     return isinstance(attributes, dict) and attributes.get(PARTIAL_ATTRIBUTE) is True
 
 
 def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnView:
     """The display model of one turn (``previous``, the line before, trims a ``/continue``)."""
     continues = record.zett.get("continues") is True
-    messages = _new_in(record, previous) if continues else record.messages
+    messages = new_messages_of(record, previous)
     results = {
         data["tool_call_id"]: data
         for envelope in messages

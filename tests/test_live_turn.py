@@ -11,13 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -25,7 +20,7 @@ from typing import Any
 import pytest
 from zett_agent.messages import AssistantMessage, UserMessage
 
-from tests.fakes.host import Collector, HostFactory, wait_until
+from tests.fakes.host import Collector, HostFactory, kill_when_it_prints, wait_until
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from zett_tui.core import paths
 from zett_tui.entry.startup import find_session_to_resume
@@ -194,21 +189,7 @@ KILLED = textwrap.dedent(
 
 
 def kill_mid_first_turn(project_dir: Path, kind: str = "text") -> None:
-    root = Path(__file__).resolve().parent.parent
-    process = subprocess.Popen(
-        [sys.executable, "-c", KILLED, kind],
-        cwd=project_dir,
-        env={**os.environ, "PYTHONPATH": str(root)},
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    deadline = time.monotonic() + 30
-    while process.stdout.readline().strip() != "MID-TURN":
-        assert time.monotonic() < deadline and process.poll() is None, "the worker never got mid-turn"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    process.stdout.close()
+    kill_when_it_prints(KILLED, "MID-TURN", cwd=project_dir, args=(kind,))
 
 
 def test_continue_finds_a_session_killed_in_its_first_turn(project_dir: Path) -> None:

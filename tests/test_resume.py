@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.fakes.host import Collector, make_host, wait_until
+from tests.fakes.host import Collector, kill_when_it_prints, make_host, wait_until
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.ui_helpers import answers, idle, make_app, notices, prompts, submit, wait_for, wait_ready
 from zett_tui.entry.startup import StartupError, find_session_to_resume
@@ -101,7 +96,7 @@ KILLED_WORKER = textwrap.dedent(
     """
     import asyncio, sys
     from tests.fakes.scripted_model import ScriptedModel, text_step
-    from tests.fakes.host import Collector, make_host, wait_until
+    from tests.fakes.host import Collector, kill_when_it_prints, make_host, wait_until
 
     async def main():
         first = ScriptedModel(text_step("first answer"))
@@ -121,21 +116,7 @@ KILLED_WORKER = textwrap.dedent(
 
 
 async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
-    root = Path(__file__).resolve().parent.parent
-    process = subprocess.Popen(
-        [sys.executable, "-c", KILLED_WORKER],
-        cwd=project_dir,
-        env={**os.environ, "PYTHONPATH": str(root)},
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    deadline = time.monotonic() + 30
-    while process.stdout.readline().strip() != "MID-TURN":
-        assert time.monotonic() < deadline and process.poll() is None
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    process.stdout.close()
+    kill_when_it_prints(KILLED_WORKER, "MID-TURN", cwd=project_dir)
 
     [summary] = SessionIndex().list_sessions()  # the killed turn joins the session, cut off
     assert summary.session_id == "killed-session" and summary.turns == 2

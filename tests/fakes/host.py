@@ -10,6 +10,10 @@ test. The ``hosts`` fixture (registered in tests/conftest.py) closes every host 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -91,3 +95,23 @@ def live_processes_mentioning(token: str) -> list[int]:
         if token.encode() in cmdline and state != "Z":
             found.append(int(entry.name))
     return found
+
+
+def kill_when_it_prints(script: str, marker: str, *, cwd: Path, args: tuple[str, ...] = ()) -> None:
+    """Run ``script`` (Python, with this repository importable) and ``kill -9`` it as soon as it
+    prints the line ``marker``: a zett killed at a moment the script chose."""
+    root = Path(__file__).resolve().parent.parent.parent
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    deadline = time.monotonic() + 30
+    while process.stdout.readline().strip() != marker:
+        assert time.monotonic() < deadline and process.poll() is None, f"the script never printed {marker}"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    process.stdout.close()

@@ -145,6 +145,15 @@ async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
         text for kind, text in live if kind == "AnswerBlock"
     ]
     assert ("NoticeBlock", "Continuing…") in painted
+    import io
+    import re
+
+    from zett_tui.sessions.cli import show_session
+
+    out = io.StringIO()
+    assert show_session("killed", out, err=io.StringIO()) == 0
+    rows = [re.split(r"\s{2,}", line.strip())[-1] for line in out.getvalue().splitlines() if "  #" in line]
+    assert rows == ["first question", "second question", "(/continue)"], out.getvalue()
 
 
 async def test_a_session_busy_in_another_zett_can_be_viewed_or_forked(project_dir: Path) -> None:

@@ -327,7 +327,7 @@ async def test_a_session_another_zett_took_meanwhile_is_not_written_from_here(
             await host.run_turn("first", Collector())
             remount(mount, read_only=False)
             holder = start_holder(paths.sessions_dir(), host.session_id)
-            await wait_until(lambda: any("opened in" in n.text for n in host._extension_notices))
+            await wait_until(lambda: any("opened in" in n.text for n in host.notices.waiting))
             [busy] = [notice.text for notice in host.take_notices()]
             assert f"zett process {holder.pid}" in busy and "stay in memory" in busy
             assert host.storage is not None and host.storage.failing

@@ -47,12 +47,14 @@ from zett_tui.runtime.extensions.registry import ExtensionReport
 from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
+from zett_tui.runtime.session_files import SessionFiles
+from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
 from zett_tui.workspace.git_branch import git_branch
 
 if TYPE_CHECKING:
     from zett_tui.providers.server_info import ContextWindowFinding
-    from zett_tui.runtime.storage_retry import StorageRetry
+    from zett_tui.runtime.storage_retry import LockSlot, StorageRetry
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +101,8 @@ class AgentHost:
         self.options = options
         self.agent: Agent | None = None
         self.model: AgentModel | None = None
-        self.recorder: TurnRecorder | None = None
-        self._history: Any = None
-        self._lock: Any = None
-        #: Retries what could not be written (``runtime.storage_retry``); set by ``start``.
-        self.storage: StorageRetry | None = None
+        #: The session's lock, transcript, history and their retry; set by ``start``.
+        self.files: SessionFiles | None = None
         self.mode = options.permission_mode
         self.plan_guard: Any = None
         self.edit_gate: Any = None
@@ -115,12 +114,8 @@ class AgentHost:
         self.shell_sandbox: Any = None
         #: What loaded from where, what did not and why (``/extensions``); filled by ``start``.
         self.extension_report = ExtensionReport()
-        #: What a failing extension said between events; passed on with the turn's next event.
-        self._extension_notices: list[Notice] = []
-        #: Hears the notices that come while no turn runs (``listen_between_turns``).
-        self._between_turns: Callable[[Notice], None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._turns_running = 0
+        #: What zett says outside the answer (extensions, the disk), until it can be said.
+        self.notices = TurnNotices()
         self._session_id = options.session_id or new_session_id()
         self.reasoning_effort = options.reasoning_effort
         self.compaction: ContextCompaction | None = None
@@ -134,6 +129,23 @@ class AgentHost:
         self.compactions = 0
         self._running = 0
         self._retired_models: list[AgentModel] = []
+
+    @property
+    def recorder(self) -> TurnRecorder | None:
+        return self.files.recorder if self.files is not None else None
+
+    @property
+    def storage(self) -> StorageRetry | None:
+        """Retries what could not be written (``runtime.storage_retry``)."""
+        return self.files.storage if self.files is not None else None
+
+    @property
+    def _history(self) -> Any:
+        return self.files.history if self.files is not None else None
+
+    @property
+    def _lock(self) -> LockSlot | None:
+        return self.files.lock if self.files is not None else None
 
     @property
     def ready(self) -> bool:
@@ -150,40 +162,31 @@ class AgentHost:
     async def start(self) -> None:
         """Build the model and the agent. Slow provider imports happen here, off the first frame."""
         from zett_tui.core.redact import redactor_from_environment
-        from zett_tui.runtime.history_open import open_history
-        from zett_tui.runtime.storage_retry import LockSlot, StorageRetry, retry_session_writes
 
         options = self.options
-        sessions = options.sessions_dir or paths.sessions_dir()
-        self.storage = StorageRetry(sessions.parent, self._storage_notice)
-        self._lock = LockSlot(sessions, self.session_id)
-        unavailable = self._lock.claim()  # SessionBusy: another zett has the session
-        if unavailable is not None:  # the folder cannot be written: the session runs in memory
-            self.storage.report(unavailable)
-        self.storage.guard_with(self._lock)
+        files = SessionFiles(
+            options.sessions_dir or paths.sessions_dir(),
+            options.history_db or paths.history_db(),
+            self.session_id,
+            self._storage_notice,
+        )
+        self.files = files
+        files.claim()  # SessionBusy: another zett has the session
         self.model = await asyncio.to_thread(options.model_factory)
         self._adopt_window_finding(self.model)
         # Nothing reaches a file unredacted: without a redactor from startup, the built-in rules and
         # the provider keys in this process's environment are used.
         redact = _encodable_after(options.redact or redactor_from_environment(os.environ))
-        self._history = await open_history(
-            options.history_db or paths.history_db(),
-            redact=redact,
-            notify=self._storage_notice,
-            store_notify=self.storage.relay,
-        )
-        self.recorder = TurnRecorder(sessions, redact, notify=self.storage.relay)
-        if options.session_id is not None:  # a resumed session: the model remembers its turns
-            await self._rebuild_history_if_lost()
-        retry_session_writes(self.storage, sessions, recorder=self.recorder, history=self._history.storage)
-        self.storage.start()
+        for notice in await files.open(redact, resumed=options.session_id is not None):
+            self.notices.add(notice)
+        assert files.recorder is not None
         self.compaction = ContextCompaction(self.context_window)
         self.compaction.follow_effort(self.reasoning_effort)
         stack = await build_extension_stack(
             options,
-            history=self._history,
+            history=files.history,
             compaction=self.compaction,
-            recorder=self.recorder,
+            recorder=files.recorder,
             redact=redact,
             mode_of=self.mode_of,
             notify=self._storage_notice,
@@ -266,16 +269,13 @@ class AgentHost:
         """
         state = TurnState()
         turn = asyncio.ensure_future(self._translate(stream, sink, state))
-        self._turns_running += 1
-        try:
-            return await asyncio.shield(turn)
-        except asyncio.CancelledError:
-            state.stop_requested = True
-            await stop_turn(turn, state)
-            raise
-        finally:
-            self._turns_running -= 1
-            self._call_between_turns()  # what came after the turn's last notices were passed
+        with self.notices.during_turn():
+            try:
+                return await asyncio.shield(turn)
+            except asyncio.CancelledError:
+                state.stop_requested = True
+                await stop_turn(turn, state)
+                raise
 
     async def _translate(
         self, stream: AsyncIterator[AgentEvent], sink: Sink, state: TurnState
@@ -289,7 +289,7 @@ class AgentHost:
             async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                 async for event in events:
                     self._journal(event)
-                    self._pass_extension_notices(sink)
+                    self.notices.pass_to(sink)
                     for ui_event in self._ui_events(translator, event):
                         sink(ui_event)
                         self._observe(ui_event, commands, sink)
@@ -301,37 +301,21 @@ class AgentHost:
             if state.stop_requested:
                 raise asyncio.CancelledError
         except asyncio.CancelledError:
-            self._pass_extension_notices(sink)
+            self.notices.pass_to(sink)
             sink(TurnFinished("cancelled"))
             raise
         except Exception as error:  # every failure becomes one human line; details go to the log
             log.warning("turn failed: %s", type(error).__name__, exc_info=True)
             await self._retry_storage()
-            self._pass_extension_notices(sink)
+            self.notices.pass_to(sink)
             finished = TurnFinished("failed", self.options.describe_error(error))
             sink(finished)
             return finished
         await self._retry_storage()
-        self._pass_extension_notices(sink)
+        self.notices.pass_to(sink)
         finished = TurnFinished("completed", answer=answer)
         sink(finished)
         return finished
-
-    async def _rebuild_history_if_lost(self) -> None:
-        """A history that has no record of this session (set aside when damaged, deleted) is filled
-        from the session's transcript, so the model still knows what happened."""
-        from zett_tui.runtime.history_rebuild import rebuild_history, rebuilt_message
-
-        assert self.recorder is not None and self._history is not None
-        try:
-            turns = await rebuild_history(
-                self._history.storage, self.session_id, self.recorder.session_path(self.session_id)
-            )
-        except Exception:  # the session still runs; the model starts without its earlier turns
-            log.warning("the history could not be rebuilt from the transcript", exc_info=True)
-            return
-        if turns:
-            self._extension_notices.append(Notice(rebuilt_message(turns), "info"))
 
     def _journal(self, event: AgentEvent) -> None:
         """The turn in progress is kept on disk as it streams (``runtime.turn_journal``)."""
@@ -343,50 +327,24 @@ class AgentHost:
 
     async def _retry_storage(self) -> None:
         """What waits for the disk is tried at each turn's end (a cancelled turn leaves it to the timer)."""
-        if self.storage is not None and self.storage.failing:
-            await self.storage.retry_now()
+        if self.files is not None:
+            await self.files.retry_after_turn()
 
     def _extension_failed(self, message: str) -> None:
         """A guarded extension raised and switched itself off; the user hears of it in the turn."""
-        self._extension_notices.append(Notice(message, "error"))
+        self.notices.add(Notice(message, "error"))
 
     def _storage_notice(self, text: str, level: str) -> None:
-        """The history or the transcript stopped (or started again) being saved; said in the turn.
-
-        Called from the recorder's writing thread too, while the turn awaits it: a list append.
-        Between turns (the retry timer saved the session) it goes to ``listen_between_turns``.
-        """
-        self._extension_notices.append(Notice(text, level))
-        if self._between_turns is not None and self._loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is there to hear it
-                self._loop.call_soon_threadsafe(self._call_between_turns)
+        """The history or the transcript stopped (or started again) being saved (from any thread)."""
+        self.notices.add(Notice(text, level))
 
     def listen_between_turns(self, listener: Callable[[Notice], None]) -> None:
-        """Pass ``listener`` (on this event loop) the notices that arrive while no turn runs,
-        such as the note that a session kept in memory was saved after all."""
-        self._loop = asyncio.get_running_loop()
-        self._between_turns = listener
-        self._call_between_turns()
-
-    def _call_between_turns(self) -> None:
-        listener = self._between_turns
-        if listener is None or self._turns_running:
-            return
-        for notice in self.take_notices():
-            try:
-                listener(notice)
-            except Exception:  # a listener's fault must not stop the retry timer
-                log.warning("a between-turns notice listener failed", exc_info=True)
+        """Pass ``listener`` the notices that arrive while no turn runs (``TurnNotices.listen``)."""
+        self.notices.listen(listener)
 
     def take_notices(self) -> list[Notice]:
         """What the user should hear now (a damaged history set aside at start), and not again."""
-        notices, self._extension_notices = self._extension_notices, []
-        return notices
-
-    def _pass_extension_notices(self, sink: Sink) -> None:
-        notices, self._extension_notices = self._extension_notices, []
-        for notice in notices:
-            sink(notice)
+        return self.notices.take()
 
     def mode_of(self, session_id: str) -> PermissionMode:
         """The permission mode the extensions consult (one session per host)."""
@@ -469,7 +427,12 @@ class AgentHost:
         """The context the next request starts from: as the status line said after the session's
         last turn (a resumed session shows the figure it was left with), else estimated from the
         stored history (no model call)."""
-        recorded = await asyncio.to_thread(self._recorded_context)
+        files = self.files
+        recorded = None
+        if files is not None:
+            recorded = await asyncio.to_thread(
+                files.recorded_context, self.options.model_label, self.context_window
+            )
         if recorded is not None:
             self.last_context = recorded
             return recorded
@@ -487,29 +450,6 @@ class AgentHost:
         tokens = estimate_text_tokens(self.options.system_prompt) + estimate_tokens(messages)
         self.last_context = ContextMeasured(tokens, self.context_window, estimated=True)
         return self.last_context
-
-    def _recorded_context(self) -> ContextMeasured | None:
-        """The context figure the session's last recorded turn kept (``sessions.recorded_turns``);
-        counted by another model's tokenizer, it is an estimate now. Blocking: it reads the file."""
-        from zett_tui.sessions.reader import ReadNotice, read_last_records
-        from zett_tui.sessions.recorded_turns import turn_view
-
-        if self.recorder is None:
-            return None
-        notices: list[ReadNotice] = []
-        try:
-            tail = read_last_records(self.recorder.session_path(self.session_id), 1, notices)
-        except OSError:
-            return None
-        if not tail.records:
-            return None
-        record = tail.records[-1]
-        figure = turn_view(record).context
-        if figure is None:
-            return None
-        tokens, estimated = figure
-        same_model = record.zett.get("model") == self.options.model_label
-        return ContextMeasured(tokens, self.context_window, estimated=estimated or not same_model)
 
     def _ui_events(self, translator: EventTranslator, event: AgentEvent) -> list[UIEvent]:
         """The translated events, followed by a new measure of the context when ``event`` gives one."""
@@ -608,23 +548,12 @@ class AgentHost:
     async def aclose(self) -> None:
         """Close the provider and the history store; safe to call more than once."""
         model, self.model = self.model, None
-        storage, self.storage = self.storage, None
-        if storage is not None and not await storage.aclose():
-            log.error("zett could not save everything of session %s before closing", self._session_id)
-        history, self._history = self._history, None
-        locked = self._lock is None or self._lock.settled  # else another zett may write the session
-        if self.recorder is not None and self.recorder.unsaved and locked:
-            await asyncio.to_thread(self.recorder.flush)
         if model is not None and hasattr(model, "aclose"):
             with contextlib.suppress(Exception):
                 await model.aclose()
-        if history is not None:
-            with contextlib.suppress(Exception):
-                await history.close()
         await self._close_retired_models()
-        lock, self._lock = self._lock, None
-        if lock is not None:
-            lock.release()
+        if self.files is not None:
+            await self.files.aclose()  # the lock goes last
 
     def _require_agent(self) -> Agent:
         if self.agent is None:

@@ -65,22 +65,16 @@ def partial_document(after: int, text: str, reasoning: str) -> str:
 
 
 def partial_envelope(text: str, reasoning: str) -> dict[str, Any]:
-    """An assistant message envelope for text that was still streaming (kind 3, as encoded)."""
-    return {
-        "kind": 3,
-        "data": {
-            "attributes": {PARTIAL_ATTRIBUTE: True},
-            "persist": True,
-            "include_in_messages": True,
-            "content": text,
-            "reasoning": reasoning or None,
-            "tool_calls": [],
-            "provider": None,
-            "model": None,
-            "replay_blocks": [],
-            "stop": None,
-        },
-    }
+    """An assistant message envelope for text that was still streaming, encoded as zett-agent
+    encodes the turn line's messages, and marked with :data:`PARTIAL_ATTRIBUTE`."""
+    from zett_agent.messages import AssistantMessage  # only while a turn runs or is adopted: not at start
+    from zett_agent.storage import encode_messages
+
+    message = AssistantMessage(
+        content=text, reasoning=reasoning or None, attributes={PARTIAL_ATTRIBUTE: True}
+    )
+    envelope: dict[str, Any] = json.loads(encode_messages([message]))[0]
+    return envelope
 
 
 def read_live_turn(session_file: Path) -> dict[str, Any] | None:

@@ -161,7 +161,7 @@ class ZettApp(App[str | None]):
         self.copy_to_clipboard(message.text, label=message.label)
 
     def on_model_chosen(self, message: ModelChosen) -> None:
-        self.choices.choose_model(message.choice)
+        self.choices.choose_model(message.selection)
 
     def on_effort_chosen(self, message: EffortChosen) -> None:
         self.choices.set_effort(message.effort)

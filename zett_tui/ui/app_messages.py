@@ -14,7 +14,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from zett_tui.entry.launch import LaunchSettings
-    from zett_tui.ui.session_choices import ModelChoice
+    from zett_tui.providers.catalog import ModelSelection
 
 
 class QuitRequested(Message):
@@ -55,9 +55,9 @@ class CopyRequested(Message):
 class ModelChosen(Message):
     """The user switched the model (``/model``): a new session (``/new``, ``/sessions``) starts with it."""
 
-    def __init__(self, choice: ModelChoice) -> None:
+    def __init__(self, selection: ModelSelection) -> None:
         super().__init__()
-        self.choice = choice
+        self.selection = selection
 
 
 class EffortChosen(Message):

@@ -9,24 +9,11 @@ once a project folder was trusted are kept here instead, each with its own metho
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from zett_tui.entry.launch import LaunchSettings
-
-
-@dataclass(frozen=True)
-class ModelChoice:
-    """The model chosen with ``/model``, as the next session builds it."""
-
-    label: str
-    factory: Callable[[], Any]
-    is_demo: bool
-    reasoning_effort: str
-    context_window: int | None
-    describe_error: Callable[[BaseException], str] | None
+from zett_tui.providers.catalog import ModelSelection
 
 
 class SessionChoices:
@@ -38,7 +25,7 @@ class SessionChoices:
 
     def __init__(self, launched: LaunchSettings) -> None:
         self._base = launched
-        self._model: ModelChoice | None = None
+        self._model: ModelSelection | None = None
         self._effort: str | None = None
         self._theme: str | None = launched.theme
 
@@ -52,8 +39,8 @@ class SessionChoices:
         """The theme chosen (None: ``auto``, following the terminal)."""
         return self._theme
 
-    def choose_model(self, choice: ModelChoice) -> None:
-        self._model = choice
+    def choose_model(self, selection: ModelSelection) -> None:
+        self._model = selection
         self._effort = None
 
     def set_effort(self, effort: str) -> None:
@@ -81,10 +68,10 @@ class SessionChoices:
             model = self._model
             settings = replace(
                 settings,
-                model_label=model.label,
+                model_label=model.choice.label,
                 model_factory=model.factory,
-                is_demo=model.is_demo,
-                reasoning_effort=model.reasoning_effort,
+                is_demo=model.choice.is_demo,
+                reasoning_effort=model.reasoning_effort.value,
                 context_window=model.context_window,
                 describe_error=model.describe_error,
             )

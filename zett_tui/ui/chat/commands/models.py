@@ -12,7 +12,6 @@ from zett_tui.providers.catalog import ModelCatalog, list_ollama_models
 from zett_tui.ui.app_messages import EffortChosen, ModelChosen
 from zett_tui.ui.chat.commands.registry import slash_command
 from zett_tui.ui.modals.model_picker import ModelPicker
-from zett_tui.ui.session_choices import ModelChoice
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
@@ -94,15 +93,7 @@ async def switch_model(ctx: CommandContext, catalog: ModelCatalog, spec: str) ->
         ctx.say(f"Could not switch to {label}: {selection.describe_error(error)}", "error")
         return False
     catalog.current = selection.choice
-    choice = ModelChoice(
-        label=label,
-        factory=selection.factory,
-        is_demo=selection.choice.is_demo,
-        reasoning_effort=selection.reasoning_effort.value,
-        context_window=selection.context_window,
-        describe_error=selection.describe_error,
-    )
-    ctx.post(ModelChosen(choice))  # a new session (/new, /sessions) starts with it, not the launched one
+    ctx.post(ModelChosen(selection))  # a new session (/new, /sessions) starts with it, not the launched one
     ctx.model_switched(label, is_demo=selection.choice.is_demo)
     running = " The turn that is running finishes with the previous one." if ctx.turn_running else ""
     ctx.say(

@@ -69,12 +69,18 @@ class _Turn:
         self.session_file = session_file
         #: The messages written to the journal (by identity), in order.
         self.written: list[AnyMessage] = []
-        self.text = ""
-        self.reasoning = ""
+        #: The deltas streamed since the last finished message (joined only when written: a
+        #: string grown by ``+=`` would be copied whole at every delta of a long answer).
+        self.text_parts: list[str] = []
+        self.reasoning_parts: list[str] = []
         #: A write failed in this turn already (said once in the log).
         self.failed = False
         #: The notes changed since they were last written.
         self.notes_changed = False
+
+    def settled(self) -> tuple[str, str]:
+        """The streamed text and reasoning, as much of each as may be written (:func:`settled`)."""
+        return settled("".join(self.text_parts)), settled("".join(self.reasoning_parts))
 
     @property
     def notes(self) -> dict[str, Any]:
@@ -136,14 +142,14 @@ class TurnJournal:
         if turn is None:
             return
         if event.type is AgentEventType.TEXT_DELTA and event.delta:
-            turn.text += event.delta
+            turn.text_parts.append(event.delta)
             self._dirty = True
         elif event.type is AgentEventType.REASONING_DELTA and event.delta:
-            turn.reasoning += event.delta
+            turn.reasoning_parts.append(event.delta)
             self._dirty = True
         elif event.type in _WRITE_NOW:
             if event.type is AgentEventType.MODEL_COMPLETED:
-                turn.text = turn.reasoning = ""  # the step's message holds it now
+                turn.text_parts, turn.reasoning_parts = [], []  # the step's message holds them now
             self._dirty = True
             self._wake.set()
 
@@ -172,7 +178,7 @@ class TurnJournal:
         adds it, so a resumed session shows what the live screen showed. Safe from any thread.
         """
         turn = self._turn
-        text, reasoning = (settled(turn.text), settled(turn.reasoning)) if turn is not None else ("", "")
+        text, reasoning = turn.settled() if turn is not None else ("", "")
         if not (text or reasoning):
             return None
         return live_turn.partial_envelope(text, reasoning)
@@ -203,7 +209,7 @@ class TurnJournal:
             turn.notes_changed = False
             lines.append(live_turn.notes_line(turn.notes))
         after = len(messages)
-        partial = live_turn.partial_document(after, settled(turn.text), settled(turn.reasoning))
+        partial = live_turn.partial_document(after, *turn.settled())
         try:
             written = await asyncio.to_thread(
                 self._write, generation, turn.session_file, lines, rewrite, partial

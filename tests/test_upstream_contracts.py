@@ -1,7 +1,7 @@
-"""The private parts of Textual and zett-agent that zett relies on, checked one by one.
+"""The private parts of Textual, zett-agent and tomlkit that zett relies on, checked one by one.
 
-They are used only through ``zett_tui/ui/textual_compat.py`` and ``zett_tui/runtime/agent_compat.py``.
-When an upgrade changes one of them, the test that fails says what to look at. After checking,
+They are used only through ``zett_tui/ui/textual_compat.py``, ``zett_tui/runtime/agent_compat.py``
+and ``zett_tui/config/tomlkit_compat.py``. When an upgrade changes one of them, the test that fails says what to look at. After checking,
 update the compat function (and, for a copied upstream method, the pinned source hash here), then
 the upper bound in ``pyproject.toml``.
 """
@@ -45,7 +45,7 @@ def _check(condition: bool, what: str) -> None:
 # -- the pins ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("distribution", ["textual", "zett-agent"])
+@pytest.mark.parametrize("distribution", ["textual", "zett-agent", "tomlkit"])
 def test_the_upper_bound_is_the_next_minor_of_the_version_tested(distribution: str) -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     [requirement] = [
@@ -532,3 +532,26 @@ def test_the_protected_path_search_the_policy_cache_watches() -> None:
     source = inspect.getsource(policy._protected_in)
     for name in ("_SKIPPED_DIRECTORIES", "_PROTECTED_SEARCH_DEPTH", "_PROTECTED_SEARCH_ENTRIES"):
         assert name in source, f"_protected_in no longer uses {name}: re-read it and update wrap_ahead.py"
+
+
+# -- tomlkit ---------------------------------------------------------------------------------------
+
+
+def test_tomlkit_still_inserts_a_key_at_a_position() -> None:
+    """config/tomlkit_compat.insert_at puts a new setting above the next table's comments."""
+    import tomlkit
+    from tomlkit.container import Container
+
+    from zett_tui.config import tomlkit_compat
+
+    _check(
+        _signature(Container._insert_at)[:4] == ["self", "idx", "key", "item"],
+        "tomlkit's Container._insert_at(idx, key, item) is gone or changed: check "
+        "config/tomlkit_compat.py (new settings would land among the next header's comments)",
+    )
+    document = tomlkit.parse("[ui]\nbell = true\n\n# next\n[other]\n")
+    tomlkit_compat.insert_at(document["ui"].value, 1, "theme", "nord")
+    _check(
+        tomlkit.dumps(document) == '[ui]\nbell = true\ntheme = "nord"\n\n# next\n[other]\n',
+        "tomlkit's Container._insert_at no longer inserts at the index given: check config/tomlkit_compat.py",
+    )

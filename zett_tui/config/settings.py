@@ -2,19 +2,19 @@
 
 ``load_settings`` never raises for bad input: every file, variable or flag that cannot be used is
 skipped and reported as one ``ConfigProblem`` naming the file, the line and the key. The model
-and the per-key rules live in ``config_schema``; this module finds and reads the sources, and
-knows TOML text well enough to point at a key's line and to change one value in place.
+and the per-key rules live in ``config.schema``; this module finds and reads the sources, and
+knows TOML text well enough to point at a key's line. Changing one value in place (keeping the
+user's comments) is ``config.toml_edit``, on tomlkit.
 """
 
 from __future__ import annotations
 
 import bisect
 import contextlib
-import copy
 import os
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,10 +33,9 @@ from zett_tui.config.schema import (
     Settings,
     UISettings,
     assemble,
-    format_key,
     resolve_setting,
-    toml_string,
 )
+from zett_tui.config.toml_edit import set_toml_value
 from zett_tui.core import paths
 from zett_tui.core.contained_read import PROJECT_FILES_MAX_BYTES, NotRead, read_whole_contained
 
@@ -161,10 +160,20 @@ def save_user_setting(path: Path, dotted_key: str, value: str | bool | int) -> N
         new_text = set_toml_value(read[0] if read else "", key, value)
     except ValueError as error:
         raise ConfigSaveError(f"{path}: cannot save {dotted_key}: {error}") from None
+    if _starts_with_bom(path):
+        new_text = "\ufeff" + new_text
     try:
         paths.write_private_text(path.resolve(), new_text)  # through a symlink: dotfile repos stay linked
     except OSError as error:
         raise ConfigSaveError(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+def _starts_with_bom(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.read(3) == b"\xef\xbb\xbf"
+    except OSError:
+        return False
 
 
 def _home(env: Mapping[str, str]) -> Path | None:
@@ -314,29 +323,9 @@ def _flag_layer(flags: Mapping[str, object]) -> Layer:
     return layer
 
 
-# --- TOML text: where each key is (tomllib gives no positions) and editing one value in place ---
+# --- TOML text: the line of each key (neither tomllib nor tomlkit gives positions) ---
 
 _SCALAR = re.compile(r"[^,\]}#\r\n]*")
-
-
-@dataclass
-class _Entry:
-    """A ``key = value`` (or array item): the line of the key and the value's span in the text."""
-
-    line: int
-    value_start: int
-    value_end: int
-
-
-@dataclass
-class _Section:
-    """A ``[header]`` (or the top level, at offset 0) and where a new key can go in it."""
-
-    key: Key
-    start: int
-    body_start: int
-    is_array: bool = False
-    last_entry_end: int | None = None
 
 
 @dataclass
@@ -345,8 +334,6 @@ class TomlOutline:
 
     lines: dict[Key, int] = field(default_factory=dict)
     """First line where each key or table (and each prefix of a dotted key) appears."""
-    entries: dict[Key, _Entry] = field(default_factory=dict)
-    sections: list[_Section] = field(default_factory=list)
 
     @classmethod
     def of(cls, text: str) -> TomlOutline:
@@ -364,9 +351,6 @@ class TomlOutline:
                 return line
         return None
 
-    def section(self, key: Key) -> _Section | None:
-        return next((s for s in self.sections if s.key == key and not s.is_array), None)
-
 
 class _ScanError(Exception):
     pass
@@ -379,25 +363,24 @@ class _Scanner:
         self.text = text
         self.pos = 0
         self.line_starts = [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
-        self.outline = TomlOutline(sections=[_Section((), 0, 0)])
+        self.outline = TomlOutline()
 
     def run(self) -> None:
-        section = self.outline.sections[0]
+        table: Key = ()
         while self.pos < len(self.text):
             self.skip_blank()
             if self.peek() in ("#", "\n", "\r", ""):
                 self.next_line()
             elif self.peek() == "[":
-                section = self.header()
+                table = self.header()
             else:
                 start = self.pos
                 key = self.key()
                 self.expect("=")
-                self.value((*section.key, *key), self.line_at(start))
+                self.value((*table, *key), self.line_at(start))
                 self.next_line()
-                section.last_entry_end = self.pos
 
-    def header(self) -> _Section:
+    def header(self) -> Key:
         start = self.pos
         is_array = self.text.startswith("[[", start)
         self.pos += 2 if is_array else 1
@@ -405,9 +388,7 @@ class _Scanner:
         self.expect("]]" if is_array else "]")
         self.note(key, self.line_at(start))
         self.next_line()
-        section = _Section(key, start, self.pos, is_array)
-        self.outline.sections.append(section)
-        return section
+        return key
 
     def key(self) -> tuple[str, ...]:
         parts: list[str] = []
@@ -450,7 +431,6 @@ class _Scanner:
                 raise _ScanError(start)
             self.pos += length
         self.note(key, line)
-        self.outline.entries.setdefault(key, _Entry(line, start, self.pos))
 
     def array(self, key: Key) -> None:
         self.pos += 1
@@ -544,92 +524,3 @@ class _Scanner:
 
     def line_at(self, offset: int) -> int:
         return bisect.bisect_right(self.line_starts, offset)
-
-
-def set_toml_value(text: str, key: Key, value: str | bool | int) -> str:
-    """``text`` with ``key`` set to ``value``, everything else (comments too) kept.
-
-    Tries the least disruptive edit first (replace the value, add a line to the table, open
-    the table at the end...) and returns the first result that parses to exactly the old
-    document plus this key. Raises ``ValueError`` when ``text`` is not valid TOML or no edit works.
-    """
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"the file is not valid TOML ({error}); fix it first") from None
-    expected = copy.deepcopy(document)
-    table = expected
-    for depth, part in enumerate(key[:-1], start=1):
-        table = table.setdefault(str(part), {})
-        if not isinstance(table, dict):
-            raise ValueError(f"{format_key(key[:depth])} is not a table")
-    table[str(key[-1])] = value
-    outline = TomlOutline.of(text)
-    for candidate in _edits(text, outline, key, _toml_literal(value)):
-        try:
-            if tomllib.loads(candidate) == expected:
-                return candidate
-        except tomllib.TOMLDecodeError:
-            continue
-    raise ValueError(f"could not add it without disturbing the file; add {format_key(key)} by hand")
-
-
-def _edits(text: str, outline: TomlOutline, key: Key, literal: str) -> Iterator[str]:
-    table, leaf = key[:-1], key[-1]
-    entry = outline.entries.get(key)
-    if entry is not None:
-        yield text[: entry.value_start] + literal + text[entry.value_end :]
-    section = outline.section(table)
-    if section is not None:
-        yield _insert_line(text, outline, section, f"{format_key((leaf,))} = {literal}")
-    for length in range(len(table), 0, -1):
-        inline = outline.entries.get(table[:length])
-        if inline is not None and text[inline.value_start] == "{":
-            yield _insert_inline(text, inline, f"{format_key(key[length:])} = {literal}")
-    if table:
-        separator = "" if not text.strip() else "\n" if text.endswith("\n") else "\n\n"
-        yield f"{text}{separator}[{format_key(table)}]\n{format_key((leaf,))} = {literal}\n"
-    for length in range(len(table) - 1, -1, -1):
-        outer = outline.section(table[:length])
-        if outer is not None:
-            yield _insert_line(text, outline, outer, f"{format_key(key[length:])} = {literal}")
-
-
-def _insert_line(text: str, outline: TomlOutline, section: _Section, line: str) -> str:
-    if section.last_entry_end is not None:
-        at = section.last_entry_end
-    elif section.key or len(outline.sections) == 1:
-        at = section.body_start if section.key else len(text)
-    else:
-        at = _start_of_comments_above(text, outline.sections[1].start)
-        line += "\n"
-    before = text[:at]
-    if before and not before.endswith("\n"):
-        line = "\n" + line
-    return f"{before}{line}\n{text[at:]}"
-
-
-def _start_of_comments_above(text: str, offset: int) -> int:
-    """Where the comment lines directly above ``offset`` (a header) begin: they belong to it."""
-    while offset > 0:
-        previous = text.rfind("\n", 0, offset - 1) + 1
-        if not text[previous:offset].lstrip().startswith("#"):
-            break
-        offset = previous
-    return offset
-
-
-def _insert_inline(text: str, entry: _Entry, pair: str) -> str:
-    inner = text[entry.value_start + 1 : entry.value_end - 1]
-    body = (
-        f" {pair} " if not inner.strip() else f"{inner.rstrip()}, {pair}{' ' if inner.endswith(' ') else ''}"
-    )
-    return text[: entry.value_start] + "{" + body + "}" + text[entry.value_end :]
-
-
-def _toml_literal(value: str | bool | int) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    return toml_string(value)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -122,14 +123,28 @@ def write_private_text(path: Path, text: str, *, sync: bool = True) -> None:
     write_private(path, lambda stream: stream.write(text), sync=sync)
 
 
+_TEMPORARY_STEM_BYTES = 100
+
+
+def _new_temporary_beside(path: Path) -> tuple[int, Path]:
+    """A new 0600 file next to ``path``, created exclusively: ``.<start of name>.<random>.tmp``."""
+    stem = path.name.encode()[:_TEMPORARY_STEM_BYTES].decode(errors="ignore")
+    while True:
+        temporary = path.with_name(f".{stem}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE), temporary
+        except FileExistsError:
+            continue
+
+
 def write_private(path: Path, write: Callable[[TextIO], T], *, sync: bool = True) -> T:
     """Run ``write`` into a 0600 temporary file beside ``path``, fsync it, and rename it into place.
 
     Readers see the old file or the new one, never half of one; a failure leaves the old file.
-    The folder must exist.
+    Two writers at once (threads or processes) each get their own temporary file, whose name
+    stays short enough for any file system however long ``path``'s name is. The folder must exist.
     """
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+    fd, temporary = _new_temporary_beside(path)
     try:
         os.fchmod(fd, PRIVATE_FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:

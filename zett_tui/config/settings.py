@@ -23,11 +23,9 @@ from zett_tui.config.schema import (
     ALL_KEYS,
     BARE_KEY,
     EXTENSION_ORIGIN_KEYS,
-    REASONING_EFFORTS,
     ConfigProblem,
     EndpointConfig,
     ExtensionConfig,
-    InvalidValue,
     Key,
     Layer,
     Settings,
@@ -36,8 +34,10 @@ from zett_tui.config.schema import (
     resolve_setting,
 )
 from zett_tui.config.toml_edit import set_toml_value
+from zett_tui.config.values import InvalidValue
 from zett_tui.core import paths
 from zett_tui.core.contained_read import PROJECT_FILES_MAX_BYTES, NotRead, read_whole_contained
+from zett_tui.providers.build import REASONING_EFFORTS
 
 __all__ = [
     "REASONING_EFFORTS",

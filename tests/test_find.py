@@ -1,0 +1,214 @@
+"""Find in the transcript (Ctrl+F), from the user's side: keys in, what the screen shows out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.ui_helpers import answers, make_app, ready_app, screen_text, submit, wait_for
+from zett_tui.ui.app import ZettApp
+from zett_tui.ui.widgets.find_bar import FindBar
+from zett_tui.ui.widgets.transcript import AnswerBlock, ReasoningBlock, ToolBlock, Transcript, UserBlock
+
+SIZE = (100, 30)
+
+
+def fill(transcript: Transcript, turns: int, *, needle_every: int = 0) -> None:
+    """`turns` finished turns: a prompt, a collapsed tool row with output, an answer.
+    Every `needle_every`-th answer says "zebra" once (numbered, so each match can be told apart)."""
+    for turn in range(turns):
+        transcript.add(UserBlock(f"question {turn}"))
+        tool = transcript.add(ToolBlock(f"t{turn}", "read_file", f"notes{turn}.txt"))
+        tool.finish("done", "\n".join(f"line {n} of the notes" for n in range(5)), 0.1)
+        answer = transcript.add(AnswerBlock())
+        mention = f" The zebra number {turn} is here." if needle_every and turn % needle_every == 0 else ""
+        answer.append(f"## Answer {turn}\n\nSome prose about **turn {turn}**.{mention}\n")
+        answer.finish()
+
+
+def bar(app: ZettApp) -> FindBar:
+    return app.chat.query_one(FindBar)
+
+
+def find_input(app: ZettApp) -> Input:
+    return app.chat.query_one("#find-input", Input)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    transcript = pilot.app.chat.transcript
+    for _ in range(5):
+        await pilot.pause()
+        if not transcript.update_pending:
+            break
+    await pilot.pause()
+
+
+def visible(app: ZettApp) -> str:
+    return screen_text(app)
+
+
+def view(transcript: Transcript) -> list[str]:
+    """The transcript's lines on screen."""
+    top = round(transcript.scroll_y)
+    return [transcript.line_text(y) for y in range(top, top + transcript.scrollable_content_region.height)]
+
+
+async def open_and_type(pilot: Pilot[Any], text: str) -> None:
+    await pilot.press("ctrl+f")
+    await wait_for(pilot, lambda: bar(pilot.app).is_open and find_input(pilot.app).has_focus)
+    await pilot.press(*text)
+    await settle(pilot)
+
+
+async def test_ctrl_f_counts_matches_and_steps_through_them_with_wrap() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        fill(app.chat.transcript, 30, needle_every=10)  # zebra in turns 0, 10, 20
+        await settle(pilot)
+        await open_and_type(pilot, "zebra")
+        assert bar(app).label == "3 of 3"  # nearest to the reader at the bottom: the last one
+        assert "zebra number 20" in visible(app)
+        await pilot.press("enter")  # next wraps to the first
+        await settle(pilot)
+        assert bar(app).label == "1 of 3"
+        assert "zebra number 0" in visible(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert bar(app).label == "2 of 3"
+        assert "zebra number 10" in visible(app)
+        await pilot.press("shift+enter")
+        await settle(pilot)
+        assert bar(app).label == "1 of 3"
+        await pilot.press("shift+f3")  # previous wraps to the last
+        await settle(pilot)
+        assert bar(app).label == "3 of 3"
+        await pilot.press("f3")
+        await settle(pilot)
+        assert bar(app).label == "1 of 3"
+        assert "1 of 3" in visible(app)
+
+
+async def test_no_matches_and_smart_case() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        transcript.add(UserBlock("Config and config and CONFIG"))
+        await settle(pilot)
+        await open_and_type(pilot, "config")
+        assert bar(app).label.endswith("of 3")  # lowercase: any case
+        await pilot.press("backspace", *"x")
+        await settle(pilot)
+        assert bar(app).label == "no matches"
+        assert "no matches" in visible(app)
+        find_input(app).value = ""
+        await pilot.press(*"Config")
+        await settle(pilot)
+        assert bar(app).label == "1 of 1"  # a capital: exact case
+
+
+async def test_markdown_is_searched_as_shown() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        answer = app.chat.transcript.add(AnswerBlock())
+        answer.append("The **two** files: [the guide](https://example.com/guide).\n")
+        answer.finish()
+        await settle(pilot)
+        await open_and_type(pilot, "two files")
+        assert bar(app).label == "1 of 1"
+        find_input(app).value = ""
+        await pilot.press(*"example.com")
+        await settle(pilot)
+        assert bar(app).label == "1 of 1"  # the URL is shown, so it is found
+
+
+async def test_a_hit_in_collapsed_output_or_reasoning_expands_that_block() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        tool = transcript.add(ToolBlock("c1", "bash", "ls"))
+        tool.finish("done", "alpha.txt\nneedle.txt\nomega.txt", 0.2)
+        reasoning = transcript.add(ReasoningBlock())
+        reasoning.append("first I think\nthen a haystack thought\n")
+        reasoning.finish()
+        fill(transcript, 20)
+        await settle(pilot)
+        assert not tool.expanded and not reasoning.expanded
+        await open_and_type(pilot, "needle")
+        assert bar(app).label == "1 of 1"
+        assert tool.expanded
+        assert "needle.txt" in visible(app)
+        find_input(app).value = ""
+        await pilot.press(*"haystack")
+        await settle(pilot)
+        assert reasoning.expanded
+        assert not tool.expanded  # find collapses what it opened once the match moves on
+        assert "then a haystack thought" in visible(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not reasoning.expanded
+
+
+async def test_escape_closes_and_returns_to_where_the_reader_was() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        fill(transcript, 40, needle_every=13)
+        await settle(pilot)
+        transcript.focus()
+        await pilot.press("pageup", "pageup")
+        await settle(pilot)
+        before = view(transcript)
+        assert not transcript.following
+        await open_and_type(pilot, "zebra")
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert view(transcript) != before
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not bar(app).is_open
+        assert view(transcript) == before
+        assert transcript.has_focus  # focus goes back where it was
+
+
+async def test_escape_at_the_bottom_goes_back_to_following() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        fill(transcript, 40, needle_every=13)
+        await settle(pilot)
+        assert transcript.following
+        await open_and_type(pilot, "zebra number 0")
+        assert round(transcript.scroll_y) < transcript.max_scroll_y
+        await pilot.press("escape")
+        await settle(pilot)
+        assert transcript.following and round(transcript.scroll_y) == transcript.max_scroll_y
+        assert app.chat.composer.has_focus
+        assert "zebra" not in app.chat.composer.text  # Esc did not stop anything or type anything
+
+
+async def test_find_works_while_a_turn_streams_and_the_view_stays_put() -> None:
+    gate = asyncio.Event()
+    first = "Streaming: the quokka arrives first.\n\n"
+    rest = "".join(f"Paragraph {n} mentions a quokka again.\n\n" for n in range(40))
+    app = make_app(ScriptedModel(text_step(first + rest, chunk=40, gate=gate, delay=0.01)))
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        fill(transcript, 10)
+        await submit(pilot, "tell me about the animals")
+        await wait_for(pilot, lambda: bool(answers(app)) and "quokka" in answers(app)[-1].text)
+        await open_and_type(pilot, "quokka")
+        assert bar(app).label == "1 of 1"
+        held = round(transcript.scroll_y)
+        gate.set()
+        await wait_for(pilot, lambda: answers(app)[-1].status == "completed")
+        await settle(pilot)
+        assert bar(app).label == "1 of 41"  # the count follows the stream
+        assert round(transcript.scroll_y) == held  # not pulled to the bottom by the stream
+        assert "quokka" in visible(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert transcript.following and round(transcript.scroll_y) == transcript.max_scroll_y

@@ -82,6 +82,8 @@ class FindBar(Horizontal):
         super().__init__(id=id)
         self.transcript = transcript
         self._return_focus: Widget | None = None
+        self.searched: str | None = None
+        """The last query the transcript was searched for (for tests and benchmarks)."""
 
     def compose(self) -> ComposeResult:
         yield Static("Find", classes="find-title")
@@ -144,6 +146,7 @@ class FindBar(Horizontal):
         event.stop()
         if self.is_open:
             self.transcript.find(event.value)
+            self.searched = event.value
             self._show_count()
 
     @on(Input.Submitted, "#find-input")

@@ -45,6 +45,7 @@ from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.widget import Widget
 
 from zett_tui.ui.textual_compat import set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
@@ -113,6 +114,17 @@ def _mark(strip: Strip, spans: list[tuple[Span, Style]]) -> Strip:
     for number, (_span, style) in enumerate(spans):
         marked.extend((_overlay(pieces[2 * number + 1], style), pieces[2 * number + 2]))
     return Strip.join(marked)
+
+
+def resolve_block_styles(widget: Widget) -> BlockStyles:
+    """The rich styles of the `transcript--*` component classes, as `widget` resolves them."""
+    if not widget.is_attached:
+        return BlockStyles.plain()
+    values: dict[str, Style] = {}
+    for field_name in (field.name for field in fields(BlockStyles)):
+        style = widget.get_component_rich_style(f"transcript--{field_name.replace('_', '-')}")
+        values[field_name] = style if field_name in BACKGROUND_STYLES else foreground_only(style)
+    return BlockStyles(**values)
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -497,13 +509,7 @@ class Transcript(ScrollView, can_focus=True):
         self._based_styles = []
 
     def _resolve_styles(self) -> BlockStyles:
-        if not self.is_attached:
-            return BlockStyles.plain()
-        values: dict[str, Style] = {}
-        for field_name in (field.name for field in fields(BlockStyles)):
-            style = self.get_component_rich_style(f"transcript--{field_name.replace('_', '-')}")
-            values[field_name] = style if field_name in BACKGROUND_STYLES else foreground_only(style)
-        return BlockStyles(**values)
+        return resolve_block_styles(self)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -212,3 +212,51 @@ async def test_find_works_while_a_turn_streams_and_the_view_stays_put() -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert transcript.following and round(transcript.scroll_y) == transcript.max_scroll_y
+
+
+def zebra_backgrounds(transcript: Transcript) -> list[Any]:
+    """The background of each "zebra" drawn on the transcript's rows now."""
+    found = []
+    for y in range(transcript.scrollable_content_region.height):
+        for segment in transcript.render_line(y):
+            if segment.text.lower() == "zebra":
+                found.append(segment.style.bgcolor if segment.style else None)
+    return found
+
+
+async def test_every_match_is_highlighted_and_the_current_one_stands_out() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        fill(transcript, 2, needle_every=1)
+        await settle(pilot)
+        await open_and_type(pilot, "zebra")
+        match = transcript.get_component_rich_style("transcript--find-match").bgcolor
+        current = transcript.get_component_rich_style("transcript--find-current").bgcolor
+        assert match is not None and current is not None and match != current
+        assert bar(app).label == "1 of 2"  # both on screen: the first one there
+        assert zebra_backgrounds(transcript) == [current, match]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert zebra_backgrounds(transcript) == [match, current]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not {match, current} & set(zebra_backgrounds(transcript))
+
+
+async def test_ctrl_f_from_the_prompt_keeps_the_draft_and_typing_goes_to_the_find_field() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        fill(app.chat.transcript, 3, needle_every=1)
+        await settle(pilot)
+        await pilot.press(*"draft")
+        await open_and_type(pilot, "zeb")
+        assert find_input(app).value == "zeb"
+        assert app.chat.composer.text == "draft"
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("!")
+        assert app.chat.composer.text == "draft!"
+        await pilot.press("ctrl+f")  # the last query comes back, selected
+        await settle(pilot)
+        assert find_input(app).value == "zeb" and bar(app).label == "1 of 3"

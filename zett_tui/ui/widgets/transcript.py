@@ -465,7 +465,9 @@ class Transcript(ScrollView, can_focus=True):
         if self._find_styles is None:
             match = self.get_component_rich_style("transcript--find-match")
             self._find_styles = (
-                Style(bgcolor=match.bgcolor),
+                Style(
+                    bgcolor=match.bgcolor, bold=match.bold, underline=match.underline, reverse=match.reverse
+                ),
                 self.get_component_rich_style("transcript--find-current"),
             )
         return self._find_styles

@@ -260,3 +260,24 @@ async def test_ctrl_f_from_the_prompt_keeps_the_draft_and_typing_goes_to_the_fin
         await pilot.press("ctrl+f")  # the last query comes back, selected
         await settle(pilot)
         assert find_input(app).value == "zeb" and bar(app).label == "1 of 3"
+
+
+def test_hits_are_placed_in_cells_with_wide_characters_and_smart_case() -> None:
+    from zett_tui.ui.widgets.transcript_search import fold, is_case_sensitive, line_spans
+
+    line = (("日本 Zebra ", 1), ("zebra", 2))
+    assert line_spans(line, "zebra", False) == [(5, 10), (11, 16)]  # 日本 is four cells
+    assert line_spans(line, "Zebra", True) == [(5, 10)]
+    assert is_case_sensitive("Zebra") and not is_case_sensitive("zebra 42")
+    assert len(fold("İstanbul", False)) == len("İstanbul")
+
+
+async def test_the_bar_keeps_its_query_field_in_a_narrow_terminal() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=(50, 20)) as pilot:
+        fill(app.chat.transcript, 3, needle_every=1)
+        await settle(pilot)
+        await open_and_type(pilot, "zebra")
+        assert find_input(app).size.width >= 20
+        assert "2 of 3" in visible(app) or "1 of 3" in visible(app)
+        assert "Esc close" not in visible(app)

@@ -19,6 +19,9 @@ from textual.widgets import Input, Static
 from zett_tui.ui.widgets.transcript import Transcript
 
 NO_MATCHES = "no matches"
+KEYS_HINT = "Enter/↓ next · Shift+Enter/↑ previous · Esc close"
+HINT_MIN_WIDTH = 90
+"""Narrower than this, the bar leaves out the keys hint so the query field keeps its room."""
 
 
 def find_label(number: int, total: int, query: str) -> str:
@@ -89,7 +92,7 @@ class FindBar(Horizontal):
         yield Static("Find", classes="find-title")
         yield Input(placeholder="text in the transcript", id="find-input", select_on_focus=True)
         yield Static("", id="find-count")
-        yield Static("Enter next · Shift+Enter previous · Esc close", id="find-keys")
+        yield Static(KEYS_HINT, id="find-keys")
 
     @property
     def input(self) -> Input:
@@ -140,6 +143,9 @@ class FindBar(Horizontal):
             back.focus()
         else:
             self.screen.focus_next()
+
+    def on_resize(self) -> None:
+        self.query_one("#find-keys").display = self.size.width >= HINT_MIN_WIDTH
 
     @on(Input.Changed, "#find-input")
     def _query_changed(self, event: Input.Changed) -> None:

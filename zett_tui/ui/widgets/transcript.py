@@ -302,8 +302,9 @@ class Transcript(ScrollView, can_focus=True):
         self._selected = None
         self._keep_on_screen = None
         self._pending_anchor = None
-        if self._find is not None:
-            self._find = FindState(("bottom", 0, 0), (0, 0))
+        if self._find is not None:  # find stays open, on the new (empty) transcript
+            query, self._find = self._find.query, FindState(("bottom", 0, 0), (0, 0))
+            self._find.set_query(query, [])
         self._unseen_output = False
         self._following = True
         self._forget_strips()

@@ -281,3 +281,22 @@ async def test_the_bar_keeps_its_query_field_in_a_narrow_terminal() -> None:
         assert find_input(app).size.width >= 20
         assert "2 of 3" in visible(app) or "1 of 3" in visible(app)
         assert "Esc close" not in visible(app)
+
+
+async def test_a_keystroke_counts_what_its_budget_allows_and_the_rest_follows_in_idle_time(
+    monkeypatch: Any,
+) -> None:
+    from zett_tui.ui.widgets import transcript as transcript_module
+
+    monkeypatch.setattr(transcript_module, "_FIND_KEY_BUDGET", 0.0)
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        fill(transcript, 30, needle_every=10)
+        await settle(pilot)
+        transcript.find("zebra")  # no block's text converted yet, and no time to convert any
+        assert not transcript.find_complete and transcript.find_position == (0, 0)
+        await wait_for(pilot, lambda: transcript.find_complete)
+        assert transcript.find_position == (3, 3)
+        await settle(pilot)
+        assert "zebra number 20" in visible(app)

@@ -24,13 +24,15 @@ HINT_MIN_WIDTH = 90
 """Narrower than this, the bar leaves out the keys hint so the query field keeps its room."""
 
 
-def find_label(number: int, total: int, query: str) -> str:
-    """What the bar says about the matches: "3 of 17", "no matches", or nothing before a query."""
+def find_label(number: int, total: int, query: str, complete: bool = True) -> str:
+    """What the bar says about the matches: "3 of 17", "no matches", or nothing before a query;
+    "…" while some blocks are still being counted."""
     if not query:
         return ""
+    more = "" if complete else "…"
     if not total:
-        return NO_MATCHES
-    return f"{number} of {total}" if number else f"{total} matches"
+        return "searching…" if more else NO_MATCHES
+    return f"{number} of {total}{more}" if number else f"{total}{more} matches"
 
 
 class FindBar(Horizontal):
@@ -105,7 +107,7 @@ class FindBar(Horizontal):
     @property
     def label(self) -> str:
         """What the bar says about the matches now."""
-        return find_label(*self.transcript.find_position, self.input.value)
+        return find_label(*self.transcript.find_position, self.input.value, self.transcript.find_complete)
 
     def open(self) -> None:
         """Show the bar and focus its field (a query left from last time is searched again, selected)."""

@@ -99,6 +99,8 @@ _PREFETCH_MAX_LINES = 150
 """Taller blocks are not rendered ahead: rendering one would hold up a keystroke."""
 _FIND_PREPARE_BUDGET = 0.008
 """Seconds of search-text conversion per idle step while find is open (a keystroke waits no longer)."""
+_FIND_KEY_BUDGET = 0.02
+"""Seconds a keystroke may spend converting blocks' text; the rest is counted in idle steps after."""
 
 
 def _overlay(strip: Strip, style: Style) -> Strip:
@@ -355,6 +357,11 @@ class Transcript(ScrollView, can_focus=True):
         return self._find is not None
 
     @property
+    def find_complete(self) -> bool:
+        """Is every block counted (see `FindState.pending`)?"""
+        return self._find is None or not self._find.pending
+
+    @property
     def find_position(self) -> tuple[int, int]:
         """(the current match's number, how many matches); (0, 0) when nothing matches."""
         state = self._find
@@ -383,9 +390,11 @@ class Transcript(ScrollView, can_focus=True):
             self.open_find()
         state = self._find
         assert state is not None
-        state.set_query(query, self._layout.blocks)
+        state.set_query(query, self._layout.blocks, _FIND_KEY_BUDGET)
         state.current = state.nearest()
+        state.jump_wanted = state.current is None and state.pending
         self._show_current()
+        self._schedule_count()
 
     def find_next(self, direction: int = 1) -> None:
         """Show the next match (`direction` 1) or the previous one (-1), wrapping around."""
@@ -407,6 +416,24 @@ class Transcript(ScrollView, can_focus=True):
             self._pending_anchor = state.origin
         self._schedule_sync()
         self.refresh()
+
+    def _schedule_count(self) -> None:
+        state = self._find
+        if state is not None and state.pending and not state.counting and self.is_attached:
+            state.counting = True
+            self.set_timer(_PREFETCH_DELAY, self._count_more)
+
+    def _count_more(self) -> None:
+        """Count the blocks a keystroke left uncounted, a few milliseconds at a time."""
+        state = self._find
+        if state is None:
+            return
+        state.counting = False
+        if state.recount(self._layout.blocks, budget_s=_FIND_PREPARE_BUDGET):
+            self._counts_changed(state)
+        elif self.on_find_changed is not None:
+            self.on_find_changed()  # "…" goes once the count is complete
+        self._schedule_count()
 
     def _prepare_find(self) -> None:
         state = self._find
@@ -727,10 +754,20 @@ class Transcript(ScrollView, can_focus=True):
     def _recount_matches(self) -> None:
         """New or changed output while find is open: count again (only the blocks that changed)."""
         state = self._find
-        if state is None or not state.needle or not state.recount(self._layout.blocks):
+        if state is None or not state.needle:
             return
-        if state.current is None:
-            state.current = state.nearest()  # highlighted, not scrolled to: the reader stays put
+        if state.recount(self._layout.blocks, budget_s=_FIND_PREPARE_BUDGET):
+            self._counts_changed(state)
+        self._schedule_count()
+
+    def _counts_changed(self, state: FindState) -> None:
+        """Matches appeared or went (new output, or blocks counted after a keystroke). A first match
+        is shown when the keystroke found none yet; one in new output is only highlighted."""
+        if state.current is None and state.total:
+            state.current = state.nearest()
+            if state.jump_wanted:
+                state.jump_wanted = False
+                self._show_current()
         state.current_hit = None
         self.refresh()
         if self.on_find_changed is not None:

@@ -22,6 +22,8 @@ from rich.cells import cell_len
 from zett_tui.ui.widgets.transcript_blocks import Block
 from zett_tui.ui.widgets.transcript_render import Line
 
+_UNCOUNTED = -1
+"""The version recorded for a block not counted yet (no block has it, so it is counted next time)."""
 Span = tuple[int, int]
 """Cells [start, end) of a hit on a rendered line."""
 Hit = tuple[int, int, int]
@@ -124,8 +126,14 @@ class FindState:
     index: FindIndex = field(default_factory=FindIndex)
     prepared: int = 0
     """Blocks before this one have their search text converted."""
+    pending: bool = False
+    """Some blocks are not counted yet (their text was not converted within a keystroke's budget)."""
+    counting: bool = False
+    """An idle step to count them is scheduled."""
+    jump_wanted: bool = False
+    """The query found nothing yet while blocks were still uncounted: show the first match found."""
 
-    def set_query(self, query: str, blocks: Sequence[Block]) -> None:
+    def set_query(self, query: str, blocks: Sequence[Block], budget_s: float | None = None) -> None:
         """Count `query` in every block. When it only grew (more letters typed), blocks that did not
         hold the shorter query cannot hold the longer one and are not searched again."""
         case_sensitive = is_case_sensitive(query)
@@ -138,25 +146,37 @@ class FindState:
         self.current_hit = None
         if not narrowing:
             self.counts, self.versions = [], []
-        self.recount(blocks, narrowing=narrowing)
+        self.recount(blocks, narrowing=narrowing, budget_s=budget_s)
 
-    def recount(self, blocks: Sequence[Block], *, narrowing: bool = False) -> bool:
-        """Bring the counts up to date with the blocks (new ones, changed ones); True if any changed."""
-        counts, versions, needle = self.counts, self.versions, self.needle
+    def recount(
+        self, blocks: Sequence[Block], *, narrowing: bool = False, budget_s: float | None = None
+    ) -> bool:
+        """Bring the counts up to date with the blocks (new ones, changed ones); True if any changed.
+
+        With `budget_s`, blocks whose text is not converted yet are left uncounted once that much time
+        has passed (`pending`); the next call goes on with them.
+        """
+        counts, versions, needle, index_ = self.counts, self.versions, self.needle, self.index
         del counts[len(blocks) :], versions[len(blocks) :]
-        changed = False
+        deadline = None if budget_s is None else time.perf_counter() + budget_s
+        changed = pending = False
         for index, block in enumerate(blocks):
             known = index < len(counts)
             if known and versions[index] == block.version and not (narrowing and counts[index]):
                 continue
-            count = self.index.text(block, self.case_sensitive).count(needle) if needle else 0
+            version = block.version
+            if deadline is not None and not index_.is_current(block) and time.perf_counter() > deadline:
+                count, version, pending = 0, _UNCOUNTED, True
+            else:
+                count = index_.text(block, self.case_sensitive).count(needle) if needle else 0
             if known:
                 changed = changed or counts[index] != count
-                counts[index], versions[index] = count, block.version
+                counts[index], versions[index] = count, version
             else:
                 changed = changed or count > 0
                 counts.append(count)
-                versions.append(block.version)
+                versions.append(version)
+        self.pending = pending
         self.total = sum(counts)
         if self.current is not None:
             block_index, nth = self.current

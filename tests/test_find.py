@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -300,3 +301,12 @@ async def test_a_keystroke_counts_what_its_budget_allows_and_the_rest_follows_in
         assert transcript.find_position == (3, 3)
         await settle(pilot)
         assert "zebra number 20" in visible(app)
+
+
+async def test_f1_lists_the_find_keys() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        keys = dict(app.chat.key_help())
+        assert keys.get(app.get_key_display(Binding("ctrl+f", ""))) == "Find in the transcript"
+        assert "Next match" in keys.values() and "Previous match" in keys.values()
+        await pilot.pause()

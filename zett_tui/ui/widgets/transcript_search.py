@@ -3,8 +3,9 @@
 Kept off the render path: a keystroke counts the query in each block's `search_text()` (what the block
 shows when expanded, without Markdown syntax), which is converted once per block version and kept
 here, so typing costs one `str.count` per block, not a render. The converting is done ahead, in idle
-time, as soon as the find bar opens (`FindIndex.prepare`). Hits are placed on rendered lines only for
-the lines on screen and for the block of the current match.
+time, as soon as the find bar opens (`FindIndex.prepare`); a key typed before that is done converts
+for at most a fixed budget and leaves the rest `pending`, counted in idle steps after it. Hits are
+placed on rendered lines only for the lines on screen and for the block of the current match.
 
 Smart case: a query with a capital letter matches case exactly; an all-lowercase one ignores case.
 Matches do not overlap; one broken across two rendered lines (a wrapped phrase) is counted but not

@@ -223,6 +223,25 @@ def test_chat_in_a_narrow_terminal(snap_compare: Snap) -> None:
     assert snap_compare(answered_chat(), terminal_size=NARROW, run_before=ask_and_wait_for_the_answer)
 
 
+async def find_in_the_answer(pilot: Pilot[Any]) -> None:
+    """After the answer: Ctrl+F, "config" typed, the second match current."""
+    await ask_and_wait_for_the_answer(pilot)
+    await pilot.press("ctrl+f", *"config", "enter")
+    transcript = pilot.app.chat.transcript
+    await wait_for(pilot, lambda: not transcript.update_pending)
+    await pilot.pause()
+    hold_still(pilot.app)
+
+
+def test_find_bar_with_matches_highlighted(snap_compare: Snap) -> None:
+    assert snap_compare(answered_chat(), terminal_size=SIZE, run_before=find_in_the_answer)
+
+
+def test_find_bar_in_the_light_theme(snap_compare: Snap) -> None:
+    app = answered_chat(theme="zett-light")
+    assert snap_compare(app, terminal_size=SIZE, run_before=find_in_the_answer)
+
+
 # -- dialogs ------------------------------------------------------------------------------------
 
 

@@ -401,5 +401,7 @@ Button:focus:nocolor { text-style: bold underline; }
 OptionList:nocolor > .option-list--option-highlighted { text-style: bold reverse; }
 Transcript:nocolor > .transcript--selected { text-style: reverse; }
 Transcript:nocolor > .transcript--new-output { text-style: bold reverse; }
+Transcript:nocolor > .transcript--find-match { text-style: underline; }
+Transcript:nocolor > .transcript--find-current { text-style: bold reverse; }
 """
 """Under ``NO_COLOR`` Textual shows every colour as a grey; these keep focus and selection visible."""

@@ -62,6 +62,9 @@ class ChatScreen(Screen[None]):
         Binding("escape", "cancel_turn", "Stop the turn", show=False),
         Binding("shift+tab", "cycle_mode", "Permission mode: ask → accept edits → plan → auto", show=False),
         Binding("f1", "show_help", "Commands and keys", show=False, tooltip="List the commands and keys"),
+        Binding("ctrl+f", "find", "Find in the transcript", show=False, priority=True),
+        Binding("f3", "find(1)", "Next match", show=False),
+        Binding("shift+f3", "find(-1)", "Previous match", show=False),
     ]
     #: Ctrl+P lists the slash commands and key-only actions (see ui/palette.py).
     COMMANDS = {_chat_commands}
@@ -266,6 +269,16 @@ class ChatScreen(Screen[None]):
     def action_show_help(self) -> None:
         """F1: the same list as /help."""
         self.commands.run(self.command_context, "help", "")
+
+    async def action_find(self, direction: int = 0) -> None:
+        """Ctrl+F opens the find bar (ui/widgets/find_bar.py); F3 and Shift+F3 step through matches."""
+        from zett_tui.ui.widgets.find_bar import find_bar_of
+
+        bar = await find_bar_of(self, self.transcript)
+        if direction:
+            bar.step(direction)
+        else:
+            bar.open()
 
     def key_help(self) -> list[tuple[str, str]]:
         """Every key binding that does something here, generated from the bindings themselves."""

@@ -8,9 +8,10 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog, Picked
+from zett_tui.ui.widgets.markdown_view import MarkdownView
 
 ENTER = "enter"
 STAY_OUT = "stay_out"
@@ -42,7 +43,7 @@ def enter_plan_dialog(reason: str) -> ChoiceDialog:
 
 
 class PlanReviewDialog(ChoiceDialog):
-    """The plan, rendered; approve it (asking before edits or not), edit it first, or send it back.
+    """The plan, rendered as the transcript renders answers; approve it (asking before edits or not), edit it first, or send it back.
 
     The value is ``APPROVE_ASK``, ``APPROVE_FREE`` or ``KEEP_PLANNING`` (Esc; the note is the
     feedback). ``Picked.edited`` holds the user's version of the plan when they changed it.
@@ -73,7 +74,7 @@ class PlanReviewDialog(ChoiceDialog):
         )
         super().__init__(
             "Approve this plan?",
-            Markdown(plan, id="plan"),
+            MarkdownView(plan, id="plan"),
             [
                 Choice("Approve, ask before edits", APPROVE_ASK, "affirm"),
                 Choice("Approve, edit freely", APPROVE_FREE),
@@ -111,7 +112,7 @@ class PlanReviewDialog(ChoiceDialog):
             self.editor.focus()
             self.set_keys("Tab/Shift+Tab move · Enter newline or choose · Esc back")
         else:
-            self.query_one("#plan", Markdown).update(self.edited_plan or self.plan)
+            self.query_one("#plan", MarkdownView).update(self.edited_plan or self.plan)
 
     def set_flex_height(self, height: int) -> None:
         super().set_flex_height(height)
@@ -124,7 +125,7 @@ class PlanReviewDialog(ChoiceDialog):
 
 def plan_viewer(plan: str, path: Path, *, title: str = "The kept plan") -> ChoiceDialog:
     """The kept plan, rendered and scrollable; Enter or Esc closes it."""
-    body = Vertical(Markdown(plan), Static(Text(f"kept in {path}", style="dim")))
+    body = Vertical(MarkdownView(plan), Static(Text(f"kept in {path}", style="dim")))
     body.styles.height = "auto"
     return ChoiceDialog(
         title, body, [Choice("Close", None, "affirm")], decline_value=None, key_help="Enter or Esc close"

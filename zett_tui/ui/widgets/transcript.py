@@ -23,6 +23,9 @@ How it stays cheap:
 - Follow mode: at the bottom, new output keeps the view at the bottom. Any scroll away from the
   bottom (wheel, keys, scrollbar) stops following, and then new output never moves the view: the
   block under the top of the screen is the anchor. Scrolling back to the bottom resumes following.
+- Find (Ctrl+F, `find`): the query is counted in each block's text, not its render
+  (transcript_search.py); hits are highlighted only on the lines drawn, the current one strongly.
+  While find is open the view does not follow new output; closing it goes back to where it was.
 - Copy: mouse selection copies the text as shown (Textual's selection, via `get_selection`);
   select-all (double click) and `plain_text`/`last_code_block` give the raw sources.
 """
@@ -30,7 +33,7 @@ How it stays cheap:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import ClassVar, TypeVar
 
@@ -42,6 +45,7 @@ from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.widget import Widget
 
 from zett_tui.ui.textual_compat import set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
@@ -62,6 +66,7 @@ from zett_tui.ui.widgets.transcript_render import (
     choose_code_theme,
     foreground_only,
 )
+from zett_tui.ui.widgets.transcript_search import FindState, Span, block_hits, line_spans
 
 __all__ = [
     "AnswerBlock",
@@ -77,7 +82,7 @@ BlockT = TypeVar("BlockT", bound=Block)
 
 NEW_OUTPUT_BADGE = " ↓ new output (End) "
 _Anchor = tuple[str, int, float]
-"""("bottom", 0, 0) | ("block", index, fraction of it above the view) | ("pin" or "reveal", index, row)"""
+"""("bottom", 0, 0) | ("block", index, fraction of it above the view) | ("pin", "reveal" or "show", index, row)"""
 _MAX_SELECTED_LINES = 20_000
 """A mouse selection copies at most this many rendered lines."""
 _STRIP_CACHE_SIZE = 400
@@ -92,11 +97,36 @@ _PREFETCH_DELAY = 0.01
 """Pause between two blocks rendered ahead (seconds): input and frames go first."""
 _PREFETCH_MAX_LINES = 150
 """Taller blocks are not rendered ahead: rendering one would hold up a keystroke."""
+_FIND_PREPARE_BUDGET = 0.008
+"""Seconds of search-text conversion per idle step while find is open (a keystroke waits no longer)."""
+_FIND_KEY_BUDGET = 0.02
+"""Seconds a keystroke may spend converting blocks' text; the rest is counted in idle steps after."""
 
 
 def _overlay(strip: Strip, style: Style) -> Strip:
     """`strip` with `style` applied over its own styles (so a background shows on every segment)."""
     return Strip([Segment(text, old + style if old else style) for text, old, _ in strip], strip.cell_length)
+
+
+def _mark(strip: Strip, spans: list[tuple[Span, Style]]) -> Strip:
+    """`strip` with each span of cells overlaid with its style (spans in order, not overlapping)."""
+    cuts = [cut for (start, end), _style in spans for cut in (start, end)]
+    pieces = strip.divide([*cuts, strip.cell_length])
+    marked = [pieces[0]]
+    for number, (_span, style) in enumerate(spans):
+        marked.extend((_overlay(pieces[2 * number + 1], style), pieces[2 * number + 2]))
+    return Strip.join(marked)
+
+
+def resolve_block_styles(widget: Widget) -> BlockStyles:
+    """The rich styles of the `transcript--*` component classes, as `widget` resolves them."""
+    if not widget.is_attached:
+        return BlockStyles.plain()
+    values: dict[str, Style] = {}
+    for field_name in (field.name for field in fields(BlockStyles)):
+        style = widget.get_component_rich_style(f"transcript--{field_name.replace('_', '-')}")
+        values[field_name] = style if field_name in BACKGROUND_STYLES else foreground_only(style)
+    return BlockStyles(**values)
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -129,6 +159,8 @@ class Transcript(ScrollView, can_focus=True):
         "transcript--notice-decision",
         "transcript--selected",
         "transcript--new-output",
+        "transcript--find-match",
+        "transcript--find-current",
     }
 
     DEFAULT_CSS = """
@@ -165,6 +197,8 @@ class Transcript(ScrollView, can_focus=True):
         & > .transcript--notice-decision { color: $text-accent; }
         & > .transcript--selected { background: $accent 15%; }
         & > .transcript--new-output { background: $accent 40%; color: $text; text-style: bold; }
+        & > .transcript--find-match { background: $warning 35%; }
+        & > .transcript--find-current { background: $warning; color: $background; text-style: bold; }
     }
     """
 
@@ -203,6 +237,12 @@ class Transcript(ScrollView, can_focus=True):
         self._frame_selection: Selection | None = None
         self._drawn: dict[int, Line | None] = {}
         """The line last drawn at each virtual row (so an update repaints only the rows that changed)."""
+        self._find: FindState | None = None
+        self._find_styles: tuple[Style, Style] | None = None
+        self._pending_anchor: _Anchor | None = None
+        """Where the next update puts the view (a find match, or back where the reader was)."""
+        self.on_find_changed: Callable[[], None] | None = None
+        """Called when new or changed output changes the number of matches while find is open."""
         self.sync_count = 0
         """How many times the layout was brought up to date (for tests and benchmarks)."""
 
@@ -263,6 +303,10 @@ class Transcript(ScrollView, can_focus=True):
         self._appended_from = 0
         self._selected = None
         self._keep_on_screen = None
+        self._pending_anchor = None
+        if self._find is not None:  # find stays open, on the new (empty) transcript
+            query, self._find = self._find.query, FindState(("bottom", 0, 0), (0, 0))
+            self._find.set_query(query, [])
         self._unseen_output = False
         self._following = True
         self._forget_strips()
@@ -305,6 +349,175 @@ class Transcript(ScrollView, can_focus=True):
         self._toggled.add(index)
         self.refresh_block(block)
 
+    # ------------------------------------------------------------------ find
+
+    @property
+    def finding(self) -> bool:
+        """Is a find open (see `open_find`)?"""
+        return self._find is not None
+
+    @property
+    def find_complete(self) -> bool:
+        """Is every block counted (see `FindState.pending`)?"""
+        return self._find is None or not self._find.pending
+
+    @property
+    def find_position(self) -> tuple[int, int]:
+        """(the current match's number, how many matches); (0, 0) when nothing matches."""
+        state = self._find
+        return (state.number(), state.total) if state is not None else (0, 0)
+
+    def open_find(self) -> None:
+        """Start finding: remember where the reader is (`close_find` goes back there), stop following
+        new output, and convert the blocks' text for searching in idle time."""
+        if self._find is not None:
+            return
+        layout = self._layout
+        top = round(self.scroll_y)
+        origin: _Anchor = ("bottom", 0, 0)
+        if not self._following and layout.blocks:
+            index = layout.block_at(top)
+            origin = ("block", index, (top - layout.tops[index]) / max(1, layout.heights[index]))
+        on_screen = (layout.block_at(top), layout.block_at(top + self._viewport_height() - 1))
+        self._find = FindState(origin, on_screen if layout.blocks else (0, 0))
+        self._set_following(False)
+        if self.is_attached:
+            self.set_timer(_PREFETCH_DELAY, self._prepare_find)
+
+    def find(self, query: str) -> None:
+        """Count `query` in every block and show the match nearest to where the reader was."""
+        if self._find is None:
+            self.open_find()
+        state = self._find
+        assert state is not None
+        state.set_query(query, self._layout.blocks, _FIND_KEY_BUDGET)
+        state.current = state.nearest()
+        state.jump_wanted = state.current is None and state.pending
+        self._show_current()
+        self._schedule_count()
+
+    def find_next(self, direction: int = 1) -> None:
+        """Show the next match (`direction` 1) or the previous one (-1), wrapping around."""
+        state = self._find
+        if state is not None and state.total:
+            state.current = state.step(direction)
+            state.current_hit = None
+            self._show_current()
+
+    def close_find(self) -> None:
+        """End finding: collapse what find expanded and go back to where the reader was."""
+        state, self._find = self._find, None
+        if state is None:
+            return
+        self._collapse_found(state, keep=None)
+        if state.origin[0] == "bottom":
+            self._set_following(True)
+        else:
+            self._pending_anchor = state.origin
+        self._schedule_sync()
+        self.refresh()
+
+    def _schedule_count(self) -> None:
+        state = self._find
+        if state is not None and state.pending and not state.counting and self.is_attached:
+            state.counting = True
+            self.set_timer(_PREFETCH_DELAY, self._count_more)
+
+    def _count_more(self) -> None:
+        """Count the blocks a keystroke left uncounted, a few milliseconds at a time."""
+        state = self._find
+        if state is None:
+            return
+        state.counting = False
+        if state.recount(self._layout.blocks, budget_s=_FIND_PREPARE_BUDGET):
+            self._counts_changed(state)
+        elif self.on_find_changed is not None:
+            self.on_find_changed()  # "…" goes once the count is complete
+        self._schedule_count()
+
+    def _prepare_find(self) -> None:
+        state = self._find
+        if state is not None:
+            blocks = self._layout.blocks
+            state.prepared = state.index.prepare(blocks, state.prepared, _FIND_PREPARE_BUDGET)
+            if state.prepared < len(blocks):
+                self.set_timer(_PREFETCH_DELAY, self._prepare_find)
+
+    def _collapse_found(self, state: FindState, keep: int | None) -> None:
+        """Collapse the blocks find expanded (but `keep`), if the reader left them expanded."""
+        for index in sorted(state.expanded - {keep}):
+            block = self._layout.blocks[index] if index < len(self._layout) else None
+            if block is not None and block.expanded and block.toggle():
+                self._toggled.add(index)
+                self._dirty.add(index)
+        state.expanded &= {keep}
+
+    def _show_current(self) -> None:
+        """Scroll the current match into view, expanding its block when the hit is in the hidden part."""
+        self.refresh()
+        state = self._find
+        layout = self._layout
+        if state is None or not layout.width:
+            return
+        self._collapse_found(state, keep=state.current[0] if state.current is not None else None)
+        if state.current is None:
+            self._schedule_sync()
+            return
+        index, nth = state.current
+        block = layout.blocks[index]
+        hits = block_hits(layout.lines(index), state.needle, state.case_sensitive)
+        if nth >= len(hits) and block.expandable and not block.expanded and block.toggle():
+            state.expanded.add(index)
+            self._toggled.add(index)
+            self._dirty.add(index)
+            hits = block_hits(layout.lines(index), state.needle, state.case_sensitive)
+        self._pending_anchor = ("show", index, hits[min(nth, len(hits) - 1)][0] if hits else 0)
+        self._schedule_sync()
+
+    def _current_hit(self) -> tuple[int, int, int, int] | None:
+        """(block, line of the block, first cell, end cell) of the current match on its rendered lines."""
+        state = self._find
+        if state is None or state.current is None or state.current[0] >= len(self._layout):
+            return None
+        index, nth = state.current
+        lines = self._layout.lines(index)
+        cached = state.current_hit
+        if cached is None or cached[0] is not lines:
+            hits = block_hits(lines, state.needle, state.case_sensitive)
+            cached = state.current_hit = (lines, hits[min(nth, len(hits) - 1)] if hits else None)
+        hit = cached[1]
+        return None if hit is None else (index, *hit)
+
+    def _find_match_styles(self) -> tuple[Style, Style]:
+        """(every match: a background under the text's own colours, the current match)."""
+        if self._find_styles is None:
+            match = self.get_component_rich_style("transcript--find-match")
+            self._find_styles = (
+                Style(
+                    bgcolor=match.bgcolor, bold=match.bold, underline=match.underline, reverse=match.reverse
+                ),
+                self.get_component_rich_style("transcript--find-current"),
+            )
+        return self._find_styles
+
+    def _mark_matches(self, strip: Strip, line: Line, virtual_y: int) -> Strip:
+        state = self._find
+        assert state is not None
+        width = strip.cell_length
+        spans = [
+            (start, min(end, width))
+            for start, end in line_spans(line, state.needle, state.case_sensitive)
+            if start < width
+        ]
+        if not spans:
+            return strip
+        match, current = self._find_match_styles()
+        layout = self._layout
+        index = layout.block_at(virtual_y)
+        row = virtual_y - layout.body_top(index)
+        hit = self._current_hit()
+        return _mark(strip, [(span, current if hit == (index, row, *span) else match) for span in spans])
+
     # ------------------------------------------------------------------ styles
 
     def _render_context(self) -> RenderContext:
@@ -326,17 +539,12 @@ class Transcript(ScrollView, can_focus=True):
         self._based_styles = []
 
     def _resolve_styles(self) -> BlockStyles:
-        if not self.is_attached:
-            return BlockStyles.plain()
-        values: dict[str, Style] = {}
-        for field_name in (field.name for field in fields(BlockStyles)):
-            style = self.get_component_rich_style(f"transcript--{field_name.replace('_', '-')}")
-            values[field_name] = style if field_name in BACKGROUND_STYLES else foreground_only(style)
-        return BlockStyles(**values)
+        return resolve_block_styles(self)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._ctx_stale = True
+        self._find_styles = None
         base = self.rich_style if self.is_attached else None
         if base != self._base:
             self._base = base
@@ -379,6 +587,8 @@ class Transcript(ScrollView, can_focus=True):
             selection = self._frame_selection
             if selection is not None and (span := selection.get_span(virtual_y)) is not None:
                 strip = self._highlight(strip, *span)
+            if self._find is not None and self._find.needle:
+                strip = self._mark_matches(strip, line, virtual_y)
             strip = strip.apply_offsets(0, virtual_y)
         if self._unseen_output and y == self._viewport_height() - 1 and width > len(NEW_OUTPUT_BADGE):
             badge = Segment(NEW_OUTPUT_BADGE, base + self._render_context().styles.new_output)
@@ -455,6 +665,9 @@ class Transcript(ScrollView, can_focus=True):
 
     def _anchor(self) -> _Anchor:
         """What must stay put on screen through this update."""
+        if self._pending_anchor is not None:
+            anchor, self._pending_anchor = self._pending_anchor, None
+            return anchor
         if self._keep_on_screen is not None:
             index, screen_offset, reveal = self._keep_on_screen
             self._keep_on_screen = None
@@ -473,6 +686,11 @@ class Transcript(ScrollView, can_focus=True):
         bottom = max(0, layout.total - viewport)
         if kind == "bottom":
             return bottom
+        if kind == "show":  # a find match: stay if its row is on screen, else put it a third down
+            row, top = layout.body_top(index) + round(value), round(self.scroll_y)
+            if top <= row < top + viewport - 1:
+                return max(0, min(bottom, top))
+            return max(0, min(bottom, row - viewport // 3))
         if kind in ("pin", "reveal"):
             pinned = layout.tops[index] - round(value)
             if kind == "reveal":  # scroll down to show what was expanded, never past the block's top
@@ -528,9 +746,32 @@ class Transcript(ScrollView, can_focus=True):
             self._show_unseen(True)
         budget = max(self.cache_budget_lines, 8 * viewport)
         layout.evict(target - 2 * viewport, target + 3 * viewport, budget)
+        self._recount_matches()
         cost = time.perf_counter() - started
         self._next_sync_at = time.perf_counter() + min(_MAX_SYNC_DELAY, 4 * cost)
         self._schedule_prefetch()
+
+    def _recount_matches(self) -> None:
+        """New or changed output while find is open: count again (only the blocks that changed)."""
+        state = self._find
+        if state is None or not state.needle:
+            return
+        if state.recount(self._layout.blocks, budget_s=_FIND_PREPARE_BUDGET):
+            self._counts_changed(state)
+        self._schedule_count()
+
+    def _counts_changed(self, state: FindState) -> None:
+        """Matches appeared or went (new output, or blocks counted after a keystroke). A first match
+        is shown when the keystroke found none yet; one in new output is only highlighted."""
+        if state.current is None and state.total:
+            state.current = state.nearest()
+            if state.jump_wanted:
+                state.jump_wanted = False
+                self._show_current()
+        state.current_hit = None
+        self.refresh()
+        if self.on_find_changed is not None:
+            self.on_find_changed()
 
     def _refresh_changed_rows(self, top: int, viewport: int) -> None:
         """Repaint the rows on screen whose line is not the one drawn there (in runs of rows). A stream

@@ -114,6 +114,10 @@ class Block:
         """The raw source text of the block (what a copy command should copy)."""
         raise NotImplementedError
 
+    def search_text(self) -> str:
+        """The text the block shows when expanded, line by line, without markup (what find searches)."""
+        return self.plain_text()
+
     def _render(self, width: int, ctx: RenderContext) -> list[Line]:
         raise NotImplementedError
 
@@ -199,6 +203,10 @@ class AnswerBlock(Block):
 
     def plain_text(self) -> str:
         return self.document.source
+
+    def search_text(self) -> str:
+        text = self.document.display_text()
+        return f"● {self.label}\n{text}" if self.label else text
 
     def code_blocks(self) -> list[str]:
         """Raw text of the answer's code blocks, in order."""
@@ -307,12 +315,16 @@ class ReasoningBlock(Block):
     def _estimate(self, width: int) -> int:
         return 1
 
+    def _title(self) -> str:
+        count = self.line_count
+        return f"{'Thinking' if self.finished else 'Thinking…'} ({count} {'line' if count == 1 else 'lines'})"
+
+    def search_text(self) -> str:
+        return f"{self._title()}\n{self.text}"
+
     def _render(self, width: int, ctx: RenderContext) -> list[Line]:
         styles = ctx.styles
-        count = self.line_count
-        title = "Thinking" if self.finished else "Thinking…"
-        noun = "line" if count == 1 else "lines"
-        header = Text(f"{'▾' if self.expanded else '▸'} {title} ({count} {noun})", style=styles.reasoning)
+        header = Text(f"{'▾' if self.expanded else '▸'} {self._title()}", style=styles.reasoning)
         lines = [_line(header, width, ctx)]
         if self.expanded and width > 4:
             indent = ("  ", 0)
@@ -455,6 +467,11 @@ class ToolBlock(Block):
         if self._raw_output is not None:
             return self._raw_output
         return self.preview.text() if self.preview is not None else ""
+
+    def search_text(self) -> str:
+        row = f"{self.name}  {self.key_arg}" if self.key_arg else self.name
+        output = self.preview.text() if self.preview is not None else ""
+        return f"{row} {_TOOL_LABELS[self.state]}\n{output}"
 
     def _estimate(self, width: int) -> int:
         return 1

@@ -9,14 +9,14 @@ cost of an update does not grow with the length of the answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich import box
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import Heading, HorizontalRule, Markdown, TableElement, TextElement
+from rich.markdown import Heading, HorizontalRule, ListElement, ListItem, Markdown, TableElement, TextElement
 from rich.rule import Rule
 from rich.segment import Segment
 from rich.syntax import Syntax
@@ -108,6 +108,70 @@ class _Table(TableElement):
         yield table
 
 
+class _OrderedList(ListElement):
+    """A list whose numbers keep the delimiter the source used (`1.` or `1)`; rich drops it)."""
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> ListElement:
+        element = cls(token.type, int(token.attrs.get("start", 1)))
+        element.delimiter = token.markup if token.type == "ordered_list_open" else ""
+        return element
+
+    delimiter = ""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.list_type == "bullet_list_open":
+            yield from super().__rich_console__(console, options)
+            return
+        first = 1 if self.list_start is None else self.list_start
+        last = first + len(self.items) - 1
+        for index, item in enumerate(self.items):
+            yield from _numbered_item(item, console, options, first + index, last, self.delimiter)
+
+
+def _numbered_item(
+    item: ListItem, console: Console, options: ConsoleOptions, number: int, last: int, delimiter: str
+) -> Iterator[Segment]:
+    """One item of an ordered list: its number right-aligned in a gutter wide enough for the last."""
+    width = max(len(str(last)), len(str(number))) + len(delimiter) + 2
+    lines = console.render_lines(
+        item.elements, options.update(width=options.max_width - width), style=item.style
+    )
+    style = console.get_style("markdown.item.number", default="none")
+    numeral = Segment(f"{number}{delimiter}".rjust(width - 1) + " ", style)
+    padding = Segment(" " * width, style)
+    for index, line in enumerate(lines):
+        yield numeral if index == 0 else padding
+        yield from line
+        yield Segment.line()
+
+
+LINK_SCHEMES = ("http:", "https:", "mailto:")
+"""Links with these schemes become terminal hyperlinks (OSC 8); others show their URL as text only."""
+
+
+def link_shows_url(label: str, href: str) -> bool:
+    """Is the URL worth showing after the label (it says something the label does not)?"""
+    label = label.strip()
+    return bool(href) and label not in (href, href.removeprefix("mailto:"), _PARSER.normalizeLinkText(href))
+
+
+def _flat(tokens: Iterable[Token]) -> Iterator[Token]:
+    """rich's `Markdown._flatten_tokens` (which calls itself through `self`, so cannot be wrapped)."""
+    for token in tokens:
+        if token.children and not (token.type == "fence" or token.tag == "img"):
+            yield from _flat(token.children)
+        else:
+            yield token
+
+
+def _url_tokens(href: str) -> list[Token]:
+    """`" (url)"` as tokens in the `zett_url` inline style (dim), to follow a link's label."""
+    text = Token("text", "", 0)
+    text.content = f" ({href})"
+    return [Token("zett_url_open", "zett_url", 1), text, Token("zett_url_close", "zett_url", -1)]
+
+
 class _TokenMarkdown(Markdown):
     """rich's `Markdown`, built from tokens we already parsed (rich would parse the text again)."""
 
@@ -118,7 +182,9 @@ class _TokenMarkdown(Markdown):
         "code_block": _CodeBlock,
         "table_open": _Table,
         "hr": _Rule,
+        "ordered_list_open": _OrderedList,
     }
+    inlines = Markdown.inlines | {"zett_url"}
 
     def __init__(self, tokens: list[Token], context: RenderContext) -> None:
         # Deliberately not calling Markdown.__init__: it builds a parser and parses `markup` again.
@@ -132,6 +198,26 @@ class _TokenMarkdown(Markdown):
         self.hyperlinks = True
         self.inline_code_lexer = None
         self.inline_code_theme = "monokai"
+
+    def _flatten_tokens(self, tokens: Iterable[Token]) -> Iterable[Token]:
+        """rich's flattening, with each link's URL after its label when the label does not say it,
+        and the hyperlink (OSC 8) only for web and mail links."""
+        links: list[tuple[str, list[str]]] = []
+        for token in _flat(tokens):
+            if token.type == "link_open":
+                href = str(token.attrs.get("href", ""))
+                links.append((href, []))
+                if not href.lower().startswith(LINK_SCHEMES):
+                    token = token.copy(attrs={})
+            elif token.type in ("text", "code_inline") and links:
+                links[-1][1].append(token.content)
+            elif token.type == "link_close" and links:
+                href, label = links.pop()
+                yield token
+                if link_shows_url("".join(label), href):
+                    yield from _url_tokens(href)
+                continue
+            yield token
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         # rich starts a document with a blank line when its first block is a list or a table (the
@@ -149,6 +235,52 @@ def render_markdown_tokens(tokens: list[Token], width: int, ctx: RenderContext) 
     if not tokens:
         return []
     return ctx.render(_TokenMarkdown(tokens, ctx), width)
+
+
+def display_text(tokens: Iterable[Token]) -> str:
+    """The text that rendering `tokens` shows, without the Markdown around it (what find searches):
+    one line per paragraph, heading or table row, code as written, list numbers and shown URLs."""
+    parts: list[str] = []
+    numbers: list[tuple[int, str] | None] = []  # per open list: the next number and delimiter
+    for token in tokens:
+        kind = token.type
+        if kind == "inline":
+            parts.append(_inline_display_text(token.children or []))
+            parts.append("\n")
+        elif kind in ("fence", "code_block"):
+            parts.append(token.content)
+        elif kind == "ordered_list_open":
+            numbers.append((int(token.attrs.get("start", 1)), token.markup))
+        elif kind == "bullet_list_open":
+            numbers.append(None)
+        elif kind in ("ordered_list_close", "bullet_list_close") and numbers:
+            numbers.pop()
+        elif kind == "list_item_open" and numbers and (numbered := numbers[-1]) is not None:
+            parts.append(f"{numbered[0]}{numbered[1]} ")
+            numbers[-1] = (numbered[0] + 1, numbered[1])
+    return "".join(parts)
+
+
+def _inline_display_text(children: list[Token]) -> str:
+    parts: list[str] = []
+    links: list[tuple[str, int]] = []
+    for child in children:
+        kind = child.type
+        if kind in ("text", "code_inline"):
+            parts.append(child.content)
+        elif kind == "softbreak":
+            parts.append(" ")
+        elif kind == "hardbreak":
+            parts.append("\n")
+        elif kind == "image":
+            parts.append(child.content)
+        elif kind == "link_open":
+            links.append((str(child.attrs.get("href", "")), len(parts)))
+        elif kind == "link_close" and links:
+            href, start = links.pop()
+            if link_shows_url("".join(parts[start:]), href):
+                parts.append(f" ({href})")
+    return "".join(parts)
 
 
 def _top_level_starts(tokens: Iterable[Token]) -> list[tuple[int, int]]:
@@ -186,6 +318,8 @@ class _Chunk:
     tokens: list[Token] | None
     lines: list[Line] | None = None
     key: tuple[int, int] | None = None
+    text: str | None = None
+    """What the chunk shows, as plain text (`display_text`), kept once asked for."""
 
 
 @dataclass(eq=False)
@@ -349,6 +483,22 @@ class MarkdownStream:
         if rest:
             lines.extend(ctx.render(_syntax(rest, lexer_name, ctx), width))
         return lines
+
+    def display_text(self) -> str:
+        """The document's text as shown, without Markdown syntax (for find). Finished blocks are
+        converted once; only the open tail is converted again after text arrives."""
+        self._split()
+        parts: list[str] = []
+        for chunk in self._chunks:
+            if chunk.text is None:
+                tokens = chunk.tokens
+                if tokens is None:
+                    tokens = _PARSER.parse(self.source[chunk.start : chunk.end])
+                chunk.text = display_text(tokens)
+            parts.append(chunk.text)
+        if self._tail_tokens:
+            parts.append(display_text(self._tail_tokens))
+        return "\n".join(parts)
 
     def code_blocks(self) -> list[str]:
         """Raw text of every fenced or indented code block, in order."""

@@ -118,6 +118,7 @@ def _markdown_theme(styles: BlockStyles) -> Theme:
             "markdown.hr": styles.muted,
             "markdown.link": styles.link,
             "markdown.link_url": styles.link,
+            "markdown.zett_url": styles.muted,
             "markdown.table.border": styles.table_border,
             "markdown.table.header": styles.table_header,
             "markdown.kbd": Style(bold=True),

@@ -91,14 +91,13 @@ class SessionFiles:
     def recorded_context(self, model_label: str, window: int) -> ContextMeasured | None:
         """The context figure the session's last recorded turn kept; counted by another model's
         tokenizer, it is an estimate now. Blocking: it reads the end of the transcript."""
-        from zett_tui.sessions.reader import ReadNotice, read_last_records
+        from zett_tui.sessions.reader import ReadNotices, read_last_records
         from zett_tui.sessions.recorded_turns import turn_view
 
         if self.recorder is None:
             return None
-        notices: list[ReadNotice] = []
         try:
-            tail = read_last_records(self.transcript, 1, notices)
+            tail = read_last_records(self.transcript, 1, ReadNotices())  # the resumed screen said them
         except OSError:
             return None
         if not tail.records:

@@ -147,9 +147,7 @@ def write_markdown(
     return written
 
 
-def write_json(
-    summary: SessionSummary, out: TextIO, notices: Notices, redact: Redact | None = None
-) -> int:
+def write_json(summary: SessionSummary, out: TextIO, notices: Notices, redact: Redact | None = None) -> int:
     """Write ``{"summary", "turns": [records as stored, redacted], "notices"}``; returns the turn count.
 
     With :class:`ReadNotices`, ``notices`` holds the ones it kept and ``"damaged_lines"`` counts

@@ -27,9 +27,11 @@ _BLANK_FIRST = re.compile(rb"[ \t\r]*\n")
 
 
 @functools.cache
-def _version_key(supported: int) -> re.Pattern[bytes]:
+def _version_to_end(supported: int) -> re.Pattern[bytes]:
+    """A readable ``"version"`` key and value, and the rest of its line if that ends with ``}``."""
     values = b"|".join(str(version).encode() for version in range(1, supported + 1))
-    return re.compile(rb'"version"' + _SPACE + rb":" + _SPACE + rb"(?:" + values + rb")(?=[,} \t\r\n])")
+    key = rb'"version"' + _SPACE + rb":" + _SPACE + rb"(?:" + values + rb")(?=[,} \t\r\n])"
+    return re.compile(key + rb"[^\n]*\}[ \t\r]*\n")
 
 
 class Run(NamedTuple):
@@ -61,16 +63,11 @@ def sieve(region: bytes, base: int, supported_version: int) -> list[Run | Candid
     ``supported_version`` as a :class:`Candidate`, the lines between them as :class:`Run` s."""
     found: list[Run | Candidate] = []
     done = 0  # where the lines not handed back yet start
-    looked = 0  # matches before this are in lines looked at already
-    for match in _version_key(supported_version).finditer(region):
-        position = match.start()
-        if position < looked:
-            continue
+    for match in _version_to_end(supported_version).finditer(region):
+        position, end = match.start(), match.end() - 1  # a match runs to its line's newline
         start = region.rfind(b"\n", 0, position) + 1
-        end = region.find(b"\n", position)
-        looked = end + 1
         line = region[start:end]
-        if not line.rstrip(b" \t\r").endswith(b"}") or _MESSAGES_LIST.search(line) is None:
+        if _MESSAGES_LIST.search(line) is None:
             continue
         if start > done:
             found.append(_run(region, done, start, base))

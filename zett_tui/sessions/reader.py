@@ -382,7 +382,8 @@ def lines_backward(
     position = end
     line_terminated = terminated
     while position > 0:
-        size = min(BACK_BLOCK_BYTES, position)
+        sieving = sieve_when is not None and sieve_when()
+        size = min(BLOCK_BYTES if sieving else BACK_BLOCK_BYTES, position)
         position -= size
         stream.seek(position)
         block = stream.read(size)
@@ -401,7 +402,7 @@ def lines_backward(
             pending, pending_size, oversized, line_terminated = [], 0, False, True
             cut = newline
             first = block.find(b"\n")
-            if first < cut and sieve_when is not None and sieve_when():
+            if first < cut and sieving:
                 for item in reversed(
                     sieve(block[first + 1 : cut + 1], position + first + 1, SUPPORTED_VERSION)
                 ):

@@ -229,7 +229,7 @@ def test_exports_list_a_few_reasons_and_count_all(tmp_path: Path) -> None:
     markdown = io.StringIO()
     assert write_markdown(summary, markdown, ReadNotices(), redact=lambda text: text) == 2
     said = markdown.getvalue().split("could not be read:*")[1].strip().splitlines()
-    assert len(said) == DETAIL_LIMIT + 1 and said[-1].startswith(
+    assert len(said) == DETAIL_LIMIT + 1 and said[0].startswith(
         f"- s1.jsonl: {damaged:,} damaged lines skipped"
     )
     exported = io.StringIO()
@@ -252,7 +252,7 @@ def test_sessions_show_warns_in_a_dozen_lines_at_most(tmp_path: Path) -> None:
     warnings = err.getvalue().splitlines()
     assert len(warnings) <= DETAIL_LIMIT + 1
     assert sum("damaged lines skipped" in text for text in warnings) == 1
-    assert f"{damaged:,} damaged lines" in warnings[-1]
+    assert f"{damaged:,} damaged lines" in warnings[0] and warnings[1].startswith("warning: line 1: ")
 
 
 class _History:

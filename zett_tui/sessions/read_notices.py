@@ -180,11 +180,12 @@ Notices = list[ReadNotice] | ReadNotices
 
 
 def report_lines(notices: Notices) -> list[str]:
-    """What could not be read, a line each (``line 12: reason``), for an export or a terminal: each
-    notice kept, then for a :class:`ReadNotices` that counted more lines than it kept, its summary."""
+    """What could not be read, a line each (``line 12: reason``), for an export or a terminal: for a
+    :class:`ReadNotices` that counted more lines than it kept, its summary first; then each notice
+    kept."""
     listed = [
         f"line {notice.line_no}: {notice.reason}" if notice.line_no else notice.reason for notice in notices
     ]
     if isinstance(notices, ReadNotices) and notices.damaged_lines > len(notices.details):
-        listed.append(notices.summary() or "")
+        listed.insert(0, f"{notices.summary()}; the first reasons follow")
     return listed

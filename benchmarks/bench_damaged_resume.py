@@ -3,13 +3,17 @@
 Builds, in a temporary folder with its own XDG folders, a session recorded by the runtime (one
 turn, scripted model), then rewrites its file three ways, each about ``--megabytes`` MB:
 
-- **damaged**: 40 good turns with damaged lines of every kind between them (``tests.fakes.
-  damaged_session``: invalid JSON, JSON of the wrong shape, turns cut in half, binary garbage,
-  invalid UTF-8, NUL bytes, deep nesting), about 170-byte lines on average, so well over a
-  million damaged lines; fewer good turns than a resume shows, so the whole file is read;
-- **one long line**: ordinary turns for half the size, then one line of the other half with no
-  newline (what a crash while writing a huge line, or a binary file, leaves);
-- **baseline**: the same size of good turns only.
+- **floor**: the recorded turn alone (a few KB): what starting the app and resuming costs
+  whatever the file;
+- **baseline**: good turns only, the full size;
+- **damaged**: 40 good turns in the first half with damaged lines of every kind before each, and
+  only damaged lines in the second half (``tests.fakes.damaged_session``: invalid JSON, JSON of
+  the wrong shape, turns cut in half, binary garbage, invalid UTF-8, NUL bytes, deep nesting),
+  about 170-byte lines on average, so well over a million damaged lines; fewer good turns than a
+  resume shows, so the whole file is read backwards for the screen, and half of it again for the
+  context figure of the last turn;
+- **long-line**: ordinary turns for half the size, then one line of the other half with no
+  newline (what a crash while writing a huge line, or a binary file, leaves).
 
 Each resume runs in a fresh subprocess (``--measure``): ``find_session_to_resume`` as
 ``zett --continue`` does, then the real ``ZettApp`` headless (``App.run_test``) with the session
@@ -86,11 +90,14 @@ def _build(path: Path, kind: str, size: int) -> int:
             for _ in range(half // len(chunk)):
                 stream.write(chunk)
         return 1
+    if kind == "floor":
+        return 0
     good = [numbered_turn(template, n) for n in range(GOOD_TURNS)]
     kinds = [*DAMAGE.values(), truncated(template)]
     average = sum(map(len, kinds)) / len(kinds)
-    between = int((size - len(template) * GOOD_TURNS) / GOOD_TURNS / average)
-    return write_damaged(path, good, between)
+    between = int(size / 2 / GOOD_TURNS / average)
+    tail = b"".join(kinds * int(size / 2 / average / len(kinds)))
+    return write_damaged(path, good, between, tail=tail)
 
 
 async def _measure(project: Path) -> dict[str, float | int]:
@@ -136,7 +143,7 @@ def _run_one(root: Path, project: Path) -> dict[str, float | int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=int, default=200)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.measure:
@@ -162,7 +169,7 @@ def main() -> None:
         path = Path(recorded.stdout.strip().splitlines()[-1])
         template = path.read_bytes()
         print(f"{options.megabytes} MB session files, {options.runs} runs each, medians:")
-        for kind in ("baseline", "damaged", "long-line"):
+        for kind in ("floor", "baseline", "damaged", "long-line"):
             path.write_bytes(template)
             damaged = _build(path, kind, size)
             runs = [_run_one(root, project) for _ in range(options.runs)]

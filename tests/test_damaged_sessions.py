@@ -280,3 +280,16 @@ async def test_the_history_rebuild_skips_the_same_lines(
     ]
     assert f"{damaged:,} damaged lines skipped" in caplog.text
     assert len([r for r in caplog.records if "damaged lines" in r.getMessage()]) == 1
+
+
+def test_a_search_for_a_recent_turn_stops_within_its_bound(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_damaged(path, [line("one")], 0, tail=b"".join(KINDS.values()) * 20)
+    whole = path.stat().st_size - len(line("one"))
+    notices = ReadNotices(detail_limit=0)
+    near = read_last_records(path, 1, notices, within_bytes=whole // 2)
+    assert near.records == [] and near.start_offset > len(line("one"))
+    assert 0 < notices.skipped_lines < 12 * 20
+    assert prompts_of(
+        read_last_records(path, 1, ReadNotices(), within_bytes=path.stat().st_size).records
+    ) == ["one"]

@@ -57,7 +57,7 @@ def numbered_turn(template: bytes, number: int) -> bytes:
 
 def write_damaged(path: Path, good_lines: list[bytes], damaged_between: int, *, tail: bytes = b"") -> int:
     """Write ``good_lines`` with ``damaged_between`` damaged lines before each one; returns the
-    number of damaged lines. ``tail`` (a torn or oversized last line, say) is written at the end."""
+    number of damaged lines. ``tail`` (damaged lines, a torn last line...) is written at the end."""
     damage = damaged_lines(good_lines[0])
     count = 0
     with path.open("wb") as stream:
@@ -67,5 +67,5 @@ def write_damaged(path: Path, good_lines: list[bytes], damaged_between: int, *, 
             stream.write(line)
         if tail:
             stream.write(tail)
-            count += 1
+            count += tail.count(b"\n") + (not tail.endswith(b"\n"))
     return count

@@ -91,13 +91,15 @@ class SessionFiles:
     def recorded_context(self, model_label: str, window: int) -> ContextMeasured | None:
         """The context figure the session's last recorded turn kept; counted by another model's
         tokenizer, it is an estimate now. Blocking: it reads the end of the transcript."""
-        from zett_tui.sessions.reader import ReadNotices, read_last_records
+        from zett_tui.sessions.reader import MAX_LINE_BYTES, ReadNotices, read_last_records
         from zett_tui.sessions.recorded_turns import turn_view
 
         if self.recorder is None:
             return None
         try:
-            tail = read_last_records(self.transcript, 1, ReadNotices())  # the resumed screen said them
+            # damage was said by the resumed screen; a file that ends in damage is not searched to
+            # its start for the figure (the history's estimate stands in)
+            tail = read_last_records(self.transcript, 1, ReadNotices(), within_bytes=MAX_LINE_BYTES)
         except OSError:
             return None
         if not tail.records:

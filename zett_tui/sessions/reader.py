@@ -462,27 +462,38 @@ class TailRead:
 
 
 def read_last_records(
-    path: Path, count: int, notices: Notices, *, before_offset: int | None = None
+    path: Path,
+    count: int,
+    notices: Notices,
+    *,
+    before_offset: int | None = None,
+    within_bytes: int | None = None,
 ) -> TailRead:
     """The last ``count`` readable records before ``before_offset`` (the end by default).
 
     Reads backwards from the end, so the cost is the size of those turns plus one newline count
     over the bytes before them (for the line numbers), not the size of the file; damaged lines on
-    the way go to ``notices`` as they are met, last first.
+    the way go to ``notices`` as they are met, last first. ``within_bytes`` stops the search that
+    far back (for a caller that only wants a recent turn, when the end of a file is all damage).
     """
     stream = _open(path, notices)
     if stream is None:
         return TailRead([], 0, 1)
     with stream:
         try:
-            return _read_last_records(stream, path, count, notices, before_offset)
+            return _read_last_records(stream, path, count, notices, before_offset, within_bytes)
         except OSError as error:
             notices.append(ReadNotice(path, 0, f"read error: {error.strerror or error}"))
             return TailRead([], 0, 1)
 
 
 def _read_last_records(
-    stream: IO[bytes], path: Path, count: int, notices: Notices, before_offset: int | None
+    stream: IO[bytes],
+    path: Path,
+    count: int,
+    notices: Notices,
+    before_offset: int | None,
+    within_bytes: int | None,
 ) -> TailRead:
     size, ends_with_newline = file_end(stream)
     if before_offset is None:
@@ -502,6 +513,8 @@ def _read_last_records(
         return isinstance(notices, ReadNotices) and not notices.wants_detail
 
     for raw in lines_backward(stream, end, terminated=terminated, sieve_when=counting_only):
+        if within_bytes is not None and end - raw.offset > within_bytes:
+            break
         start_offset = raw.offset
         if isinstance(raw, Run):
             line_no -= raw.lines

@@ -293,3 +293,18 @@ def test_a_search_for_a_recent_turn_stops_within_its_bound(tmp_path: Path) -> No
     assert prompts_of(
         read_last_records(path, 1, ReadNotices(), within_bytes=path.stat().st_size).records
     ) == ["one"]
+
+
+def test_the_index_finds_a_session_whose_first_and_last_lines_are_all_damaged(tmp_path: Path) -> None:
+    from zett_tui.sessions.index import SessionIndex
+
+    directory = tmp_path / "sessions"
+    directory.mkdir()
+    path = directory / "s1.jsonl"
+    # (not a turn cut in half: the index takes the facts of its first half)
+    write_damaged(path, [line("first prompt"), line("last prompt")], 0, tail=b"".join(DAMAGE.values()) * 50)
+    path.write_bytes(b"".join(DAMAGE.values()) * 50 + path.read_bytes())
+    [summary] = SessionIndex(directory).list_sessions()
+    assert summary.title == "first prompt"
+    assert summary.cwd is None and summary.model == "scripted"  # the last turn's facts
+    assert summary.session_id == "s1" and summary.last_status == "completed"

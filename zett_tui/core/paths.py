@@ -7,6 +7,7 @@ logs are created 0700 and files 0600 whatever the umask: they hold code and secr
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -122,13 +123,29 @@ def write_private_text(path: Path, text: str, *, sync: bool = True) -> None:
     write_private(path, lambda stream: stream.write(text), sync=sync)
 
 
+#: The longest file name most file systems take (ext4, APFS, tmpfs: 255 bytes).
+MAX_NAME_BYTES = 255
+
+
+def temporary_name(name: str) -> str:
+    """``.<name>.tmp-<pid>``, the name of the temporary file ``name`` is written as, kept within
+    :data:`MAX_NAME_BYTES`: a long name (the ``.meta.json`` of a 180-byte session id is 250 bytes)
+    keeps its start and gets a digest of the whole in place of the rest."""
+    suffix = f".tmp-{os.getpid()}"
+    whole = f".{name}{suffix}"
+    if len(os.fsencode(whole)) <= MAX_NAME_BYTES:
+        return whole
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
+    return f".{name[:50]}-{digest}{suffix}"  # 50 characters are 200 bytes at most
+
+
 def write_private(path: Path, write: Callable[[TextIO], T], *, sync: bool = True) -> T:
     """Run ``write`` into a 0600 temporary file beside ``path``, fsync it, and rename it into place.
 
     Readers see the old file or the new one, never half of one; a failure leaves the old file.
     The folder must exist.
     """
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary = path.with_name(temporary_name(path.name))
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
     try:
         os.fchmod(fd, PRIVATE_FILE_MODE)

@@ -15,8 +15,8 @@ turn, scripted model), then rewrites its file three ways, each about ``--megabyt
 - **long-line**: ordinary turns for half the size, then one line of the other half with no
   newline (what a crash while writing a huge line, or a binary file, leaves).
 
-Each resume runs in a fresh subprocess (``--measure``): ``find_session_to_resume`` as
-``zett --continue`` does, then the real ``ZettApp`` headless (``App.run_test``) with the session
+Each resume runs in a fresh subprocess (``--measure ID``): ``find_session_to_resume`` as
+``zett --resume ID`` does (the session index, cold at the first run of each file, then cached), then the real ``ZettApp`` headless (``App.run_test``) with the session
 resumed, until the agent is ready and the transcript painted. It prints the wall time from
 before the session lookup to then, the peak RSS of that process (``resource.getrusage``) and its
 RSS once zett is imported, before the lookup, the number of transcript lines about damage, and the good turns shown.
@@ -64,7 +64,7 @@ async def _record() -> str:
     await host.run_turn(TEMPLATE_PROMPT, Collector())
     await host.aclose()
     assert host.recorder is not None
-    return str(host.recorder.session_path(host.session_id))
+    return f"{host.session_id} {host.recorder.session_path(host.session_id)}"
 
 
 def _build(path: Path, kind: str, size: int) -> int:
@@ -105,14 +105,14 @@ def _build(path: Path, kind: str, size: int) -> int:
     return damaged
 
 
-async def _measure(project: Path) -> dict[str, float | int]:
+async def _measure(project: Path, session_id: str) -> dict[str, float | int]:
     from tests.fakes.scripted_model import ScriptedModel
     from tests.ui_helpers import make_app, notices, prompts
     from zett_tui.entry.startup import find_session_to_resume
 
     started_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
-    found = find_session_to_resume(project, None, continue_last=True)
+    found = find_session_to_resume(project, session_id, continue_last=False)
     app = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
     async with app.run_test(size=(120, 40)) as pilot:
         while app.chat.host is None or app.chat.status.activity != "idle":
@@ -130,9 +130,9 @@ async def _measure(project: Path) -> dict[str, float | int]:
     }
 
 
-def _run_one(root: Path, project: Path) -> dict[str, float | int]:
+def _run_one(root: Path, project: Path, session_id: str) -> dict[str, float | int]:
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_damaged_resume", "--measure"],
+        [sys.executable, "-m", "benchmarks.bench_damaged_resume", "--measure", session_id],
         cwd=project,
         env=_environment(root),
         capture_output=True,
@@ -149,10 +149,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--measure", metavar="ID", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.measure:
-        print(json.dumps(asyncio.run(_measure(Path.cwd()))))
+        print(json.dumps(asyncio.run(_measure(Path.cwd(), options.measure))))
         return
     size = options.megabytes * 1024 * 1024
     root = Path(tempfile.mkdtemp(prefix="zett-bench-damaged-"))
@@ -171,13 +171,14 @@ def main() -> None:
             text=True,
             check=True,
         )
-        path = Path(recorded.stdout.strip().splitlines()[-1])
+        session_id, recorded_path = recorded.stdout.strip().splitlines()[-1].split(" ", 1)
+        path = Path(recorded_path)
         template = path.read_bytes()
         print(f"{options.megabytes} MB session files, {options.runs} runs each, medians:")
         for kind in ("floor", "baseline", "damaged", "long-line"):
             path.write_bytes(template)
             damaged = _build(path, kind, size)
-            runs = [_run_one(root, project) for _ in range(options.runs)]
+            runs = [_run_one(root, project, session_id) for _ in range(options.runs)]
             seconds = statistics.median(run["seconds"] for run in runs)
             peak = statistics.median(run["peak_mb"] for run in runs)
             start = statistics.median(run["start_mb"] for run in runs)

@@ -308,3 +308,18 @@ def test_the_index_finds_a_session_whose_first_and_last_lines_are_all_damaged(tm
     assert summary.title == "first prompt"
     assert summary.cwd is None and summary.model == "scripted"  # the last turn's facts
     assert summary.session_id == "s1" and summary.last_status == "completed"
+
+
+def test_the_browser_preview_of_a_damaged_session_says_one_line(tmp_path: Path) -> None:
+    from zett_tui.sessions.index import SessionIndex
+    from zett_tui.ui.browser.preview import load_preview
+
+    directory = tmp_path / "sessions"
+    directory.mkdir()
+    damaged = write_damaged(directory / "s1.jsonl", [line(f"turn {n}") for n in range(3)], 4_000)
+    [summary] = SessionIndex(directory).list_sessions()
+    page = load_preview(summary, None)
+    assert [turn.prompt for turn in page.turns] == ["turn 0", "turn 1", "turn 2"]
+    assert page.notices.lines() == [
+        f"s1.jsonl: {damaged:,} damaged lines skipped (lines 1 to {damaged + 2:,}); the rest is here"
+    ]

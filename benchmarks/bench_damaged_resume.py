@@ -175,6 +175,7 @@ def main() -> None:
         path = Path(recorded_path)
         template = path.read_bytes()
         print(f"{options.megabytes} MB session files, {options.runs} runs each, medians:")
+        floor = 0.0
         for kind in ("floor", "baseline", "damaged", "long-line"):
             path.write_bytes(template)
             damaged = _build(path, kind, size)
@@ -183,9 +184,10 @@ def main() -> None:
             peak = statistics.median(run["peak_mb"] for run in runs)
             start = statistics.median(run["start_mb"] for run in runs)
             last = runs[-1]
+            floor = floor or seconds
             print(
                 f"  {kind:9}  {path.stat().st_size / 2**20:6.1f} MB  {damaged:>9,} damaged lines  "
-                f"resume {seconds:5.2f} s  peak RSS {peak:5.0f} MB (at start {start:3.0f} MB)  "
+                f"resume {seconds:5.2f} s (floor +{seconds - floor:4.2f})  peak RSS {peak:5.0f} MB (at start {start:3.0f} MB)  "
                 f"{last['damage_lines']} damage line(s) in the transcript, {last['turns_shown']} turns shown"
             )
     finally:

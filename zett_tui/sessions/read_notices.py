@@ -4,8 +4,9 @@ A session file can hold millions of damaged lines (a disk that returned garbage,
 overwritten by something else). Keeping a notice per line would cost more memory than the file,
 and showing one per line would bury the turns that could be read. :class:`ReadNotices` is the
 sink the reader reports to: it counts every damaged line (skipped, or read in part), keeps the
-first :data:`DETAIL_LIMIT` notices with their line numbers and reasons, and notices about the
-whole file (it cannot be opened, a read failed) apart from them. What the user sees is
+first :data:`DETAIL_LIMIT` notices it is given with their line numbers and reasons (the first
+lines of the file read forwards, the last ones read backwards, as a resume reads), and notices
+about the whole file (it cannot be opened, a read failed) apart from them. What the user sees is
 :meth:`ReadNotices.lines`: the file-level notices and one summary line; :meth:`ReadNotices.log`
 puts the details in zett's log.
 
@@ -52,7 +53,7 @@ class ReadNotices:
 
     def __init__(self, detail_limit: int = DETAIL_LIMIT) -> None:
         self.detail_limit = detail_limit
-        #: The first line notices, in the order they came (file order when read forwards).
+        #: The first line notices given, in the order they came (last first when read backwards).
         self.details: list[ReadNotice] = []
         self.file_notices: list[ReadNotice] = []
         self.skipped_lines = 0
@@ -163,7 +164,7 @@ class ReadNotices:
         ]
 
     def log(self, logger: logging.Logger) -> None:
-        """Write what was found to ``logger``: the summary, where, and the first reasons."""
+        """Write what was found to ``logger``: the file-level notices, the summary and the details."""
         summary = self.summary()
         for notice in self.file_notices:
             logger.warning("%s", notice)

@@ -323,3 +323,24 @@ def test_the_browser_preview_of_a_damaged_session_says_one_line(tmp_path: Path) 
     assert page.notices.lines() == [
         f"s1.jsonl: {damaged:,} damaged lines skipped (lines 1 to {damaged + 2:,}); the rest is here"
     ]
+
+
+@pytest.mark.parametrize("block", [512, 1000, 4096])
+def test_turns_across_block_edges_are_found_at_their_line_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    monkeypatch.setattr(reader, "BLOCK_BYTES", block)
+    monkeypatch.setattr(reader, "BACK_BLOCK_BYTES", block // 2)
+    path = tmp_path / "s.jsonl"
+    turns = [line(f"turn {n}") for n in range(40)]
+    write_damaged(path, turns, 7)
+    expected_lines = [8 * (n + 1) for n in range(40)]
+    for make in (lambda: ReadNotices(detail_limit=0), lambda: ReadNotices(detail_limit=3), list):
+        forwards, backwards = make(), make()
+        for records in (list(iter_records(path, forwards)), read_last_records(path, 100, backwards).records):
+            assert prompts_of(records) == [f"turn {n}" for n in range(40)]
+            assert [r.line_no for r in records] == expected_lines
+            assert all(path.read_bytes()[r.offset :].startswith(turns[n]) for n, r in enumerate(records))
+        for notices in (forwards, backwards):
+            if isinstance(notices, ReadNotices):
+                assert notices.skipped_lines == 7 * 40

@@ -1,7 +1,7 @@
-"""Resuming a damaged session: ``python -m benchmarks.bench_damaged_resume [--megabytes 200] [--runs 3]``.
+"""Resuming a damaged session: ``python -m benchmarks.bench_damaged_resume [--megabytes 200] [--runs 5]``.
 
 Builds, in a temporary folder with its own XDG folders, a session recorded by the runtime (one
-turn, scripted model), then rewrites its file three ways, each about ``--megabytes`` MB:
+turn, scripted model), then rewrites its file four ways, all but the first about ``--megabytes``:
 
 - **floor**: the recorded turn alone (a few KB): what starting the app and resuming costs
   whatever the file;
@@ -10,16 +10,17 @@ turn, scripted model), then rewrites its file three ways, each about ``--megabyt
   only damaged lines in the second half (``tests.fakes.damaged_session``: invalid JSON, JSON of
   the wrong shape, turns cut in half, binary garbage, invalid UTF-8, NUL bytes, deep nesting),
   about 170-byte lines on average, so well over a million damaged lines; fewer good turns than a
-  resume shows, so the whole file is read backwards for the screen, and half of it again for the
-  context figure of the last turn;
+  resume shows, so the whole file is read backwards for the screen, and the last 64 MB again for
+  the context figure of the last turn;
 - **long-line**: ordinary turns for half the size, then one line of the other half with no
   newline (what a crash while writing a huge line, or a binary file, leaves).
 
 Each resume runs in a fresh subprocess (``--measure ID``): ``find_session_to_resume`` as
-``zett --resume ID`` does (the session index, cold at the first run of each file, then cached), then the real ``ZettApp`` headless (``App.run_test``) with the session
-resumed, until the agent is ready and the transcript painted. It prints the wall time from
-before the session lookup to then, the peak RSS of that process (``resource.getrusage``) and its
-RSS once zett is imported, before the lookup, the number of transcript lines about damage, and the good turns shown.
+``zett --resume ID`` does (the session index: cold at the first run of each file, then cached),
+then the real ``ZettApp`` headless (``App.run_test``) with the session resumed, until the agent is
+ready and the transcript painted. It prints the wall time from before the session lookup to then
+(and how much more than the floor's), the peak RSS of that process (``resource.getrusage``) and
+its RSS once zett is imported, the number of transcript lines about damage, and the turns shown.
 Medians of ``--runs`` runs.
 """
 

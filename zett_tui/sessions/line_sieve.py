@@ -28,10 +28,11 @@ _BLANK_FIRST = re.compile(rb"[ \t\r]*\n")
 
 @functools.cache
 def _version_to_end(supported: int) -> re.Pattern[bytes]:
-    """A readable ``"version"`` key and value, and the rest of its line if that ends with ``}``."""
+    """A readable ``"version"`` key and value, and the rest of its line if that ends with ``}`` or
+    white space (taken whole, never backtracked over: a long line that does not is dropped at once)."""
     values = b"|".join(str(version).encode() for version in range(1, supported + 1))
     key = rb'"version"' + _SPACE + rb":" + _SPACE + rb"(?:" + values + rb")(?=[,} \t\r\n])"
-    return re.compile(key + rb"[^\n]*\}[ \t\r]*\n")
+    return re.compile(key + rb"[^\n]*+(?<=[} \t\r])\n")
 
 
 class Run(NamedTuple):
@@ -67,6 +68,8 @@ def sieve(region: bytes, base: int, supported_version: int) -> list[Run | Candid
         position, end = match.start(), match.end() - 1  # a match runs to its line's newline
         start = region.rfind(b"\n", 0, position) + 1
         line = region[start:end]
+        if line[-1:] != b"}" and not line.rstrip(b" \t\r").endswith(b"}"):
+            continue
         if _MESSAGES_LIST.search(line) is None:
             continue
         if start > done:

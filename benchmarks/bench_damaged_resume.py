@@ -10,7 +10,7 @@ turn, scripted model), then rewrites its file four ways, all but the first about
   only damaged lines in the second half (``tests.fakes.damaged_session``: invalid JSON, JSON of
   the wrong shape, turns cut in half, binary garbage, invalid UTF-8, NUL bytes, deep nesting),
   about 170-byte lines on average, so well over a million damaged lines; fewer good turns than a
-  resume shows, so the whole file is read backwards for the screen, and the last 64 MB again for
+  resume shows, so the whole file is read backwards for the screen, and the last 16 MB again for
   the context figure of the last turn;
 - **long-line**: ordinary turns for half the size, then one line of the other half with no
   newline (what a crash while writing a huge line, or a binary file, leaves).

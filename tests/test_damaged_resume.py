@@ -100,3 +100,34 @@ async def test_the_models_memory_rebuilt_from_a_damaged_file_skips_the_same_line
     ]
     rebuilt_logs = [r.getMessage() for r in caplog.records if r.name == "zett_tui.runtime.history_rebuild"]
     assert len(rebuilt_logs) == 1 and f"{damaged:,} damaged lines skipped" in rebuilt_logs[0]
+
+
+@pytest.mark.parametrize("search_bytes", [None, 1_000])
+async def test_the_context_figure_is_found_behind_damage_within_its_bound(
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch, search_bytes: int | None
+) -> None:
+    from zett_tui.runtime import session_files
+
+    host = await make_host(ScriptedModel(text_step("an answer")))
+    await host.run_turn("a question", Collector())
+    await host.aclose()
+    first = await make_host(ScriptedModel(), session_id=host.session_id)
+    try:
+        left_with = await first.estimate_context()
+    finally:
+        await first.aclose()
+    assert not left_with.estimated
+    assert host.recorder is not None
+    with host.recorder.session_path(host.session_id).open("ab") as stream:
+        stream.write(b"damage after the last turn\n" * 20_000)  # half a megabyte
+    if search_bytes is not None:
+        monkeypatch.setattr(session_files, "CONTEXT_SEARCH_BYTES", search_bytes)
+    resumed = await make_host(ScriptedModel(), session_id=host.session_id)
+    try:
+        shown = await resumed.estimate_context()
+    finally:
+        await resumed.aclose()
+    if search_bytes is None:
+        assert (shown.tokens, shown.estimated) == (left_with.tokens, False)
+    else:
+        assert shown.estimated  # beyond the bound: the history's estimate

@@ -21,6 +21,11 @@ from zett_tui.runtime.storage_retry import LockSlot, StorageRetry, retry_session
 
 log = logging.getLogger(__name__)
 
+#: How far back from the end of the transcript the last turn's context figure is looked for: far
+#: more than a turn takes (one with a few screenshots is a few MB), while a file that ends in
+#: damage costs a fraction of a second (past it, the history's estimate stands in).
+CONTEXT_SEARCH_BYTES = 16 * 1024 * 1024
+
 Notify = Callable[[str, str], None]
 
 
@@ -91,15 +96,15 @@ class SessionFiles:
     def recorded_context(self, model_label: str, window: int) -> ContextMeasured | None:
         """The context figure the session's last recorded turn kept; counted by another model's
         tokenizer, it is an estimate now. Blocking: it reads the end of the transcript."""
-        from zett_tui.sessions.reader import MAX_LINE_BYTES, ReadNotices, read_last_records
+        from zett_tui.sessions.reader import ReadNotices, read_last_records
         from zett_tui.sessions.recorded_turns import turn_view
 
         if self.recorder is None:
             return None
         try:
-            # damage was said by the resumed screen; a file that ends in damage is not searched to
-            # its start for the figure (the history's estimate stands in)
-            tail = read_last_records(self.transcript, 1, ReadNotices(), within_bytes=MAX_LINE_BYTES)
+            # damage was said by the resumed screen: only counted here
+            notices = ReadNotices(detail_limit=0)
+            tail = read_last_records(self.transcript, 1, notices, within_bytes=CONTEXT_SEARCH_BYTES)
         except OSError:
             return None
         if not tail.records:

@@ -22,7 +22,7 @@ from zett_tui.sessions import reader
 from zett_tui.sessions.export import write_json, write_markdown
 from zett_tui.sessions.line_sieve import Candidate, Run, sieve
 from zett_tui.sessions.read_notices import DETAIL_LIMIT, ReadNotice, ReadNotices, report_lines
-from zett_tui.sessions.reader import iter_records, read_last_records
+from zett_tui.sessions.reader import iter_records, last_record_within, read_last_records
 
 
 def record(prompt: str) -> dict[str, Any]:
@@ -286,13 +286,9 @@ def test_a_search_for_a_recent_turn_stops_within_its_bound(tmp_path: Path) -> No
     path = tmp_path / "s.jsonl"
     write_damaged(path, [line("one")], 0, tail=b"".join(KINDS.values()) * 20)
     whole = path.stat().st_size - len(line("one"))
-    notices = ReadNotices(detail_limit=0)
-    near = read_last_records(path, 1, notices, within_bytes=whole // 2)
-    assert near.records == [] and near.start_offset > len(line("one"))
-    assert 0 < notices.skipped_lines < 12 * 20
-    assert prompts_of(
-        read_last_records(path, 1, ReadNotices(), within_bytes=path.stat().st_size).records
-    ) == ["one"]
+    assert last_record_within(path, whole // 2) is None
+    found = last_record_within(path, path.stat().st_size)
+    assert found is not None and prompts_of([found]) == ["one"] and found.offset == 0
 
 
 def test_the_index_finds_a_session_whose_first_and_last_lines_are_all_damaged(tmp_path: Path) -> None:

@@ -96,20 +96,17 @@ class SessionFiles:
     def recorded_context(self, model_label: str, window: int) -> ContextMeasured | None:
         """The context figure the session's last recorded turn kept; counted by another model's
         tokenizer, it is an estimate now. Blocking: it reads the end of the transcript."""
-        from zett_tui.sessions.reader import ReadNotices, read_last_records
+        from zett_tui.sessions.reader import last_record_within
         from zett_tui.sessions.recorded_turns import turn_view
 
         if self.recorder is None:
             return None
         try:
-            # damage was said by the resumed screen: only counted here
-            notices = ReadNotices(detail_limit=0)
-            tail = read_last_records(self.transcript, 1, notices, within_bytes=CONTEXT_SEARCH_BYTES)
+            record = last_record_within(self.transcript, CONTEXT_SEARCH_BYTES)  # damage: said on screen
         except OSError:
             return None
-        if not tail.records:
+        if record is None:
             return None
-        record = tail.records[-1]
         figure = turn_view(record).context
         if figure is None:
             return None

@@ -16,7 +16,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -462,29 +462,36 @@ class TailRead:
 
 
 def read_last_records(
-    path: Path,
-    count: int,
-    notices: Notices,
-    *,
-    before_offset: int | None = None,
-    within_bytes: int | None = None,
+    path: Path, count: int, notices: Notices, *, before_offset: int | None = None
 ) -> TailRead:
     """The last ``count`` readable records before ``before_offset`` (the end by default).
 
     Reads backwards from the end, so the cost is the size of those turns plus one newline count
     over the bytes before them (for the line numbers), not the size of the file; damaged lines on
-    the way go to ``notices`` as they are met, last first. ``within_bytes`` stops the search that
-    far back (for a caller that only wants a recent turn, when the end of a file is all damage).
+    the way go to ``notices`` as they are met, last first.
     """
     stream = _open(path, notices)
     if stream is None:
         return TailRead([], 0, 1)
     with stream:
         try:
-            return _read_last_records(stream, path, count, notices, before_offset, within_bytes)
+            return _read_last_records(stream, path, count, notices, before_offset)
         except OSError as error:
             notices.append(ReadNotice(path, 0, f"read error: {error.strerror or error}"))
             return TailRead([], 0, 1)
+
+
+def last_record_within(path: Path, within_bytes: int) -> TurnRecord | None:
+    """The last readable record that starts within ``within_bytes`` of the end of ``path``, or None.
+
+    For a caller that wants what the last turn recorded, and no more: a file that ends in damage
+    is not read to its start, damage on the way goes unreported, and no line is counted (the
+    record's ``line_no`` is 0). Raises ``OSError`` when the file cannot be read.
+    """
+    notices = ReadNotices(detail_limit=0)
+    with open(path, "rb") as stream:
+        tail = _read_last_records(stream, path, 1, notices, None, within_bytes=within_bytes)
+    return replace(tail.records[0], line_no=0) if tail.records else None
 
 
 def _read_last_records(
@@ -493,8 +500,11 @@ def _read_last_records(
     count: int,
     notices: Notices,
     before_offset: int | None,
-    within_bytes: int | None,
+    *,
+    within_bytes: int | None = None,
 ) -> TailRead:
+    """See :func:`read_last_records`; with ``within_bytes``, see :func:`last_record_within` (the
+    lines are then numbered back from the end, 0, -1, ..., as nothing is counted)."""
     size, ends_with_newline = file_end(stream)
     if before_offset is None:
         start_offset = size
@@ -502,7 +512,7 @@ def _read_last_records(
     else:
         start_offset = min(max(before_offset, 0), size)
         end, terminated = start_offset - 1, True
-    lines_before = count_newlines(stream, 0, start_offset)
+    lines_before = count_newlines(stream, 0, start_offset) if within_bytes is None else 0
     if start_offset <= 0 or count <= 0:
         return TailRead([], start_offset, lines_before + 1)
     # The line that ends at ``end``: after the last newline when it is the torn last line.

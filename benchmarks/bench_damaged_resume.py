@@ -19,7 +19,8 @@ Each resume runs in a fresh subprocess (``--measure ID``): ``find_session_to_res
 ``zett --resume ID`` does (the session index: cold at the first run of each file, then cached),
 then the real ``ZettApp`` headless (``App.run_test``) with the session resumed, until the agent is
 ready and the transcript painted. It prints the wall time from before the session lookup to then
-(and how much more than the floor's; the first run's apart, as it fills the index cache), the peak RSS of that process (``resource.getrusage``) and
+(and how much more than the floor's; the first run's apart, as it fills the index cache), the
+CPU time of the process over it (less moved by other processes on a shared machine), the peak RSS of that process (``resource.getrusage``) and
 its RSS once zett is imported, the number of transcript lines about damage, and the turns shown.
 Medians of ``--runs`` runs.
 """
@@ -111,7 +112,8 @@ async def _measure(project: Path, session_id: str) -> dict[str, float | int]:
     from tests.ui_helpers import make_app, notices, prompts
     from zett_tui.entry.startup import find_session_to_resume
 
-    started_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    started_rss, started_cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     started = time.perf_counter()
     found = find_session_to_resume(project, session_id, continue_last=False)
     app = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
@@ -119,11 +121,14 @@ async def _measure(project: Path, session_id: str) -> dict[str, float | int]:
         while app.chat.host is None or app.chat.status.activity != "idle":
             await pilot.pause(0.005)
         elapsed = time.perf_counter() - started
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = usage.ru_utime + usage.ru_stime - started_cpu
         said = notices(app)
         shown = len(prompts(app))
     damage_lines = [text for text in said if "damaged line" in text or "longer than" in text]
     return {
         "seconds": elapsed,
+        "cpu": cpu,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "start_mb": started_rss / 1024,
         "damage_lines": len(damage_lines),
@@ -182,13 +187,15 @@ def main() -> None:
             damaged = _build(path, kind, size)
             runs = [_run_one(root, project, session_id) for _ in range(options.runs)]
             seconds = statistics.median(run["seconds"] for run in runs)
+            cpu = statistics.median(run["cpu"] for run in runs)
             peak = statistics.median(run["peak_mb"] for run in runs)
             start = statistics.median(run["start_mb"] for run in runs)
             last = runs[-1]
             floor = floor or seconds
             print(
                 f"  {kind:9}  {path.stat().st_size / 2**20:6.1f} MB  {damaged:>9,} damaged lines  "
-                f"resume {seconds:5.2f} s (floor +{seconds - floor:4.2f}, first run {runs[0]['seconds']:4.2f} s)  peak RSS {peak:5.0f} MB (at start {start:3.0f} MB)  "
+                f"resume {seconds:5.2f} s (floor +{seconds - floor:4.2f}, first run {runs[0]['seconds']:4.2f} s, "
+                f"CPU {cpu:4.2f} s)  peak RSS {peak:5.0f} MB (at start {start:3.0f} MB)  "
                 f"{last['damage_lines']} damage line(s) in the transcript, {last['turns_shown']} turns shown"
             )
     finally:

@@ -128,7 +128,7 @@ _TEMPORARY_STEM_BYTES = 100
 
 def _new_temporary_beside(path: Path) -> tuple[int, Path]:
     """A new 0600 file next to ``path``, created exclusively: ``.<start of name>.<random>.tmp``."""
-    stem = path.name.encode()[:_TEMPORARY_STEM_BYTES].decode(errors="ignore")
+    stem = os.fsdecode(os.fsencode(path.name)[:_TEMPORARY_STEM_BYTES])
     while True:
         temporary = path.with_name(f".{stem}.{secrets.token_hex(6)}.tmp")
         try:

@@ -22,7 +22,8 @@ from typing import Any, Protocol
 from zett_agent.messages import AnyMessage
 from zett_agent.storage import decode_messages
 
-from zett_tui.sessions.reader import ReadNotice, iter_records
+from zett_tui.sessions.read_notices import ReadNotices
+from zett_tui.sessions.reader import iter_records
 from zett_tui.sessions.recorded_turns import is_partial, new_messages_of
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,9 @@ async def rebuild_history(history: History, session_id: str, transcript: Path) -
 
 
 def _turns_of(transcript: Path) -> list[tuple[str, list[AnyMessage]]]:
-    """Each readable turn's request id and messages, as the history would have stored them."""
-    notices: list[ReadNotice] = []
+    """Each readable turn's request id and messages, as the history would have stored them; the
+    damaged lines of ``transcript`` are skipped as the resumed screen skips them (and logged)."""
+    notices = ReadNotices()
     turns: list[tuple[str, list[AnyMessage]]] = []
     previous = None
     for index, record in enumerate(iter_records(transcript, notices)):
@@ -72,4 +74,5 @@ def _turns_of(transcript: Path) -> list[tuple[str, list[AnyMessage]]]:
         turns.append(
             (request_id if isinstance(request_id, str) and request_id else f"rebuilt-{index}", messages)
         )
+    notices.log(log)
     return [turn for turn in turns if turn[1]]

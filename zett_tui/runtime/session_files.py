@@ -21,6 +21,11 @@ from zett_tui.runtime.storage_retry import LockSlot, StorageRetry, retry_session
 
 log = logging.getLogger(__name__)
 
+#: How far back from the end of the transcript the last turn's context figure is looked for: far
+#: more than a turn takes (one with a few screenshots is a few MB), while a file that ends in
+#: damage costs a fraction of a second (past it, the history's estimate stands in).
+CONTEXT_SEARCH_BYTES = 16 * 1024 * 1024
+
 Notify = Callable[[str, str], None]
 
 
@@ -91,19 +96,17 @@ class SessionFiles:
     def recorded_context(self, model_label: str, window: int) -> ContextMeasured | None:
         """The context figure the session's last recorded turn kept; counted by another model's
         tokenizer, it is an estimate now. Blocking: it reads the end of the transcript."""
-        from zett_tui.sessions.reader import ReadNotice, read_last_records
+        from zett_tui.sessions.reader import last_record_within
         from zett_tui.sessions.recorded_turns import turn_view
 
         if self.recorder is None:
             return None
-        notices: list[ReadNotice] = []
         try:
-            tail = read_last_records(self.transcript, 1, notices)
+            record = last_record_within(self.transcript, CONTEXT_SEARCH_BYTES)  # damage: said on screen
         except OSError:
             return None
-        if not tail.records:
+        if record is None:
             return None
-        record = tail.records[-1]
         figure = turn_view(record).context
         if figure is None:
             return None

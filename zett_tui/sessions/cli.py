@@ -25,6 +25,7 @@ from zett_tui.sessions.lock import SessionBusy, lock_holder
 from zett_tui.sessions.manage import delete_session
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.naming import lock_path
+from zett_tui.sessions.read_notices import ReadNotices, report_lines
 from zett_tui.sessions.reader import ReadNotice
 from zett_tui.sessions.recorded_turns import iter_turns
 
@@ -174,7 +175,7 @@ def show_session(
     holder = lock_holder(lock_path(summary.path))
     if holder is not None:
         out.write(f"In use    by {holder.describe()}\n")
-    notices: list[ReadNotice] = []
+    notices = ReadNotices()
     turns = list(iter_turns(summary.path, notices))
     if turns:
         out.write("\n")
@@ -186,11 +187,14 @@ def show_session(
         out.write(
             f"  #{str(turn.index + 1).rjust(number_width)}  {when}  {_status_word(turn.status).ljust(9)}  {prompt}{tools}\n"
         )
-    for notice in notices:
-        err.write(
-            f"warning: line {notice.line_no}: {notice.reason}\n" if notice.line_no else f"warning: {notice}\n"
-        )
+    _warn_unread(notices, err)
     return OK
+
+
+def _warn_unread(notices: ReadNotices, err: TextIO) -> None:
+    """What could not be read, on ``err``: at most a dozen lines, however damaged the file."""
+    for line in report_lines(notices):
+        err.write(f"warning: {line}\n")
 
 
 def remove_session(
@@ -254,7 +258,7 @@ def export_session(
     summary = _resolve(id_prefix, directory, err)
     if summary is None:
         return FAILED
-    notices: list[ReadNotice] = []
+    notices = ReadNotices()
     writer = write_markdown if fmt == "md" else write_json
     if output is None:
         writer(summary, out, notices)
@@ -268,8 +272,5 @@ def export_session(
             err.write(f"zett: cannot write {output}: {error.strerror or error}\n")
             return FAILED
         out.write(f"Exported {count} turns of session {summary.session_id} to {output}\n")
-    for notice in notices:
-        err.write(
-            f"warning: line {notice.line_no}: {notice.reason}\n" if notice.line_no else f"warning: {notice}\n"
-        )
+    _warn_unread(notices, err)
     return OK

@@ -18,7 +18,8 @@ from zett_tui.core.paths import write_private
 from zett_tui.core.redact import configured_redactor, redact_data
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.meta import one_line
-from zett_tui.sessions.reader import ReadNotice, iter_records
+from zett_tui.sessions.read_notices import ReadNotices, report_lines
+from zett_tui.sessions.reader import Notices, iter_records
 from zett_tui.sessions.recorded_turns import (
     NoteBlock,
     ReasoningBlock,
@@ -120,7 +121,7 @@ def turn_markdown(turn: TurnView) -> str:
 
 
 def write_markdown(
-    summary: SessionSummary, out: TextIO, notices: list[ReadNotice], redact: Redact | None = None
+    summary: SessionSummary, out: TextIO, notices: Notices, redact: Redact | None = None
 ) -> int:
     """Write the whole session as Markdown; returns the number of turns written."""
     redact = redact or configured_redactor()
@@ -141,21 +142,16 @@ def write_markdown(
         written += 1
     if notices:
         out.write("\n---\n\n*Parts of the session file could not be read:*\n\n")
-        for notice in notices:
-            out.write(
-                redact(
-                    f"- line {notice.line_no}: {notice.reason}\n"
-                    if notice.line_no
-                    else f"- {notice.reason}\n"
-                )
-            )
+        for line in report_lines(notices):
+            out.write(redact(f"- {line}\n"))
     return written
 
 
-def write_json(
-    summary: SessionSummary, out: TextIO, notices: list[ReadNotice], redact: Redact | None = None
-) -> int:
-    """Write ``{"summary", "turns": [records as stored, redacted], "notices"}``; returns the turn count."""
+def write_json(summary: SessionSummary, out: TextIO, notices: Notices, redact: Redact | None = None) -> int:
+    """Write ``{"summary", "turns": [records as stored, redacted], "notices"}``; returns the turn count.
+
+    With :class:`ReadNotices`, ``notices`` holds the ones it kept and ``"damaged_lines"`` counts
+    every damaged line: ``{"skipped": ..., "read_in_part": ...}``."""
     redact = redact or configured_redactor()
     out.write('{"summary": ')
     out.write(json.dumps(redact_data(summary.to_json(), redact), ensure_ascii=False))
@@ -168,6 +164,9 @@ def write_json(
     out.write('\n],\n"notices": ')
     listed = [{"line": notice.line_no, "reason": notice.reason} for notice in notices]
     out.write(json.dumps(redact_data(listed, redact), ensure_ascii=False))
+    if isinstance(notices, ReadNotices):
+        counted = {"skipped": notices.skipped_lines, "read_in_part": notices.partial_lines}
+        out.write(f',\n"damaged_lines": {json.dumps(counted)}')
     out.write("}\n")
     return written
 

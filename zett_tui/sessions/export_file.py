@@ -9,7 +9,7 @@ from pathlib import Path
 
 from zett_tui.sessions.export import write_export, write_json, write_markdown
 from zett_tui.sessions.index import SessionSummary
-from zett_tui.sessions.reader import ReadNotice
+from zett_tui.sessions.read_notices import ReadNotices
 
 EXPORT_WRITERS = {"md": write_markdown, "json": write_json}
 
@@ -24,13 +24,13 @@ def format_for(path: Path) -> str:
     return "json" if path.suffix.lower() == ".json" else "md"
 
 
-def export_to_file(summary: SessionSummary, fmt: str, target: Path) -> tuple[int, list[ReadNotice]]:
+def export_to_file(summary: SessionSummary, fmt: str, target: Path) -> tuple[int, ReadNotices]:
     """Write the whole session to ``target`` (atomically, 0600); returns (turns written, what was
-    unreadable). Raises ``OSError`` when the file cannot be written and ``ValueError`` for an
+    unreadable: ``len()`` counts it all). Raises ``OSError`` when the file cannot be written and ``ValueError`` for an
     unknown format."""
     writer = EXPORT_WRITERS.get(fmt)
     if writer is None:
         raise ValueError(f"unknown export format {fmt!r}; use one of: {', '.join(EXPORT_WRITERS)}")
-    notices: list[ReadNotice] = []
+    notices = ReadNotices()
     count = write_export(target, lambda stream: writer(summary, stream, notices))
     return count, notices

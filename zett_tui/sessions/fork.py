@@ -12,7 +12,8 @@ from pathlib import Path
 from zett_tui.core import paths
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.naming import session_path
-from zett_tui.sessions.reader import ReadNotice, iter_records
+from zett_tui.sessions.read_notices import ReadNotices
+from zett_tui.sessions.reader import iter_records
 
 
 async def fork_session(
@@ -21,7 +22,7 @@ async def fork_session(
     """Copy ``summary``'s turns and model context into ``new_session_id``; returns the new file."""
     from zett_agent.storage import SQLiteSessionStorage
 
-    notices: list[ReadNotice] = []
+    notices = ReadNotices()  # a damaged line is not copied (nor kept in memory per line)
     target = session_path(sessions_directory, new_session_id)
     lines = []
     for record in iter_records(summary.path, notices):

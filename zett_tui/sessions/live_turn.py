@@ -32,7 +32,7 @@ from typing import Any
 
 from zett_tui.core.line_append import append_whole
 from zett_tui.sessions.naming import LIVE_SUFFIX, live_path, partial_path
-from zett_tui.sessions.reader import ReadNotice, read_last_records
+from zett_tui.sessions.reader import ReadNotices, read_last_records
 
 log = logging.getLogger(__name__)
 
@@ -188,8 +188,7 @@ def adopt_live_turn(session_file: Path) -> bool:
 def _already_recorded(session_file: Path, key: str | None) -> bool:
     if key is None or not session_file.exists():
         return False
-    notices: list[ReadNotice] = []
-    tail = read_last_records(session_file, 3, notices)
+    tail = read_last_records(session_file, 3, ReadNotices())
     return any(turn_key(record.data) == key for record in tail.records)
 
 

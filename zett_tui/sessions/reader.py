@@ -15,11 +15,16 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
+
+from zett_tui.sessions.line_sieve import Run, sieve
+from zett_tui.sessions.read_notices import Notices, ReadNotice, ReadNotices
+
+__all__ = ["Notices", "ReadNotice", "ReadNotices", "TurnRecord"]
 
 SUPPORTED_VERSION = 1
 #: ``interrupted``: a turn zett never finished, added by ``sessions.live_turn``.
@@ -38,20 +43,10 @@ HEAD_BYTES = 1 << 16
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _RECORD_START = '{"version":'
+_RECORD_START_BYTES = _RECORD_START.encode()
+#: What JSON counts as white space around a value.
+_JSON_SPACE = b" \t\r\n"
 _MESSAGES_KEY = b',"messages":['
-
-
-@dataclass(frozen=True, slots=True)
-class ReadNotice:
-    """A part of a session file that could not be used, and why. ``line_no`` 0 means the whole file."""
-
-    path: Path
-    line_no: int
-    reason: str
-
-    def __str__(self) -> str:
-        where = f"{self.path.name}:{self.line_no}" if self.line_no else self.path.name
-        return f"{where}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +98,7 @@ class TurnRecord:
         value = self.data.get("error")
         return value if isinstance(value, dict) else None
 
-    def decoded_messages(self, notices: list[ReadNotice], path: Path) -> list[Any]:
+    def decoded_messages(self, notices: Notices, path: Path) -> list[Any]:
         """The messages as zett-agent objects (``decode_messages``); undecodable ones are reported."""
         from zett_agent.storage import decode_messages
 
@@ -113,7 +108,7 @@ class TurnRecord:
                 decoded.extend(decode_messages(json.dumps([envelope])))
             except Exception as error:  # pydantic ValidationError, ValueError, binascii.Error, ...
                 reason = f"message {position} does not decode ({type(error).__name__}); skipped"
-                notices.append(ReadNotice(path, self.line_no, reason))
+                notices.append(ReadNotice(path, self.line_no, reason, "partial"))
         return decoded
 
 
@@ -136,40 +131,58 @@ def zett_metadata(data: dict[str, Any]) -> dict[str, Any]:
     return zett if isinstance(zett, dict) else {}
 
 
+def cannot_be_record(line: bytes) -> bool:
+    """Whether ``line`` (without its newline) is certainly not a turn record, nor ends with one.
+
+    A record is a JSON object: it ends with ``}``, and either starts with ``{`` or (torn remains
+    merged into it) holds ``{"version":``. Checking that costs a fraction of a failed parse, so a
+    file of a million damaged lines is counted through quickly.
+    """
+    stripped = line.strip(_JSON_SPACE)
+    return not stripped.endswith(b"}") or (
+        not stripped.startswith(b"{") and _RECORD_START_BYTES not in stripped
+    )
+
+
 def parse_line(
-    raw: bytes, *, path: Path, line_no: int, offset: int, terminated: bool, notices: list[ReadNotice]
+    raw: bytes, *, path: Path, line_no: int, offset: int, terminated: bool, notices: Notices
 ) -> TurnRecord | None:
     """Turn one raw line (with or without its newline) into a record, or report why it cannot be used."""
     stripped = raw.rstrip(b"\r\n")
     if not stripped.strip():
         return None
+    if isinstance(notices, ReadNotices) and not notices.wants_detail and cannot_be_record(stripped):
+        notices.skip_line(path, line_no)
+        return None
     try:
         text = stripped.decode("utf-8")
     except UnicodeDecodeError:
         text = stripped.decode("utf-8", errors="replace")
-        notices.append(ReadNotice(path, line_no, "not valid UTF-8; undecodable bytes shown as U+FFFD"))
+        notices.append(
+            ReadNotice(path, line_no, "not valid UTF-8; undecodable bytes shown as U+FFFD", "partial")
+        )
     data = _loads_record(text, path=path, line_no=line_no, terminated=terminated, notices=notices)
     if data is None:
         return None
     if _SURROGATE_ESCAPE.search(text):
         data, changed = scrub_surrogates(data)
         if changed:
-            notices.append(ReadNotice(path, line_no, "invalid UTF-16 escapes shown as U+FFFD"))
+            notices.append(ReadNotice(path, line_no, "invalid UTF-16 escapes shown as U+FFFD", "partial"))
     problem = shape_problem(data)
     if problem is not None:
-        notices.append(ReadNotice(path, line_no, problem))
+        notices.append(ReadNotice(path, line_no, problem, "skipped"))
         return None
     messages = _wellformed_messages(data["messages"], path=path, line_no=line_no, notices=notices)
     return TurnRecord(line_no=line_no, offset=offset, data=data, messages=messages)
 
 
 def _loads_record(
-    text: str, *, path: Path, line_no: int, terminated: bool, notices: list[ReadNotice]
+    text: str, *, path: Path, line_no: int, terminated: bool, notices: Notices
 ) -> dict[str, Any] | None:
     try:
         data = json.loads(text)
     except RecursionError:
-        notices.append(ReadNotice(path, line_no, "JSON nested too deeply; skipped"))
+        notices.append(ReadNotice(path, line_no, "JSON nested too deeply; skipped", "skipped"))
         return None
     except ValueError as error:
         recovered = _recover_merged_record(text)
@@ -180,6 +193,7 @@ def _loads_record(
                     line_no,
                     "an incomplete record was merged into this line (zett was stopped while writing); "
                     "the damaged part was skipped, the record after it kept",
+                    "partial",
                 )
             )
             return recovered
@@ -187,10 +201,11 @@ def _loads_record(
             reason = "incomplete last line (zett was stopped while writing it); skipped"
         else:
             reason = f"not valid JSON ({error.args[0] if error.args else error}); skipped"
-        notices.append(ReadNotice(path, line_no, reason))
+        notices.append(ReadNotice(path, line_no, reason, "skipped"))
         return None
     if not isinstance(data, dict):
-        notices.append(ReadNotice(path, line_no, f"a JSON {type(data).__name__}, not a turn record; skipped"))
+        reason = f"a JSON {type(data).__name__}, not a turn record; skipped"
+        notices.append(ReadNotice(path, line_no, reason, "skipped"))
         return None
     return data
 
@@ -231,7 +246,7 @@ def shape_problem(data: dict[str, Any]) -> str | None:
 
 
 def _wellformed_messages(
-    items: list[Any], *, path: Path, line_no: int, notices: list[ReadNotice]
+    items: list[Any], *, path: Path, line_no: int, notices: Notices
 ) -> tuple[dict[str, Any], ...]:
     kept: list[dict[str, Any]] = []
     for position, item in enumerate(items, start=1):
@@ -243,11 +258,12 @@ def _wellformed_messages(
         ):
             kept.append(item)
         else:
-            notices.append(ReadNotice(path, line_no, f"message {position} has an unknown shape; skipped"))
+            reason = f"message {position} has an unknown shape; skipped"
+            notices.append(ReadNotice(path, line_no, reason, "partial"))
     return tuple(kept)
 
 
-def _open(path: Path, notices: list[ReadNotice]) -> IO[bytes] | None:
+def _open(path: Path, notices: Notices) -> IO[bytes] | None:
     try:
         return open(path, "rb")
     except OSError as error:
@@ -269,12 +285,14 @@ def read_bounded_line(stream: IO[bytes]) -> tuple[bytes, int]:
 
 
 def iter_records(
-    path: Path, notices: list[ReadNotice], *, start_offset: int = 0, start_line: int = 1
+    path: Path, notices: Notices, *, start_offset: int = 0, start_line: int = 1
 ) -> Iterator[TurnRecord]:
     """Every readable turn of ``path`` in file order, line by line; problems go to ``notices``.
 
     ``start_offset``/``start_line`` resume from a known line start (a record's ``offset`` and
-    ``line_no``), so a caller can page forward without rereading the beginning.
+    ``line_no``), so a caller can page forward without rereading the beginning. Once a
+    :class:`ReadNotices` wants no more details, the file is read a block at a time and only the
+    lines that might be records are parsed (``line_sieve``).
     """
     stream = _open(path, notices)
     if stream is None:
@@ -285,6 +303,30 @@ def iter_records(
         try:
             stream.seek(start_offset)
             while True:
+                if isinstance(notices, ReadNotices) and not notices.wants_detail:
+                    block = stream.read(BLOCK_BYTES)
+                    whole = block.rfind(b"\n") + 1
+                    stream.seek(offset + whole)
+                    for item in sieve(block[:whole], offset, SUPPORTED_VERSION) if whole else ():
+                        if isinstance(item, Run):
+                            if item.damaged:
+                                notices.skip_lines(path, item.damaged, line_no + 1, line_no + item.lines)
+                            line_no += item.lines
+                            continue
+                        line_no += 1
+                        record = parse_line(
+                            item.content,
+                            path=path,
+                            line_no=line_no,
+                            offset=item.offset,
+                            terminated=True,
+                            notices=notices,
+                        )
+                        if record is not None:
+                            yield record
+                    offset += whole
+                    if whole:
+                        continue  # else no whole line in the block: it is read as one line below
                 raw, length = read_bounded_line(stream)
                 if not length:
                     if offset == 0:
@@ -293,7 +335,7 @@ def iter_records(
                 line_no += 1
                 if length > MAX_LINE_BYTES:
                     reason = f"line of {length:,} bytes is longer than {MAX_LINE_BYTES:,}; skipped"
-                    notices.append(ReadNotice(path, line_no, reason))
+                    notices.append(ReadNotice(path, line_no, reason, "skipped"))
                 else:
                     terminated = raw.endswith(b"\n")
                     record = parse_line(
@@ -308,8 +350,7 @@ def iter_records(
             )
 
 
-@dataclass(frozen=True, slots=True)
-class RawLine:
+class RawLine(NamedTuple):
     offset: int
     #: The line without its newline; None when it was longer than MAX_LINE_BYTES.
     content: bytes | None
@@ -317,10 +358,23 @@ class RawLine:
 
 
 def iter_lines_backward(stream: IO[bytes], end: int, *, terminated: bool) -> Iterator[RawLine]:
+    """Lines that end at or before ``end`` (exclusive of the newline at ``end``), last first."""
+    for line in lines_backward(stream, end, terminated=terminated):
+        assert isinstance(line, RawLine)  # nothing is sieved
+        yield line
+
+
+def lines_backward(
+    stream: IO[bytes], end: int, *, terminated: bool, sieve_when: Callable[[], bool] | None = None
+) -> Iterator[RawLine | Run]:
     """Lines that end at or before ``end`` (exclusive of the newline at ``end``), last first.
 
     Reads fixed-size blocks from the end; a long line is collected as a list of blocks and
-    joined once, so the cost stays linear in the bytes read.
+    joined once, so the cost stays linear in the bytes read. A line longer than MAX_LINE_BYTES is
+    not kept: its blocks are dropped as soon as it is known to be that long.
+
+    While ``sieve_when()`` is true (asked once a block), the whole lines inside a block that
+    cannot be records come as :class:`Run` s instead of one by one (``line_sieve``).
     """
     pending: list[bytes] = []
     pending_size = 0
@@ -328,21 +382,37 @@ def iter_lines_backward(stream: IO[bytes], end: int, *, terminated: bool) -> Ite
     position = end
     line_terminated = terminated
     while position > 0:
-        size = min(BACK_BLOCK_BYTES, position)
+        sieving = sieve_when is not None and sieve_when()
+        size = min(BLOCK_BYTES if sieving else BACK_BLOCK_BYTES, position)
         position -= size
         stream.seek(position)
         block = stream.read(size)
         cut = len(block)
         newline = block.rfind(b"\n", 0, cut)
-        while newline != -1:
-            piece = block[newline + 1 : cut]
-            content = None if oversized else piece + b"".join(reversed(pending))
-            if content is not None and len(content) > MAX_LINE_BYTES:
+        if newline != -1:
+            # the line at the end of the block, continued by what was collected after it
+            content: bytes | None
+            if oversized or pending_size + cut - newline - 1 > MAX_LINE_BYTES:
                 content = None
+            else:
+                content = block[newline + 1 : cut]
+                if pending:
+                    content += b"".join(reversed(pending))
             yield RawLine(position + newline + 1, content, line_terminated)
             pending, pending_size, oversized, line_terminated = [], 0, False, True
             cut = newline
+            first = block.find(b"\n")
+            if first < cut and sieving:
+                for item in reversed(
+                    sieve(block[first + 1 : cut + 1], position + first + 1, SUPPORTED_VERSION)
+                ):
+                    yield item if isinstance(item, Run) else RawLine(item.offset, item.content, True)
+                cut = first
             newline = block.rfind(b"\n", 0, cut)
+            while newline != -1:
+                yield RawLine(position + newline + 1, block[newline + 1 : cut], True)
+                cut = newline
+                newline = block.rfind(b"\n", 0, cut)
         if not oversized:
             pending.append(block[:cut])
             pending_size += cut
@@ -392,12 +462,13 @@ class TailRead:
 
 
 def read_last_records(
-    path: Path, count: int, notices: list[ReadNotice], *, before_offset: int | None = None
+    path: Path, count: int, notices: Notices, *, before_offset: int | None = None
 ) -> TailRead:
     """The last ``count`` readable records before ``before_offset`` (the end by default).
 
-    Reads backwards from the end, so the cost is the size of those turns (plus one newline count
-    over the bytes before them for the line numbers), not the size of the file.
+    Reads backwards from the end, so the cost is the size of those turns plus one newline count
+    over the bytes before them (for the line numbers), not the size of the file; damaged lines on
+    the way go to ``notices`` as they are met, last first.
     """
     stream = _open(path, notices)
     if stream is None:
@@ -410,9 +481,30 @@ def read_last_records(
             return TailRead([], 0, 1)
 
 
+def last_record_within(path: Path, within_bytes: int) -> TurnRecord | None:
+    """The last readable record that starts within ``within_bytes`` of the end of ``path``, or None.
+
+    For a caller that wants what the last turn recorded, and no more: a file that ends in damage
+    is not read to its start, damage on the way goes unreported, and no line is counted (the
+    record's ``line_no`` is 0). Raises ``OSError`` when the file cannot be read.
+    """
+    notices = ReadNotices(detail_limit=0)
+    with open(path, "rb") as stream:
+        tail = _read_last_records(stream, path, 1, notices, None, within_bytes=within_bytes)
+    return replace(tail.records[0], line_no=0) if tail.records else None
+
+
 def _read_last_records(
-    stream: IO[bytes], path: Path, count: int, notices: list[ReadNotice], before_offset: int | None
+    stream: IO[bytes],
+    path: Path,
+    count: int,
+    notices: Notices,
+    before_offset: int | None,
+    *,
+    within_bytes: int | None = None,
 ) -> TailRead:
+    """See :func:`read_last_records`; with ``within_bytes``, see :func:`last_record_within` (the
+    lines are then numbered back from the end, 0, -1, ..., as nothing is counted)."""
     size, ends_with_newline = file_end(stream)
     if before_offset is None:
         start_offset = size
@@ -420,37 +512,44 @@ def _read_last_records(
     else:
         start_offset = min(max(before_offset, 0), size)
         end, terminated = start_offset - 1, True
+    lines_before = count_newlines(stream, 0, start_offset) if within_bytes is None else 0
     if start_offset <= 0 or count <= 0:
-        return TailRead([], start_offset, count_newlines(stream, 0, start_offset) + 1)
-    found: list[tuple[RawLine, TurnRecord | None, list[ReadNotice]]] = []
-    readable = 0
-    for raw in iter_lines_backward(stream, end, terminated=terminated):
-        if readable >= count:
+        return TailRead([], start_offset, lines_before + 1)
+    # The line that ends at ``end``: after the last newline when it is the torn last line.
+    line_no = lines_before if terminated else lines_before + 1
+    records: list[TurnRecord] = []
+
+    def counting_only() -> bool:
+        return isinstance(notices, ReadNotices) and not notices.wants_detail
+
+    for raw in lines_backward(stream, end, terminated=terminated, sieve_when=counting_only):
+        if within_bytes is not None and end - raw.offset > within_bytes:
             break
-        line_notices: list[ReadNotice] = []
-        record = None
+        start_offset = raw.offset
+        if isinstance(raw, Run):
+            line_no -= raw.lines
+            if raw.damaged:
+                assert isinstance(notices, ReadNotices)
+                notices.skip_lines(path, raw.damaged, line_no + 1, line_no + raw.lines)
+            continue
         if raw.content is None:
-            line_notices.append(ReadNotice(path, 0, f"line longer than {MAX_LINE_BYTES:,} bytes; skipped"))
+            reason = f"line longer than {MAX_LINE_BYTES:,} bytes; skipped"
+            notices.append(ReadNotice(path, line_no, reason, "skipped"))
         else:
             record = parse_line(
                 raw.content,
                 path=path,
-                line_no=0,
+                line_no=line_no,
                 offset=raw.offset,
                 terminated=raw.terminated,
-                notices=line_notices,
+                notices=notices,
             )
-        found.append((raw, record, line_notices))
-        readable += record is not None
-        start_offset = raw.offset
-    start_line = count_newlines(stream, 0, start_offset) + 1
-    records: list[TurnRecord] = []
-    for position, (_raw, record, line_notices) in enumerate(reversed(found)):
-        line_no = start_line + position
-        notices.extend(replace(notice, line_no=line_no) for notice in line_notices)
-        if record is not None:
-            records.append(replace(record, line_no=line_no))
-    return TailRead(records, start_offset, start_line)
+            if record is not None:
+                records.append(record)
+                if len(records) >= count:
+                    return TailRead(records[::-1], start_offset, line_no)
+        line_no -= 1
+    return TailRead(records[::-1], start_offset, line_no + 1)
 
 
 def parse_header_prefix(prefix: bytes) -> tuple[dict[str, Any], dict[str, Any] | None] | None:

@@ -21,7 +21,7 @@ from typing import Any
 from zett_tui.core.tool_display import key_argument
 from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
 from zett_tui.sessions.meta import one_line
-from zett_tui.sessions.reader import ReadNotice, TurnRecord, iter_records, read_last_records
+from zett_tui.sessions.reader import Notices, TurnRecord, iter_records, read_last_records
 
 _NORMAL_STOPS = {"end_turn", "tool_use"}
 
@@ -290,7 +290,7 @@ def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnVie
     )
 
 
-def iter_turns(path: Path, notices: list[ReadNotice]) -> Iterator[TurnView]:
+def iter_turns(path: Path, notices: Notices) -> Iterator[TurnView]:
     """Every readable turn in order, one line at a time."""
     previous: TurnRecord | None = None
     for record in iter_records(path, notices):
@@ -298,12 +298,12 @@ def iter_turns(path: Path, notices: list[ReadNotice]) -> Iterator[TurnView]:
         previous = record
 
 
-def load_transcript(path: Path, notices: list[ReadNotice]) -> list[TurnView]:
+def load_transcript(path: Path, notices: Notices) -> list[TurnView]:
     return list(iter_turns(path, notices))
 
 
 def load_last_turns(
-    path: Path, count: int, notices: list[ReadNotice], *, before_offset: int | None = None
+    path: Path, count: int, notices: Notices, *, before_offset: int | None = None
 ) -> TranscriptPage:
     """The last ``count`` turns (before ``before_offset`` when paging back), oldest first."""
     tail = read_last_records(path, count, notices, before_offset=before_offset)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.sessions.index import SessionSummary
-from zett_tui.sessions.reader import ReadNotice, TurnRecord, iter_records
+from zett_tui.sessions.read_notices import ReadNotices
+from zett_tui.sessions.reader import TurnRecord, iter_records
 from zett_tui.sessions.recorded_turns import TurnView, load_last_turns, turn_view
 from zett_tui.sessions.search import SearchHit
 from zett_tui.ui.chat.past_turns import show_turn
@@ -26,7 +27,8 @@ class PreviewPage:
     has_earlier: bool
     #: Turns after the last one shown (the preview of a search match ends at the matching turn).
     later_turns: int
-    notices: list[ReadNotice]
+    #: What could not be read: counted, a few kept.
+    notices: ReadNotices
     hit: SearchHit | None
 
 
@@ -36,7 +38,7 @@ def load_preview(summary: SessionSummary, hit: SearchHit | None, count: int = PR
     Blocking: call it from a worker thread. A match near the end is read backwards from the end
     of the file, one near the start forwards from the start, whichever parses fewer turns.
     """
-    notices: list[ReadNotice] = []
+    notices = ReadNotices()
     distance = summary.turns - hit.turn_index if hit is not None else 0
     if hit is None or distance <= 1:
         page = load_last_turns(summary.path, count, notices)
@@ -52,7 +54,7 @@ def load_preview(summary: SessionSummary, hit: SearchHit | None, count: int = PR
 
 
 def _turns_up_to(
-    path: Path, last_index: int, count: int, notices: list[ReadNotice]
+    path: Path, last_index: int, count: int, notices: ReadNotices
 ) -> tuple[list[TurnView], bool]:
     window: deque[TurnRecord] = deque(maxlen=count)
     seen = 0
@@ -84,7 +86,6 @@ def paint_preview(transcript: Transcript, page: PreviewPage) -> None:
     if page.later_turns:
         plural = "s" if page.later_turns != 1 else ""
         transcript.add(NoticeBlock(f"… {page.later_turns} later turn{plural} not shown.", "info"))
-    for notice in page.notices:
-        where = f"line {notice.line_no}: " if notice.line_no else ""
-        transcript.add(NoticeBlock(f"{notice.path.name} {where}{notice.reason}", "warning"))
+    for line in page.notices.lines():
+        transcript.add(NoticeBlock(line, "warning"))
     transcript.following = True

@@ -4,11 +4,13 @@ tool rows, answers, and cancelled or failed turns marked."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from zett_tui.sessions.reader import ReadNotice
+from zett_tui.core import paths
+from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.recorded_turns import (
     NoteBlock,
     TextBlock,
@@ -31,6 +33,8 @@ from zett_tui.ui.widgets.transcript import (
 CUT_OFF = "✂ cut off here: zett was stopped before this turn ended"
 #: How many of the latest turns a resumed session paints at once.
 RESUME_TURNS = 60
+
+log = logging.getLogger(__name__)
 
 
 def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | None = None) -> str | None:
@@ -88,14 +92,18 @@ class PastSession:
     """The last turns of a recorded session as read from its file, ready to paint."""
 
     page: TranscriptPage
-    notices: list[ReadNotice]
+    #: What could not be read: counted, a few kept (the details went to the log).
+    notices: ReadNotices
 
 
 def read_past_session(path: Path) -> PastSession:
     """Read the last :data:`RESUME_TURNS` turns of ``path``. Blocking (it reads the file, and counts
-    the lines before those turns): use :func:`load_past_session` on the event loop."""
-    notices: list[ReadNotice] = []
-    return PastSession(load_last_turns(path, RESUME_TURNS, notices), notices)
+    the lines before those turns): use :func:`load_past_session` on the event loop. What could
+    not be read is logged in detail here; the screen says it in a line or two."""
+    notices = ReadNotices()
+    page = load_last_turns(path, RESUME_TURNS, notices)
+    notices.log(log)
+    return PastSession(page, notices)
 
 
 async def load_past_session(path: Path) -> PastSession:
@@ -103,7 +111,7 @@ async def load_past_session(path: Path) -> PastSession:
     return await asyncio.to_thread(read_past_session, path)
 
 
-def paint_past_session(transcript: Transcript, past: PastSession, session_id: str) -> list[ReadNotice]:
+def paint_past_session(transcript: Transcript, past: PastSession, session_id: str) -> ReadNotices:
     """Paint what :func:`read_past_session` read; returns what could not be read."""
     page, notices = past.page, past.notices
     if page.has_earlier:
@@ -114,8 +122,8 @@ def paint_past_session(transcript: Transcript, past: PastSession, session_id: st
             )
         )
     show_turns(transcript, page.turns)
-    for notice in notices:
-        transcript.add(NoticeBlock(f"{notice.path.name} line {notice.line_no}: {notice.reason}", "warning"))
+    for line in notices.lines(details_in=str(paths.log_file())):
+        transcript.add(NoticeBlock(line, "warning"))
     return notices
 
 

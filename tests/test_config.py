@@ -573,9 +573,9 @@ def test_save_through_a_symlink_keeps_the_link(ws: Workspace, tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("before", "key", "value", "after"),
     [
-        ("ui = { bell = false }\n", "ui.theme", "nord", 'ui = { bell = false, theme = "nord" }\n'),
+        ("ui = { bell = false }\n", "ui.theme", "nord", 'ui = { bell = false, theme = "nord"}\n'),
         ("ui.bell = false\n", "ui.theme", "nord", 'ui.bell = false\nui.theme = "nord"\n'),
-        ("# hi\n\n[ui]\nbell = false\n", "model", "demo", '# hi\n\nmodel = "demo"\n\n[ui]\nbell = false\n'),
+        ("# hi\n\n[ui]\nbell = false\n", "model", "demo", '# hi\nmodel = "demo"\n\n[ui]\nbell = false\n'),
         ('model = "demo"', "ui.bell", False, 'model = "demo"\n\n[ui]\nbell = false\n'),
         (
             '[endpoints.local]\nbase_url = "http://h"\n',

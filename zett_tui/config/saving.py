@@ -24,7 +24,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from zett_tui.config.schema import InvalidValue, Key, resolve_setting
+from zett_tui.config.converters import InvalidValue
+from zett_tui.config.schema import Key, resolve_setting
 from zett_tui.config.toml_edit import TomlEditError, set_toml_value
 from zett_tui.config.toml_file import UTF8_BOM, UnusableFile, parse_toml_bytes
 from zett_tui.core import paths

@@ -17,7 +17,6 @@ from zett_tui.config.saving import ConfigSaveError, save_user_setting
 from zett_tui.config.schema import (
     ALL_KEYS,
     EXTENSION_ORIGIN_KEYS,
-    REASONING_EFFORTS,
     ConfigProblem,
     EndpointConfig,
     ExtensionConfig,
@@ -31,6 +30,7 @@ from zett_tui.config.schema import (
 from zett_tui.config.toml_file import UnusableFile, read_toml
 from zett_tui.config.toml_lines import TomlOutline
 from zett_tui.core import paths
+from zett_tui.providers.build import REASONING_EFFORTS
 
 __all__ = [
     "REASONING_EFFORTS",

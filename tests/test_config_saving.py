@@ -233,3 +233,21 @@ def test_a_save_waiting_on_another_gives_up_with_a_line(
         os.close(holder)
     save_user_setting(config, "ui.theme", "x")
     assert tomllib.loads(config.read_text())["ui"]["theme"] == "x"
+
+
+@pytest.mark.parametrize("failure", ["raises", "changes something else"])
+def test_when_tomlkit_fails_or_disturbs_the_file_nothing_is_written(
+    config: Path, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    import tomlkit
+
+    real_parse = tomlkit.parse
+
+    def broken_parse(text: str) -> object:
+        if failure == "raises":
+            raise AttributeError("a tomlkit bug")
+        return real_parse(text.replace("openai:gpt-4o", "demo"))
+
+    monkeypatch.setattr(tomlkit, "parse", broken_parse)
+    config.write_text(HAND_WRITTEN)
+    _assert_refused(config, HAND_WRITTEN.encode(), "ui.theme", "x", "set ui.theme by hand")

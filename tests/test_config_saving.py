@@ -181,7 +181,7 @@ def test_a_huge_file_is_refused_without_reading_it_through_tomlkit(config: Path)
     text = HAND_WRITTEN + "".join(f"# padding line {index}\n" for index in range(20_000))
     assert len(text) > saving.MAX_EDIT_BYTES
     config.write_text(text)
-    _assert_refused(config, text.encode(), "ui.theme", "nord", "larger than 256 KiB")
+    _assert_refused(config, text.encode(), "ui.theme", "nord", "larger than 64 KiB")
 
 
 def test_a_file_just_under_the_limit_is_edited(config: Path) -> None:

@@ -16,11 +16,11 @@ from tests.ui_helpers import (
     make_app,
     notices,
     prompts,
+    ready_app,
     screen_text,
     submit,
     tools,
     wait_for,
-    wait_ready,
 )
 from zett_tui.core import paths
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
@@ -38,8 +38,7 @@ def recorded(session_id: str) -> list[dict]:
 async def test_answer_streams_into_the_transcript_and_is_recorded() -> None:
     model = ScriptedModel(text_step(ANSWER, reasoning="Let me think about it."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "make a plan")
         await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
         [answer] = answers(app)
@@ -59,8 +58,7 @@ async def test_tool_calls_show_as_rows_with_state() -> None:
     (Path.cwd() / "notes.txt").write_text("remember the milk\n")
     model = ScriptedModel(tool_step("c1", "read_file", {"path": "notes.txt"}), text_step("It says milk."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "read notes")
         await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
         [row] = tools(app)
@@ -72,8 +70,7 @@ async def test_tool_calls_show_as_rows_with_state() -> None:
 async def test_shell_command_asks_first_and_enter_runs_it(project_dir: Path) -> None:
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo hello > made.txt"}), text_step("Done."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "make a file")
         await dialog_armed(pilot)
         dialog = app.screen
@@ -89,8 +86,7 @@ async def test_shell_command_asks_first_and_enter_runs_it(project_dir: Path) -> 
 async def test_escape_declines_the_command() -> None:
     model = ScriptedModel(tool_step("c1", "bash", {"command": "touch nope.txt"}), text_step("Fine."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "touch")
         await dialog_armed(pilot)
         await pilot.press("escape")
@@ -104,8 +100,7 @@ async def test_parallel_approvals_are_asked_one_after_another() -> None:
     calls = [("a", "bash", {"command": "echo one"}), ("b", "bash", {"command": "echo two"})]
     model = ScriptedModel(tools_step(calls), text_step("both ran"))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "two commands")
         asked: list[str] = []
         previous = None
@@ -132,8 +127,7 @@ async def test_ctrl_c_cancels_a_stream_and_the_session_goes_on() -> None:
     gate = asyncio.Event()
     model = ScriptedModel(text_step("The beginning of a long answer", gate=gate), text_step("Next answer."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "long")
         await wait_for(pilot, lambda: bool(answers(app)) and bool(answers(app)[0].text))
         started = time.monotonic()
@@ -150,15 +144,14 @@ async def test_ctrl_c_cancels_a_stream_and_the_session_goes_on() -> None:
 
 
 async def test_escape_cancels_a_running_tool_process(project_dir: Path) -> None:
-    model = ScriptedModel(tool_step("c1", "bash", {"command": "sleep 20; touch late.txt"}))
+    model = ScriptedModel(tool_step("c1", "bash", {"command": "touch started.txt; sleep 20; touch late.txt"}))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "slow")
         await dialog_armed(pilot)
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(tools(app)) and tools(app)[0].state == "running")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: (project_dir / "started.txt").exists())  # the process is running
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.chat.turns.busy)
         assert tools(app)[0].state == "cancelled"
@@ -170,8 +163,7 @@ async def test_escape_cancels_a_running_tool_process(project_dir: Path) -> None:
 async def test_cancel_while_a_dialog_is_open_closes_it() -> None:
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo never"}))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "ask me")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
         await pilot.press("ctrl+c")
@@ -182,8 +174,7 @@ async def test_cancel_while_a_dialog_is_open_closes_it() -> None:
 
 async def test_ctrl_c_clears_text_then_asks_before_quitting() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         app.chat.composer.load_text("half-written thought")
         await pilot.press("ctrl+c")
         assert app.chat.composer.text == ""
@@ -197,8 +188,7 @@ async def test_ctrl_c_clears_text_then_asks_before_quitting() -> None:
 
 async def test_ctrl_d_quits_only_on_an_empty_prompt() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         app.chat.composer.load_text("ab")
         app.chat.composer.move_cursor((0, 0))
         await pilot.press("ctrl+d")
@@ -213,8 +203,7 @@ async def test_quitting_during_a_turn_records_it_as_cancelled() -> None:
     gate = asyncio.Event()
     model = ScriptedModel(text_step("streaming forever", gate=gate))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "stream")
         await wait_for(pilot, lambda: bool(answers(app)))
         session = app.chat.host.session_id
@@ -248,8 +237,7 @@ async def test_keys_typed_before_the_agent_is_ready_are_kept_and_sent() -> None:
 async def test_prompt_history_is_recalled_with_up() -> None:
     model = ScriptedModel(text_step("one"), text_step("two"))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "first prompt")
         await wait_for(pilot, lambda: idle(app))
         await pilot.press("up")

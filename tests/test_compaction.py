@@ -22,7 +22,7 @@ from zett_agent.messages import (
 from zett_agent.model import ModelRequest, ReasoningEffort
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import idle, make_app, notices, ready_app, submit, wait_for
 from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
 from zett_tui.runtime.events import ContextMeasured, Notice, TextChunk, TurnFinished, UIEvent
 from zett_tui.runtime.host import AgentHost, HostOptions
@@ -207,8 +207,7 @@ async def test_compact_on_demand_with_too_little_history_does_nothing(tmp_path: 
 async def test_slash_compact_summarizes_now_and_the_next_turn_builds_on_it() -> None:
     model = ScriptedModel(text_step(LONG), text_step("short answer"), text_step(SUMMARY), text_step("next"))
     app = make_app(model)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(120, 40)) as pilot:
         await submit(pilot, "first question")
         await wait_for(pilot, lambda: idle(app) and len(model.requests) == 1)
         await submit(pilot, "second question")
@@ -230,8 +229,7 @@ async def test_slash_compact_summarizes_now_and_the_next_turn_builds_on_it() -> 
 async def test_slash_compact_says_when_there_is_nothing_to_compact() -> None:
     model = ScriptedModel(text_step("answer"))
     app = make_app(model)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(120, 40)) as pilot:
         await submit(pilot, "/compact")
         await wait_for(pilot, lambda: any(n.startswith("Nothing to compact yet") for n in notices(app)))
         assert idle(app)
@@ -241,8 +239,7 @@ async def test_slash_compact_says_when_there_is_nothing_to_compact() -> None:
 async def test_automatic_compaction_notices_appear_in_the_transcript() -> None:
     model = ScriptedModel(text_step(LONG), text_step(LONG), text_step(SUMMARY), text_step("third answer"))
     app = make_app(model, context_window=14_000)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(120, 40)) as pilot:
         for prompt, requests in (("first", 1), ("second", 2), ("third", 4)):
             await submit(pilot, prompt)
             await wait_for(pilot, partial(made, app, model, requests))

@@ -15,7 +15,16 @@ from textual.command import CommandPalette
 from textual.widgets import OptionList
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import answers, idle, make_app, notices, prompts, screen_text, wait_for, wait_ready
+from tests.ui_helpers import (
+    answers,
+    idle,
+    make_app,
+    notices,
+    prompts,
+    ready_app,
+    screen_text,
+    wait_for,
+)
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 
@@ -46,8 +55,7 @@ async def type_text(pilot: Any, text: str) -> None:
 
 async def test_slash_shows_matching_commands_tab_completes_and_enter_runs() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         await type_text(pilot, "/he")
         await wait_for(pilot, lambda: "/help" in menu_labels(app))
         [item] = [item for item in menu(app).items if item.label == "/help"]
@@ -63,8 +71,7 @@ async def test_slash_shows_matching_commands_tab_completes_and_enter_runs() -> N
 
 async def test_enter_on_a_partial_name_completes_it_and_arguments_get_a_space() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         await type_text(pilot, "/ren")
         await wait_for(pilot, lambda: menu_labels(app)[:1] == ["/rename"])
         assert menu(app).items[0].hint == "TITLE"
@@ -83,8 +90,7 @@ async def test_up_down_move_in_the_menu_and_commands_added_later_appear() -> Non
 
     try:
         app = make_app(ScriptedModel())
-        async with app.run_test(size=(110, 30)) as pilot:
-            await wait_ready(pilot)
+        async with ready_app(app, size=(110, 30)) as pilot:
             await type_text(pilot, "/")
             await wait_for(pilot, lambda: len(menu_labels(app)) == len(REGISTRY))
             assert "/zz-late" in menu_labels(app)
@@ -99,8 +105,7 @@ async def test_up_down_move_in_the_menu_and_commands_added_later_appear() -> Non
 
 async def test_a_command_recalled_from_history_opens_no_menu_so_up_keeps_browsing() -> None:
     app = make_app(ScriptedModel(text_step("ok")))
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         for prompt in ("first", "/help"):
             await type_text(pilot, prompt)
             await pilot.press("enter")
@@ -118,8 +123,7 @@ async def test_escape_closes_the_menu_and_does_not_stop_the_running_turn() -> No
     gate = asyncio.Event()
     model = ScriptedModel(text_step("streaming a long answer", gate=gate))
     app = make_app(model)
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         app.chat.composer.load_text("go")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.chat.turns.busy and bool(answers(app)))
@@ -141,8 +145,7 @@ async def test_escape_closes_the_menu_and_does_not_stop_the_running_turn() -> No
 async def test_unknown_command_is_sent_to_the_suggestions_not_the_model() -> None:
     model = ScriptedModel()
     app = make_app(model)
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         await type_text(pilot, "/hlp")
         assert not menu(app).is_open  # nothing starts with or contains "hlp"
         await pilot.press("enter")
@@ -177,8 +180,7 @@ async def test_at_finds_a_file_among_50000_and_inserts_its_path(project_dir: Pat
     make_tree(project_dir, 50_000)
     subprocess.run(["git", "init", "-q"], cwd=project_dir, check=True)
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         await type_text(pilot, "look at @")
         composer = app.chat.composer
         await wait_for(pilot, lambda: composer.project_files.index is not None, timeout=20)
@@ -198,8 +200,7 @@ async def test_ignored_files_are_not_offered_without_git(project_dir: Path) -> N
     (project_dir / "my notes").mkdir()
     (project_dir / "my notes" / "needle target plan.md").write_text("")
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         await type_text(pilot, "@needle")
         await wait_for(pilot, lambda: len(menu_labels(app)) == 2)
         assert sorted(menu_labels(app)) == [
@@ -217,8 +218,7 @@ async def test_ignored_files_are_not_offered_without_git(project_dir: Path) -> N
 
 async def test_at_inside_an_email_address_opens_nothing() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         await type_text(pilot, "mail me@host")
         await pilot.pause(0.1)
         assert not menu(app).is_open
@@ -232,8 +232,7 @@ PASTED = "".join(f"line {n}\twith a tab and trailing spaces   \n" for n in range
 async def test_a_large_paste_shows_compactly_and_is_sent_intact() -> None:
     model = ScriptedModel(text_step("Got it."))
     app = make_app(model)
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         await type_text(pilot, "review ")
         app.post_message(events.Paste(PASTED))
         composer = app.chat.composer
@@ -251,8 +250,7 @@ async def test_a_large_paste_shows_compactly_and_is_sent_intact() -> None:
 async def test_deleting_the_placeholder_drops_the_paste_and_small_pastes_go_in_as_text() -> None:
     model = ScriptedModel(text_step("ok"))
     app = make_app(model)
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         composer = app.chat.composer
         app.post_message(events.Paste(PASTED))
         await wait_for(pilot, lambda: composer.text == "[Pasted 240 lines #1]")
@@ -268,8 +266,7 @@ async def test_deleting_the_placeholder_drops_the_paste_and_small_pastes_go_in_a
 async def test_an_edited_placeholder_no_longer_expands() -> None:
     model = ScriptedModel(text_step("ok"))
     app = make_app(model)
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         composer = app.chat.composer
         app.post_message(events.Paste(PASTED))
         await wait_for(pilot, lambda: composer.text == "[Pasted 240 lines #1]")
@@ -306,8 +303,7 @@ async def test_ctrl_g_edits_the_prompt_with_pastes_expanded(
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", str(script))
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         composer = app.chat.composer
         composer.run_editor = run_directly
         await type_text(pilot, "before ")
@@ -326,8 +322,7 @@ async def test_ctrl_g_keeps_the_prompt_when_the_editor_fails_or_is_missing(
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", str(failing))
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:
         composer = app.chat.composer
         composer.run_editor = run_directly
         await type_text(pilot, "keep me")
@@ -345,8 +340,7 @@ async def test_ctrl_g_without_a_terminal_to_hand_over_says_so(
 ) -> None:
     monkeypatch.setenv("VISUAL", str(editor_script(tmp_path, 'echo changed > "$1"\n')))
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:  # the headless driver cannot suspend
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 30)) as pilot:  # the headless driver cannot suspend
         await type_text(pilot, "keep me")
         await pilot.press("ctrl+g")
         assert app.chat.composer.text == "keep me"
@@ -363,8 +357,7 @@ def palette_prompts(app: ZettApp) -> list[str]:
 
 async def test_ctrl_p_lists_the_commands_and_runs_one() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 40)) as pilot:
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await wait_for(pilot, lambda: any("/help" in prompt for prompt in palette_prompts(app)))
@@ -382,8 +375,7 @@ async def test_ctrl_p_lists_the_commands_and_runs_one() -> None:
 
 async def test_palette_prefills_a_command_that_needs_an_argument() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 40)) as pilot:
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await type_text(pilot, "rename")
@@ -395,8 +387,7 @@ async def test_palette_prefills_a_command_that_needs_an_argument() -> None:
 
 async def test_f1_shows_the_commands_and_the_keys_from_the_bindings() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(110, 40)) as pilot:
         await pilot.press("f1")
         await wait_for(pilot, lambda: any(text.startswith("Commands:") for text in notices(app)))
         [help_text] = [text for text in notices(app) if text.startswith("Commands:")]
@@ -412,20 +403,18 @@ async def test_f1_shows_the_commands_and_the_keys_from_the_bindings() -> None:
 
 async def test_prompts_are_recalled_in_the_next_session_and_kept_redacted() -> None:
     from tests.fakes.scripted_model import text_step
-    from tests.ui_helpers import answers, idle, make_app, submit, wait_for, wait_ready
+    from tests.ui_helpers import answers, idle, make_app, submit, wait_for
     from zett_tui.core import paths
 
     secret = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
     first = make_app(ScriptedModel(text_step("ok")))
-    async with first.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(first) as pilot:
         await submit(pilot, f"remember {secret}")
         await wait_for(pilot, lambda: idle(first) and bool(answers(first)))
     stored = paths.prompt_history_file().read_text()
     assert secret not in stored and "remember" in stored
     second = make_app(ScriptedModel())
-    async with second.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(second) as pilot:
         await wait_for(pilot, lambda: bool(second.chat.composer.prompt_history.entries))
         await pilot.press("up")
         assert second.chat.composer.text.startswith("remember [REDACTED")

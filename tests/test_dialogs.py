@@ -17,7 +17,17 @@ from textual.widgets import Input
 from zett_agent.model import ModelRequest
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
-from tests.ui_helpers import answers, dialog_armed, idle, make_app, notices, submit, wait_for, wait_ready
+from tests.ui_helpers import (
+    answers,
+    dialog_armed,
+    idle,
+    make_app,
+    notices,
+    ready_app,
+    submit,
+    wait_for,
+    wait_ready,
+)
 from zett_tui.runtime.host import AgentHost
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.app import ZettApp
@@ -116,8 +126,7 @@ async def test_entering_plan_mode_when_the_user_agrees() -> None:
         tool_step("p1", "enter_plan_mode", {"reason": "It touches three modules."}), text_step("Planning.")
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "big change")
         dialog = await open_dialog(pilot)
         text = shown(app)
@@ -135,8 +144,7 @@ async def test_entering_plan_mode_when_the_user_agrees() -> None:
 async def test_declining_plan_mode_keeps_the_normal_mode() -> None:
     model = ScriptedModel(tool_step("p1", "enter_plan_mode", {"reason": "Maybe."}), text_step("Working."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "small change")
         await open_dialog(pilot)
         await pilot.press("escape")
@@ -154,8 +162,7 @@ async def test_a_plan_sent_back_with_a_note_then_revised_and_approved() -> None:
         text_step("Implementing the plan."),
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "refactor")
         await open_dialog(pilot)
         await pilot.press("enter")
@@ -188,8 +195,7 @@ async def test_an_edited_plan_is_what_the_model_is_told_to_carry_out() -> None:
     )
     app = make_app(model)
     edited = "# Plan\n\n1. Only rename `load()`.\n"
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "refactor")
         await open_dialog(pilot)
         await pilot.press("enter")

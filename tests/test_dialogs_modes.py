@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step, tools_step
 from tests.test_dialogs import PLAN_V1, dialog_closed, host_of, open_dialog, shown
-from tests.ui_helpers import idle, make_app, notices, submit, tools, wait_for, wait_ready
+from tests.ui_helpers import idle, make_app, notices, ready_app, submit, tools, wait_for, wait_ready
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.modals.plan_dialogs import PlanReviewDialog
@@ -23,8 +23,7 @@ async def test_shift_tab_cycles_the_modes_and_auto_still_asks_for_a_recursive_de
         text_step("Done."),
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         chat = app.chat
         assert chat.focused is chat.composer and chat.status.permission_mode == "ask"
         seen = []
@@ -52,8 +51,7 @@ async def test_shift_tab_cycles_the_modes_and_auto_still_asks_for_a_recursive_de
 
 async def test_mode_command_sets_and_explains(project_dir: Path) -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/mode accept-edits")
         assert host_of(app).mode is PermissionMode.ACCEPT_EDITS
         assert "✎ accept edits" in shown(app)
@@ -67,8 +65,7 @@ async def test_mode_command_sets_and_explains(project_dir: Path) -> None:
 async def test_plan_command_switches_plan_mode_and_shows_the_kept_plan(project_dir: Path) -> None:
     model = ScriptedModel(tool_step("x1", "exit_plan_mode", {"plan": PLAN_V1}), text_step("On it."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/plan")
         assert "There is no kept plan in this session" in notices(app)[-1]
         await submit(pilot, "/plan on")
@@ -95,8 +92,7 @@ async def test_plan_command_switches_plan_mode_and_shows_the_kept_plan(project_d
 
 async def test_permissions_lists_and_removes_saved_rules(project_dir: Path) -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         rules = host_of(app).shell_rules
         rules.add("prefix", "pytest")
         rules.add("exact", "git diff --stat")
@@ -114,8 +110,7 @@ async def test_cancelling_closes_the_open_dialog_and_drops_the_queued_ones() -> 
     calls = [("a", "bash", {"command": "echo one"}), ("b", "bash", {"command": "echo two"})]
     model = ScriptedModel(tools_step(calls), text_step("next turn"))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "two commands")
         await open_dialog(pilot)
         await wait_for(pilot, lambda: len(app.chat.dialogs.pending) == 1)  # the second one waits its turn
@@ -134,8 +129,7 @@ async def test_cancelling_while_editing_a_plan_closes_it() -> None:
         tool_step("x1", "exit_plan_mode", {"plan": PLAN_V1}),
     )
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "plan")
         await open_dialog(pilot)
         await pilot.press("enter")
@@ -151,8 +145,7 @@ async def test_cancelling_while_editing_a_plan_closes_it() -> None:
 async def test_a_duplicate_answer_is_ignored() -> None:
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo once"}), text_step("Ran."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "run")
         await open_dialog(pilot)
         decision = app.chat.dialogs.current

@@ -11,7 +11,16 @@ import pytest
 
 from tests.fakes.host import Collector, kill_when_it_prints, make_host, wait_until
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
-from tests.ui_helpers import answers, idle, make_app, notices, prompts, submit, wait_for, wait_ready
+from tests.ui_helpers import (
+    answers,
+    idle,
+    make_app,
+    notices,
+    prompts,
+    ready_app,
+    submit,
+    wait_for,
+)
 from zett_tui.entry.startup import StartupError, find_session_to_resume
 from zett_tui.sessions.index import SessionIndex
 from zett_tui.ui.chat.past_turns import CUT_OFF
@@ -36,8 +45,7 @@ async def test_resume_shows_the_transcript_and_the_model_gets_the_context(projec
     assert found.session_id == session_id
     model = ScriptedModel(text_step("About 2 million."))
     app = make_app(model, session_id=session_id, resume_path=found.path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         assert prompts(app) == ["capital of France?"]
         assert answers(app)[0].text == "The capital is **Paris**."
         await submit(pilot, "and its population?")
@@ -59,8 +67,7 @@ async def test_a_cancelled_turn_is_marked_when_resumed(project_dir: Path) -> Non
     await host.aclose()
     found = find_session_to_resume(project_dir, host.session_id[:12], continue_last=False)
     app = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app):
         assert prompts(app) == ["long question"]
         # the answer streamed before the cancel is shown as it was live (to its last whole word),
         # marked cancelled
@@ -124,8 +131,7 @@ async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
     found = find_session_to_resume(project_dir, "killed", continue_last=False)
     model = ScriptedModel(text_step("Carrying on."))
     app = make_app(model, session_id=found.session_id, resume_path=found.path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         assert prompts(app) == ["first question", "second question"]
         await wait_for(pilot, lambda: any("zett was stopped during the last turn" in t for t in notices(app)))
         assert CUT_OFF in notices(app)
@@ -137,8 +143,7 @@ async def test_a_session_killed_mid_turn_resumes(project_dir: Path) -> None:
 
     # resumed once more: the carried-on turn is painted as the live screen showed it, once
     again = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
-    async with again.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(again) as pilot:
         assert prompts(again) == ["first question", "second question"]
         painted = [(type(block).__name__, block.plain_text()) for block in again.chat.transcript.blocks]
     assert [text for kind, text in painted if kind == "AnswerBlock"] == [
@@ -180,8 +185,7 @@ async def test_a_session_busy_in_another_zett_can_be_viewed_or_forked(project_di
         assert fork.session_id != session_id
         model = ScriptedModel(text_step("Forked answer."))
         app = make_app(model, session_id=fork.session_id, resume_path=fork.path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await wait_ready(pilot)
+        async with ready_app(app) as pilot:
             assert prompts(app) == ["original question"]
             await submit(pilot, "go on in the copy")
             await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
@@ -207,8 +211,7 @@ async def test_a_resumed_session_shows_its_decision_lines_and_context_figure_as_
         text_step("Done."),
     )
     live = make_app(model)
-    async with live.run_test(size=(160, 45)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(live, size=(160, 45)) as pilot:
         await submit(pilot, "run it")
         await open_dialog(pilot)
         await pilot.press("enter")
@@ -221,8 +224,7 @@ async def test_a_resumed_session_shows_its_decision_lines_and_context_figure_as_
 
     found = find_session_to_resume(project_dir, session_id[:12], continue_last=False)
     app = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(160, 45)) as pilot:
         await wait_for(pilot, lambda: app.chat.status.activity == "idle")
         resumed = [block for block in painted(app) if not block[1].startswith("Resumed session")]
         assert resumed == live_blocks

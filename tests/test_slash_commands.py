@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.fakes.scripted_model import ScriptedModel
-from tests.ui_helpers import make_app, notices, prompts, submit, wait_for, wait_ready
+from tests.ui_helpers import make_app, notices, prompts, ready_app, submit, wait_for
 from zett_tui.ui.chat.commands.registry import split_command
 
 
@@ -16,8 +16,7 @@ def test_paths_and_double_slashes_are_prompts_not_commands() -> None:
 
 async def test_unknown_command_suggests_the_nearest() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/hlep")
         assert any("Unknown command /hlep" in text and "/help" in text for text in notices(app))
         assert prompts(app) == []
@@ -25,8 +24,7 @@ async def test_unknown_command_suggests_the_nearest() -> None:
 
 async def test_help_lists_commands_and_keys_from_the_bindings() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/help")
         [text] = [t for t in notices(app) if t.startswith("Commands:")]
         assert "/quit" in text and "/continue" in text
@@ -35,8 +33,7 @@ async def test_help_lists_commands_and_keys_from_the_bindings() -> None:
 
 async def test_quit_command_quits() -> None:
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "/quit")
         await wait_for(pilot, lambda: not app.is_running)
 
@@ -47,8 +44,7 @@ async def test_new_starts_a_fresh_session_and_keeps_the_old_one() -> None:
 
     model = ScriptedModel(text_step("first"), text_step("second"))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
         old_session = app.chat.host.session_id

@@ -398,6 +398,22 @@ async def test_theme_command_reports_a_config_that_cannot_be_saved() -> None:
         assert "config.toml" in notices(app)[-1]
 
 
+async def test_theme_command_leaves_a_read_only_config_alone_and_says_so() -> None:
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("# mine, managed elsewhere\n[ui]\nbell = false\n")
+    os.chmod(config, 0o444)
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        await submit(pilot, "/theme zett-high-contrast")
+        await wait_for(pilot, lambda: any("could not be saved" in text for text in notices(app)))
+        assert app.theme == HIGH_CONTRAST_THEME
+        assert "is read-only" in notices(app)[-1]
+        await submit(pilot, "/theme zett-light")  # the app goes on
+        await wait_for(pilot, lambda: app.theme == LIGHT_THEME)
+    assert config.read_text() == "# mine, managed elsewhere\n[ui]\nbell = false\n"
+
+
 async def test_picker_previews_on_highlight_and_escape_restores() -> None:
     app = make_app(ScriptedModel(), theme=DARK_THEME)
     async with ready_app(app) as pilot:

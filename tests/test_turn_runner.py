@@ -14,7 +14,16 @@ from collections.abc import Iterator
 import pytest
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import answers, idle, make_app, notices, prompts, submit, wait_for, wait_ready
+from tests.ui_helpers import (
+    answers,
+    idle,
+    make_app,
+    notices,
+    prompts,
+    ready_app,
+    submit,
+    wait_for,
+)
 
 #: A long answer, so there is an older turn for /compact to summarize.
 LONG = "word " * 4000
@@ -41,8 +50,7 @@ async def test_a_prompt_typed_while_a_turn_runs_is_queued_and_sent_when_it_ends(
     gate = asyncio.Event()
     model = ScriptedModel(text_step("First answer, slowly.", gate=gate), text_step("Second answer."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "first")
         await wait_for(pilot, lambda: app.chat.turns.busy and bool(answers(app)))
         await submit(pilot, "second")
@@ -86,8 +94,7 @@ async def test_cancelling_a_turn_still_sends_the_prompt_queued_behind_it() -> No
     gate = asyncio.Event()
     model = ScriptedModel(text_step("A long answer that never ends", gate=gate), text_step("The queued one."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "long")
         await wait_for(pilot, lambda: bool(answers(app)) and bool(answers(app)[0].text))
         await submit(pilot, "queued")
@@ -102,8 +109,7 @@ async def test_cancelling_a_turn_still_sends_the_prompt_queued_behind_it() -> No
 async def test_cancel_with_nothing_running_does_nothing() -> None:
     model = ScriptedModel()
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app):
         assert app.chat.turns.cancel() is False
         assert app.chat.turns.settled and not app.chat.turns.busy
         assert model.requests == []
@@ -120,8 +126,7 @@ async def test_compact_while_idle_runs_as_a_turn_and_a_prompt_typed_meanwhile_wa
         text_step("after compaction"),
     )
     app = make_app(model)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app, size=(120, 40)) as pilot:
         await submit(pilot, "first question")
         await wait_for(pilot, lambda: idle(app) and len(model.requests) == 1)
         await submit(pilot, "second question")
@@ -144,8 +149,7 @@ async def test_continue_while_a_turn_runs_is_refused() -> None:
     gate = asyncio.Event()
     model = ScriptedModel(text_step("Busy answering.", gate=gate))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         await submit(pilot, "question")
         await wait_for(pilot, lambda: app.chat.turns.busy)
         await submit(pilot, "/continue")
@@ -160,8 +164,7 @@ async def test_continue_while_a_turn_runs_is_refused() -> None:
 async def test_a_turn_that_fails_inside_zett_ends_as_failed_with_the_error_shown() -> None:
     model = ScriptedModel(text_step("never sent"), text_step("The next turn works."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         host = app.chat.host
         assert host is not None
         real_run_turn = host.run_turn
@@ -184,8 +187,7 @@ async def test_steering_reaches_the_running_turn_only() -> None:
     gate = asyncio.Event()
     model = ScriptedModel(text_step("Working on it.", gate=gate), text_step("Steered."))
     app = make_app(model)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app) as pilot:
         assert app.chat.turns.steer("too early") is False  # no turn takes it
         await submit(pilot, "question")
         await wait_for(pilot, lambda: app.chat.turns.busy and bool(answers(app)))

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import make_app, prompts, wait_for, wait_ready
+from tests.ui_helpers import make_app, prompts, ready_app, wait_for
 from zett_tui.terminal import typeahead
 
 
@@ -95,8 +95,7 @@ async def test_a_prompt_typed_while_starting_is_sent_once_the_model_is_ready() -
 async def test_a_draft_typed_while_starting_lands_in_the_prompt_box() -> None:
     typeahead.keep(b"draft")
     app = make_app(ScriptedModel())
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
+    async with ready_app(app):
         assert app.chat.composer.text == "draft"
         assert app.focused is app.chat.composer
 

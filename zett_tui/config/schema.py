@@ -1,8 +1,8 @@
-"""The typed settings of zett and the rules every setting's value must follow.
+"""The typed settings of zett, which keys exist (``SCHEMA``) and how the layers combine.
 
-``config.settings`` reads the layers (files, environment, flags) and checks each value against
-``SCHEMA`` here, with the converters of ``config.values``. Nothing here reads files or imports
-Textual.
+``settings`` reads the layers (files, environment, flags) and checks each value against
+``SCHEMA`` here; the checks of one value (``convert_*``) are in ``converters``. Nothing here reads
+files or imports Textual.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from zett_tui.config.values import (
+from zett_tui.config.converters import (
     InvalidValue,
     convert_api_key,
     convert_base_url,

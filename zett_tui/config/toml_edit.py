@@ -1,11 +1,11 @@
-"""Change one value in a user's TOML file and keep everything else: comments, order, blank lines.
+"""Changing one value in a TOML text the user wrote, with ``tomlkit`` keeping everything else.
 
-tomlkit does the parsing and the writing. Two things it gets wrong for a hand-kept file are
-handled here: a new key goes after the table's last entry, not after the comments that introduce
-the next ``[header]`` (tomlkit files those under the table before; python-poetry/tomlkit#295),
-and a file written with CRLF line endings keeps them for the new lines too. Whatever the edit,
-the result must parse (with the standard library's ``tomllib``) to exactly the old document plus
-this key, or nothing is returned.
+``tomlkit`` keeps comments, blank lines, quoting and key order. Three things it gets wrong for a
+hand-kept file are corrected here: a new key goes after its table's last entry, not after the
+comments that introduce the next ``[header]`` (tomlkit files those under the table before;
+python-poetry/tomlkit#295); a key added to ``{ a = 1 }`` keeps the space before the brace; and a
+file written with CRLF throughout gets CRLF on the new lines too. The result is checked with ``tomllib`` (what zett reads with): it must parse to the old
+document plus this one key, or nothing is returned.
 """
 
 from __future__ import annotations
@@ -13,58 +13,52 @@ from __future__ import annotations
 import copy
 import re
 import tomllib
+from collections.abc import MutableMapping
 from typing import Any
 
-import tomlkit
-from tomlkit.container import Container
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import AoT, Comment, InlineTable, Item, Table, Whitespace
-
-from zett_tui.config import tomlkit_compat
 from zett_tui.config.schema import Key, format_key
-
-__all__ = ["set_toml_value"]
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
 
 
+class TomlEditError(ValueError):
+    """The text cannot take this key; the message says why, fit to show after the file's name."""
+
+
 def set_toml_value(text: str, key: Key, value: str | bool | int) -> str:
-    """``text`` with ``key`` set to ``value``; raises ``ValueError`` with a reason fit for the user."""
+    """``text`` with ``key`` set to ``value``, every other byte kept where ``tomlkit`` can.
+
+    Raises ``TomlEditError`` when ``text`` is not valid TOML, when a part of ``key`` is there but
+    is not a table (``ui = 3``, or ``[[ui]]``), or when the edit would change anything else.
+    """
     try:
-        expected = tomllib.loads(text)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"the file is not valid TOML ({error}); fix it first") from None
-    expected = copy.deepcopy(expected)
-    table: dict[str, Any] = expected
-    for depth, part in enumerate(key[:-1], start=1):
-        table = table.setdefault(str(part), {})
-        if not isinstance(table, dict):
-            raise ValueError(f"{format_key(key[:depth])} is not a table")
-    table[str(key[-1])] = value
+        raise TomlEditError(f"the file is not valid TOML ({error}); fix it first") from None
+    expected = _with_value(document, key, value)
+    crlf = "\r\n" in text and _LONE_LF.search(text) is None
+    if text and not text.endswith("\n"):
+        text += "\r\n" if crlf else "\n"  # so what tomlkit appends starts on a line of its own
+    import tomlkit  # imported here: only a save needs it, and zett's start does not pay for it
 
-    if text.strip() and not text.endswith("\n"):
-        text += "\r\n" if "\r\n" in text else "\n"  # so a new table starts on a line of its own
     try:
-        document = tomlkit.parse(text)
-        _set(document, key, value)
-        new_text = tomlkit.dumps(document)
-    except (TOMLKitError, ValueError, TypeError, KeyError):
-        raise ValueError(_by_hand(key)) from None
-    if _uses_crlf(text):
-        new_text = _LONE_LF.sub("\r\n", new_text)
-    try:
-        if tomllib.loads(new_text) == expected:
-            return new_text
-    except tomllib.TOMLDecodeError:
-        pass
-    raise ValueError(_by_hand(key))
+        edited = tomlkit.parse(text)
+        _set(edited, key, value)
+        result = edited.as_string()
+    except Exception:  # whatever tomlkit trips on, the answer is "set it by hand", not a traceback
+        result = None
+    if result is not None and crlf:
+        result = _LONE_LF.sub("\r\n", result)
+    if result is None or _parses_to(result) != expected:
+        raise TomlEditError(f"could not change it without disturbing the file; set {format_key(key)} by hand")
+    return result
 
 
-def _by_hand(key: Key) -> str:
-    return f"could not add it without disturbing the file; add {format_key(key)} by hand"
+def _set(document: Any, key: Key, value: str | bool | int) -> None:
+    import tomlkit
+    from tomlkit.container import Container
+    from tomlkit.items import InlineTable, Table
 
-
-def _set(document: tomlkit.TOMLDocument, key: Key, value: str | bool | int) -> None:
     container: Any = document
     for part in key[:-1]:
         name = str(part)
@@ -74,42 +68,49 @@ def _set(document: tomlkit.TOMLDocument, key: Key, value: str | bool | int) -> N
     leaf = str(key[-1])
     if leaf in container:
         container[leaf] = value  # a value replaced in place keeps its comment and spacing
-        return
-    if isinstance(container, InlineTable):
+    elif isinstance(container, InlineTable):
         _add_to_inline_table(container, leaf, value)
-        return
-    body = container.value if isinstance(container, Table) else container
-    if not isinstance(body, Container):
-        container[leaf] = value
-        return
-    _add_entry(body, leaf, value, top_level=container is document)
+    else:
+        body = container.value if isinstance(container, Table) else container
+        if isinstance(body, Container):
+            _add_entry(body, leaf, value, top_level=container is document)
+        else:
+            container[leaf] = value
 
 
-def _add_entry(body: Container, leaf: str, value: str | bool | int, *, top_level: bool) -> None:
-    """Put a new ``leaf = value`` after the last entry of ``body``, before what belongs to what follows."""
+def _add_entry(body: Any, leaf: str, value: str | bool | int, *, top_level: bool) -> None:
+    """A new ``leaf = value`` after the last entry of ``body``, before what belongs to what follows."""
+    from tomlkit.items import AoT, Comment, Item, Table
+
+    from zett_tui.config import tomlkit_compat
+
     items = body.body
-    last_entry = max(
-        (index for index, (name, item) in enumerate(items) if name is not None and not _is_table(item)),
-        default=None,
-    )
-    if last_entry is not None:
-        at = last_entry + 1
+    entries = [
+        i for i, (name, item) in enumerate(items) if name is not None and not isinstance(item, Table | AoT)
+    ]
+    if entries:
+        at = entries[-1] + 1
     elif not top_level:
         at = 0  # right under the table's header
-    else:
-        at = _before_comments_of_first_table(items)
+    else:  # above the first table, and above the comment lines that sit directly on its header
+        at = next((i for i, (_, item) in enumerate(items) if isinstance(item, Table | AoT)), len(items))
+        while at > 0 and isinstance(items[at - 1][1], Comment):
+            at -= 1
     if at >= len(items):
         body[leaf] = value
         return
     tomlkit_compat.insert_at(body, at, leaf, value)
-    if top_level and last_entry is None and isinstance(items[at + 1][1], (Table, AoT, Comment)):
+    if top_level and not entries and isinstance(items[at + 1][1], Table | AoT | Comment):
         added = body.item(leaf)
         if isinstance(added, Item):
             added.trivia.trail = "\n\n"  # a blank line between the new key and the header
 
 
-def _add_to_inline_table(table: InlineTable, leaf: str, value: str | bool | int) -> None:
+def _add_to_inline_table(table: Any, leaf: str, value: str | bool | int) -> None:
     """``{ a = 1 }`` becomes ``{ a = 1, b = 2 }``: the space before the brace stays at the end."""
+    import tomlkit
+    from tomlkit.items import Whitespace
+
     body = table.value.body
     closing = body[-1][1] if body and isinstance(body[-1][1], Whitespace) else None
     table[leaf] = value
@@ -117,19 +118,28 @@ def _add_to_inline_table(table: InlineTable, leaf: str, value: str | bool | int)
         table.value.append(None, tomlkit.ws(closing.s))
 
 
-def _before_comments_of_first_table(items: list[tuple[Any, Any]]) -> int:
-    """Index of the first table, moved up over the comment lines that sit directly on its header."""
-    first_table = next((index for index, (_, item) in enumerate(items) if _is_table(item)), len(items))
-    at = first_table
-    while at > 0 and isinstance(items[at - 1][1], Comment):
-        at -= 1
-    return at
+def _with_value(document: dict[str, Any], key: Key, value: object) -> dict[str, Any]:
+    """A copy of ``document`` with ``key`` set; ``TomlEditError`` when a part of it is not a table."""
+    expected = copy.deepcopy(document)
+    table: Any = expected
+    for depth, part in enumerate(key[:-1], start=1):
+        table = table.setdefault(str(part), {})
+        if not isinstance(table, MutableMapping):
+            raise TomlEditError(f"{format_key(key[:depth])} is not a table (it is {_kind(table)})")
+    table[str(key[-1])] = value
+    return expected
 
 
-def _is_table(item: object) -> bool:
-    return isinstance(item, (Table, AoT))
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "a list of tables" if value and all(isinstance(i, dict) for i in value) else "a list"
+    return {bool: "true or false", int: "a number", float: "a number", str: "a string"}.get(
+        type(value), "a value"
+    )
 
 
-def _uses_crlf(text: str) -> bool:
-    """True when every line break of ``text`` is CRLF (a mixed file is left as tomlkit writes it)."""
-    return "\r\n" in text and _LONE_LF.search(text) is None
+def _parses_to(text: str) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None

@@ -1,7 +1,7 @@
-"""The value converters: each takes what a TOML file, a variable or a flag gave and returns the
-value zett uses, or raises ``InvalidValue`` with a reason fit to follow ``key:``.
+"""The checks one setting's value must pass: each ``convert_*`` returns the value to use or raises
+``InvalidValue`` with a reason fit to follow ``key:`` in a message.
 
-``config.schema`` says which converter checks which key; nothing here reads files.
+``schema`` names which converter each key uses; these know nothing of files or layers.
 """
 
 from __future__ import annotations

@@ -120,6 +120,13 @@ class Notice:
     level: str = "info"
 
 
+@dataclass(frozen=True, slots=True)
+class SteeringDelivered:
+    """A message the user sent to the running turn went in (before this model call)."""
+
+    text: str
+
+
 UIEvent = (
     TextChunk
     | ReasoningChunk
@@ -133,6 +140,7 @@ UIEvent = (
     | PlanModeChanged
     | TurnFinished
     | Notice
+    | SteeringDelivered
 )
 
 
@@ -179,6 +187,8 @@ class EventTranslator:
             return [self._tool_finished(event)]
         if kind is AgentEventType.CUSTOM:
             return self._custom(event)
+        if kind is AgentEventType.STEERING_STARTED and event.steering_message is not None:
+            return [SteeringDelivered(_message_text(event.steering_message.content))]
         if kind in (AgentEventType.COMPACTION_STARTED, AgentEventType.COMPACTION_COMPLETED):
             text = self.compaction_notes(event) if self.compaction_notes is not None else None
             if text:

@@ -538,7 +538,7 @@ class AgentHost:
             return False
         try:
             accepted = self.agent.emit_external_event(
-                ExternalEvent("steering_message", {"content": text}), config=self.config
+                ExternalEvent("steering_message", {"content": encodable(text)}), config=self.config
             )
         except Exception:
             log.warning("steering message refused", exc_info=True)

@@ -18,6 +18,7 @@ from zett_tui.sessions.recorded_turns import (
     load_last_turns,
 )
 from zett_tui.sessions.recorded_turns import ReasoningBlock as PastReasoning
+from zett_tui.ui.widgets.steer_block import SteerBlock
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
     NoticeBlock,
@@ -56,6 +57,8 @@ def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | N
             last_answer.finish("completed")
         elif isinstance(block, ToolView):
             _show_tool(transcript, block, turn.status)
+        elif isinstance(block, NoteBlock) and block.kind == "steer":
+            transcript.add(SteerBlock(block.text))  # as the live turn showed it
         elif isinstance(block, NoteBlock):
             transcript.add(NoticeBlock(block.text, "decision" if block.kind == "decision" else "info"))
     if status == "cancelled":

@@ -16,6 +16,7 @@ from zett_tui.runtime.events import (
     ModelStopped,
     Notice,
     ReasoningChunk,
+    SteeringDelivered,
     TextChunk,
     ToolFinished,
     ToolsStarted,
@@ -23,6 +24,7 @@ from zett_tui.runtime.events import (
     UIEvent,
     UsageReported,
 )
+from zett_tui.ui.widgets.steer_block import SteerBlock
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ReasoningBlock, ToolBlock, Transcript
 
 #: Each flush of a fast stream costs a full transcript frame (about 15 ms at 160x45 on a 2-core
@@ -93,6 +95,9 @@ class TurnPresenter:
             self.notice(reason, "warning")
         elif isinstance(event, Notice):
             self.notice(event.text, event.level)
+        elif isinstance(event, SteeringDelivered):
+            self._close_segments()
+            self.transcript.add(SteerBlock(event.text))
         elif isinstance(event, TurnFinished):
             self.finish(event)
 

@@ -15,6 +15,7 @@ from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.messages import ToolCall
 
 from zett_tui.core.tool_display import key_argument
+from zett_tui.runtime.tool_refusal import ToolRefused
 
 #: CUSTOM events that wait for the user's answer, by event name.
 DECISION_EVENTS = frozenset(
@@ -23,6 +24,10 @@ DECISION_EVENTS = frozenset(
     | {"sandbox_escape_requested"}
 )
 
+
+#: A CUSTOM event zett's shell tool sends while a command runs: ``{"tool_call_id", "lines"}``,
+#: the last few lines of its output (``runtime.shell.live_output``).
+TOOL_OUTPUT_EVENT = "tool_output"
 
 #: The shell tool's own default when the model leaves ``timeout_seconds`` out. The approval
 #: payload says 30 in that case, which is not what runs.
@@ -64,8 +69,17 @@ class ToolsStarted:
 class ToolFinished:
     call_id: str
     name: str
-    state: str  # "done" | "failed" | "cancelled" | "skipped"
+    #: "done" | "failed" | "refused" (by a rule: ``ToolRefused``) | "cancelled" | "skipped"
+    state: str
     output: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutputLive:
+    """The last lines a running tool (a shell command) has written so far."""
+
+    call_id: str
+    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +147,7 @@ UIEvent = (
     | ModelCallStarted
     | ToolsStarted
     | ToolFinished
+    | ToolOutputLive
     | UsageReported
     | ContextMeasured
     | ModelStopped
@@ -211,6 +226,8 @@ class EventTranslator:
             state = "done"
         elif "Request cancelled before tool completion" in output:
             state = "cancelled"
+        elif isinstance(event.error, ToolRefused):
+            state = "refused"
         else:
             state = "failed"
             if event.error is not None and not output:
@@ -225,6 +242,12 @@ class EventTranslator:
             if name == "shell_approval_requested" and call is not None:
                 payload["timeout_seconds"] = call.arguments.get("timeout_seconds", BASH_DEFAULT_TIMEOUT)
             return [DecisionRequested(name, event.session_id, payload, call)]
+        if name == TOOL_OUTPUT_EVENT:
+            lines = payload.get("lines")
+            call_id = payload.get("tool_call_id")
+            if isinstance(call_id, str) and isinstance(lines, list):
+                return [ToolOutputLive(call_id, tuple(str(line) for line in lines))]
+            return []
         if name == "plan_mode_entered":
             return [PlanModeChanged(True)]
         if name == "plan_mode_exited":

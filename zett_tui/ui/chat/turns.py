@@ -139,6 +139,11 @@ class TurnRunner:
         host = self._chat.host
         return host is not None and host.steer(text)
 
+    def decision_answered(self, call_id: str, *, declined: bool, outcome: str) -> None:
+        """The user's answer about a tool call went back to the runtime: its row runs again."""
+        if self._presenter is not None:
+            self._presenter.user_answered(call_id, declined=declined, outcome=outcome)
+
     def cancel(self) -> bool:
         """Cancel the running turn (model stream and tool process alike). False when none runs.
 
@@ -263,6 +268,9 @@ class TurnRunner:
             chat.dialogs.observe(event)
             if isinstance(event, DecisionRequested):
                 presenter.flush()
+                call_id = event.payload.get("tool_call_id")
+                if isinstance(call_id, str):
+                    presenter.waiting_for_user(call_id)
                 chat.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):
                 chat.call_later(chat.sync_mode)  # the host updates its mode right after the sink

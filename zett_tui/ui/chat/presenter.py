@@ -22,6 +22,7 @@ from zett_tui.runtime.events import (
     ReasoningChunk,
     SteeringDelivered,
     TextChunk,
+    ToolCallInfo,
     ToolFinished,
     ToolOutputLive,
     ToolsStarted,
@@ -103,10 +104,9 @@ class TurnPresenter:
         elif isinstance(event, ToolsStarted):
             self._close_segments()
             for call in event.calls:
-                block = self.transcript.add(ToolBlock(call.call_id, call.name, call.key_argument))
-                block.set_running()
-                self.transcript.refresh_block(block)
-                self._tools[call.call_id] = _ToolClock(block, time.monotonic())
+                if call.call_id in self._tools:
+                    continue  # its dialog came first (``ask_user``): the row is there, waiting
+                self._add_tool(call).block.set_running()
             names = ", ".join(call.name for call in event.calls)
             self.on_activity(f"running {names}")
             self._start_ticking()
@@ -131,9 +131,20 @@ class TurnPresenter:
         elif isinstance(event, TurnFinished):
             self.finish(event)
 
-    def waiting_for_user(self, call_id: str) -> None:
-        """A dialog about this call is open (or queued): the row waits, its clock stops."""
+    def _add_tool(self, call: ToolCallInfo) -> _ToolClock:
+        self._close_segments()
+        block = self.transcript.add(ToolBlock(call.call_id, call.name, call.key_argument))
+        self.transcript.refresh_block(block)
+        clock = self._tools[call.call_id] = _ToolClock(block, time.monotonic())
+        return clock
+
+    def waiting_for_user(self, call_id: str, call: ToolCallInfo | None = None) -> None:
+        """A dialog about this call is open (or queued): the row waits, its clock stops. A
+        question asked before its tool is reported started (``ask_user``) gets its row now."""
         clock = self._tools.get(call_id)
+        if clock is None and call is not None and not self._finished:
+            self.flush()
+            clock = self._add_tool(call)
         if clock is None or clock.waiting_since is not None:
             return
         clock.waiting_since = time.monotonic()

@@ -270,7 +270,7 @@ class TurnRunner:
                 presenter.flush()
                 call_id = event.payload.get("tool_call_id")
                 if isinstance(call_id, str):
-                    presenter.waiting_for_user(call_id)
+                    presenter.waiting_for_user(call_id, event.call)
                 chat.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):
                 chat.call_later(chat.sync_mode)  # the host updates its mode right after the sink

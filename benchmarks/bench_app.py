@@ -60,7 +60,7 @@ CHUNK = 8
 START_KEY = "Z"
 #: Letters that appear nowhere else on either app's first screen (placeholder, status line).
 TYPED = "BDFGHJKLMNOPQRTUVWXY"
-PLACEHOLDERS = ("Ask zett", "Type here")
+PLACEHOLDERS = ("Ask zett", "Enter: tell the running turn", "Type here")
 SHORT_REPLY = "Hello from the fake model server."
 TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 

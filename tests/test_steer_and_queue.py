@@ -55,6 +55,7 @@ async def test_enter_during_a_turn_steers_it_and_the_note_shows_where_it_went_in
     app = make_app(model)
     async with ready_app(app) as pilot:
         await a_turn_running(pilot, gate, "write the parser")
+        assert "Enter: tell the running turn · Tab: queue for after it" in screen_text(app)
         await type_and(pilot, "also add tests", "enter")
         assert app.chat.composer.text == ""
         assert "↳ into this turn: also add tests" in listed(app)
@@ -62,6 +63,7 @@ async def test_enter_during_a_turn_steers_it_and_the_note_shows_where_it_went_in
         gate.set()
         await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
         assert listed(app) == ""
+        assert "Ask zett…  (Enter sends" in screen_text(app)  # idle again
         order = [type(block).__name__ for block in app.chat.transcript.blocks]
         steer_at = order.index("SteerBlock")
         assert order[steer_at - 1] == "AnswerBlock" and order[steer_at + 1] == "AnswerBlock"

@@ -103,6 +103,7 @@ class TurnRunner:
         """The status line's count, and whether Tab queues (a turn runs or the model is not ready)."""
         self.queue.holding = self.busy or self._chat.host is None
         self._chat.status.queued = len(self.queue)
+        self._chat.composer.show_turn_running(self.busy and self._steerable)
 
     def continue_interrupted(self) -> None:
         """``/continue``: carry on the turn that was cut off."""

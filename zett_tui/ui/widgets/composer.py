@@ -103,6 +103,10 @@ class Composer(TextArea):
         ),
     ]
 
+    IDLE_PLACEHOLDER = "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl-C clear/stop)"
+    #: While a turn runs: what Enter and Tab do then.
+    TURN_PLACEHOLDER = "Enter: tell the running turn · Tab: queue for after it · Esc: stop it"
+
     #: Bound actions that do not run from keys typed into a dialog that is opening above the
     #: prompt (those keys go to the prompt: they edit it, they open nothing).
     NOT_FROM_EARLY_KEYS: ClassVar[frozenset[str]] = frozenset({"external_editor"})
@@ -148,9 +152,7 @@ class Composer(TextArea):
         self.prompt_history = PromptHistory(list(history or []))
         #: Where prompts are kept across sessions (read after mount, appended on each send).
         self.history_file = history_file
-        self.placeholder = (
-            "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl-C clear/stop)"
-        )
+        self.placeholder = self.IDLE_PLACEHOLDER
         self.pastes = PasteStore()
         self.menu = menu
         #: What ``/`` completes (given by the chat; without it no command is offered).
@@ -242,6 +244,10 @@ class Composer(TextArea):
             self.clear()
             return True
         return False
+
+    def show_turn_running(self, running: bool) -> None:
+        """The placeholder says what Enter and Tab do while a turn runs (the chat's turn runner)."""
+        self.placeholder = self.TURN_PLACEHOLDER if running else self.IDLE_PLACEHOLDER
 
     def _is_complete_command(self, item: CompletionItem) -> bool:
         context = self._completion

@@ -110,15 +110,11 @@ class PromptQueue:
         self._changed()
 
     def steer_delivered(self, text: str) -> None:
-        """The runtime put ``text`` into the turn: the oldest pending note with that text (or, if
-        the runtime changed it on the way, the oldest)."""
+        """The runtime put ``text`` into the turn: the oldest pending note with that text leaves
+        the list. Another text (a dialog's note to the model) is none of the list's."""
         if text in self.pending_steers:
             self.pending_steers.remove(text)
-        elif self.pending_steers:
-            self.pending_steers.pop(0)
-        else:
-            return
-        self._changed()
+            self._changed()
 
     def forget_steers(self) -> None:
         """The turn ended: every accepted note was delivered (the runtime answers each one)."""

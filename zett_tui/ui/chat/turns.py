@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual.worker import Worker, WorkerState
 
+from zett_tui.core.inert_text import encodable
 from zett_tui.core.long_lived_objects import settle_after_turn
 from zett_tui.ui.chat.prompt_queue import JOINER, PromptQueue
 from zett_tui.ui.widgets.transcript import UserBlock
@@ -69,7 +70,7 @@ class TurnRunner:
         if not self._may_send():
             return
         if self.busy and self._steerable and self.steer(text):
-            self.queue.steer_sent(text)
+            self.queue.steer_sent(encodable(text))  # as the runtime will say it was delivered
             return
         self.queue_for_later(text)
 

@@ -11,6 +11,7 @@ from typing import Any
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step, tools_step
 from tests.test_dialogs import dialog_closed, open_dialog
 from tests.ui_helpers import dialog_armed, idle, make_app, ready_app, screen_text, submit, tools, wait_for
+from zett_tui.entry.startup import find_session_to_resume
 from zett_tui.runtime.shell import live_output
 from zett_tui.ui.modals.ask_user import AskUserDialog
 
@@ -126,3 +127,23 @@ async def test_a_bad_argument_is_one_line_on_the_row() -> None:
         assert row.plain_text() == (
             "Invalid arguments for read_file: start_line should be greater than or equal to 1 (got 0)."
         )
+
+
+async def test_a_declined_call_still_says_declined_when_the_session_is_resumed(project_dir: Path) -> None:
+    calls = [("a", "bash", {"command": "touch nope.txt"}), ("b", "bash", {"command": "exit 3"})]
+    model = ScriptedModel(tools_step(calls), text_step("One declined, one failed."))
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        await submit(pilot, "two commands")
+        first = await open_dialog(pilot)
+        await pilot.press("escape")
+        await dialog_closed(pilot, first)
+        await open_dialog(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: idle(app))
+        session = app.chat.host.session_id
+    found = find_session_to_resume(project_dir, session[:12], continue_last=False)
+    again = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(again) as pilot:
+        await wait_for(pilot, lambda: len(tools(again)) == 2)
+        assert [row.state for row in tools(again)] == ["declined", "failed"]

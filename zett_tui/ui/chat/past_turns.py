@@ -81,6 +81,8 @@ def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None
         state = "cancelled" if turn_status in ("cancelled", "interrupted") else "failed"
     else:
         state = "done" if tool.ok else "failed"
+    if tool.declined and tool.ok is not None:
+        state = "declined"
     if "Request cancelled before tool completion" in tool.output:
         state = "cancelled"
     row.finish(state, tool.output)

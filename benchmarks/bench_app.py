@@ -60,7 +60,7 @@ CHUNK = 8
 START_KEY = "Z"
 #: Letters that appear nowhere else on either app's first screen (placeholder, status line).
 TYPED = "BDFGHJKLMNOPQRTUVWXY"
-PLACEHOLDERS = ("Ask zett", "Type here")
+PLACEHOLDERS = ("Ask zett", "Enter: tell the running turn", "Type here")
 SHORT_REPLY = "Hello from the fake model server."
 TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
@@ -71,10 +71,11 @@ TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 class ServerProcess:
     """``tests.fakes.llm_server`` in its own process (its CPU is not ours), answering ``default``."""
 
-    def __init__(self, folder: Path, default: str) -> None:
+    def __init__(self, folder: Path, default: str, replies: list[dict[str, Any]] | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / "script.json"
-        script.write_text(json.dumps({"replies": [], "default": {"kind": "text", "content": default}}))
+        default_reply = {"kind": "text", "content": default}
+        script.write_text(json.dumps({"replies": replies or [], "default": default_reply}))
         self.requests_log = folder / "requests.jsonl"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.fakes.llm_server", "--port", "0", "--script", str(script),

@@ -23,7 +23,9 @@ Other hooks you may want (see zett-agent's ``extensions/base.py`` for all of the
 
 - ``before_turn`` / ``after_turn``, ``before_tool`` / ``after_tool``: observe the loop;
 - ``on_tool_call(context, call, call_next)``: wrap a tool call; raise (``RuntimeError`` or your
-  own exception, with a message for the model) to refuse it;
+  own exception, with a message for the model) to refuse it; raise
+  ``zett_tui.runtime.tool_refusal.ToolRefused`` (or a subclass) and its row says "refused"
+  rather than "failed";
 - ``on_tool(context)``: register tools of your own with ``context.register_tool(...)``.
 
 Keep per-request data in local variables or keyed by ``context.session_id``: one instance serves

@@ -33,6 +33,7 @@ from zett_agent.model import ModelEvent, ModelRequest
 
 from zett_tui.core import paths
 from zett_tui.runtime.agent_compat import plan_mode_sessions, resolve_tool_path
+from zett_tui.runtime.tool_refusal import ToolRefused
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +42,8 @@ ENTER_TOOL = "enter_plan_mode"
 EXIT_TOOL = "exit_plan_mode"
 
 
-class PlanModeReadOnly(RuntimeError):
-    """A file change was refused because Plan Mode is on."""
+class PlanModeReadOnly(ToolRefused):
+    """A file change was refused because Plan Mode is on (its row says "refused")."""
 
 
 def plan_file_name(session_id: str) -> str:

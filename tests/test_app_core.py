@@ -92,7 +92,7 @@ async def test_escape_declines_the_command() -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: idle(app))
         assert not Path("nope.txt").exists()
-        assert tools(app)[0].state == "failed"
+        assert tools(app)[0].state == "declined"  # the user said no: not an error
         assert any("You refused: touch nope.txt" in text for text in notices(app))
 
 

@@ -179,7 +179,7 @@ async def test_a_refused_edit_leaves_the_file_as_it_was_and_the_note_reaches_the
         assert (project_dir / "notes.txt").read_bytes() == ORIGINAL
         result = last_tool_result(model.requests[1])
         assert "did not apply this edit" in result and "Their note: keep it lowercase" in result
-        assert tools(app)[0].state == "failed"
+        assert tools(app)[0].state == "declined"
 
 
 async def test_apply_all_stops_asking_for_the_rest_of_the_session(project_dir: Path) -> None:
@@ -229,7 +229,7 @@ async def test_plan_mode_refuses_a_write_without_asking(project_dir: Path) -> No
         assert not isinstance(app.screen, ChoiceDialog)
         assert "Plan Mode is read-only" in last_tool_result(model.requests[1])
         assert not (project_dir / "src.py").exists()
-        assert tools(app)[0].state == "failed"
+        assert tools(app)[0].state == "refused"  # by Plan Mode, without asking
 
 
 async def test_a_rule_saved_for_one_command_also_runs_the_queued_one(project_dir: Path) -> None:

@@ -166,7 +166,8 @@ async def test_a_read_outside_asks_in_every_mode_and_no_keeps_it_from_the_model(
     assert Path(decision.payload["path"]).is_absolute()
     assert not Path(decision.payload["path"]).is_relative_to(world.project)
     [result] = outcome.results
-    assert result.state == "failed" and "was not allowed to read" in result.output
+    # "refused" at the runtime's level; the chat, which sent the "deny", shows it as "declined"
+    assert result.state == "refused" and "was not allowed to read" in result.output
     assert canary not in outcome.sent
 
 

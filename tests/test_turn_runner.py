@@ -46,17 +46,26 @@ def sent_prompts(model: ScriptedModel) -> list[str]:
     return last
 
 
-async def test_a_prompt_typed_while_a_turn_runs_is_queued_and_sent_when_it_ends() -> None:
+async def queue_with_tab(pilot, text: str) -> None:
+    """Type ``text`` and press Tab: during a turn, it waits for the turn to end."""
+    app = pilot.app
+    app.chat.composer.load_text(text)
+    app.chat.composer.focus()
+    await pilot.press("tab")
+
+
+async def test_a_prompt_queued_with_tab_during_a_turn_is_sent_when_it_ends() -> None:
     gate = asyncio.Event()
     model = ScriptedModel(text_step("First answer, slowly.", gate=gate), text_step("Second answer."))
     app = make_app(model)
     async with ready_app(app) as pilot:
         await submit(pilot, "first")
         await wait_for(pilot, lambda: app.chat.turns.busy and bool(answers(app)))
-        await submit(pilot, "second")
+        await queue_with_tab(pilot, "second")
+        assert app.chat.composer.text == ""
         assert app.chat.turns.queued == 1
         assert app.chat.status.queued == 1
-        assert prompts(app) == ["first"]  # not shown until its turn starts
+        assert prompts(app) == ["first"]  # not in the transcript until its turn starts
         assert len(model.requests) == 1
         gate.set()
         await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
@@ -81,29 +90,36 @@ async def test_prompts_typed_before_the_model_is_ready_wait_and_go_out_in_order(
         await submit(pilot, "two")
         assert app.chat.host is None
         assert app.chat.turns.queued == 2 and app.chat.status.queued == 2
-        messages = [notification.message for notification in app._notifications]
-        assert messages.count("Queued: it is sent as soon as the model is ready.") == 2
+        assert not [n for n in app._notifications if "ueued" in n.message]  # the list and status say it
         release.set()
         await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
         assert prompts(app) == ["one", "two"]
         assert sent_prompts(model) == ["one", "two"]
 
 
-async def test_cancelling_a_turn_still_sends_the_prompt_queued_behind_it() -> None:
-    """Esc stops the running turn only: a prompt already queued starts as soon as it ends."""
+async def test_stopping_a_turn_sends_nothing_and_the_queued_prompts_come_back_to_the_prompt() -> None:
+    """Esc stops the running turn and sends nothing else: what waited is in the prompt, joined,
+    before what was being typed, until the user presses Enter."""
     gate = asyncio.Event()
     model = ScriptedModel(text_step("A long answer that never ends", gate=gate), text_step("The queued one."))
     app = make_app(model)
     async with ready_app(app) as pilot:
         await submit(pilot, "long")
         await wait_for(pilot, lambda: bool(answers(app)) and bool(answers(app)[0].text))
-        await submit(pilot, "queued")
-        assert app.chat.turns.queued == 1
+        await queue_with_tab(pilot, "queued one")
+        await queue_with_tab(pilot, "queued two")
+        assert app.chat.turns.queued == 2
+        await pilot.press(*"draft")
         await pilot.press("escape")
-        await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
+        await wait_for(pilot, lambda: idle(app) and app.chat.turns.settled)
+        await pilot.pause(0.1)
         assert answers(app)[0].status == "cancelled"
-        assert answers(app)[1].text == "The queued one."
-        assert sent_prompts(model) == ["long", "queued"]
+        assert len(model.requests) == 1 and len(answers(app)) == 1
+        assert app.chat.composer.text == "queued one\n\nqueued two\n\ndraft"
+        assert app.chat.turns.queued == 0 and app.chat.status.queued == 0
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
+        assert sent_prompts(model) == ["long", "queued one\n\nqueued two\n\ndraft"]
 
 
 async def test_cancel_with_nothing_running_does_nothing() -> None:

@@ -179,8 +179,8 @@ class TextOutput(HeadlessOutput):
             done = what
         if event.state == "done":
             self.line(done)
-        elif event.state == "failed":
-            self.line(f"{what} failed: {_first_line(event.output) or 'no details'}")
+        elif event.state in ("failed", "refused"):
+            self.line(f"{what} {event.state}: {_first_line(event.output) or 'no details'}")
         else:
             self.line(f"{what} was {'cancelled' if event.state == 'cancelled' else 'skipped'}")
 

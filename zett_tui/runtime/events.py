@@ -15,6 +15,7 @@ from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.messages import ToolCall
 
 from zett_tui.core.tool_display import key_argument
+from zett_tui.runtime.tool_refusal import ToolRefused
 
 #: CUSTOM events that wait for the user's answer, by event name.
 DECISION_EVENTS = frozenset(
@@ -23,6 +24,10 @@ DECISION_EVENTS = frozenset(
     | {"sandbox_escape_requested"}
 )
 
+
+#: A CUSTOM event zett's shell tool sends while a command runs: ``{"tool_call_id", "lines"}``,
+#: the last few lines of its output (``runtime.shell.live_output``).
+TOOL_OUTPUT_EVENT = "tool_output"
 
 #: The shell tool's own default when the model leaves ``timeout_seconds`` out. The approval
 #: payload says 30 in that case, which is not what runs.
@@ -64,8 +69,17 @@ class ToolsStarted:
 class ToolFinished:
     call_id: str
     name: str
-    state: str  # "done" | "failed" | "cancelled" | "skipped"
+    #: "done" | "failed" | "refused" (by a rule: ``ToolRefused``) | "cancelled" | "skipped"
+    state: str
     output: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutputLive:
+    """The last lines a running tool (a shell command) has written so far."""
+
+    call_id: str
+    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,12 +134,20 @@ class Notice:
     level: str = "info"
 
 
+@dataclass(frozen=True, slots=True)
+class SteeringDelivered:
+    """A message the user sent to the running turn went in (before this model call)."""
+
+    text: str
+
+
 UIEvent = (
     TextChunk
     | ReasoningChunk
     | ModelCallStarted
     | ToolsStarted
     | ToolFinished
+    | ToolOutputLive
     | UsageReported
     | ContextMeasured
     | ModelStopped
@@ -133,6 +155,7 @@ UIEvent = (
     | PlanModeChanged
     | TurnFinished
     | Notice
+    | SteeringDelivered
 )
 
 
@@ -179,6 +202,8 @@ class EventTranslator:
             return [self._tool_finished(event)]
         if kind is AgentEventType.CUSTOM:
             return self._custom(event)
+        if kind is AgentEventType.STEERING_STARTED and event.steering_message is not None:
+            return [SteeringDelivered(_message_text(event.steering_message.content))]
         if kind in (AgentEventType.COMPACTION_STARTED, AgentEventType.COMPACTION_COMPLETED):
             text = self.compaction_notes(event) if self.compaction_notes is not None else None
             if text:
@@ -201,6 +226,8 @@ class EventTranslator:
             state = "done"
         elif "Request cancelled before tool completion" in output:
             state = "cancelled"
+        elif isinstance(event.error, ToolRefused):
+            state = "refused"
         else:
             state = "failed"
             if event.error is not None and not output:
@@ -215,6 +242,12 @@ class EventTranslator:
             if name == "shell_approval_requested" and call is not None:
                 payload["timeout_seconds"] = call.arguments.get("timeout_seconds", BASH_DEFAULT_TIMEOUT)
             return [DecisionRequested(name, event.session_id, payload, call)]
+        if name == TOOL_OUTPUT_EVENT:
+            lines = payload.get("lines")
+            call_id = payload.get("tool_call_id")
+            if isinstance(call_id, str) and isinstance(lines, list):
+                return [ToolOutputLive(call_id, tuple(str(line) for line in lines))]
+            return []
         if name == "plan_mode_entered":
             return [PlanModeChanged(True)]
         if name == "plan_mode_exited":

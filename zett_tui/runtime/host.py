@@ -501,11 +501,11 @@ class AgentHost:
         elif isinstance(event, ContextMeasured) and self.recorder is not None:
             self.recorder.journal.note_context(event.tokens, event.window, event.estimated)
 
-    def note_decision(self, line: str, call_id: str | None) -> None:
+    def note_decision(self, line: str, call_id: str | None, *, declined: bool = False) -> None:
         """Keep the transcript's line for an answer with the running turn (shown again on resume)."""
         if self.recorder is not None:
             try:
-                self.recorder.journal.note_decision(line, call_id)
+                self.recorder.journal.note_decision(line, call_id, declined=declined)
             except Exception:  # a record of the answer; the answer itself has gone through
                 log.warning("the decision line was not kept", exc_info=True)
 
@@ -538,7 +538,7 @@ class AgentHost:
             return False
         try:
             accepted = self.agent.emit_external_event(
-                ExternalEvent("steering_message", {"content": text}), config=self.config
+                ExternalEvent("steering_message", {"content": encodable(text)}), config=self.config
             )
         except Exception:
             log.warning("steering message refused", exc_info=True)

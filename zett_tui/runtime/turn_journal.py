@@ -153,14 +153,15 @@ class TurnJournal:
             self._dirty = True
             self._wake.set()
 
-    def note_decision(self, text: str, call_id: str | None) -> None:
+    def note_decision(self, text: str, call_id: str | None, *, declined: bool = False) -> None:
         """The line the user's answer (or a rule that answered for them) left in the transcript:
-        kept with the turn, so a resumed session shows it under its tool row."""
+        kept with the turn, so a resumed session shows it under its tool row (and ``declined``:
+        the row says the user said no)."""
         turn = self._turn
         if turn is None:
             return
         decisions = turn.notes.setdefault("decisions", [])
-        decisions.append({"text": text, "call_id": call_id})
+        decisions.append({"text": text, "call_id": call_id, **({"declined": True} if declined else {})})
         turn.notes_changed = self._dirty = True
 
     def note_context(self, tokens: int, window: int, estimated: bool) -> None:

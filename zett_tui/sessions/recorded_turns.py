@@ -11,6 +11,7 @@ file, and pages further back with ``before_offset``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ class ToolView:
     arguments_json: str = "{}"
     #: Why the model's arguments could not be decoded, when they could not.
     argument_error: str | None = None
+    #: The user said no to it in a dialog (its row says "declined").
+    declined: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +175,16 @@ def _message_model(data: dict[str, Any]) -> str | None:
     return f"{provider}:{model}" if isinstance(provider, str) and provider else model
 
 
+def _declined_calls(zett: dict[str, Any]) -> set[str]:
+    """The tool calls the user said no to (``metadata.zett.decisions`` marked ``declined``)."""
+    items = zett.get("decisions")
+    return {
+        item["call_id"]
+        for item in (items if isinstance(items, list) else ())
+        if isinstance(item, dict) and item.get("declined") is True and isinstance(item.get("call_id"), str)
+    }
+
+
 def _decisions(zett: dict[str, Any]) -> dict[str | None, list[NoteBlock]]:
     """The decision lines of a turn (``metadata.zett.decisions``), by the tool call they answered."""
     found: dict[str | None, list[NoteBlock]] = {}
@@ -232,6 +245,7 @@ def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnVie
     reasonings: list[str] = []
     message_model: str | None = None
     decisions = _decisions(record.zett)
+    declined = _declined_calls(record.zett)
     for envelope in messages:
         kind, data = envelope["kind"], envelope["data"]
         if kind == 2 and not seen_prompt:
@@ -256,6 +270,8 @@ def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnVie
             for call in calls if isinstance(calls, list) else ():
                 if isinstance(call, dict):
                     view = _tool_view(call, results)
+                    if view.call_id and view.call_id in declined:
+                        view = dataclasses.replace(view, declined=True)
                     blocks.append(view)
                     tools.append(view)
                     blocks.extend(decisions.pop(view.call_id, ()) if view.call_id else ())

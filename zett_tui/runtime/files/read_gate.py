@@ -39,6 +39,7 @@ from zett_agent.tools.images import MAX_IMAGE_BYTES
 
 from zett_tui.runtime.files import contained_tools
 from zett_tui.runtime.files.read_access import ReadAccess, ReadGrant, ReadVerdict, real_path, scope_of_grant
+from zett_tui.runtime.tool_refusal import ToolRefused
 
 __all__ = [
     "READ_ACCESS_EVENT",
@@ -62,7 +63,7 @@ NO_URLS = (
 IsExempt = Callable[[str, Path], bool]
 
 
-class ReadRefused(PermissionError):
+class ReadRefused(ToolRefused):
     """The user (or ``zett -p``'s flags) did not let a tool read a path; the message is for the model."""
 
 

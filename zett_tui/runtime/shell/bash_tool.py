@@ -32,6 +32,8 @@ from zett_agent.extensions.external import ExternalEventExtension
 from zett_agent.messages import ToolCall
 from zett_agent.tools.coding import DEFAULT_BASH_TIMEOUT_SECONDS, TimeoutSeconds
 
+from zett_tui.runtime.events import TOOL_OUTPUT_EVENT
+from zett_tui.runtime.shell.live_output import Report
 from zett_tui.runtime.shell.sandbox import SandboxBlock, ShellRun, ShellSandbox, Where
 
 __all__ = [
@@ -82,10 +84,13 @@ class SandboxedShell(ExternalEventExtension):
         if not command.strip():
             raise ValueError("Shell command cannot be blank")
         shell = self.shell
+        live = _live_output(context, call)
         if not shell.available:
-            return (await shell.run(command, timeout, where=Where.OUTSIDE)).result(timeout)
+            return (await shell.run(command, timeout, where=Where.OUTSIDE, on_output=live)).result(timeout)
         once = shell.take_network_once(context.session_id, call.id)
-        run = await shell.run(command, timeout, where=Where.NETWORK if once else Where.SANDBOX)
+        run = await shell.run(
+            command, timeout, where=Where.NETWORK if once else Where.SANDBOX, on_output=live
+        )
         block = shell.blocked(run, command)
         if block is None:
             return run.result(timeout)
@@ -94,7 +99,7 @@ class SandboxedShell(ExternalEventExtension):
             refused = "It was not run outside the sandbox" + (f": {note}" if note else ".")
             return run.result(timeout, note=f"zett: {block.reason} {refused}")
         where = Where.NETWORK if decision == "network" else Where.OUTSIDE
-        again = await shell.run(command, timeout, where=where)
+        again = await shell.run(command, timeout, where=where, on_output=live)
         how = "with the network on, once" if where is Where.NETWORK else "outside the sandbox, once"
         return again.result(
             timeout, note=f"zett: the sandbox stopped the first run; it ran again {how}, as the user allowed."
@@ -132,3 +137,20 @@ class SandboxedShell(ExternalEventExtension):
         if decision not in ESCAPE_CHOICES or (decision == "network" and not offer_network):
             return "stay", note
         return str(decision), note
+
+
+def _live_output(context: AgentRunContext, call: ToolCall) -> Report:
+    """Pass a running command's last lines on as a CUSTOM ``TOOL_OUTPUT_EVENT`` for its row."""
+
+    async def report(lines: list[str]) -> None:
+        await context.emit(
+            AgentEvent(
+                AgentEventType.CUSTOM,
+                session_id=context.session_id,
+                tool_calls=[call],
+                name=TOOL_OUTPUT_EVENT,
+                payload={"tool_call_id": call.id, "lines": lines},
+            )
+        )
+
+    return report

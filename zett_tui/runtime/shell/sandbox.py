@@ -52,6 +52,7 @@ from zett_tui.config.schema import SandboxSettings
 from zett_tui.core.contained_read import is_inside
 from zett_tui.core.paths import ensure_private_dir
 from zett_tui.core.redact import redact_file
+from zett_tui.runtime.shell.live_output import Report, wait_watching
 from zett_tui.runtime.shell.sandbox_policy import (
     hidden_paths,
     outside_environment,
@@ -376,8 +377,16 @@ class ShellSandbox:
                 return prepared.command(command)
         return await asyncio.to_thread(sandbox.wrap, command, cwd=cwd, env=env)
 
-    async def run(self, command: str, timeout_seconds: int, *, where: Where = Where.SANDBOX) -> ShellRun:
-        """Run ``command`` as zett-agent's ``bash`` would, in the sandbox or (``OUTSIDE``) not.
+    async def run(
+        self,
+        command: str,
+        timeout_seconds: int,
+        *,
+        where: Where = Where.SANDBOX,
+        on_output: Report | None = None,
+    ) -> ShellRun:
+        """Run ``command`` as zett-agent's ``bash`` would, in the sandbox or (``OUTSIDE``) not;
+        ``on_output`` is given its last lines a few times a second while it runs (``live_output``).
 
         Raises ``asyncio.CancelledError`` after the whole process group has been stopped.
         """
@@ -415,7 +424,7 @@ class ShellSandbox:
                 )
                 try:
                     async with asyncio.timeout(timeout_seconds):
-                        await process.wait()
+                        await wait_watching(process, stdout_file, stderr_file, on_output)
                 except TimeoutError:
                     timed_out = True
                     _stop_tree(process.pid)

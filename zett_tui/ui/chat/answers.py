@@ -63,6 +63,10 @@ class Answer:
     accepted: FollowUp | None = None
     #: Run when the answered tool call has finished successfully (switch mode after a plan).
     after_tool: FollowUp | None = None
+    #: The user said no to the call (its row says "declined", not "failed").
+    declined: bool = False
+    #: What the tool row shows after its argument once answered (``ask_user``: the answer).
+    outcome: str = ""
 
 
 ToAnswer = Callable[[Picked | None], Answer]
@@ -137,6 +141,7 @@ def shell_approval(
             {"tool_call_id": call_id, "decision": "abort", "remember": False},
             _with_note(f"✗ You refused: {command}", note),
             steer=steer,
+            declined=True,
         )
 
     return screen, answer
@@ -236,6 +241,7 @@ def edit_approval(
         return Answer(
             {"tool_call_id": call_id, "decision": REJECT, "note": note},
             _with_note(f"✗ You did not apply: {what}", note),
+            declined=True,
         )
 
     return screen, answer
@@ -275,6 +281,7 @@ def read_access(
         return Answer(
             {"tool_call_id": call_id, "decision": "deny", "note": f"The user's note: {note}" if note else ""},
             _with_note(f"✗ You did not let {tool} read {path}", note),
+            declined=True,
         )
 
     return screen, answer
@@ -376,10 +383,12 @@ def ask_user(decision: DecisionRequested, host: AgentHost | None, cwd: Path) -> 
                     "parts": [{"type": "text", "text": DECLINED_TEXT}],
                 },
                 f"✗ You declined to answer: {_shorten(question)}",
+                declined=True,
             )
         return Answer(
             {"tool_call_id": call_id, "parts": [{"type": "text", "text": f"The user {said}"}]},
             f"✓ You {said}",
+            outcome=_shorten(said),
         )
 
     return screen, answer

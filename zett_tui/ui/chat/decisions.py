@@ -101,7 +101,11 @@ class DecisionDialogs:
             return
         self.chat.say(answer.record, answer.level)
         call_id = decision.payload.get("tool_call_id")
-        host.note_decision(answer.record, call_id if isinstance(call_id, str) else None)
+        host.note_decision(
+            answer.record, call_id if isinstance(call_id, str) else None, declined=answer.declined
+        )
+        if isinstance(call_id, str):
+            self.chat.turns.decision_answered(call_id, declined=answer.declined, outcome=answer.outcome)
         if answer.steer and not self.chat.turns.steer(answer.steer):
             self.chat.say("The note could not reach the model: the turn had ended.", "warning")
         if answer.accepted is not None:

@@ -20,6 +20,7 @@ from zett_tui.sessions.recorded_turns import (
     load_last_turns,
 )
 from zett_tui.sessions.recorded_turns import ReasoningBlock as PastReasoning
+from zett_tui.ui.widgets.steer_block import SteerBlock
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
     NoticeBlock,
@@ -60,6 +61,8 @@ def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | N
             last_answer.finish("completed")
         elif isinstance(block, ToolView):
             _show_tool(transcript, block, turn.status)
+        elif isinstance(block, NoteBlock) and block.kind == "steer":
+            transcript.add(SteerBlock(block.text))  # as the live turn showed it
         elif isinstance(block, NoteBlock):
             transcript.add(NoticeBlock(block.text, "decision" if block.kind == "decision" else "info"))
     if status == "cancelled":
@@ -82,6 +85,8 @@ def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None
         state = "cancelled" if turn_status in ("cancelled", "interrupted") else "failed"
     else:
         state = "done" if tool.ok else "failed"
+    if tool.declined and tool.ok is not None:
+        state = "declined"
     if "Request cancelled before tool completion" in tool.output:
         state = "cancelled"
     row.finish(state, tool.output)

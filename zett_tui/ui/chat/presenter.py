@@ -3,6 +3,10 @@
 Text and reasoning deltas are buffered and written to their block at most ``FLUSH_HZ`` times a
 second; any other event first flushes what is buffered, so the order on screen is the order the
 runtime produced. Handling an event never waits: the agent stream has back-pressure.
+
+A tool row says "waiting for you" while a dialog asks about its call, and its clock stops
+meanwhile: the duration is the time it ran. A running row shows its time so far (once a second)
+and a shell command its last lines of output (as the tool sends them, a few times a second).
 """
 
 from __future__ import annotations
@@ -16,19 +20,25 @@ from zett_tui.runtime.events import (
     ModelStopped,
     Notice,
     ReasoningChunk,
+    SteeringDelivered,
     TextChunk,
+    ToolCallInfo,
     ToolFinished,
+    ToolOutputLive,
     ToolsStarted,
     TurnFinished,
     UIEvent,
     UsageReported,
 )
+from zett_tui.ui.widgets.steer_block import SteerBlock
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ReasoningBlock, ToolBlock, Transcript
 
 #: Each flush of a fast stream costs a full transcript frame (about 15 ms at 160x45 on a 2-core
 #: machine). 15 a second keeps text flowing smoothly and, against 30, cuts the CPU of a 58 KB
 #: answer at full speed from 1.85x to 1.6x the runtime's own (``benchmarks/bench_app.py``).
 FLUSH_HZ = 15
+#: How often the time of a running tool is redrawn.
+TICK_SECONDS = 1.0
 
 Scheduler = Callable[[float, Callable[[], None]], object]
 
@@ -37,6 +47,20 @@ Scheduler = Callable[[float, Callable[[], None]], object]
 class TurnStats:
     input_tokens: int = 0
     output_tokens: int = 0
+
+
+@dataclass
+class _ToolClock:
+    """One tool row and the time it has run: from its start, less the waits for the user."""
+
+    block: ToolBlock
+    started: float
+    waited: float = 0.0
+    waiting_since: float | None = None
+
+    def running_for(self, now: float) -> float:
+        waiting = now - self.waiting_since if self.waiting_since is not None else 0.0
+        return max(0.0, now - self.started - self.waited - waiting)
 
 
 @dataclass
@@ -54,7 +78,10 @@ class TurnPresenter:
     _text: list[str] = field(default_factory=list)
     _thinking: list[str] = field(default_factory=list)
     _flush_pending: bool = False
-    _tools: dict[str, tuple[ToolBlock, float]] = field(default_factory=dict)
+    _tools: dict[str, _ToolClock] = field(default_factory=dict)
+    #: Calls the user said no to in a dialog: a failure of theirs is "declined".
+    _declined: set[str] = field(default_factory=set)
+    _ticking: bool = False
     _finished: bool = False
     #: An answer block was shown in this turn.
     answered: bool = False
@@ -77,14 +104,19 @@ class TurnPresenter:
         elif isinstance(event, ToolsStarted):
             self._close_segments()
             for call in event.calls:
-                block = self.transcript.add(ToolBlock(call.call_id, call.name, call.key_argument))
-                block.set_running()
-                self.transcript.refresh_block(block)
-                self._tools[call.call_id] = (block, time.monotonic())
+                if call.call_id in self._tools:
+                    continue  # its dialog came first (``ask_user``): the row is there, waiting
+                self._add_tool(call).block.set_running()
             names = ", ".join(call.name for call in event.calls)
             self.on_activity(f"running {names}")
+            self._start_ticking()
         elif isinstance(event, ToolFinished):
             self._finish_tool(event.call_id, event.state, event.output)
+        elif isinstance(event, ToolOutputLive):
+            clock = self._tools.get(event.call_id)
+            if clock is not None:
+                clock.block.show_progress(clock.running_for(time.monotonic()), event.lines)
+                self.transcript.refresh_block(clock.block)
         elif isinstance(event, UsageReported):
             self.stats.input_tokens += event.input_tokens
             self.stats.output_tokens += event.output_tokens
@@ -93,8 +125,46 @@ class TurnPresenter:
             self.notice(reason, "warning")
         elif isinstance(event, Notice):
             self.notice(event.text, event.level)
+        elif isinstance(event, SteeringDelivered):
+            self._close_segments()
+            self.transcript.add(SteerBlock(event.text))
         elif isinstance(event, TurnFinished):
             self.finish(event)
+
+    def _add_tool(self, call: ToolCallInfo) -> _ToolClock:
+        self._close_segments()
+        block = self.transcript.add(ToolBlock(call.call_id, call.name, call.key_argument))
+        self.transcript.refresh_block(block)
+        clock = self._tools[call.call_id] = _ToolClock(block, time.monotonic())
+        return clock
+
+    def waiting_for_user(self, call_id: str, call: ToolCallInfo | None = None) -> None:
+        """A dialog about this call is open (or queued): the row waits, its clock stops. A
+        question asked before its tool is reported started (``ask_user``) gets its row now."""
+        clock = self._tools.get(call_id)
+        if clock is None and call is not None and not self._finished:
+            self.flush()
+            clock = self._add_tool(call)
+        if clock is None or clock.waiting_since is not None:
+            return
+        clock.waiting_since = time.monotonic()
+        clock.block.set_waiting()
+        self.transcript.refresh_block(clock.block)
+
+    def user_answered(self, call_id: str, *, declined: bool = False, outcome: str = "") -> None:
+        """The user answered the dialog about this call: it runs again (or ends as declined)."""
+        if declined:
+            self._declined.add(call_id)
+        clock = self._tools.get(call_id)
+        if clock is None:
+            return
+        if clock.waiting_since is not None:
+            clock.waited += time.monotonic() - clock.waiting_since
+            clock.waiting_since = None
+        clock.block.set_running()
+        if outcome:
+            clock.block.set_outcome(outcome)
+        self.transcript.refresh_block(clock.block)
 
     def notice(self, text: str, level: str = "info") -> None:
         self.flush()
@@ -162,9 +232,29 @@ class TurnPresenter:
             self._reasoning = None
 
     def _finish_tool(self, call_id: str, state: str, output: str) -> None:
-        entry = self._tools.pop(call_id, None)
-        if entry is None:
+        clock = self._tools.pop(call_id, None)
+        if clock is None:
             return
-        block, started = entry
-        block.finish("cancelled" if state == "skipped" else state, output, time.monotonic() - started)
-        self.transcript.refresh_block(block)
+        if state == "skipped":
+            state = "cancelled"
+        elif state in ("failed", "done") and call_id in self._declined:
+            state = "declined"
+        clock.block.finish(state, output, clock.running_for(time.monotonic()))
+        self.transcript.refresh_block(clock.block)
+
+    def _start_ticking(self) -> None:
+        if not self._ticking:
+            self._ticking = True
+            self.schedule(TICK_SECONDS, self._tick)
+
+    def _tick(self) -> None:
+        """Once a second while tools run: their time so far (a waiting row keeps its words)."""
+        self._ticking = False
+        if self._finished or not self._tools:
+            return
+        now = time.monotonic()
+        for clock in self._tools.values():
+            if clock.waiting_since is None and clock.running_for(now) >= 1:
+                clock.block.show_progress(clock.running_for(now))
+                self.transcript.refresh_block(clock.block)
+        self._start_ticking()

@@ -21,6 +21,7 @@ from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
+from zett_tui.ui.widgets.queued_prompts import QueuedPrompts
 from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
@@ -92,6 +93,7 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
+        yield QueuedPrompts(self.turns.queue, id="queued-prompts")
         menu = CompletionMenu(id="completion-menu")
         yield menu
         yield Composer(
@@ -100,6 +102,7 @@ class ChatScreen(Screen[None]):
             project_root=self.launch.cwd,
             history_file=paths.prompt_history_file(),
             commands=self.commands,
+            queue=self.turns.queue,
         )
         yield StatusLine(id="status")
 
@@ -257,7 +260,10 @@ class ChatScreen(Screen[None]):
         if command is not None:
             self._run_command(*command)
             return
-        self.turns.submit(text)
+        if event.queue:
+            self.turns.queue_for_later(text)
+        else:
+            self.turns.submit(text)
 
     def _run_command(self, name: str, arguments: str) -> None:
         if self.commands.run(self.command_context, name, arguments):

@@ -2,21 +2,25 @@
 
 A turn is a prompt answered, an interrupted turn carried on (``/continue``) or the older turns
 summarized (``/compact``). Each runs in one exclusive worker of the chat screen, its events shown
-by one ``TurnPresenter``; prompts typed meanwhile wait in a queue and the next starts when the
-turn ends. Everything else in the UI asks this object (submit, continue, compact, cancel, steer,
-``busy``, ``queued``) and never touches the worker or the presenter itself.
+by one ``TurnPresenter``. While a turn runs, a prompt sent with Enter goes into that turn as a
+steering message (the runtime delivers it at its next model call) and one sent with Tab waits in
+the queue (``prompt_queue``) for the turn to end; stopping the turn sends nothing, and gives what
+was waiting back to the composer. Everything else in the UI asks this object (submit, queue,
+continue, compact, cancel, steer, ``busy``, ``queued``) and never touches the worker or the
+presenter itself.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.worker import Worker, WorkerState
 
+from zett_tui.core.inert_text import encodable
 from zett_tui.core.long_lived_objects import settle_after_turn
+from zett_tui.ui.chat.prompt_queue import JOINER, PromptQueue
 from zett_tui.ui.widgets.transcript import UserBlock
 
 if TYPE_CHECKING:
@@ -34,9 +38,12 @@ class TurnRunner:
 
     def __init__(self, chat: ChatScreen, answer_model: str | None) -> None:
         self._chat = chat
-        self._queue: deque[str] = deque()
+        #: Prompts waiting for the turn to end, and notes on their way into it (shown above the prompt).
+        self.queue = PromptQueue()
         self._worker: Worker[Any] | None = None
         self._presenter: TurnPresenter | None = None
+        #: The running worker is a turn that takes steering messages (``/compact`` does not).
+        self._steerable = False
         #: The model of the last answer shown: an answer is labelled when its model differs.
         self.answer_model = answer_model
 
@@ -55,33 +62,49 @@ class TurnRunner:
     @property
     def queued(self) -> int:
         """Prompts waiting for their turn."""
-        return len(self._queue)
+        return len(self.queue)
 
     def submit(self, text: str) -> None:
-        """A prompt from the composer: sent now, or queued until the model is ready or the turn ends."""
+        """A prompt sent with Enter: a turn now, a steering message for the running turn, or
+        (before the model is ready, or when the turn takes no more notes) queued."""
+        if not self._may_send():
+            return
+        if self.busy and self._steerable and self.steer(text):
+            self.queue.steer_sent(encodable(text))  # as the runtime will say it was delivered
+            return
+        self.queue_for_later(text)
+
+    def queue_for_later(self, text: str) -> None:
+        """A prompt sent with Tab during a turn (or Enter before the model is ready): it waits."""
+        if not self._may_send():
+            return
+        self.queue.add(text)
+        self.start_next()
+
+    def _may_send(self) -> bool:
         chat = self._chat
         if chat.launch.read_only:
             chat.notify("This session is read-only here: another zett is writing it. /new starts a new one.")
-            return
+            return False
         if chat.warmup_failed:
             chat.notify("The model could not start; see the message above.", severity="error")
-            return
-        self._queue.append(text)
-        if chat.host is None:
-            chat.notify("Queued: it is sent as soon as the model is ready.")
-        elif self.busy:
-            chat.notify("Queued: it is sent when this turn ends.")
-        self.start_next()
+            return False
+        return True
 
     def start_next(self) -> None:
         """Start the next queued prompt if zett is ready and idle; the status line shows the rest."""
         host = self._chat.host
-        self._chat.status.queued = (
-            len(self._queue) if (self.busy or host is None) else max(0, len(self._queue) - 1)
-        )
-        if self.busy or host is None or not self._queue:
-            return
-        self._start_turn(host, self._queue.popleft())
+        if not self.busy and host is not None:
+            prompt = self.queue.pop_next()
+            if prompt is not None:
+                self._start_turn(host, prompt)
+        self._sync_queue()
+
+    def _sync_queue(self) -> None:
+        """The status line's count, and whether Tab queues (a turn runs or the model is not ready)."""
+        self.queue.holding = self.busy or self._chat.host is None
+        self._chat.status.queued = len(self.queue)
+        self._chat.composer.show_turn_running(self.busy and self._steerable)
 
     def continue_interrupted(self) -> None:
         """``/continue``: carry on the turn that was cut off."""
@@ -90,6 +113,7 @@ class TurnRunner:
             self._chat.notify("Wait until zett is idle to continue the interrupted turn.")
             return
         self._start_turn(host, None)
+        self._sync_queue()
 
     def compact(self, host: AgentHost) -> None:
         """``/compact``: summarize the older turns now, as a turn of its own."""
@@ -106,22 +130,43 @@ class TurnRunner:
         )
         self._presenter = presenter
         chat.status.activity = "compacting"
+        self._steerable = False
         self._worker = chat.run_worker(
             self._compact(host, presenter), group="turn", exclusive=True, exit_on_error=False
         )
+        self._sync_queue()
 
     def steer(self, text: str) -> bool:
         """Send ``text`` to the running turn as a steering message; False when no turn takes it."""
         host = self._chat.host
         return host is not None and host.steer(text)
 
+    def decision_answered(self, call_id: str, *, declined: bool, outcome: str) -> None:
+        """The user's answer about a tool call went back to the runtime: its row runs again."""
+        if self._presenter is not None:
+            self._presenter.user_answered(call_id, declined=declined, outcome=outcome)
+
     def cancel(self) -> bool:
-        """Cancel the running turn (model stream and tool process alike). False when none runs."""
+        """Cancel the running turn (model stream and tool process alike). False when none runs.
+
+        Nothing waiting is sent: the queued prompts and the notes not yet delivered come back to
+        the composer as one text, before what was being typed, to be sent (or not) with Enter."""
         if not self.busy or self._worker is None:
             return False
         self._worker.cancel()
         self._chat.close_dialogs()
+        self._give_back_unsent()
         return True
+
+    def _give_back_unsent(self) -> None:
+        unsent = self.queue.drain()
+        self._sync_queue()
+        if not unsent:
+            return
+        composer = self._chat.composer
+        draft = composer.text
+        composer.load_text(JOINER.join([*unsent, draft] if draft.strip() else unsent))
+        composer.move_cursor(composer.document.end)
 
     async def stop(self) -> None:
         """Cancel a running turn and wait until it is recorded (the app is quitting)."""
@@ -146,6 +191,7 @@ class TurnRunner:
                 self._presenter.finish(TurnFinished("failed", f"Internal error: {event.worker.error!r}"))
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self._worker = None
+            self.queue.forget_steers()
             chat.status.activity = "idle"
             settle_after_turn()
             chat.app.call_later(cast("ZettApp", chat.app).collect_when_quiet)
@@ -158,7 +204,6 @@ class TurnRunner:
         from zett_tui.ui.chat.presenter import TurnPresenter
 
         chat = self._chat
-        chat.status.queued = len(self._queue)
         if prompt is not None:
             chat.transcript.add(UserBlock(prompt))
         else:
@@ -172,6 +217,7 @@ class TurnRunner:
             on_activity=self._set_activity,
         )
         chat.status.activity = "thinking"
+        self._steerable = True
         self._worker = chat.run_worker(
             self._run_turn(host, prompt, self._presenter),
             group="turn",
@@ -210,7 +256,13 @@ class TurnRunner:
 
     def _sink(self, presenter: TurnPresenter, model: str) -> Callable[[UIEvent], None]:
         """Where the events of a turn (or of ``/compact``) go; ``model`` is the one answering."""
-        from zett_tui.runtime.events import ContextMeasured, DecisionRequested, PlanModeChanged, TurnFinished
+        from zett_tui.runtime.events import (
+            ContextMeasured,
+            DecisionRequested,
+            PlanModeChanged,
+            SteeringDelivered,
+            TurnFinished,
+        )
 
         chat = self._chat
 
@@ -218,12 +270,17 @@ class TurnRunner:
             chat.dialogs.observe(event)
             if isinstance(event, DecisionRequested):
                 presenter.flush()
+                call_id = event.payload.get("tool_call_id")
+                if isinstance(call_id, str):
+                    presenter.waiting_for_user(call_id, event.call)
                 chat.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):
                 chat.call_later(chat.sync_mode)  # the host updates its mode right after the sink
             elif isinstance(event, ContextMeasured):
                 chat.status.show_context(event.tokens, event.window, estimated=event.estimated)
             else:
+                if isinstance(event, SteeringDelivered):
+                    self.queue.steer_delivered(event.text)
                 presenter.handle(event)
                 if isinstance(event, TurnFinished):
                     chat.status.input_tokens = presenter.stats.input_tokens

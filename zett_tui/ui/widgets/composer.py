@@ -27,6 +27,7 @@ from zett_tui.ui.chat.completion import (
     file_items,
     find_context,
 )
+from zett_tui.ui.chat.prompt_queue import PromptQueue
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
 from zett_tui.ui.pastes import PasteStore
 from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
@@ -102,15 +103,22 @@ class Composer(TextArea):
         ),
     ]
 
+    IDLE_PLACEHOLDER = "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl-C clear/stop)"
+    #: While a turn runs: what Enter and Tab do then.
+    TURN_PLACEHOLDER = "Enter: tell the running turn · Tab: queue for after it · Esc: stop it"
+
     #: Bound actions that do not run from keys typed into a dialog that is opening above the
     #: prompt (those keys go to the prompt: they edit it, they open nothing).
     NOT_FROM_EARLY_KEYS: ClassVar[frozenset[str]] = frozenset({"external_editor"})
 
     class Submitted(Message):
-        def __init__(self, composer: Composer, text: str) -> None:
+        """The prompt was sent: with Enter, or with Tab during a turn (``queue``: after the turn)."""
+
+        def __init__(self, composer: Composer, text: str, *, queue: bool = False) -> None:
             super().__init__()
             self.composer = composer
             self.text = text
+            self.queue = queue
 
     class FilesFound(Message, bubble=False):
         """From the search thread: the files matching one ``@`` query."""
@@ -136,14 +144,15 @@ class Composer(TextArea):
         project_root: Path | None = None,
         history_file: Path | None = None,
         commands: CommandList | None = None,
+        queue: PromptQueue | None = None,
     ) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        #: The chat's prompts waiting for the turn (Tab adds, Up takes back); None: no queue.
+        self.queue = queue
         self.prompt_history = PromptHistory(list(history or []))
         #: Where prompts are kept across sessions (read after mount, appended on each send).
         self.history_file = history_file
-        self.placeholder = (
-            "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl-C clear/stop)"
-        )
+        self.placeholder = self.IDLE_PLACEHOLDER
         self.pastes = PasteStore()
         self.menu = menu
         #: What ``/`` completes (given by the chat; without it no command is offered).
@@ -169,6 +178,10 @@ class Composer(TextArea):
             event.stop()
             event.prevent_default()
             self._submit()
+            return
+        if self._queue_key(event.key):
+            event.stop()
+            event.prevent_default()
             return
         if event.key == "up" and self.cursor_location[0] == 0:
             recalled = self.prompt_history.older(self.text)
@@ -207,6 +220,35 @@ class Composer(TextArea):
             return True
         return False
 
+    def _queue_key(self, key: str) -> bool:
+        """Keys the prompt queue takes (no completion open): during a turn Tab queues the prompt
+        for after it; Up on an empty prompt takes the last queued one back, Up again on it
+        (unedited) swaps it for the one before; Down on it puts it back."""
+        queue = self.queue
+        if queue is None:
+            return False
+        if key == "tab":
+            if not queue.holding or not self.text.strip():
+                return False
+            self._submit(queue=True)
+            return True
+        if key == "up" and self.cursor_location[0] == 0:
+            taken = queue.take_back(self.text)
+            if taken is None:
+                return False
+            self._replace(taken)
+            return True
+        if key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            if not queue.put_back(self.text):
+                return False
+            self.clear()
+            return True
+        return False
+
+    def show_turn_running(self, running: bool) -> None:
+        """The placeholder says what Enter and Tab do while a turn runs (the chat's turn runner)."""
+        self.placeholder = self.TURN_PLACEHOLDER if running else self.IDLE_PLACEHOLDER
+
     def _is_complete_command(self, item: CompletionItem) -> bool:
         context = self._completion
         return context is not None and context.kind == "command" and item.value == context.query
@@ -244,7 +286,7 @@ class Composer(TextArea):
 
     # -- submit and history ---------------------------------------------------------------------
 
-    def _submit(self) -> None:
+    def _submit(self, *, queue: bool = False) -> None:
         text = self.text
         if not text.strip():
             return
@@ -259,7 +301,7 @@ class Composer(TextArea):
                 thread=True,
                 group="prompt-log",
             )
-        self.post_message(self.Submitted(self, expanded))
+        self.post_message(self.Submitted(self, expanded, queue=queue))
 
     def on_mount(self) -> None:
         if self.history_file is not None:

@@ -22,10 +22,19 @@ if TYPE_CHECKING:
     from zett_tui.ui.widgets.transcript_markdown import MarkdownStream
 
 AnswerStatus = Literal["completed", "cancelled", "failed"]
-ToolState = Literal["pending", "running", "done", "failed", "cancelled"]
+ToolState = Literal["pending", "waiting", "running", "done", "failed", "refused", "declined", "cancelled"]
 NoticeLevel = Literal["info", "warning", "error", "decision"]
 _ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("completed", "cancelled", "failed")
-_TOOL_STATES: tuple[ToolState, ...] = ("pending", "running", "done", "failed", "cancelled")
+_TOOL_STATES: tuple[ToolState, ...] = (
+    "pending",
+    "waiting",
+    "running",
+    "done",
+    "failed",
+    "refused",
+    "declined",
+    "cancelled",
+)
 _NOTICE_LEVELS: tuple[NoticeLevel, ...] = ("info", "warning", "error", "decision")
 
 
@@ -402,18 +411,26 @@ def _bounded_line(text: str, start: int, end: int, max_chars: int) -> str:
 
 _TOOL_ICONS: dict[str, str] = {
     "pending": "○",
+    "waiting": "?",
     "running": "●",
     "done": "✓",
     "failed": "✗",
+    "refused": "⊘",
+    "declined": "⊘",
     "cancelled": "⏹",
 }
 _TOOL_LABELS: dict[str, str] = {
     "pending": "waiting",
+    "waiting": "waiting for you",
     "running": "running",
     "done": "done",
     "failed": "failed",
+    "refused": "refused",
+    "declined": "declined",
     "cancelled": "cancelled",
 }
+LIVE_LINES_SHOWN = 4
+"""Lines of a running command's output shown under its row (the newest last)."""
 RAW_OUTPUT_LIMIT = 256 * 1024
 """Tool outputs up to this size are kept verbatim for copying; longer ones keep their preview only."""
 KEPT_OUTPUT_LABEL = "full output:"
@@ -441,20 +458,47 @@ class ToolBlock(Block):
         """Where the full stdout of a truncated shell command is kept (None: the output is complete)."""
         self.kept_stderr: str | None = None
         self._raw_output: str | None = None
+        #: How long it has been running so far (waits for the user left out), while it runs.
+        self.elapsed_s: float | None = None
+        #: The last lines a running command wrote, shown under the row until it ends.
+        self.live_lines: tuple[str, ...] = ()
+        #: What came of it in a few words, after the key argument (``ask_user``: the answer).
+        self.outcome = ""
 
     @property
     def streaming(self) -> bool:
-        return self.state in ("pending", "running")
+        return self.state in ("pending", "waiting", "running")
 
     def set_running(self) -> None:
-        if self.state == "pending":
+        if self.state in ("pending", "waiting"):
             self.state = "running"
             self._changed()
 
+    def set_waiting(self) -> None:
+        """A dialog asks the user about this call: it waits for them, it does not run."""
+        if self.state in ("pending", "running"):
+            self.state = "waiting"
+            self._changed()
+
+    def show_progress(self, elapsed_s: float | None = None, lines: tuple[str, ...] | None = None) -> None:
+        """While it runs: the time so far, and (a shell command) its last lines of output."""
+        if elapsed_s is not None:
+            self.elapsed_s = elapsed_s
+        if lines is not None:
+            self.live_lines = tuple(make_terminal_output_inert(line) for line in lines[-LIVE_LINES_SHOWN:])
+        self._changed()
+
+    def set_outcome(self, text: str) -> None:
+        self.outcome = make_inert(" ".join(text.split()))
+        self._changed()
+
     def finish(self, state: str, output: str = "", duration_s: float | None = None) -> None:
-        """Record the final state ("done", "failed" or "cancelled"), the output and the duration."""
+        """Record the final state ("done", "failed", "refused", "declined" or "cancelled"), the
+        output and the duration."""
         self.state = _known(state, _TOOL_STATES, "failed")
         self.duration_s = duration_s
+        self.elapsed_s = None
+        self.live_lines = ()
         start = max(0, len(output) - _KEPT_SEARCH_CHARS)
         kept = _KEPT_STREAMS.search(output, start)
         if kept is not None:
@@ -474,20 +518,25 @@ class ToolBlock(Block):
         return f"{row} {_TOOL_LABELS[self.state]}\n{output}"
 
     def _estimate(self, width: int) -> int:
-        return 1
+        return 1 + len(self.live_lines)
 
     def _row(self, width: int, ctx: RenderContext) -> Line:
         styles = ctx.styles
         state_style = {
             "pending": styles.muted,
+            "waiting": styles.notice_warning,
             "running": styles.state_running,
             "done": styles.state_done,
             "failed": styles.state_failed,
+            "refused": styles.state_failed,
+            "declined": styles.state_cancelled,
             "cancelled": styles.state_cancelled,
         }[self.state]
         right = Text(_TOOL_LABELS[self.state], style=state_style)
         if self.duration_s is not None:
             right.append(f" {format_duration(self.duration_s)}", style=styles.muted)
+        elif self.state == "running" and self.elapsed_s is not None and self.elapsed_s >= 1:
+            right.append(f" {int(self.elapsed_s)}s", style=styles.muted)
         row = Text.assemble(
             ("▾ " if self.expanded else "▸ ", styles.muted),
             (f"{_TOOL_ICONS[self.state]} ", state_style),
@@ -497,6 +546,8 @@ class ToolBlock(Block):
             right = Text()
         if self.key_arg:
             row.append(f"  {self.key_arg}", style=styles.tool_arg)
+        if self.outcome:
+            row.append(f"  → {self.outcome}", style=styles.tool_name)
         room = width - right.cell_len - (1 if right.cell_len else 0)
         if row.cell_len > room:
             row.truncate(max(1, room), overflow="ellipsis")
@@ -506,12 +557,18 @@ class ToolBlock(Block):
 
     def _render(self, width: int, ctx: RenderContext) -> list[Line]:
         lines = [self._row(width, ctx)]
-        if not self.expanded:
-            return lines
         styles = ctx.styles
         gutter = ("  │ ", ctx.style_id(styles.muted)) if width > 8 else ("", 0)
+        if self.live_lines and not self.expanded:
+            inner = max(1, width - len(gutter[0]))
+            live = [_line(Text(line, style=styles.tool_output), inner, ctx) for line in self.live_lines]
+            lines.extend(_prefixed(live, gutter, gutter))
+        if not self.expanded:
+            return lines
         inner = max(1, width - len(gutter[0]))
-        if self.preview is None:
+        if self.preview is None and self.live_lines:
+            body = [_line(Text(line, style=styles.tool_output), inner, ctx) for line in self.live_lines]
+        elif self.preview is None:
             body = ctx.render_text(Text("(no output yet)", style=styles.muted), inner)
         elif self.preview.total_lines == 0 or not (self.preview.head or self.preview.tail):
             body = ctx.render_text(Text("(no output)", style=styles.muted), inner)

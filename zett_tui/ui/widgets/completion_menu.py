@@ -57,10 +57,12 @@ class CompletionMenu(Widget):
 
     VISIBLE_ROWS = 8
 
-    items: reactive[tuple[CompletionItem, ...]] = reactive((), always_update=True)
+    # layout: the menu's height follows its rows (opened on one "Listing…" line, it must grow to
+    # the files when they come, not show the first one alone)
+    items: reactive[tuple[CompletionItem, ...]] = reactive((), always_update=True, layout=True)
     index: reactive[int] = reactive(0)
     #: Shown instead of items ("Listing project files…", "No file matches").
-    message: reactive[str] = reactive("")
+    message: reactive[str] = reactive("", layout=True)
     #: What the list is of, shown at its end ("commands", "files"), with the count when it scrolls.
     title: reactive[str] = reactive("")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import idle, make_app, notices, ready_app, wait_for
+from tests.ui_helpers import idle, make_app, notices, ready_app, screen_text, wait_for
 from zett_tui.runtime.files.attachments import MAX_FILE_BYTES, attach_mentions, mentioned_paths
 from zett_tui.runtime.files.read_access import ReadAccess
 
@@ -91,3 +91,22 @@ async def test_the_model_gets_the_file_and_the_transcript_shows_what_was_attache
         assert isinstance(sent.content, str)
         assert "remember the milk" in sent.content and sent.content.startswith("summarize @notes.md now")
         assert "📎 attached notes.md (1 line)" in notices(app)
+
+
+async def test_the_prompt_box_shows_a_chip_for_what_an_at_will_attach(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    (project_dir / "notes.md").write_text("remember the milk\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours")
+    app = make_app(ScriptedModel(), cwd=project_dir)
+    async with ready_app(app) as pilot:
+        composer = app.chat.composer
+        composer.load_text(f"compare @notes.md with @{outside} for @alice")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "📎 notes.md" in shown
+        assert "⚠ not attached: " in shown and "@alice" not in composer.border_subtitle
+        composer.load_text("nothing attached")
+        await pilot.pause()
+        assert "📎" not in screen_text(app)

@@ -65,6 +65,18 @@ def mentioned_paths(prompt: str) -> list[str]:
     return list(dict.fromkeys(path.rstrip(".,;:!?)") if not path.endswith("/") else path for path in found))
 
 
+def preview_chips(prompt: str, access: ReadAccess, cwd: Path) -> list[str]:
+    """What the ``@`` mentions of ``prompt`` will do, one short chip each, for the prompt box:
+    ``📎 path`` for what will be attached, ``⚠ path`` for a path that will not be read. Reads no
+    file (only resolves the paths)."""
+    chips = []
+    for path in mentioned_paths(prompt):
+        real = real_path(path, cwd)
+        if os.path.lexists(real):
+            chips.append(("📎 " if access.verdict(real).allowed else "⚠ not attached: ") + printable(path))
+    return chips
+
+
 def attach_mentions(prompt: str, access: ReadAccess, cwd: Path) -> AttachedPrompt:
     """``prompt`` with its ``@``-mentioned files and folders attached (see the module docstring)."""
     result = AttachedPrompt(prompt)

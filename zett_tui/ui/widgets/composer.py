@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
 from textual.actions import SkipAction
@@ -36,6 +36,9 @@ from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
 from zett_tui.ui.widgets.keys_in_order import run_bindings
 from zett_tui.workspace.file_finder import FileIndex, FileMatch, ProjectFiles
 from zett_tui.workspace.prompt_log import append_prompt, load_prompts
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.files.read_access import ReadAccess
 
 #: How many files the ``@`` menu lists.
 FILE_RESULTS = 50
@@ -180,6 +183,8 @@ class Composer(TextArea):
         self._search_lock = threading.Lock()
         self._listing = False
         self._listing_problem = ""
+        #: The project's read rules, for the ``@`` chips (made at the first ``@``).
+        self._read_rules: ReadAccess | None = None
 
     # -- keys -----------------------------------------------------------------------------------
 
@@ -340,6 +345,23 @@ class Composer(TextArea):
     def _edited(self, event: TextArea.Changed | TextArea.SelectionChanged) -> None:
         if event.text_area is self:
             self.update_completion()
+            if isinstance(event, TextArea.Changed):
+                self._show_attachments()
+
+    def _show_attachments(self) -> None:
+        """Under the box, a chip for each file or folder an ``@`` will attach (or will not)."""
+        text = self.text
+        chips = ""
+        if "@" in text:
+            from zett_tui.runtime.files.attachments import preview_chips
+            from zett_tui.runtime.files.read_access import ReadAccess
+
+            root = self.project_files.root
+            if self._read_rules is None:
+                self._read_rules = ReadAccess(root)
+            chips = "  ".join(preview_chips(text, self._read_rules, root))
+        if chips != self.border_subtitle:
+            self.border_subtitle = chips
 
     def update_completion(self) -> None:
         """Open, refresh or close the menu for where the cursor is now."""

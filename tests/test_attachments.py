@@ -110,3 +110,18 @@ async def test_the_prompt_box_shows_a_chip_for_what_an_at_will_attach(
         composer.load_text("nothing attached")
         await pilot.pause()
         assert "📎" not in screen_text(app)
+
+
+async def test_a_resumed_session_shows_the_prompt_as_typed_not_the_attached_file(project_dir: Path) -> None:
+    from tests.fakes.host import Collector, make_host
+    from zett_tui.entry.startup import find_session_to_resume
+
+    (project_dir / "notes.md").write_text("remember the milk\n")
+    host = await make_host(ScriptedModel(text_step("Milk, noted.")))
+    await host.run_turn("summarize @notes.md now", Collector())
+    await host.aclose()
+    found = find_session_to_resume(project_dir, None, continue_last=True)
+    app = make_app(ScriptedModel(), session_id=host.session_id, resume_path=found.path)
+    async with ready_app(app):
+        assert [block.plain_text() for block in app.chat.transcript.blocks[:1]] == ["summarize @notes.md now"]
+        assert "remember the milk" not in screen_text(app)

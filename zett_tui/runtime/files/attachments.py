@@ -32,6 +32,9 @@ MAX_TOTAL_BYTES = 256_000
 #: Entries listed for an attached folder.
 MAX_LISTING = 200
 
+#: Between the prompt as typed and what it attaches, in the message sent (and recorded).
+ATTACHED_MARKER = "\n\nAttached by the user with @ (read by zett):\n\n"
+
 _MENTION = re.compile(r'(?:(?<=\s)|^)@("(?:[^"\\]|\\.)+"|[^\s"]+)')
 
 
@@ -63,6 +66,11 @@ def mentioned_paths(prompt: str) -> list[str]:
     """The paths ``@``-mentioned in ``prompt``, in order, each once."""
     found = [_unquote(match.group(1)) for match in _MENTION.finditer(prompt)]
     return list(dict.fromkeys(path.rstrip(".,;:!?)") if not path.endswith("/") else path for path in found))
+
+
+def typed_part(message: str) -> str:
+    """The prompt as the user typed it, without what its ``@`` mentions attached."""
+    return message.split(ATTACHED_MARKER, 1)[0]
 
 
 def preview_chips(prompt: str, access: ReadAccess, cwd: Path) -> list[str]:
@@ -111,7 +119,7 @@ def attach_mentions(prompt: str, access: ReadAccess, cwd: Path) -> AttachedPromp
         result.attached.append(attachment)
     if result.attached:
         blocks = "\n\n".join(_block(attachment) for attachment in result.attached)
-        result.message = f"{prompt}\n\nAttached by the user with @ (read by zett):\n\n{blocks}"
+        result.message = prompt + ATTACHED_MARKER + blocks
     return result
 
 

@@ -189,7 +189,7 @@ async def test_at_finds_a_file_among_50000_and_inserts_its_path(project_dir: Pat
         await wait_for(pilot, lambda: menu_labels(app)[:1] == ["pkg3/mod1/needle_target_module.py"])
         assert not any("build/" in label for label in menu_labels(app))
         await pilot.press("tab")
-        assert composer.text == "look at pkg3/mod1/needle_target_module.py "
+        assert composer.text == "look at @pkg3/mod1/needle_target_module.py "  # the @ attaches it
         assert not menu(app).is_open
 
 
@@ -213,7 +213,7 @@ async def test_ignored_files_are_not_offered_without_git(project_dir: Path) -> N
         app.chat.composer.move_cursor((0, len("see @needletargetplan")))
         await wait_for(pilot, lambda: menu_labels(app)[:1] == ["my notes/needle target plan.md"])
         await pilot.press("enter")  # Enter inserts the file while the menu is open; quoted for the space
-        assert app.chat.composer.text == 'see "my notes/needle target plan.md" '
+        assert app.chat.composer.text == 'see @"my notes/needle target plan.md" '
 
 
 async def test_at_inside_an_email_address_opens_nothing() -> None:

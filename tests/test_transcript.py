@@ -242,12 +242,12 @@ async def test_tool_row_states_duration_and_expansion_by_keys_and_click() -> Non
         assert "file-a" not in all_text(transcript)
 
         transcript.focus()
-        await pilot.press("right_square_bracket")
+        await pilot.press("alt+down")
         row_y = next(y for y, line in enumerate(screen_text(transcript)) if "bash" in line)
         first_segment_style = next(iter(transcript.render_line(row_y))).style
         assert first_segment_style is not None
         assert first_segment_style.bgcolor != transcript.rich_style.bgcolor
-        await pilot.press("enter")
+        await pilot.press("alt+right")
         await settle(pilot)
         assert tool.expanded
         assert transcript.selected_block is tool
@@ -255,7 +255,7 @@ async def test_tool_row_states_duration_and_expansion_by_keys_and_click() -> Non
         assert any(line.endswith("file-a") for line in text)
         assert any(line.endswith("file-b") for line in text)
 
-        await pilot.press("space")
+        await pilot.press("alt+left")
         await settle(pilot)
         assert not tool.expanded
 

@@ -218,6 +218,34 @@ def test_text_area_still_handles_keys_where_the_composer_overrides() -> None:
     )
 
 
+def test_the_key_bindings_zett_runs_in_order_are_still_what_the_app_checks() -> None:
+    _check(
+        _source_hash(App._check_bindings) == "c9643552d942518a",
+        "App._check_bindings changed: textual_compat.run_key_bindings copies it (the prompt runs "
+        "bindings itself, in order); copy what is new, then update this hash",
+    )
+    from textual.message import Message
+
+    message = Message()
+    _check(not textual_compat.default_prevented(message), "Message._no_default_action is gone")
+    message.prevent_default()
+    _check(textual_compat.default_prevented(message), "prevent_default no longer sets _no_default_action")
+
+
+def test_the_driver_still_makes_its_parser_from_the_name_zett_replaces() -> None:
+    from textual.drivers import linux_driver
+
+    _check(
+        "XTermParser(" in inspect.getsource(linux_driver.LinuxDriver.run_input_thread),
+        "LinuxDriver.run_input_thread no longer makes an XTermParser: the terminal's answers "
+        "(zett_tui/terminal/replies.py) would reach the prompt as typed text",
+    )
+    textual_compat.keep_terminal_replies_out_of_input()
+    parser = linux_driver.XTermParser()
+    keys = [getattr(event, "key", None) for event in [*parser.feed("a\x1b[?1;2cb"), *parser.feed("")]]
+    _check(keys == ["a", "b"], f"the reply-filtering parser passes the terminal's answer through: {keys}")
+
+
 # -- zett-agent --------------------------------------------------------------------------------------
 
 

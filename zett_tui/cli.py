@@ -208,8 +208,12 @@ def _launch(
         return run_from_cli(launch, request)
     from zett_tui.ui.app import ZettApp
 
-    if query is not None and launch.theme is None:  # no theme chosen: follow the terminal's background
-        launch = replace(launch, terminal_background=query.answer())
+    if query is not None:
+        # Read before the app takes the terminal, whatever chose the theme (ZETT_THEME, a config
+        # file): an answer left unread would reach the prompt as typed text.
+        background = query.answer()
+        if launch.theme is None:  # no theme chosen: follow the terminal's background
+            launch = replace(launch, terminal_background=background)
     app = ZettApp(launch)
     session_id = app.run()
     code = app.return_code or EXIT_OK

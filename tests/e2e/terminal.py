@@ -39,8 +39,12 @@ class Terminal:
             except pexpect.EOF:
                 return
             self.stream.feed(data)
+            self.on_output(data)
             if time.monotonic() >= deadline:
                 return
+
+    def on_output(self, data: bytes) -> None:
+        """Called with each chunk zett wrote (a terminal that answers questions overrides it)."""
 
     def text(self) -> str:
         return "\n".join(self.screen.display)

@@ -211,8 +211,26 @@ class AgentHost:
     async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
         """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
         agent = self._require_agent()
+        prompt = await self._with_attachments(prompt, sink)
         stream = agent.stream(encodable(prompt), **self._request_options(), metadata=self._turn_metadata())
         return await self._run(stream, sink)
+
+    async def _with_attachments(self, prompt: str, sink: Sink) -> str:
+        """The prompt with its ``@path`` files attached, read as the read tools would read them
+        (``runtime/files/attachments.py``); a line says what was attached and what was not."""
+        if "@" not in prompt:
+            return prompt
+        from zett_tui.runtime.files.attachments import attach_mentions
+        from zett_tui.runtime.files.read_access import ReadAccess
+
+        cwd = self.options.cwd
+        access = self.read_gate.access(self._session_id) if self.read_gate is not None else ReadAccess(cwd)
+        attached = await asyncio.to_thread(attach_mentions, prompt, access, cwd)
+        if attached.attached:
+            sink(Notice("📎 attached " + " · ".join(attachment.chip for attachment in attached.attached)))
+        for line in attached.left_out:
+            sink(Notice(line, "warning"))
+        return attached.message
 
     async def continue_turn(self, sink: Sink) -> TurnFinished:
         """Carry on a turn that was cut off (a crash, a kill, an output limit) without new input."""

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from zett_tui.terminal import typeahead
+from zett_tui.terminal.replies import strip_replies
 
 Background = Literal["dark", "light"]
 
@@ -27,8 +28,6 @@ QUERY = b"\x1b]11;?\x1b\\\x1b[c"
 DEFAULT_TIMEOUT = 0.25
 _COLOR_REPLY = re.compile(rb"\x1b\]11;rgba?:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})")
 _DEVICE_ATTRIBUTES_REPLY = re.compile(rb"\x1b\[\?[0-9;]*c")
-#: The whole OSC 11 answer, up to its terminator (BEL or ESC backslash).
-_WHOLE_COLOR_REPLY = re.compile(rb"\x1b\]11;[^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 def query_background(
@@ -136,8 +135,8 @@ def _collect(fd: int, saved: list[Any], deadline: float) -> bytes:
 
 def typed_keys(reply: bytes) -> bytes:
     """What the user typed while the terminal was answering: the reply minus the terminal's answers."""
-    without_colour = _WHOLE_COLOR_REPLY.sub(b"", reply)
-    return _DEVICE_ATTRIBUTES_REPLY.sub(b"", without_colour)
+    text = strip_replies(reply.decode("utf-8", errors="surrogateescape"))
+    return text.encode("utf-8", errors="surrogateescape")
 
 
 def _read_reply(fd: int, deadline: float) -> tuple[bytes, bool]:

@@ -34,8 +34,14 @@ from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
 from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
-from zett_tui.ui.textual_compat import discard_exit_output, keep_exception_for_tests, remember_copied_text
+from zett_tui.ui.textual_compat import (
+    discard_exit_output,
+    keep_exception_for_tests,
+    keep_terminal_replies_out_of_input,
+    remember_copied_text,
+)
 from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
+from zett_tui.ui.widgets.keys_in_order import send_to_prompt
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +70,7 @@ class ZettApp(App[str | None]):
     def __init__(self, launch: LaunchSettings) -> None:
         super().__init__()
         keep_echo_quick()
+        keep_terminal_replies_out_of_input()
         #: As launched (frozen); what the user changes since is ``choices``.
         self.launch = launch
         self.choices = SessionChoices(launch)
@@ -102,6 +109,15 @@ class ZettApp(App[str | None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self._last_input = time.monotonic()
+        if (
+            isinstance(event, events.Key | events.Paste)
+            and not event.is_forwarded
+            and self.screen is self.chat
+        ):
+            if isinstance(event, events.Key) and not self.app_focus:
+                self.app_focus = True  # as Textual's own handling does
+            if send_to_prompt(self.chat.composer, event):  # in order, bindings included (keys_in_order.py)
+                return
         await super().on_event(event)
 
     def collect_when_quiet(self) -> None:

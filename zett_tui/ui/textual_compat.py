@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.geometry import Size
     from textual.message import Message
+    from textual.screen import Screen
     from textual.widget import Widget
 
 log = logging.getLogger(__name__)
@@ -186,3 +187,76 @@ def parse_terminal_input(text: str) -> list[Message] | None:
         return None
     parser = XTermParser()
     return [*parser.feed(text), *parser.feed("")]
+
+
+def keep_terminal_replies_out_of_input() -> None:
+    """Make Textual's terminal driver drop the terminal's answers to questions (device attributes,
+    colours, DCS) before its parser turns them into typed keys (``zett_tui.terminal.replies``).
+
+    Touches ``textual.drivers.linux_driver.XTermParser`` (the name the driver's input thread makes
+    its parser from) and ``XTermParser.feed``. On an upgrade: check the driver still makes its
+    parser from that module-level name and feeds it every read, with ``feed("")`` at the end.
+    """
+    try:
+        from textual._xterm_parser import XTermParser
+        from textual.drivers import linux_driver
+    except ImportError:  # not on a POSIX terminal (or the parser moved): nothing to filter here
+        _warn_once("textual.drivers.linux_driver.XTermParser")
+        return
+    if getattr(linux_driver, "XTermParser", None) is not XTermParser:
+        return  # done already (or replaced by someone else: leave it)
+    from zett_tui.terminal.replies import ReplyFilter
+
+    class ReplyFilteringParser(XTermParser):
+        """Textual's parser, fed only what is input (the terminal's answers are taken out)."""
+
+        def __init__(self, debug: bool = False) -> None:
+            super().__init__(debug)
+            self._replies = ReplyFilter()
+
+        def feed(self, data: str) -> Iterable[Message]:
+            if not data:  # the end of input: what was held back goes through as it came
+                held = self._replies.flush()
+                return [*super().feed(held), *super().feed("")] if held else super().feed("")
+            kept = self._replies.feed(data)
+            return super().feed(kept) if kept else ()
+
+    linux_driver.XTermParser = ReplyFilteringParser  # type: ignore[misc]
+
+
+# -- keys, in the order they arrived ----------------------------------------------------------------
+
+
+async def run_key_bindings(screen: Screen[Any], key: str, *, priority: bool) -> bool:
+    """Run the binding for ``key`` the way Textual does when the key comes back up to the app
+    (priority ones from the app down, the others from the focused widget up), but on ``screen``
+    (the focused widget's own screen, not whichever screen is on top), now. True when one ran.
+
+    Copies ``App._check_bindings`` and touches ``Screen._binding_chain`` and
+    ``Screen._modal_binding_chain``. On an upgrade: diff ``App._check_bindings`` against this.
+    """
+    chain = reversed(screen._binding_chain) if priority else screen._modal_binding_chain
+    app = screen.app
+    for namespace, bindings in chain:
+        for binding in bindings.key_to_bindings.get(key, ()):
+            if binding.priority == priority and await app.run_action(binding.action, namespace):
+                return True
+    return False
+
+
+def forward_input(widget: Widget, event: Message) -> None:
+    """Hand an input event read by the app to ``widget``, as Textual hands one to the focused widget.
+
+    Touches ``Widget._forward_event`` (it marks the event forwarded, so the app does not take it as
+    new input when it bubbles back up). On an upgrade: check ``App.on_event`` still forwards so.
+    """
+    widget._forward_event(event)  # type: ignore[arg-type]
+
+
+def default_prevented(event: Message) -> bool:
+    """Whether a handler called ``event.prevent_default()`` (TextArea does when it types a key).
+
+    Touches ``Message._no_default_action``. On an upgrade: check ``prevent_default`` sets it.
+    """
+    prevented: bool = event._no_default_action
+    return prevented

@@ -83,6 +83,6 @@ def command_completion(name: str, command_list: CommandList) -> str:
 
 def file_items(matches: Iterable[FileMatch]) -> list[CompletionItem]:
     return [
-        CompletionItem(label=match.path, value=quote_path(match.path), highlights=match.positions)
+        CompletionItem(label=match.path, value="@" + quote_path(match.path), highlights=match.positions)
         for match in matches
     ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.core import paths
+from zett_tui.runtime.files.attachments import typed_part
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.recorded_turns import (
     NoteBlock,
@@ -44,7 +45,7 @@ def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | N
     if turn.continues:  # as the live screen showed /continue
         transcript.add(NoticeBlock("Continuing…", "info"))
     else:
-        transcript.add(UserBlock(turn.prompt))
+        transcript.add(UserBlock(typed_part(turn.prompt)))  # as typed: the attached files are not repeated
     label = turn.model if turn.model != previous_model else None
     answered = False
     status = "completed" if turn.status == "completed" else turn.status

@@ -66,6 +66,10 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+f", "find", "Find in the transcript", show=False, priority=True),
         Binding("f3", "find(1)", "Next match", show=False),
         Binding("shift+f3", "find(-1)", "Previous match", show=False),
+        *(
+            Binding(key.key, f"read_transcript({key.action!r})", key.description, show=False)
+            for key in Transcript.READING_KEYS
+        ),
     ]
     #: Ctrl+P lists the slash commands and key-only actions (see ui/palette.py).
     COMMANDS = {_chat_commands}
@@ -258,19 +262,22 @@ class ChatScreen(Screen[None]):
         text = event.text.strip()
         command = split_command(text)
         if command is not None:
-            self._run_command(*command)
+            if not self._run_command(*command):
+                self.composer.put_back(event.text)  # a typo in the name must not cost the arguments
             return
         if event.queue:
             self.turns.queue_for_later(text)
         else:
             self.turns.submit(text)
 
-    def _run_command(self, name: str, arguments: str) -> None:
+    def _run_command(self, name: str, arguments: str) -> bool:
+        """Run ``/name arguments``; False (and a line saying so) when there is no such command."""
         if self.commands.run(self.command_context, name, arguments):
-            return
+            return True
         suggestions = self.commands.nearest(name)
         hint = f" Did you mean {', '.join('/' + s for s in suggestions)}?" if suggestions else ""
-        self.say(f"Unknown command /{name}.{hint} /help lists them all.", "warning")
+        self.say(f"Unknown command /{name}: nothing was sent.{hint} /help lists them all.", "warning")
+        return False
 
     def action_show_help(self) -> None:
         """F1: the same list as /help."""
@@ -293,6 +300,10 @@ class ChatScreen(Screen[None]):
             if enabled and binding.description and _declared_by_zett(node, binding):
                 seen.setdefault(self.app.get_key_display(binding), tooltip or binding.description)
         return sorted(seen.items())
+
+    async def action_read_transcript(self, action: str) -> None:
+        """Scrolling and block keys pressed in the prompt act on the transcript (its READING_KEYS)."""
+        await self.app.run_action(action, self.transcript)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.turns.worker_state_changed(event)

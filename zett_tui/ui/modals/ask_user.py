@@ -14,6 +14,7 @@ from textual.events import Key
 from textual.widgets import Button, Input, Markdown, Static
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceButton, ChoiceDialog, Picked
+from zett_tui.ui.textual_compat import default_prevented
 
 
 class Action(Enum):
@@ -118,7 +119,9 @@ class AskUserDialog(ChoiceDialog):
         else:
             label = "Your answer:"
         yield Static(label, id="answer-label", markup=False)
-        yield Input(id="answer-input", compact=True, placeholder="type here, Enter sends")
+        yield Input(
+            id="answer-input", compact=True, placeholder="type here, Enter sends", select_on_focus=False
+        )
         yield Static("", id="answer-error", markup=False)
 
     def focus_first(self) -> None:
@@ -182,6 +185,18 @@ class AskUserDialog(ChoiceDialog):
                 self.query_one(f"#option-{index}", OptionBox).toggle()
             return
         super().on_key(event)
+        if not event.is_printable or default_prevented(event) or self._noting:
+            return
+        if character == " " and isinstance(self.focused, Button):
+            return  # Space on a choice is not the start of an answer
+        # A letter typed on the options (or one queued for them before the focus moved): the
+        # start of the user's own answer, not a key lost.
+        event.stop()
+        event.prevent_default()
+        answer = self.query_one("#answer-input", Input)
+        if self.focused is not answer:
+            self.set_focus(answer)
+        answer.insert_text_at_cursor(event.character or "")
 
     def action_decline(self) -> None:
         self.dismiss(Picked(DECLINED))

@@ -14,6 +14,7 @@ from textual import events
 from textual.app import App
 
 from zett_tui.terminal import typeahead
+from zett_tui.terminal.replies import strip_replies
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ def replay_typeahead(app: App[Any]) -> str:
     Call it before the app's terminal driver starts (``on_load``): the events then sit in the
     app's queue ahead of every key the driver reads later.
     """
-    text = typeahead.take()
+    text = strip_replies(typeahead.take())  # a terminal's late answer is not typed text
     if not text:
         return ""
     from zett_tui.ui.textual_compat import parse_terminal_input

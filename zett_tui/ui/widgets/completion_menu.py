@@ -76,16 +76,26 @@ class CompletionMenu(Widget):
 
     def show(self, items: Sequence[CompletionItem], *, title: str = "", message: str = "") -> None:
         """Open (or refresh) the menu; the highlight goes back to the first item."""
+        rows = self._rows()
         self.items = tuple(items)
         self.index = 0
         self.title = title
         self.message = message if not items else ""
         self.set_class(bool(items) or bool(message), "-open")
+        if self._rows() != rows:
+            # the height follows the rows: opened on one "Listing…" line, the menu grows to the
+            # files when they come (a layout pass only then, not at every key)
+            self.refresh(layout=True)
 
     def close(self) -> None:
+        if not self.is_open and not self.items and not self.message:
+            return  # closed already: called at nearly every key, it must cost nothing
         self.remove_class("-open")
         self.items = ()
         self.message = ""
+
+    def _rows(self) -> int:
+        return min(len(self.items), self.VISIBLE_ROWS) + 1 if self.items else int(bool(self.message))
 
     def move(self, step: int) -> None:
         """Move the highlight by ``step``, wrapping around at either end."""

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
@@ -29,23 +30,33 @@ from zett_tui.ui.chat.completion import (
 )
 from zett_tui.ui.chat.prompt_queue import PromptQueue
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
+from zett_tui.ui.modals.early_keys import PassedKey
 from zett_tui.ui.pastes import PasteStore
+from zett_tui.ui.textual_compat import default_prevented
 from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
+from zett_tui.ui.widgets.keys_in_order import run_bindings
 from zett_tui.workspace.file_finder import FileIndex, FileMatch, ProjectFiles
 from zett_tui.workspace.prompt_log import append_prompt, load_prompts
 
+if TYPE_CHECKING:
+    from zett_tui.runtime.files.read_access import ReadAccess
+
 #: How many files the ``@`` menu lists.
 FILE_RESULTS = 50
+#: Keys the completion menu may take.
+_MENU_KEYS = frozenset({"escape", "up", "down", "tab", "enter"})
 
 
 @dataclass
 class PromptHistory:
-    """Earlier prompts, browsed with Up/Down; the draft being typed is kept while browsing."""
+    """Earlier prompts, browsed with Up/Down. The unsent draft is kept while browsing (Down past the
+    newest brings it back); editing a recalled prompt makes that the draft (browsing starts over)."""
 
     entries: list[str]
     limit: int = 500
     _position: int | None = None
     _draft: str = ""
+    _shown: str | None = None
 
     def add(self, prompt: str) -> None:
         if prompt.strip() and (not self.entries or self.entries[-1] != prompt):
@@ -56,22 +67,33 @@ class PromptHistory:
     def older(self, current: str) -> str | None:
         if not self.entries:
             return None
-        if self._position is None:
+        if self._position is None or current != self._shown:
             self._draft = current
             self._position = len(self.entries)
         if self._position == 0:
             return None
         self._position -= 1
-        return self.entries[self._position]
+        return self._show(self.entries[self._position])
 
-    def newer(self) -> str | None:
-        if self._position is None:
+    def newer(self, current: str) -> str | None:
+        if self._position is None or current != self._shown:
+            self._position = None
             return None
         self._position += 1
         if self._position >= len(self.entries):
             self._position = None
             return self._draft
-        return self.entries[self._position]
+        return self._show(self.entries[self._position])
+
+    def prepend(self, earlier: list[str]) -> None:
+        """Older prompts (read from disk after start), before the ones of this run."""
+        self.entries[:0] = earlier
+        if self._position is not None:
+            self._position += len(earlier)
+
+    def _show(self, text: str) -> str:
+        self._shown = text
+        return text
 
 
 class Composer(TextArea):
@@ -93,6 +115,10 @@ class Composer(TextArea):
 
     BINDINGS = [
         Binding("ctrl+j", "newline", "Newline", show=False, tooltip="Insert a new line"),
+        Binding("tab", "tab", show=False),
+        # the screen's: they scroll the transcript (described here, where F1 finds them first)
+        Binding("pageup", "leave_to_screen", "Scroll the transcript up a page", show=False),
+        Binding("pagedown", "leave_to_screen", "Scroll the transcript down a page", show=False),
         Binding("shift+enter", "newline", "Newline", show=False, tooltip="Insert a new line"),
         Binding(
             "ctrl+g",
@@ -166,10 +192,24 @@ class Composer(TextArea):
         self._search_lock = threading.Lock()
         self._listing = False
         self._listing_problem = ""
+        #: The project's read rules, for the ``@`` chips (made at the first ``@``).
+        self._read_rules: ReadAccess | None = None
 
     # -- keys -----------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        # Bindings run here, in the order the keys came (keys_in_order.py); a key passed on by an
+        # opening dialog runs only the prompt's own bindings (early_keys.py does that).
+        in_order = not isinstance(event, PassedKey)
+        if in_order and await run_bindings(self, event, priority=True):
+            return
+        await self._take_key(event)
+        if in_order and not default_prevented(event):
+            await run_bindings(self, event, priority=False)
+            event.stop()  # it has had its bindings here: not again on a screen opened since
+
+    async def _take_key(self, event: events.Key) -> None:
+        """The prompt's own keys: the menu's, paste placeholders, Enter, history; then typing."""
         if self._menu_key(event.key) or self._paste_key(event.key):
             event.stop()
             event.prevent_default()
@@ -191,7 +231,7 @@ class Composer(TextArea):
                 self._replace(recalled)
                 return
         if event.key == "down" and self.cursor_location[0] == self.document.line_count - 1:
-            recalled = self.prompt_history.newer()
+            recalled = self.prompt_history.newer(self.text)
             if recalled is not None:
                 event.stop()
                 event.prevent_default()
@@ -203,7 +243,11 @@ class Composer(TextArea):
         """Keys the open completion menu takes: Esc closes it (and so stops no turn), Up/Down move,
         Tab completes, Enter completes (or, on a complete command name, falls through to send)."""
         menu = self.menu
-        if menu is None or not menu.is_open:
+        if menu is None:
+            return False
+        if key in _MENU_KEYS:  # the menu follows the text as it is now, not as the last Changed saw it
+            self.update_completion()
+        if not menu.is_open:
             return False
         if key == "escape":
             self._dismissed = self._completion
@@ -271,6 +315,14 @@ class Composer(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def action_tab(self) -> None:
+        """Tab when no completion is offered: nothing. It never moves the focus away (the words
+        typed next would go nowhere). The one place for what else Tab may come to mean."""
+
+    def action_leave_to_screen(self) -> None:
+        """PageUp/PageDown are the transcript's (the chat screen scrolls it), not the prompt's."""
+        raise SkipAction()
+
     # -- paste ----------------------------------------------------------------------------------
 
     async def _on_paste(self, event: events.Paste) -> None:
@@ -313,7 +365,13 @@ class Composer(TextArea):
         self.app.call_from_thread(self._prepend_history, earlier)
 
     def _prepend_history(self, earlier: list[str]) -> None:
-        self.prompt_history.entries[:0] = earlier
+        self.prompt_history.prepend(earlier)
+
+    def put_back(self, text: str) -> None:
+        """Give back a prompt that was not sent (an unknown command), before anything typed since,
+        with the cursor at the end and no menu opened for it."""
+        typed_since = self.text
+        self._replace(text + ("\n" + typed_since if typed_since else ""))
 
     def _replace(self, text: str) -> None:
         """Show a prompt from the history; a recalled ``/command`` opens no menu (Up keeps browsing)."""
@@ -329,6 +387,23 @@ class Composer(TextArea):
     def _edited(self, event: TextArea.Changed | TextArea.SelectionChanged) -> None:
         if event.text_area is self:
             self.update_completion()
+            if isinstance(event, TextArea.Changed):
+                self._show_attachments()
+
+    def _show_attachments(self) -> None:
+        """Under the box, a chip for each file or folder an ``@`` will attach (or will not)."""
+        text = self.text
+        chips = ""
+        if "@" in text:
+            from zett_tui.runtime.files.attachments import preview_chips
+            from zett_tui.runtime.files.read_access import ReadAccess
+
+            root = self.project_files.root
+            if self._read_rules is None:
+                self._read_rules = ReadAccess(root)
+            chips = "  ".join(preview_chips(text, self._read_rules, root))
+        if chips != self.border_subtitle:
+            self.border_subtitle = chips
 
     def update_completion(self) -> None:
         """Open, refresh or close the menu for where the cursor is now."""

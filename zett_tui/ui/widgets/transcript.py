@@ -80,7 +80,7 @@ __all__ = [
 
 BlockT = TypeVar("BlockT", bound=Block)
 
-NEW_OUTPUT_BADGE = " ↓ new output (End) "
+NEW_OUTPUT_BADGE = " ↓ new output (Ctrl+End) "
 _Anchor = tuple[str, int, float]
 """("bottom", 0, 0) | ("block", index, fraction of it above the view) | ("pin", "reveal" or "show", index, row)"""
 _MAX_SELECTED_LINES = 20_000
@@ -202,11 +202,19 @@ class Transcript(ScrollView, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left_square_bracket", "select_previous", "Previous block", show=False),
-        Binding("right_square_bracket", "select_next", "Next block", show=False),
-        Binding("enter,space", "toggle_selected", "Expand/collapse", show=False),
+    #: Keys for reading: the transcript's own when it has the focus, and the chat screen's, so that
+    #: they work from the prompt too (typing and Enter always go to the prompt: none is printable).
+    READING_KEYS: ClassVar[list[Binding]] = [
+        Binding("pageup", "page_up", "Scroll the transcript up a page", show=False),
+        Binding("pagedown", "page_down", "Scroll the transcript down a page", show=False),
+        Binding("ctrl+home", "scroll_home", "Go to the top of the transcript", show=False),
+        Binding("ctrl+end", "scroll_end", "Go to the latest output", show=False),
+        Binding("alt+up", "select_previous", "Select the previous tool row or reasoning block", show=False),
+        Binding("alt+down", "select_next", "Select the next tool row or reasoning block", show=False),
+        Binding("alt+right", "expand_selected", "Expand the selected block", show=False),
+        Binding("alt+left", "collapse_selected", "Collapse the selected block", show=False),
     ]
+    BINDINGS: ClassVar[list[BindingType]] = [*READING_KEYS]
 
     cache_budget_lines: int = 4000
     """Rendered lines kept for blocks away from the screen before the farthest are dropped."""
@@ -582,7 +590,7 @@ class Transcript(ScrollView, can_focus=True):
             strip = self._strip(line, base)
             if self._layout.width != width:
                 strip = strip.crop_extend(0, width, base)
-            if self._selected is not None and self.has_focus and self._in_block(virtual_y, self._selected):
+            if self._selected is not None and self._in_block(virtual_y, self._selected):
                 strip = _overlay(strip, Style(bgcolor=self._render_context().styles.selected.bgcolor))
             selection = self._frame_selection
             if selection is not None and (span := selection.get_span(virtual_y)) is not None:
@@ -913,6 +921,16 @@ class Transcript(ScrollView, can_focus=True):
     def action_toggle_selected(self) -> None:
         if self._selected is not None:
             self.toggle_block(self._layout.blocks[self._selected])
+
+    def action_expand_selected(self) -> None:
+        block = self.selected_block
+        if block is not None and not block.expanded:
+            self.toggle_block(block)
+
+    def action_collapse_selected(self) -> None:
+        block = self.selected_block
+        if block is not None and block.expanded:
+            self.toggle_block(block)
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         self._mouse_down_at = (event.screen_x, event.screen_y)

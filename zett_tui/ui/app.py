@@ -13,6 +13,7 @@ from typing import Any
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import TextArea
@@ -74,6 +75,7 @@ class ZettApp(App[str | None]):
         #: As launched (frozen); what the user changes since is ``choices``.
         self.launch = launch
         self.choices = SessionChoices(launch)
+        self._crashed = False
         # Before the stylesheet is first parsed: chosen later, the whole stylesheet is parsed twice.
         for problem in start_themes(self, launch.theme, launch.terminal_background):
             launch.notices.append(("warning", problem))
@@ -116,7 +118,11 @@ class ZettApp(App[str | None]):
         ):
             if isinstance(event, events.Key) and not self.app_focus:
                 self.app_focus = True  # as Textual's own handling does
-            if send_to_prompt(self.chat.composer, event):  # in order, bindings included (keys_in_order.py)
+            try:
+                prompt = self.chat.composer
+            except NoMatches:  # not composed yet, or being taken down
+                prompt = None
+            if prompt is not None and send_to_prompt(prompt, event):  # in order (keys_in_order.py)
                 return
         await super().on_event(event)
 
@@ -305,7 +311,11 @@ class ZettApp(App[str | None]):
     # -- crash safety: no traceback (with prompts and keys in its locals) reaches the screen ----
 
     def _handle_exception(self, error: Exception) -> None:  # textual_compat.HANDLE_EXCEPTION_METHOD
+        """The first error names the crash; what fails while zett is closing after it is only logged."""
         log.critical("internal error", exc_info=error)
+        if self._crashed:
+            return
+        self._crashed = True
         keep_exception_for_tests(self, error)  # lets App.run_test re-raise it in tests
         discard_exit_output(self)
         self.exit(

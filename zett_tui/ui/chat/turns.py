@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
+from textual.css.query import NoMatches
 from textual.worker import Worker, WorkerState
 
 from zett_tui.core.inert_text import encodable
@@ -103,8 +104,11 @@ class TurnRunner:
     def _sync_queue(self) -> None:
         """The status line's count, and whether Tab queues (a turn runs or the model is not ready)."""
         self.queue.holding = self.busy or self._chat.host is None
-        self._chat.status.queued = len(self.queue)
-        self._chat.composer.show_turn_running(self.busy and self._steerable)
+        try:
+            self._chat.status.queued = len(self.queue)
+            self._chat.composer.show_turn_running(self.busy and self._steerable)
+        except NoMatches:  # the chat is being taken down (quitting, or closing after a crash)
+            return
 
     def continue_interrupted(self) -> None:
         """``/continue``: carry on the turn that was cut off."""

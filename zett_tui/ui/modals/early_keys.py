@@ -29,20 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from zett_tui.ui.textual_compat import own_bindings
-
-
-class PassedKey(events.Key, bubble=False):
-    """A copy of a key for the field below; it stays there (no bubbling to screen or app
-    bindings) and remembers whether the field's own handlers took it."""
-
-    def __init__(self, key: str, character: str | None) -> None:
-        super().__init__(key, character)
-        self.taken = False
-
-    def prevent_default(self, prevent: bool = True) -> PassedKey:
-        self.taken = self.taken or prevent
-        super().prevent_default(prevent)
-        return self
+from zett_tui.ui.widgets.keys_in_order import PassedKey
 
 
 class PassedPaste(events.Paste, bubble=False):
@@ -50,7 +37,6 @@ class PassedPaste(events.Paste, bubble=False):
 
 
 # Handled by the same methods as the events they copy (``_on_key``, ``on_key``, ``@on(Key)``...).
-PassedKey.handler_name = events.Key.handler_name
 PassedPaste.handler_name = events.Paste.handler_name
 
 

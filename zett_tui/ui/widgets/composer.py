@@ -30,11 +30,10 @@ from zett_tui.ui.chat.completion import (
 )
 from zett_tui.ui.chat.prompt_queue import PromptQueue
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
-from zett_tui.ui.modals.early_keys import PassedKey
 from zett_tui.ui.pastes import PasteStore
 from zett_tui.ui.textual_compat import default_prevented
 from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
-from zett_tui.ui.widgets.keys_in_order import run_bindings
+from zett_tui.ui.widgets.keys_in_order import PassedKey, run_bindings
 from zett_tui.workspace.file_finder import FileIndex, FileMatch, ProjectFiles
 from zett_tui.workspace.prompt_log import append_prompt, load_prompts
 

@@ -54,3 +54,21 @@ async def run_bindings(widget: Widget, event: events.Key, *, priority: bool) -> 
     event.stop()
     event.prevent_default()
     return True
+
+
+class PassedKey(events.Key, bubble=False):
+    """A copy of a key for the field below; it stays there (no bubbling to screen or app
+    bindings) and remembers whether the field's own handlers took it."""
+
+    def __init__(self, key: str, character: str | None) -> None:
+        super().__init__(key, character)
+        self.taken = False
+
+    def prevent_default(self, prevent: bool = True) -> PassedKey:
+        self.taken = self.taken or prevent
+        super().prevent_default(prevent)
+        return self
+
+
+#: Handled by ``on_key`` like any key (a subclass would otherwise get its own handler name).
+PassedKey.handler_name = events.Key.handler_name

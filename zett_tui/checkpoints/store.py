@@ -99,7 +99,8 @@ class CheckpointStore:
         self.max_file_bytes = max_file_bytes
         self.folder = root / project_key(self.project)
         self.git_dir = self.folder / "objects.git"
-        self._index = self.folder / "scratch.index"
+        # One scratch index per process: two zett processes on one project do not share it.
+        self._index = self.folder / f"scratch-{os.getpid()}.index"
         self._stats: dict[str, _Stat] = {}
         self._lock = threading.Lock()
 

@@ -1,0 +1,240 @@
+"""Taking a session's checkpoints around its turns, off the event loop.
+
+Before each turn a checkpoint starts in a thread and the turn goes on (the model's answer streams
+meanwhile); before each tool call that may change files (an edit, a shell command: anything not
+known to only read) the call waits for it if it must, then another checkpoint is taken; when the
+turn ends one more records what it left. The turn's record (``journal.TurnRecord``) says which
+checkpoints came before and after it, and which files changed with +/- counts.
+
+A checkpoint that fails (no git, disk full, the project gone) is said in one line, once per
+reason, the turn goes on, and the record says the checkpoint is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from zett_agent.agent import AgentRunContext
+from zett_agent.extensions.base import AgentExtension
+from zett_agent.messages import AssistantMessage, ToolCall, UserMessage
+
+from zett_tui.checkpoints.git_env import GitFailed, GitMissing
+from zett_tui.checkpoints.journal import CheckpointJournal, TurnRecord, session_key
+from zett_tui.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoint, CheckpointStore
+
+log = logging.getLogger(__name__)
+
+Notify = Callable[[str, str], None]
+
+#: Tools that only read: no checkpoint before them. Every other tool may change files.
+READ_ONLY_TOOLS = frozenset(
+    {"read_file", "read", "view_image", "glob", "grep", "ls", "list_dir", "todo_write", "ask_user"}
+)
+PROMPT_CHARS = 200
+
+
+@dataclass
+class _OpenTurn:
+    turn: str
+    prompt: str
+    at: str
+    first: asyncio.Future[Checkpoint | None]
+    steps: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+class SessionCheckpoints:
+    """One session's checkpoints in its project's store (``CheckpointStore``)."""
+
+    def __init__(
+        self,
+        project: Path,
+        session_id: str,
+        *,
+        root: Path,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        notify: Notify | None = None,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
+        self.store = CheckpointStore(project, root, max_file_bytes=max_file_bytes)
+        self.session_id = session_id
+        self.key = session_key(session_id)
+        self.journal = CheckpointJournal(self.store.folder, session_id)
+        self._notify: Notify = notify or (lambda text, level: None)
+        self._redact = redact or (lambda text: text)
+        self._turn: _OpenTurn | None = None
+        self._said: set[str] = set()
+        #: Why checkpoints are off for good (no git); None while they work.
+        self.off: str | None = None
+        #: The last turn's record, once it ended.
+        self.last_record: TurnRecord | None = None
+
+    # -- the turn --------------------------------------------------------------------------------
+
+    def begin_turn(self, turn: str, prompt: str) -> None:
+        """Start the turn's first checkpoint in a thread; return at once."""
+        first = asyncio.ensure_future(self._take(f"{turn}/before", "before the turn"))
+        text = self._redact(prompt)[:PROMPT_CHARS]
+        self._turn = _OpenTurn(turn, text, datetime.now(UTC).isoformat(), first)
+
+    async def before_change(self) -> None:
+        """A tool that may change files is about to run: the turn's checkpoint first, then this one."""
+        turn = self._turn
+        if turn is None:
+            return
+        await asyncio.shield(turn.first)
+        turn.steps += 1
+        await self._take(f"{turn.turn}/step-{turn.steps}", "before a change")
+
+    async def end_turn(self) -> TurnRecord | None:
+        """Record what the turn left (once): its record, or None when no turn was open."""
+        turn, self._turn = self._turn, None
+        if turn is None:
+            return None
+        before = await asyncio.shield(turn.first)
+        after = await self._take(f"{turn.turn}/after", "after the turn")
+        record = TurnRecord(
+            kind="turn",
+            turn=turn.turn,
+            at=turn.at,
+            prompt=turn.prompt,
+            before=before.commit if before else None,
+            after=after.commit if after else None,
+            too_large=list(before.too_large) if before else [],
+        )
+        if before is None or after is None:
+            record.missing = self._last_problem or "the checkpoint could not be taken"
+        else:
+            try:
+                changes = await asyncio.to_thread(self.store.changes, before.commit, after.commit)
+                record.changes = [[c.path, c.added, c.removed, c.status] for c in changes]
+            except (GitFailed, OSError) as error:
+                record.missing = f"the turn's changes could not be read: {error}"
+        await self._append(record)
+        self.last_record = record
+        return record
+
+    def metadata(self, record: TurnRecord | None) -> dict[str, Any]:
+        """What the turn's line in the session file says of its checkpoints."""
+        if record is None:
+            return {}
+        return {
+            "store": self.store.folder.name,
+            "before": record.before,
+            "after": record.after,
+            "missing": record.missing,
+            "files": len(record.changes),
+            "added": record.added,
+            "removed": record.removed,
+        }
+
+    # -- taking and recording, never raising -----------------------------------------------------
+
+    _last_problem: str | None = None
+
+    async def take(self, name: str, message: str) -> Checkpoint | None:
+        """A checkpoint under this session's refs (``None``, said once, when it cannot be taken)."""
+        return await self._take(name, message)
+
+    async def _take(self, name: str, message: str) -> Checkpoint | None:
+        if self.off is not None:
+            return None
+        try:
+            return await asyncio.to_thread(self.store.take, f"{self.key}/{name}", message)
+        except GitMissing:
+            self.off = "git is not installed"
+            self._say("Checkpoints are off: git is not installed, so this session cannot be rewound.")
+        except FileNotFoundError as error:
+            self._say(f"No checkpoint: {error}.")
+        except (GitFailed, OSError) as error:
+            self._say(f"A checkpoint could not be taken ({_short(error)}); the turn goes on.")
+        except Exception as error:  # never into the turn
+            log.warning("checkpoint failed", exc_info=True)
+            self._say(f"A checkpoint could not be taken ({type(error).__name__}); the turn goes on.")
+        return None
+
+    async def _append(self, record: TurnRecord) -> None:
+        try:
+            await asyncio.to_thread(self.journal.append, record)
+        except OSError as error:
+            self._say(f"The checkpoint record could not be written ({_short(error)}).")
+
+    def _say(self, line: str) -> None:
+        self._last_problem = line
+        if line not in self._said:
+            self._said.add(line)
+            self._notify(line, "warning")
+
+    def records(self) -> list[TurnRecord]:
+        """This session's turns and rewinds, oldest first."""
+        return self.journal.records()
+
+
+def _short(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+class CheckpointExtension(AgentExtension):
+    """Takes the checkpoints of each turn (``SessionCheckpoints``) from the runtime's hooks.
+
+    It sits inside the approval gates: a checkpoint is taken before a call that is going to run.
+    Its ``on_success`` runs before the transcript's, so the turn's line carries the record.
+    """
+
+    name = "ZettCheckpoints"
+
+    def __init__(self, checkpoints: SessionCheckpoints) -> None:
+        self.checkpoints = checkpoints
+
+    async def before_run(self, context: AgentRunContext) -> None:
+        zett = _notes(context)
+        turn = str(zett.get("turn") or context.config.request_id or "turn")
+        prompt = context.input_message or next(
+            (item for item in reversed(context.state.messages) if isinstance(item, UserMessage)), None
+        )
+        self.checkpoints.begin_turn(turn, _text(prompt.content) if prompt is not None else "")
+
+    async def on_tool_call(
+        self, context: AgentRunContext, call: ToolCall, call_next: Callable[[], Awaitable[Any]]
+    ) -> Any:
+        if call.name not in READ_ONLY_TOOLS:
+            await self.checkpoints.before_change()
+        return await call_next()
+
+    async def on_success(self, context: AgentRunContext, result: AssistantMessage) -> None:
+        await self._finish(context)
+
+    async def on_error(self, context: AgentRunContext, error: Exception) -> None:
+        await self._finish(context)
+
+    async def on_event(self, context: AgentRunContext, event: Any) -> None:
+        from zett_agent.extensions.events import RunCancelledEvent
+
+        if isinstance(event, RunCancelledEvent):
+            await self._finish(context)
+
+    async def _finish(self, context: AgentRunContext) -> None:
+        record = await self.checkpoints.end_turn()
+        if record is not None:
+            _notes(context)["checkpoint"] = self.checkpoints.metadata(record)
+
+
+def _notes(context: AgentRunContext) -> dict[str, Any]:
+    zett = context.metadata.get("zett")
+    if not isinstance(zett, dict):
+        zett = context.metadata["zett"] = {}
+    return zett
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(part, "text", "") for part in content or ())

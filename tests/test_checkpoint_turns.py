@@ -120,3 +120,102 @@ async def test_the_first_checkpoint_does_not_hold_up_the_answer(
     release.set()
     assert (await asyncio.wait_for(task, 10)).status == "completed"
     assert os.path.exists(project_dir / "src" / "main.py")
+
+
+def request_texts(request) -> str:
+    """Everything the model was sent in one request, as text."""
+    return "\n".join(str(getattr(message, "content", "")) for message in request.messages)
+
+
+async def rewind_everything(host: AgentHost, index: int = 0, take: tuple[str, ...] = ()):
+    assert host.checkpoints is not None
+    target = host.checkpoints.records()[index]
+    plan = await host.checkpoints.plan_rewind(target)
+    outcome = await host.checkpoints.rewind(target, plan=plan, take_checkpoints=take, conversation=True)
+    return plan, outcome
+
+
+async def test_rewind_puts_back_every_file_and_the_conversation_forgets_the_turn(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    make_project(project_dir)
+    git(project_dir, "init", "-q")
+    (project_dir / "untouched.txt").write_text("mine\n")
+    before = tree_digest(project_dir)
+    model = ScriptedModel(text_step("hello"), *agent_turn(), text_step("fresh start"))
+    host = await hosts(model, permission_mode=PermissionMode.AUTO)
+    await host.run_turn("say hello", Collector())
+    await host.run_turn("change things", Collector())
+    (project_dir / "untouched.txt").write_text("mine, edited by hand\n")
+    plan, outcome = await rewind_everything(host, index=1)
+    assert plan.conflicts == []
+    assert outcome.report is not None and not outcome.report.problems
+    assert outcome.prompt == "change things"
+    (project_dir / "untouched.txt").write_text("mine\n")
+    assert tree_digest(project_dir) == before  # bytes, modes, the created file gone, .git unchanged
+    await host.run_turn("something else", Collector())
+    sent = request_texts(model.requests[-1])
+    assert "say hello" in sent and "change things" not in sent and "All done." not in sent
+
+
+async def test_a_file_changed_by_hand_after_the_agent_is_asked_about(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    make_project(project_dir)  # not a git repository
+    host = await hosts(ScriptedModel(*agent_turn()), permission_mode=PermissionMode.AUTO)
+    await host.run_turn("change things", Collector())
+    (project_dir / "sed.txt").write_text("my own fix\n")
+    plan, outcome = await rewind_everything(host)
+    assert plan.conflicts == ["sed.txt"]
+    assert (project_dir / "sed.txt").read_text() == "my own fix\n"  # kept: not chosen
+    assert outcome.kept == ["sed.txt"]
+    assert (project_dir / "src" / "main.py").read_text() == "print('one')\n"
+    assert not (project_dir / "created.txt").exists()
+
+
+async def test_taking_the_checkpoints_version_of_a_conflict(project_dir: Path, hosts: HostFactory) -> None:
+    make_project(project_dir)
+    host = await hosts(ScriptedModel(*agent_turn()), permission_mode=PermissionMode.AUTO)
+    await host.run_turn("change things", Collector())
+    (project_dir / "sed.txt").write_text("my own fix\n")
+    await rewind_everything(host, take=("sed.txt",))
+    assert (project_dir / "sed.txt").read_text() == "alpha\nbeta\n"
+
+
+async def test_a_rewind_can_be_undone(project_dir: Path, hosts: HostFactory) -> None:
+    make_project(project_dir)
+    host = await hosts(ScriptedModel(*agent_turn()), permission_mode=PermissionMode.AUTO)
+    await host.run_turn("change things", Collector())
+    after_turn = tree_digest(project_dir)
+    await rewind_everything(host)
+    assert tree_digest(project_dir) != after_turn
+    assert host.checkpoints is not None
+    records = host.checkpoints.records()
+    assert [r.kind for r in records] == ["turn", "rewind"]
+    target = records[1]
+    plan = await host.checkpoints.plan_rewind(target)
+    await host.checkpoints.rewind(target, plan=plan, conversation=False)
+    assert tree_digest(project_dir) == after_turn
+
+
+async def test_a_resumed_session_can_be_rewound(project_dir: Path, hosts: HostFactory) -> None:
+    make_project(project_dir)
+    before = tree_digest(project_dir)
+    first = await hosts(ScriptedModel(*agent_turn()), permission_mode=PermissionMode.AUTO)
+    await first.run_turn("change things", Collector())
+    await first.aclose()
+    model = ScriptedModel(text_step("later"))
+    again = await hosts(model, session_id=first.session_id, permission_mode=PermissionMode.AUTO)
+    await rewind_everything(again)
+    assert tree_digest(project_dir) == before
+    await again.run_turn("next", Collector())
+    assert "change things" not in request_texts(model.requests[-1])
+
+
+async def test_files_the_agent_never_touched_are_never_touched(project_dir: Path, hosts: HostFactory) -> None:
+    make_project(project_dir)
+    host = await hosts(ScriptedModel(*agent_turn()), permission_mode=PermissionMode.AUTO)
+    await host.run_turn("change things", Collector())
+    (project_dir / "later.txt").write_text("made by the user after the turn\n")
+    await rewind_everything(host)
+    assert (project_dir / "later.txt").read_text() == "made by the user after the turn\n"

@@ -43,8 +43,10 @@ class TurnRecord:
     too_large: list[str] = field(default_factory=list)
     #: For a rewind: the turn it went back to.
     target: str | None = None
-    #: The conversation went back too (turns from ``target`` on left the model's context).
-    conversation: bool = False
+    #: The turn's request id (its messages in the stored history).
+    request: str | None = None
+    #: For a rewind of the conversation: the requests it took out of the model's context.
+    hidden_requests: list[str] = field(default_factory=list)
 
     @property
     def added(self) -> int:
@@ -88,6 +90,10 @@ class CheckpointJournal:
             except (ValueError, TypeError):
                 log.warning("a damaged checkpoint record was skipped")
         return records
+
+    def hidden_requests(self) -> frozenset[str]:
+        """Every request a conversation rewind took out of the model's context."""
+        return frozenset(r for record in self.records() for r in record.hidden_requests)
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +27,15 @@ from zett_agent.messages import AssistantMessage, ToolCall, UserMessage
 
 from zett_tui.checkpoints.git_env import GitFailed, GitMissing
 from zett_tui.checkpoints.journal import CheckpointJournal, TurnRecord, session_key
-from zett_tui.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoint, CheckpointStore
+from zett_tui.checkpoints.rewind import (
+    RewindPlan,
+    RewindRefused,
+    apply_code_rewind,
+    plan_code_rewind,
+    requests_to_hide,
+    rewind_record,
+)
+from zett_tui.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoint, CheckpointStore, RestoreReport
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +54,7 @@ class _OpenTurn:
     prompt: str
     at: str
     first: asyncio.Future[Checkpoint | None]
+    request: str | None = None
     steps: int = 0
     missing: list[str] = field(default_factory=list)
 
@@ -77,11 +87,11 @@ class SessionCheckpoints:
 
     # -- the turn --------------------------------------------------------------------------------
 
-    def begin_turn(self, turn: str, prompt: str) -> None:
+    def begin_turn(self, turn: str, prompt: str, request: str | None = None) -> None:
         """Start the turn's first checkpoint in a thread; return at once."""
         first = asyncio.ensure_future(self._take(f"{turn}/before", "before the turn"))
         text = self._redact(prompt)[:PROMPT_CHARS]
-        self._turn = _OpenTurn(turn, text, datetime.now(UTC).isoformat(), first)
+        self._turn = _OpenTurn(turn, text, datetime.now(UTC).isoformat(), first, request)
 
     async def before_change(self) -> None:
         """A tool that may change files is about to run: the turn's checkpoint first, then this one."""
@@ -104,6 +114,7 @@ class SessionCheckpoints:
             turn=turn.turn,
             at=turn.at,
             prompt=turn.prompt,
+            request=turn.request,
             before=before.commit if before else None,
             after=after.commit if after else None,
             too_large=list(before.too_large) if before else [],
@@ -172,8 +183,96 @@ class SessionCheckpoints:
             self._notify(line, "warning")
 
     def records(self) -> list[TurnRecord]:
-        """This session's turns and rewinds, oldest first."""
+        """This session's turns and rewinds, oldest first (reads a file: call it in a thread)."""
         return self.journal.records()
+
+    def hidden_requests(self) -> frozenset[str]:
+        """The requests a conversation rewind took out of the model's context (read once, kept)."""
+        if self._hidden is None:
+            try:
+                self._hidden = self.journal.hidden_requests()
+            except OSError:
+                self._hidden = frozenset()
+        return self._hidden
+
+    _hidden: frozenset[str] | None = None
+
+    # -- rewinding -------------------------------------------------------------------------------
+
+    async def plan_rewind(self, target: TurnRecord) -> RewindPlan:
+        """Record the files as they are now and work out what a code rewind to ``target`` does.
+
+        Raises ``RewindRefused`` (one line) when it cannot be done.
+        """
+        if self.off is not None:
+            raise RewindRefused(f"checkpoints are off: {self.off}")
+        records = await asyncio.to_thread(self.records)
+        target = _same_record(records, target)
+        now = await self._take(f"rewind-{time.time_ns()}/before", "before the rewind")
+        if now is None:
+            raise RewindRefused(self._last_problem or "the files as they are now could not be recorded")
+        return await asyncio.to_thread(plan_code_rewind, self.store, records, target, now.commit)
+
+    async def rewind(
+        self,
+        target: TurnRecord,
+        *,
+        plan: RewindPlan | None,
+        take_checkpoints: Collection[str] = (),
+        conversation: bool,
+    ) -> RewindOutcome:
+        """Rewind the code (when ``plan`` is given) and/or the conversation to before ``target``."""
+        records = await asyncio.to_thread(self.records)
+        target = _same_record(records, target)
+        outcome = RewindOutcome(prompt=target.prompt)
+        before = plan.now if plan is not None else None
+        after = before
+        changes: list[list[Any]] = []
+        if plan is not None:
+            outcome.report = await asyncio.to_thread(apply_code_rewind, self.store, plan, take_checkpoints)
+            outcome.kept = [p for p in plan.conflicts if p not in take_checkpoints]
+            outcome.too_large = plan.too_large
+            taken = await self._take(f"rewind-{time.time_ns()}/after", "after the rewind")
+            after = taken.commit if taken is not None else None
+            if before is not None and after is not None:
+                found = await asyncio.to_thread(self.store.changes, before, after)
+                changes = [[c.path, c.added, c.removed, c.status] for c in found]
+        hidden = requests_to_hide(records, target) if conversation else []
+        if conversation and target.kind == "turn" and target.request is None:
+            outcome.problems.append("this turn's messages are not known; the conversation stays as it is")
+        record = rewind_record(
+            target,
+            before=before,
+            after=after,
+            changes=changes,
+            hidden_requests=hidden,
+            missing=None if plan is None or after is not None else (self._last_problem or "not taken"),
+        )
+        await self._append(record)
+        if hidden:
+            self._hidden = self.hidden_requests() | frozenset(hidden)
+        outcome.record = record
+        return outcome
+
+
+@dataclass
+class RewindOutcome:
+    """What a rewind did: the files, the conflicts kept as the user has them, the prompt to edit."""
+
+    prompt: str
+    report: RestoreReport | None = None
+    kept: list[str] = field(default_factory=list)
+    too_large: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    record: TurnRecord | None = None
+
+
+def _same_record(records: list[TurnRecord], target: TurnRecord) -> TurnRecord:
+    """``target`` as read again now (records are compared by their turn id)."""
+    for record in records:
+        if record.turn == target.turn and record.kind == target.kind:
+            return record
+    raise RewindRefused("that turn is no longer in this session's record")
 
 
 def _short(error: BaseException) -> str:
@@ -200,7 +299,9 @@ class CheckpointExtension(AgentExtension):
         prompt = context.input_message or next(
             (item for item in reversed(context.state.messages) if isinstance(item, UserMessage)), None
         )
-        self.checkpoints.begin_turn(turn, _text(prompt.content) if prompt is not None else "")
+        self.checkpoints.begin_turn(
+            turn, _text(prompt.content) if prompt is not None else "", context.config.request_id
+        )
 
     async def on_tool_call(
         self, context: AgentRunContext, call: ToolCall, call_next: Callable[[], Awaitable[Any]]

@@ -45,7 +45,8 @@ Notify = Callable[[str, str], None]
 READ_ONLY_TOOLS = frozenset(
     {"read_file", "read", "view_image", "glob", "grep", "ls", "list_dir", "todo_write", "ask_user"}
 )
-PROMPT_CHARS = 200
+#: The prompt is kept (redacted) so a conversation rewind can put it back in the composer.
+PROMPT_CHARS = 20_000
 
 
 @dataclass

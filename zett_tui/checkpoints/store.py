@@ -21,17 +21,19 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zett_tui.checkpoints.git_env import run_git
-from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir
+from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, write_private_text
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 REF_PREFIX = "refs/zett"
 FILE_MODE = "100644"
 EXEC_MODE = "100755"
 LINK_MODE = "120000"
+STAT_CACHE = "stat-cache.json"
 #: A file changed this recently may change again within the clock's resolution: hash it next time.
 RACY_SECONDS = 2.0
 
@@ -102,6 +104,11 @@ class CheckpointStore:
         # One scratch index per process: two zett processes on one project do not share it.
         self._index = self.folder / f"scratch-{os.getpid()}.index"
         self._stats: dict[str, _Stat] = {}
+        #: What the scratch index holds (None: unknown, rebuilt at the next checkpoint).
+        self._indexed: dict[str, Entry] | None = None
+        #: Never created: ``ls-files --others`` against it lists every file not ignored.
+        self._no_index = self.folder / f"empty-{os.getpid()}.index"
+        self._takes = 0
         self._lock = threading.Lock()
 
     # -- setting up ------------------------------------------------------------------------------
@@ -134,42 +141,77 @@ class CheckpointStore:
         with self._lock:
             self.ensure()
             entries, too_large = self._scan()
-            self._index.unlink(missing_ok=True)
-            lines = b"".join(
-                f"{entry.mode} {entry.blob}\t".encode() + os.fsencode(path) + b"\0"
-                for path, entry in sorted(entries.items())
-            )
-            self._git(["update-index", "-z", "--index-info"], stdin=lines, index=True)
+            self._update_index(entries)
             tree = self._git(["write-tree"], index=True).decode().strip()
-            self._index.unlink(missing_ok=True)
             note = json.dumps({"message": message, "too_large": too_large})
             commit = self._git(["commit-tree", tree, "-m", note]).decode().strip()
             self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])
+            self._takes += 1
+            if self._takes == 1 or self._takes % 20 == 0:
+                self._save_stats()
         return Checkpoint(commit, tuple(too_large), time.monotonic() - started)
+
+    def _update_index(self, entries: dict[str, Entry]) -> None:
+        """Make the scratch index hold ``entries``: only what changed since the last checkpoint.
+
+        The index keeps git's cache of unchanged folders' trees, so ``write-tree`` after a small
+        edit rewrites a few trees, not all of them. It is this process's own (two zett processes
+        on one project never share one).
+        """
+        last = self._indexed
+        if last is None or not self._index.exists():
+            self._index.unlink(missing_ok=True)
+            changed = sorted(entries.items())
+            gone: list[str] = []
+        else:
+            changed = sorted((path, entry) for path, entry in entries.items() if last.get(path) != entry)
+            gone = sorted(path for path in last if path not in entries)
+        zero = "0" * 40
+        lines = b"".join(
+            [
+                *(f"0 {zero}\t".encode() + os.fsencode(path) + b"\0" for path in gone),
+                *(
+                    f"{entry.mode} {entry.blob}\t".encode() + os.fsencode(path) + b"\0"
+                    for path, entry in changed
+                ),
+            ]
+        )
+        self._indexed = None
+        if lines:
+            self._git(["update-index", "-z", "--index-info"], stdin=lines, index=True)
+        elif not self._index.exists():
+            self._git(["read-tree", "--empty"], index=True)
+        self._indexed = dict(entries)
 
     def _scan(self) -> tuple[dict[str, Entry], list[str]]:
         """Every file to record, hashed (a file unchanged since the last scan is not read again)."""
+        if not self._stats and self._takes == 0:
+            self._stats = self._load_stats()
         listed = self._listed_files()
+        root = str(self.project) + os.sep
         entries: dict[str, Entry] = {}
         too_large: list[str] = []
         to_hash: list[tuple[str, os.stat_result, str]] = []
-        links: list[tuple[str, os.stat_result]] = []
+        links: list[str] = []
         seen: dict[str, _Stat] = {}
+        stats = self._stats
+        lstat = os.lstat
         for path in listed:
             try:
-                info = os.lstat(self.project / path)
+                info = lstat(root + path)
             except OSError:
                 continue  # gone since it was listed
-            if stat.S_ISLNK(info.st_mode):
-                links.append((path, info))
+            file_mode = info.st_mode
+            if stat.S_ISLNK(file_mode):
+                links.append(path)
                 continue
-            if not stat.S_ISREG(info.st_mode):
+            if not stat.S_ISREG(file_mode):
                 continue
             if info.st_size > self.max_file_bytes:
                 too_large.append(path)
                 continue
-            mode = EXEC_MODE if info.st_mode & 0o100 else FILE_MODE
-            cached = self._stats.get(path)
+            mode = EXEC_MODE if file_mode & 0o100 else FILE_MODE
+            cached = stats.get(path)
             if cached is not None and _same(cached, info, mode):
                 entries[path] = Entry(mode, cached.blob)
                 seen[path] = cached
@@ -180,19 +222,35 @@ class CheckpointStore:
         ):
             entries[path] = Entry(mode, blob)
             seen[path] = _Stat(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, mode, blob)
-        for path, _info in links:
+        for path in links:
             try:
-                target = os.readlink(self.project / path)
+                target = os.readlink(root + path)
             except OSError:
                 continue
             entries[path] = Entry(LINK_MODE, self._hash_bytes(os.fsencode(target)))
-        now_ns = time.time_ns()
+        settled = time.time_ns() - int(RACY_SECONDS * 1e9)
         self._stats = {
             path: cached
             for path, cached in seen.items()
-            if now_ns - cached.mtime_ns > RACY_SECONDS * 1e9 and now_ns - cached.ctime_ns > RACY_SECONDS * 1e9
+            if cached.mtime_ns < settled and cached.ctime_ns < settled
         }
         return entries, sorted(too_large)
+
+    def _load_stats(self) -> dict[str, _Stat]:
+        """What an earlier session knew of the files (size, times, inode: blob); {} when unreadable."""
+        try:
+            data = json.loads((self.folder / STAT_CACHE).read_text(encoding="utf-8"))
+            return {path: _Stat(*values) for path, values in data.items()}
+        except (OSError, ValueError, TypeError):
+            return {}
+
+    def _save_stats(self) -> None:
+        """Keep what is known of the files for the next session's first checkpoint (best effort)."""
+        data = {
+            path: [c.size, c.mtime_ns, c.ctime_ns, c.ino, c.mode, c.blob] for path, c in self._stats.items()
+        }
+        with contextlib.suppress(OSError):
+            write_private_text(self.folder / STAT_CACHE, json.dumps(data), sync=False)
 
     def _listed_files(self) -> list[str]:
         """The project's files git would not ignore, relative, without descending into nested repos."""
@@ -200,8 +258,8 @@ class CheckpointStore:
         zett_ignore = self.project / ".zett" / "ignore"
         if zett_ignore.is_file() and not zett_ignore.is_symlink():
             args.append("--exclude-from=.zett/ignore")
-        self._index.unlink(missing_ok=True)
-        out = self._git(args, index=True)
+        self._no_index.unlink(missing_ok=True)
+        out = run_git(self.git_dir, self.project, args, index_file=self._no_index)
         return [os.fsdecode(item) for item in out.split(b"\0") if item and not item.endswith(b"/")]
 
     def _hash_files(self, paths: list[str]) -> list[str]:
@@ -210,17 +268,27 @@ class CheckpointStore:
             return []
         plain = [p for p in paths if "\n" not in p and "\r" not in p]
         blobs: dict[str, str] = {}
-        if plain:
-            out = self._git(
-                ["hash-object", "--no-filters", "-w", "--stdin-paths"],
-                stdin="".join(f"{p}\n" for p in plain).encode("utf-8", "surrogateescape"),
-            )
-            for path, blob in zip(plain, out.decode().split(), strict=True):
-                blobs[path] = blob
+        # Many files (a session's first checkpoint): one hashing process per core.
+        parts = max(1, min(os.cpu_count() or 1, 4, len(plain) // 2000))
+        chunks = [plain[index::parts] for index in range(parts)]
+        if parts == 1:
+            results = [self._hash_batch(chunks[0])] if plain else []
+        else:
+            with ThreadPoolExecutor(parts) as pool:
+                results = list(pool.map(self._hash_batch, chunks))
+        for chunk, found in zip(chunks, results, strict=False):
+            blobs.update(zip(chunk, found, strict=True))
         for path in paths:
             if path not in blobs:  # a name the line-based batch cannot carry
                 blobs[path] = self._hash_bytes((self.project / path).read_bytes())
         return [blobs[p] for p in paths]
+
+    def _hash_batch(self, paths: list[str]) -> list[str]:
+        out = self._git(
+            ["hash-object", "--no-filters", "-w", "--stdin-paths"],
+            stdin="".join(f"{p}\n" for p in paths).encode("utf-8", "surrogateescape"),
+        )
+        return out.decode().split()
 
     def _hash_bytes(self, data: bytes) -> str:
         return self._git(["hash-object", "--no-filters", "-w", "--stdin"], stdin=data).decode().strip()

@@ -74,14 +74,18 @@ def main() -> None:
         print(f"project: {args.files} files, {args.megabytes} MB")
         print(f"first checkpoint, empty store: {first:.2f} s")
         second_session = CheckpointStore(project, store_root)
-        print(f"first checkpoint of a second session (store full): {timed(lambda: second_session.take('bench/second')):.2f} s")
+        print(
+            f"first checkpoint of a second session (store full): {timed(lambda: second_session.take('bench/second')):.2f} s"
+        )
         later: list[float] = []
         for run in range(args.runs):
             target = made[run * 37 % len(made)]
             with target.open("a") as stream:
                 stream.write(f"# edit {run}\n")
             later.append(timed(lambda run=run: store.take(f"bench/later-{run}")))
-        print(f"later checkpoint after a small edit: median {statistics.median(later) * 1000:.0f} ms, worst {max(later) * 1000:.0f} ms")
+        print(
+            f"later checkpoint after a small edit: median {statistics.median(later) * 1000:.0f} ms, worst {max(later) * 1000:.0f} ms"
+        )
         size_before = store.size_bytes()
         store.take("bench/turn/before")
         for step in range(10):
@@ -89,7 +93,9 @@ def main() -> None:
                 stream.write(f"small change {step}\n")
             store.take(f"bench/turn/step-{step}")
         after = store.take("bench/turn/after")
-        print(f"store growth for a turn of 10 small edits: {(store.size_bytes() - size_before) / 1024:.1f} KB")
+        print(
+            f"store growth for a turn of 10 small edits: {(store.size_bytes() - size_before) / 1024:.1f} KB"
+        )
         changed = made[2000:2100]
         age(changed)
         before = store.take("bench/restore/before")

@@ -219,3 +219,21 @@ async def test_files_the_agent_never_touched_are_never_touched(project_dir: Path
     (project_dir / "later.txt").write_text("made by the user after the turn\n")
     await rewind_everything(host)
     assert (project_dir / "later.txt").read_text() == "made by the user after the turn\n"
+
+
+async def test_a_turn_that_changed_files_ends_with_a_compact_line(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    from zett_tui.runtime.events import Notice
+
+    make_project(project_dir)
+    host = await hosts(
+        ScriptedModel(*agent_turn(), text_step("nothing changed")), permission_mode=PermissionMode.AUTO
+    )
+    sink = Collector()
+    await host.run_turn("change things", sink)
+    lines = [event.text for event in sink.of(Notice) if "changed" in event.text]
+    assert lines == ["7 files changed, +4 -4 (/diff shows them, /rewind takes them back)"]
+    quiet = Collector()
+    await host.run_turn("just talk", quiet)
+    assert not [event for event in quiet.of(Notice) if "files changed" in event.text]

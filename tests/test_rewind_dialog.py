@@ -81,3 +81,25 @@ async def test_a_hand_edit_is_asked_about_and_kept_by_default(project_dir: Path)
         assert (project_dir / "notes.txt").read_text() == "my own words\n"
         assert (project_dir / "gone.txt").read_text() == "keep me\n"
         assert not isinstance(app.screen, ChoiceDialog)
+
+
+async def test_diff_shows_the_last_turns_files_in_a_scrollable_view(project_dir: Path) -> None:
+    from zett_tui.ui.modals.diff_view import DiffView
+    from zett_tui.ui.modals.turn_diff import TurnDiffScreen
+
+    (project_dir / "notes.txt").write_text("alpha\nbeta\n")
+    (project_dir / "gone.txt").write_text("keep me\n")
+    app = make_app(ScriptedModel(*agent_turn()), host_overrides={"permission_mode": PermissionMode.AUTO})
+    async with ready_app(app) as pilot:
+        await submit(pilot, "change the notes")
+        await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
+        assert any("3 files changed, +2 -2" in text for text in notices(app))
+        await submit(pilot, "/diff")
+        await wait_for(pilot, lambda: isinstance(app.screen, TurnDiffScreen))
+        screen = app.screen
+        assert [path for path, _ in screen.files] == ["created.txt", "gone.txt", "notes.txt"]
+        assert len(screen.query(DiffView)) == 3
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, TurnDiffScreen))
+        await submit(pilot, "/diff 5")
+        await wait_for(pilot, lambda: any("Usage: /diff" in text for text in notices(app)))

@@ -36,6 +36,7 @@ from zett_tui.checkpoints.rewind import (
     rewind_record,
 )
 from zett_tui.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoint, CheckpointStore, RestoreReport
+from zett_tui.checkpoints.summary import changes_line
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,9 @@ class SessionCheckpoints:
                 record.missing = f"the turn's changes could not be read: {error}"
         await self._append(record)
         self.last_record = record
+        if record.changes:
+            line = changes_line(len(record.changes), record.changes)
+            self._notify(f"{line} (/diff shows them, /rewind takes them back)", "info")
         return record
 
     def metadata(self, record: TurnRecord | None) -> dict[str, Any]:

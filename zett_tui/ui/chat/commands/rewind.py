@@ -129,3 +129,55 @@ async def _decide_conflicts(
         if answer == dialogs.TAKE_CHECKPOINT:
             take.add(path)
     return take
+
+
+@slash_command(
+    "diff",
+    "Show the files the last turn changed (/diff N: turn N, /diff all: the session)",
+    arguments="[N|all]",
+)
+async def diff(ctx: CommandContext, arguments: str) -> None:
+    host = ctx.host
+    checkpoints = host.checkpoints if host is not None else None
+    if checkpoints is None:
+        ctx.say("Nothing to show: the model has not started.", "warning")
+        return
+    records = [r for r in await asyncio.to_thread(checkpoints.records) if r.kind == "turn"]
+    choice = arguments.strip().lower()
+    if not records:
+        ctx.say("No turn has changed files yet.")
+        return
+    if choice == "all":
+        first = next((r for r in records if r.before), None)
+        last = next((r for r in reversed(records) if r.after), None)
+        if first is None or last is None or first.before is None or last.after is None:
+            ctx.say("The checkpoints of this session are missing; there is nothing to compare.", "warning")
+            return
+        before, after, title = first.before, last.after, "Changes of this session"
+    else:
+        if choice:
+            if not choice.isdigit() or not 1 <= int(choice) <= len(records):
+                ctx.say(f"Usage: /diff [N|all]: N is a turn from 1 to {len(records)}.", "warning")
+                return
+            record = records[int(choice) - 1]
+        else:
+            changed = [r for r in records if r.changes]
+            if not changed:
+                ctx.say("No turn has changed files yet.")
+                return
+            record = changed[-1]
+        if record.before is None or record.after is None:
+            ctx.say(f"Turn {records.index(record) + 1}'s checkpoint is missing: {record.missing}", "warning")
+            return
+        before, after = record.before, record.after
+        title = f"Turn {records.index(record) + 1}: {' '.join(record.prompt.split())[:60]}"
+    try:
+        text = await asyncio.to_thread(checkpoints.store.diff_text, before, after)
+        changes = await asyncio.to_thread(checkpoints.store.changes, before, after)
+    except Exception as error:  # git, the disk
+        ctx.say(f"The diff could not be read: {error}", "error")
+        return
+    from zett_tui.checkpoints.summary import changes_line
+    from zett_tui.ui.modals.turn_diff import TurnDiffScreen
+
+    ctx.open_screen(TurnDiffScreen(title, text, changes_line(len(changes), changes)))

@@ -237,3 +237,29 @@ async def test_a_turn_that_changed_files_ends_with_a_compact_line(
     quiet = Collector()
     await host.run_turn("just talk", quiet)
     assert not [event for event in quiet.of(Notice) if "files changed" in event.text]
+
+
+async def test_removing_a_session_drops_its_checkpoints_and_keeps_the_others(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    import asyncio
+    import io
+
+    from zett_tui.sessions.cli import remove_session
+
+    make_project(project_dir)
+    gone = await hosts(ScriptedModel(*agent_turn()), permission_mode=PermissionMode.AUTO)
+    await gone.run_turn("change things", Collector())
+    await gone.aclose()
+    kept = await hosts(ScriptedModel(text_step("hi")), permission_mode=PermissionMode.AUTO)
+    await kept.run_turn("hello", Collector())
+    await kept.aclose()
+    assert gone.checkpoints is not None and kept.checkpoints is not None
+    store = gone.checkpoints.store
+    assert store.refs(gone.checkpoints.key) and store.refs(kept.checkpoints.key)
+    out, err = io.StringIO(), io.StringIO()
+    code = await asyncio.to_thread(remove_session, gone.session_id, out, err, True)
+    assert code == 0, err.getvalue()
+    assert "checkpoints" in out.getvalue()
+    assert store.refs(gone.checkpoints.key) == {} and not gone.checkpoints.journal.path.exists()
+    assert store.refs(kept.checkpoints.key) and kept.checkpoints.records()

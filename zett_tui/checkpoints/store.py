@@ -122,13 +122,28 @@ class CheckpointStore:
             (self.folder / "project").write_text(str(self.project), encoding="utf-8")
             _make_private(self.folder)
 
-    def _git(self, args: Sequence[str], *, stdin: bytes | None = None, index: bool = False) -> bytes:
+    @classmethod
+    def at(cls, folder: Path) -> CheckpointStore:
+        """The store in ``folder`` (for housekeeping: its project may have moved or gone)."""
+        try:
+            project = Path((folder / "project").read_text(encoding="utf-8").strip())
+        except OSError:
+            project = folder
+        store = cls(project, folder.parent)
+        store.folder = folder
+        store.git_dir = folder / "objects.git"
+        return store
+
+    def _git(
+        self, args: Sequence[str], *, stdin: bytes | None = None, index: bool = False, bare: bool = False
+    ) -> bytes:
         return run_git(
             self.git_dir,
             self.project,
             args,
             stdin=stdin,
             index_file=self._index if index else None,
+            bare=bare,
         )
 
     # -- taking a checkpoint ---------------------------------------------------------------------
@@ -413,7 +428,9 @@ class CheckpointStore:
         """The store's refs under ``refs/zett/<prefix>``: name (without the prefix) to commit."""
         if not (self.git_dir / "HEAD").exists():
             return {}
-        out = self._git(["for-each-ref", "--format=%(refname) %(objectname)", f"{REF_PREFIX}/{prefix}"])
+        out = self._git(
+            ["for-each-ref", "--format=%(refname) %(objectname)", f"{REF_PREFIX}/{prefix}"], bare=True
+        )
         refs: dict[str, str] = {}
         for line in out.decode().splitlines():
             name, _, commit = line.partition(" ")
@@ -425,15 +442,15 @@ class CheckpointStore:
         names = self.refs(prefix)
         if names:
             commands = "".join(f"delete {REF_PREFIX}/{name}\n" for name in names)
-            self._git(["update-ref", "--stdin"], stdin=commands.encode())
+            self._git(["update-ref", "--stdin"], stdin=commands.encode(), bare=True)
         return len(names)
 
     def collect_garbage(self) -> None:
         """Remove the objects no checkpoint refers to any more."""
         if (self.git_dir / "HEAD").exists():
             with self._lock:
-                self._git(["reflog", "expire", "--expire=now", "--all"])
-                self._git(["gc", "--prune=now", "--quiet"])
+                self._git(["reflog", "expire", "--expire=now", "--all"], bare=True)
+                self._git(["gc", "--prune=now", "--quiet"], bare=True)
                 _make_private(self.folder)
 
     def size_bytes(self) -> int:

@@ -176,3 +176,50 @@ def test_dropping_refs_and_collecting_frees_space(store: CheckpointStore, projec
     assert store.drop_refs("s/one") == 2
     store.collect_garbage()
     assert store.size_bytes() < full - 150_000
+
+
+def test_a_file_that_cannot_be_written_back_is_one_line_and_the_rest_is_restored(
+    store: CheckpointStore, project: Path
+) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes through permissions")
+    first = store.take("s/1/before")
+    (project / "src" / "app.py").write_text("changed\n")
+    (project / "README").write_text("changed\n")
+    (project / "src").chmod(0o500)
+    try:
+        report = store.restore(first.commit, ["src/app.py", "README"])
+    finally:
+        (project / "src").chmod(0o755)
+    assert report.restored == ["README"] and len(report.problems) == 1
+    assert report.problems[0].startswith("src/app.py: Permission denied")
+
+
+def test_a_restore_into_an_immutable_place_is_one_line(
+    store: CheckpointStore, project: Path, monkeypatch
+) -> None:
+    import zett_tui.checkpoints.store as store_module
+
+    first = store.take("s/1/before")
+    (project / "README").write_text("changed\n")
+    real_replace = os.replace
+
+    def refuse(source, target):  # type: ignore[no-untyped-def]
+        if str(target).endswith("README"):
+            raise PermissionError(13, "Permission denied")
+        real_replace(source, target)
+
+    monkeypatch.setattr(store_module.os, "replace", refuse)
+    report = store.restore(first.commit, ["README"])
+    assert report.problems == ["README: Permission denied"]
+    assert (project / "README").read_text() == "changed\n"
+    assert not [p for p in project.iterdir() if "zett-restore" in p.name]
+
+
+def test_a_project_that_is_gone_cannot_be_recorded(
+    tmp_path: Path, store: CheckpointStore, project: Path
+) -> None:
+    store.take("s/1/before")
+    project.rename(tmp_path / "moved")
+    with pytest.raises(FileNotFoundError, match="is gone"):
+        store.take("s/1/after")

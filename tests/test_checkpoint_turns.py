@@ -263,3 +263,57 @@ async def test_removing_a_session_drops_its_checkpoints_and_keeps_the_others(
     assert "checkpoints" in out.getvalue()
     assert store.refs(gone.checkpoints.key) == {} and not gone.checkpoints.journal.path.exists()
     assert store.refs(kept.checkpoints.key) and kept.checkpoints.records()
+
+
+async def test_a_full_disk_while_recording_is_one_line_and_the_checkpoint_is_shown_missing(
+    project_dir: Path, hosts: HostFactory, monkeypatch
+) -> None:
+    import errno
+
+    from zett_tui.checkpoints import store as store_module
+    from zett_tui.runtime.events import Notice
+
+    def full(self, ref, message="checkpoint"):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store_module.CheckpointStore, "take", full)
+    make_project(project_dir)
+    host = await hosts(ScriptedModel(*agent_turn()), permission_mode=PermissionMode.AUTO)
+    sink = Collector()
+    assert (await host.run_turn("change things", sink)).status == "completed"
+    lines = [e.text for e in sink.of(Notice) if "checkpoint" in e.text.lower()]
+    assert lines == ["A checkpoint could not be taken (No space left on device); the turn goes on."]
+    assert host.checkpoints is not None
+    [record] = host.checkpoints.records()
+    assert record.missing and record.before is None
+    assert (project_dir / "new.txt").exists()
+    from zett_tui.checkpoints.rewind import RewindRefused
+
+    monkeypatch.undo()
+    try:
+        await host.checkpoints.plan_rewind(record)
+    except RewindRefused as error:
+        assert "missing" in str(error)
+    else:
+        raise AssertionError("a rewind over a missing checkpoint was not refused")
+
+
+async def test_a_project_deleted_during_the_session_is_one_line(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    import shutil
+
+    from zett_tui.runtime.events import Notice
+
+    make_project(project_dir)
+    host = await hosts(ScriptedModel(text_step("one"), text_step("two")), permission_mode=PermissionMode.AUTO)
+    await host.run_turn("first", Collector())
+    elsewhere = project_dir.parent / "elsewhere"
+    elsewhere.mkdir()
+    os.chdir(elsewhere)
+    shutil.rmtree(project_dir)
+    sink = Collector()
+    assert (await host.run_turn("second", sink)).status == "completed"
+    assert [e.text for e in sink.of(Notice) if "checkpoint" in e.text.lower()] == [
+        f"No checkpoint: the project folder {project_dir} is gone."
+    ]

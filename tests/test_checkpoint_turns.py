@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -317,3 +318,70 @@ async def test_a_project_deleted_during_the_session_is_one_line(
     assert [e.text for e in sink.of(Notice) if "checkpoint" in e.text.lower()] == [
         f"No checkpoint: the project folder {project_dir} is gone."
     ]
+
+
+async def test_a_print_mode_session_can_be_rewound_later(project_dir: Path, hosts: HostFactory) -> None:
+    import io
+
+    from tests.test_headless import recorded_turns
+    from zett_tui.entry.headless import run_headless
+    from zett_tui.entry.launch import LaunchSettings
+
+    make_project(project_dir)
+    before = tree_digest(project_dir)
+    model = ScriptedModel(
+        tool_step("b1", "bash", {"command": "rm doomed.txt"}),
+        tool_step("b2", "bash", {"command": "mv old.txt new.txt"}),
+        text_step("Tidied."),
+    )
+    launch = LaunchSettings(model_label="scripted", model_factory=lambda: model, cwd=project_dir)
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(
+        launch, "tidy up", out=out, err=err, handle_signals=False, allow_shell=["rm", "mv"]
+    )
+    assert code == 0, err.getvalue()
+    assert "files changed" not in err.getvalue()
+    assert not (project_dir / "doomed.txt").exists()
+    [turn] = recorded_turns()
+    assert turn["metadata"]["zett"]["checkpoint"]["files"] == 3
+    later = ScriptedModel(text_step("back"))
+    host = await hosts(later, session_id=turn["session_id"], permission_mode=PermissionMode.AUTO)
+    await rewind_everything(host)
+    assert tree_digest(project_dir) == before
+    await host.run_turn("what now", Collector())
+    assert "tidy up" not in request_texts(later.requests[-1])
+
+
+async def test_a_cancelled_turn_is_recorded_and_the_next_turn_keeps_its_own(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    import asyncio
+
+    make_project(project_dir)
+    gate = asyncio.Event()
+
+    async def stalls(request):  # type: ignore[no-untyped-def]
+        from zett_agent.model import ModelEvent
+
+        yield ModelEvent.text("thinking")
+        await gate.wait()
+
+    host = await hosts(ScriptedModel(stalls, text_step("second")), permission_mode=PermissionMode.AUTO)
+    sink = Collector()
+    task = asyncio.create_task(host.run_turn("stalls", sink))
+    for _ in range(200):
+        if sink.text:
+            break
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert (await host.run_turn("second turn", Collector())).status == "completed"
+    assert host.checkpoints is not None
+    for _ in range(200):
+        if len(host.checkpoints.records()) == 2:
+            break
+        await asyncio.sleep(0.02)
+    assert sorted(r.prompt for r in host.checkpoints.records()) == ["second turn", "stalls"]
+    assert all(r.before and r.after for r in host.checkpoints.records())
+    assert [line["status"] for line in session_lines(host)] == ["cancelled", "completed"]

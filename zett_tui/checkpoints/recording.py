@@ -48,6 +48,8 @@ READ_ONLY_TOOLS = frozenset(
 )
 #: The prompt is kept (redacted) so a conversation rewind can put it back in the composer.
 PROMPT_CHARS = 20_000
+#: The level of the "N files changed" notice (shown as info; ``zett -p`` leaves it out of its text).
+CHANGES_LEVEL = "changes"
 
 
 @dataclass
@@ -106,7 +108,15 @@ class SessionCheckpoints:
 
     async def end_turn(self) -> TurnRecord | None:
         """Record what the turn left (once): its record, or None when no turn was open."""
+        return await self.close_turn(self.detach_turn())
+
+    def detach_turn(self) -> _OpenTurn | None:
+        """The open turn, no longer open (a next turn may begin while it is being recorded)."""
         turn, self._turn = self._turn, None
+        return turn
+
+    async def close_turn(self, turn: _OpenTurn | None) -> TurnRecord | None:
+        """Take ``turn``'s last checkpoint and write its record."""
         if turn is None:
             return None
         before = await asyncio.shield(turn.first)
@@ -133,7 +143,7 @@ class SessionCheckpoints:
         self.last_record = record
         if record.changes:
             line = changes_line(len(record.changes), record.changes)
-            self._notify(f"{line} (/diff shows them, /rewind takes them back)", "info")
+            self._notify(f"{line} (/diff shows them, /rewind takes them back)", CHANGES_LEVEL)
         return record
 
     def metadata(self, record: TurnRecord | None) -> dict[str, Any]:
@@ -297,6 +307,8 @@ class CheckpointExtension(AgentExtension):
 
     def __init__(self, checkpoints: SessionCheckpoints) -> None:
         self.checkpoints = checkpoints
+        #: The records of cancelled turns still being made.
+        self._closing: set[asyncio.Future[TurnRecord | None]] = set()
 
     async def before_run(self, context: AgentRunContext) -> None:
         zett = _notes(context)
@@ -325,7 +337,12 @@ class CheckpointExtension(AgentExtension):
         from zett_agent.extensions.events import RunCancelledEvent
 
         if isinstance(event, RunCancelledEvent):
-            await self._finish(context)
+            # A cancelled turn is being torn down: nothing may wait here (the transcript's line
+            # comes after this hook). Its last checkpoint and record are made in the background.
+            checkpoints = self.checkpoints
+            task = asyncio.ensure_future(checkpoints.close_turn(checkpoints.detach_turn()))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     async def _finish(self, context: AgentRunContext) -> None:
         record = await self.checkpoints.end_turn()

@@ -68,10 +68,21 @@ class CheckpointJournal:
         self.path = folder / "sessions" / f"{session_key(session_id)}.jsonl"
 
     def append(self, record: TurnRecord) -> None:
+        """Add one line; on a failure (a full disk) no part of it stays, nor an empty file."""
+        line = (json.dumps(asdict(record), ensure_ascii=False) + "\n").encode()
         ensure_private_dir(self.path.parent)
         fd = open_private_append(self.path)
         try:
-            os.write(fd, (json.dumps(asdict(record), ensure_ascii=False) + "\n").encode())
+            start = os.fstat(fd).st_size
+            try:
+                written = os.write(fd, line)
+                if written != len(line):
+                    raise OSError(28, "No space left on device")
+            except OSError:
+                os.ftruncate(fd, start)
+                if start == 0:
+                    self.path.unlink(missing_ok=True)
+                raise
         finally:
             os.close(fd)
 

@@ -13,7 +13,9 @@ reason, the turn goes on, and the record says the checkpoint is missing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
@@ -179,7 +181,13 @@ class SessionCheckpoints:
         except FileNotFoundError as error:
             self._say(f"No checkpoint: {error}.")
         except (GitFailed, OSError) as error:
-            self._say(f"A checkpoint could not be taken ({_short(error)}); the turn goes on.")
+            line = f"A checkpoint could not be taken ({_short(error)}); the turn goes on."
+            if _data_folder_unwritable(self.store.root):
+                # zett's data folder itself is broken: the session's files say so, once.
+                log.warning("checkpoint not taken: the data folder cannot be written")
+                self._last_problem = line
+            else:
+                self._say(line)
         except Exception as error:  # never into the turn
             log.warning("checkpoint failed", exc_info=True)
             self._say(f"A checkpoint could not be taken ({type(error).__name__}); the turn goes on.")
@@ -189,7 +197,10 @@ class SessionCheckpoints:
         try:
             await asyncio.to_thread(self.journal.append, record)
         except OSError as error:
-            self._say(f"The checkpoint record could not be written ({_short(error)}).")
+            if _data_folder_unwritable(self.store.root):
+                log.warning("checkpoint record not written: the data folder cannot be written")
+            else:
+                self._say(f"The checkpoint record could not be written ({_short(error)}).")
 
     def _say(self, line: str) -> None:
         self._last_problem = line
@@ -288,6 +299,28 @@ def _same_record(records: list[TurnRecord], target: TurnRecord) -> TurnRecord:
         if record.turn == target.turn and record.kind == target.kind:
             return record
     raise RewindRefused("that turn is no longer in this session's record")
+
+
+def _data_folder_unwritable(root: Path) -> bool:
+    """True when the nearest existing folder of ``root`` cannot take one byte (read-only, full)."""
+    probe_dir = root
+    try:
+        while not probe_dir.exists() and probe_dir.parent != probe_dir:
+            probe_dir = probe_dir.parent
+    except OSError:  # a dead mount, say
+        return True
+    probe = probe_dir / f".zett-probe-{os.getpid()}"
+    try:
+        with open(probe, "wb") as stream:
+            stream.write(b"x")
+            stream.flush()
+            os.fsync(stream.fileno())
+    except OSError:
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            probe.unlink()
+    return False
 
 
 def _short(error: BaseException) -> str:

@@ -38,7 +38,7 @@ from zett_tui.checkpoints.rewind import (
     rewind_record,
 )
 from zett_tui.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoint, CheckpointStore, RestoreReport
-from zett_tui.checkpoints.summary import changes_line
+from zett_tui.checkpoints.summary import turn_changes_text
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +144,8 @@ class SessionCheckpoints:
         await self._append(record)
         self.last_record = record
         if record.changes:
-            line = changes_line(len(record.changes), record.changes)
-            self._notify(f"{line} (/diff shows them, /rewind takes them back)", CHANGES_LEVEL)
+            text = turn_changes_text(len(record.changes), record.added, record.removed)
+            self._notify(text, CHANGES_LEVEL)
         return record
 
     def metadata(self, record: TurnRecord | None) -> dict[str, Any]:

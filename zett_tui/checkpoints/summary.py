@@ -18,3 +18,8 @@ def _field(change: Any, name: str, index: int) -> int:
     if value is None:
         value = change[index]
     return int(value)
+
+
+def turn_changes_text(files: int, added: int, removed: int) -> str:
+    """The line a turn that changed files ends with, live and when the session is resumed."""
+    return f"{files} file{'s' if files != 1 else ''} changed, +{added} -{removed} (/diff shows them, /rewind takes them back)"

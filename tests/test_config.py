@@ -318,7 +318,7 @@ def test_unknown_key_is_skipped_with_a_suggestion_and_the_rest_applies(ws: Works
             "[telemetry]\nenabled = true\n",
             1,
             "telemetry",
-            "unknown key (known here: model, models, reasoning_effort, redact_patterns, ui, sandbox, "
+            "unknown key (known here: model, models, reasoning_effort, redact_patterns, ui, sandbox, checkpoints, "
             "endpoints, extensions)",
         ),
     ],
@@ -433,7 +433,8 @@ def test_lines_are_found_for_dotted_keys_inline_tables_and_after_multiline_strin
     )
     assert [str(p) for p in ws.load()[1]] == [
         f"{user}:1: notes: unknown key "
-        "(known here: model, models, reasoning_effort, redact_patterns, ui, sandbox, endpoints, extensions)",
+        "(known here: model, models, reasoning_effort, redact_patterns, ui, sandbox, checkpoints, endpoints, "
+        "extensions)",
         f"{user}:5: ui.animations: expected true or false, got a string ('no')",
         f"{user}:6: endpoints.lab.reasoning_effort: expected a string, got an integer (7)",
         f"{user}:9: endpoints.quoted.send_prompt_cache_key: expected true or false, got a string ('yes')",
@@ -631,3 +632,13 @@ def test_describe_config_locations_names_both_files(ws: Workspace) -> None:
 def test_config_imports_no_textual() -> None:
     code = "import sys, zett_tui.config.settings; sys.exit('textual' in sys.modules or 'rich' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_checkpoint_size_bound_is_the_users_to_set_not_the_projects(ws: Workspace) -> None:
+    assert ws.load_clean().checkpoints.max_file_bytes == 10 * 1024 * 1024
+    ws.write_user("[checkpoints]\nmax_file_mb = 2.5\n")
+    assert ws.load_clean().checkpoints.max_file_bytes == int(2.5 * 1024 * 1024)
+    project = ws.write_project("[checkpoints]\nmax_file_mb = 0.001\n")
+    settings, problems = ws.load()
+    assert settings.checkpoints.max_file_bytes == int(2.5 * 1024 * 1024)
+    assert len(problems) == 1 and str(problems[0]).startswith(f"{project}:2: checkpoints.max_file_mb")

@@ -54,6 +54,7 @@ LOWER_LAYERS: dict[str, tuple[str, ...]] = {
     "core": ("zett_tui", "zett_tui.core", "zett_tui.core.*"),
     "terminal": ("zett_tui.terminal", "zett_tui.terminal.*"),
     "workspace": ("zett_tui.workspace", "zett_tui.workspace.*"),
+    "checkpoints": ("zett_tui.checkpoints", "zett_tui.checkpoints.*"),
 }
 
 #: Modules in ``ui/`` that use no Textual and that an entry point imports at module level (none

@@ -81,6 +81,15 @@ def convert_context_window(value: object) -> int:
     return value
 
 
+def convert_megabytes(value: object) -> float:
+    """A size in megabytes: a number from 0.001 to 100000."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidValue(f"expected a number of megabytes such as 10, got {describe_value(value)}")
+    if not 0.001 <= value <= 100_000:
+        raise InvalidValue(f"expected between 0.001 and 100000 megabytes, got {value}")
+    return float(value)
+
+
 def convert_model(value: object) -> str:
     """Only the shape is checked here; ``models.parse_model_spec`` knows providers and endpoints.
 

@@ -25,6 +25,7 @@ from zett_tui.config.converters import (
     convert_env_name,
     convert_extension_file,
     convert_import_path,
+    convert_megabytes,
     convert_model,
     convert_options,
     convert_pattern,
@@ -87,6 +88,18 @@ class SandboxSettings:
 
 
 @dataclass(frozen=True)
+class CheckpointSettings:
+    """The ``[checkpoints]`` table: what ``/rewind`` can take back (user config only)."""
+
+    max_file_mb: float = 10
+    """Files larger than this many megabytes are not recorded (``/rewind`` names them)."""
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+
+@dataclass(frozen=True)
 class ExtensionConfig:
     """One ``[extensions.NAME]`` table: your own extension, or a switch and options for a bundled one."""
 
@@ -141,6 +154,8 @@ class Settings:
     """The ``[extensions.NAME]`` tables, the user's first, each in file order."""
     sandbox: SandboxSettings = SandboxSettings()
     """How shell commands are confined; from the user's config only."""
+    checkpoints: CheckpointSettings = CheckpointSettings()
+    """What the checkpoints record; from the user's config only."""
     no_color: bool = False
     """The ``NO_COLOR`` environment variable is set to something: show no colour."""
     sources: tuple[Path, ...] = ()
@@ -233,6 +248,11 @@ SANDBOX_SCHEMA: Mapping[str, Setting] = {
 }
 """All user-only: a cloned repository must not be able to loosen the sandbox."""
 
+CHECKPOINTS_SCHEMA: Mapping[str, Setting] = {
+    "max_file_mb": Setting(convert_megabytes, user_only=True),
+}
+"""User-only: a cloned repository must not be able to keep its files out of the checkpoints."""
+
 SCHEMA: Schema = {
     "model": Setting(convert_model),
     "models": Setting(convert_model, item_list=True),
@@ -240,6 +260,7 @@ SCHEMA: Schema = {
     "redact_patterns": Setting(convert_pattern, item_list=True),
     "ui": UI_SCHEMA,
     "sandbox": SANDBOX_SCHEMA,
+    "checkpoints": CHECKPOINTS_SCHEMA,
     "endpoints": NamedTables(
         ENDPOINT_SCHEMA,
         name_pattern=re.compile(r"[A-Za-z0-9_-]+"),
@@ -472,6 +493,9 @@ def assemble(
         extensions=tuple(extensions),
         sandbox=SandboxSettings(
             **{str(key[1]): value for key, value in merged.items() if key[0] == "sandbox"}
+        ),
+        checkpoints=CheckpointSettings(
+            **{str(key[1]): value for key, value in merged.items() if key[0] == "checkpoints"}
         ),
         no_color=no_color,
         sources=sources,

@@ -60,6 +60,11 @@ def prompt_history_file() -> Path:
     return state_dir() / "prompt-history.jsonl"
 
 
+def checkpoints_dir() -> Path:
+    """The checkpoint stores: one private git object store per project (``zett_tui.checkpoints``)."""
+    return data_dir() / "checkpoints"
+
+
 def tool_output_dir() -> Path:
     """Where shell side files go instead of the user's project folder."""
     return data_dir() / "tool-output"

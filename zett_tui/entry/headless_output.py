@@ -155,7 +155,8 @@ class TextOutput(HeadlessOutput):
         elif isinstance(event, ModelStopped):
             self.line(f"the model stopped early: {_first_line(event.message) or event.reason}")
         elif isinstance(event, Notice):
-            self.line(event.text)
+            if event.level != "changes":  # the TUI's "N files changed" line; -p has no /diff
+                self.line(event.text)
         elif isinstance(event, TurnFinished):
             self._finish(event)
         # Reasoning, usage and Plan Mode changes are not shown in text mode.

@@ -28,6 +28,8 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
     }
     if launch.sandbox is not None:
         settings["sandbox"] = launch.sandbox
+    if launch.checkpoint_max_file_bytes is not None:
+        settings["checkpoint_max_file_bytes"] = launch.checkpoint_max_file_bytes
     if launch.describe_error is not None:
         settings["describe_error"] = launch.describe_error
     settings.update(overrides)

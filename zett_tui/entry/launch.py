@@ -57,3 +57,5 @@ class LaunchSettings:
     model_catalog: ModelCatalog | None = None
     #: How shell commands are confined; None: the defaults.
     sandbox: SandboxSettings | None = None
+    #: Files larger than this are not recorded in checkpoints; None: the default (10 MB).
+    checkpoint_max_file_bytes: int | None = None

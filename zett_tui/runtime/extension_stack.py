@@ -6,7 +6,8 @@ kept here, and checked by the attack corpus and the read-containment tests:
 
 1. The history store comes first, then the tools and the shell's approval.
 2. The Plan Mode guard sits outside the edit gate: it refuses a write before the gate asks about it.
-3. The sandboxed shell runs every bash call itself (approved by now): no extension inside it sees one.
+3. The sandboxed shell runs every bash call itself (approved by now): no extension inside it sees
+   one. The checkpoints sit just outside it, inside the gates: what they see is going to run.
 4. Configured extensions sit inside zett's own (at the default priority): Plan Mode and the edit
    gate see a call first, and a call an outer extension passes on still meets them.
 5. The read gate runs the read tools itself, so it is the innermost middleware: every other
@@ -69,6 +70,7 @@ async def build_extension_stack(
     history: AgentExtension,
     compaction: AgentExtension,
     recorder: AgentExtension,
+    checkpoints: AgentExtension | None = None,
     redact: Redactor,
     mode_of: Callable[[str], PermissionMode],
     notify: Callable[[str, str], None],
@@ -132,6 +134,8 @@ async def build_extension_stack(
         ShellApprovalExtension(storage=shell_policy),
         plan_guard,
         edit_gate,
+        # Inside the gates: a checkpoint is taken before a change that is going to run.
+        *([checkpoints] if checkpoints is not None else []),
         # Runs every bash call itself (approved by now): no extension inside it sees one.
         SandboxedShell(shell_sandbox),
         AskUserExtension(),

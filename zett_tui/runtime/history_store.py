@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -218,6 +218,9 @@ class HistoryStore:
         self._known: dict[str, _Known] = {}
         self._fault: str | None = None
         self._retry_at = 0.0
+        #: The requests a conversation rewind took out of the model's context (``checkpoints``):
+        #: they stay stored, and ``load`` leaves them out.
+        self.hidden_requests: Callable[[str], Collection[str]] = lambda session_id: ()
 
     @property
     def path(self) -> Path | None:
@@ -257,10 +260,18 @@ class HistoryStore:
             self._failed(error)
             known = self._known.get(session_id)
             log.warning("history unreadable; using the %s copy", "memory" if known else "empty")
-            return known.as_view() if known is not None else self._with_waiting(session_id, _empty_view())
+            view = known.as_view() if known is not None else self._with_waiting(session_id, _empty_view())
+            return self._without_hidden(session_id, view)
         if written:
             self._recovered()
-        return self._with_waiting(session_id, view)
+        return self._without_hidden(session_id, self._with_waiting(session_id, view))
+
+    def _without_hidden(self, session_id: str, view: SessionView) -> SessionView:
+        hidden = self.hidden_requests(session_id)
+        if not hidden:
+            return view
+        kept = [record for record in view.raw_tail if record.request_id not in hidden]
+        return view.model_copy(update={"raw_tail": kept})
 
     def _with_waiting(self, session_id: str, view: SessionView) -> SessionView:
         known = _Known.from_view(view)

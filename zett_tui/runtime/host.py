@@ -24,6 +24,7 @@ from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 
 from zett_tui import __version__
+from zett_tui.checkpoints.recording import CheckpointExtension, SessionCheckpoints
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
 from zett_tui.core.inert_text import encodable
@@ -92,6 +93,10 @@ class HostOptions:
     context_window: int | None = None
     #: The ``[sandbox]`` table of the user's config: how shell commands are confined.
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    #: Where the checkpoint stores live (``zett_tui.checkpoints``); None: under the data folder.
+    checkpoints_dir: Path | None = None
+    #: Files larger than this are not recorded in checkpoints (named as untracked instead).
+    checkpoint_max_file_bytes: int = 10 * 1024 * 1024
 
 
 class AgentHost:
@@ -129,6 +134,8 @@ class AgentHost:
         self.compactions = 0
         self._running = 0
         self._retired_models: list[AgentModel] = []
+        #: The session's checkpoints (``zett_tui.checkpoints``); set by ``start``.
+        self.checkpoints: SessionCheckpoints | None = None
 
     @property
     def recorder(self) -> TurnRecorder | None:
@@ -182,11 +189,24 @@ class AgentHost:
         assert files.recorder is not None
         self.compaction = ContextCompaction(self.context_window)
         self.compaction.follow_effort(self.reasoning_effort)
+        self.checkpoints = SessionCheckpoints(
+            options.cwd,
+            self.session_id,
+            root=options.checkpoints_dir or paths.checkpoints_dir(),
+            max_file_bytes=options.checkpoint_max_file_bytes,
+            notify=self._storage_notice,
+            redact=redact,
+        )
+        history_store = getattr(files.history, "storage", None)
+        if history_store is not None and hasattr(history_store, "hidden_requests"):
+            checkpoints = self.checkpoints
+            history_store.hidden_requests = lambda session_id: checkpoints.hidden_requests()
         stack = await build_extension_stack(
             options,
             history=files.history,
             compaction=self.compaction,
             recorder=files.recorder,
+            checkpoints=CheckpointExtension(self.checkpoints),
             redact=redact,
             mode_of=self.mode_of,
             notify=self._storage_notice,

@@ -237,6 +237,8 @@ def remove_session(
         err.write(f"zett: could not delete session {summary.session_id}: {error}\n")
         return FAILED
     history_note = " and its model history" if deletion.history_rows_removed else ""
+    if deletion.checkpoints_removed:
+        history_note += f", with its {deletion.checkpoints_removed} checkpoints"
     out.write(f"Deleted session {summary.session_id} ({summary.title}){history_note}.\n")
     return OK
 

@@ -3,9 +3,12 @@ and model history) or rename it."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from zett_tui.checkpoints.removal import remove_session_checkpoints
+from zett_tui.core import paths
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.lock import SessionLock
 from zett_tui.sessions.meta import set_title
@@ -18,6 +21,8 @@ class Deletion:
     removed_files: list[Path]
     #: Whether the history database had rows for the session.
     history_rows_removed: bool
+    #: How many of the session's checkpoints were dropped (``zett_tui.checkpoints``).
+    checkpoints_removed: int = 0
 
 
 async def delete_history(history_database: Path, session_id: str) -> bool:
@@ -34,7 +39,9 @@ async def delete_history(history_database: Path, session_id: str) -> bool:
         await extension.close()
 
 
-async def delete_session(summary: SessionSummary, history_database: Path | None) -> Deletion:
+async def delete_session(
+    summary: SessionSummary, history_database: Path | None, *, checkpoints_root: Path | None = None
+) -> Deletion:
     """Delete everything zett keeps for one session, holding its lock while doing so.
 
     Raises :class:`~zett_tui.sessions.lock.SessionBusy` when a running zett has the session open,
@@ -56,9 +63,11 @@ async def delete_session(summary: SessionSummary, history_database: Path | None)
             except FileNotFoundError:
                 continue
             removed.append(path)
+        root = checkpoints_root or paths.checkpoints_dir()
+        checkpoints = await asyncio.to_thread(remove_session_checkpoints, summary.session_id, root)
     finally:
         lock.release()
-    return Deletion(summary.session_id, removed, rows)
+    return Deletion(summary.session_id, removed, rows, checkpoints)
 
 
 def rename_session(summary: SessionSummary, title: str | None) -> str | None:

@@ -196,6 +196,19 @@ def _decisions(zett: dict[str, Any]) -> dict[str | None, list[NoteBlock]]:
     return found
 
 
+def changes_note(zett: dict[str, Any]) -> NoteBlock | None:
+    """The "N files changed" line the turn ended with (``metadata.zett.checkpoint``), as shown live."""
+    from zett_tui.checkpoints.summary import turn_changes_text
+
+    noted = zett.get("checkpoint")
+    if not isinstance(noted, dict):
+        return None
+    figures = [noted.get(key) for key in ("files", "added", "removed")]
+    if not all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in figures) or not figures[0]:
+        return None
+    return NoteBlock("changes", turn_changes_text(*figures))  # type: ignore[arg-type]
+
+
 def _context(zett: dict[str, Any]) -> tuple[int, bool] | None:
     figure = zett.get("context")
     if not isinstance(figure, dict):
@@ -280,6 +293,9 @@ def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnVie
                 blocks.append(note)
             message_model = _message_model(data) or message_model
     blocks.extend(note for notes in decisions.values() for note in notes)  # asked of no tool shown
+    changes = changes_note(record.zett)
+    if changes is not None:
+        blocks.append(changes)
     error = record.error
     error_text = None
     if error is not None:

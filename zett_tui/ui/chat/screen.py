@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -44,6 +45,10 @@ def _chat_commands() -> type[Provider]:
     return ChatCommands
 
 
+#: Two presses of Esc this close together at idle, on an empty prompt, open ``/rewind``.
+DOUBLE_ESCAPE_SECONDS = 0.8
+
+
 class ChatScreen(Screen[None]):
     """The transcript, composer and status line; ``turns`` runs the prompts, one turn at a time."""
 
@@ -77,6 +82,8 @@ class ChatScreen(Screen[None]):
     def __init__(self, launch: LaunchSettings, commands: CommandList | None = None) -> None:
         super().__init__()
         self.launch = launch
+        #: When Esc was last pressed at idle on an empty prompt (``action_cancel_turn``).
+        self._last_idle_escape = 0.0
         #: The slash commands offered here (the app passes zett's; none without it).
         self.commands = commands or CommandList(dict)
         #: What a slash command is given: what it may do here, and no more.
@@ -324,7 +331,16 @@ class ChatScreen(Screen[None]):
     # -- stopping -------------------------------------------------------------------------------
 
     def action_cancel_turn(self) -> None:
-        self.turns.cancel()
+        """Esc stops the running turn; at idle on an empty prompt, Esc twice opens ``/rewind``."""
+        if self.turns.cancel() or self.turns.busy or self.composer.text.strip():
+            self._last_idle_escape = 0.0
+            return
+        now = time.monotonic()
+        if now - self._last_idle_escape < DOUBLE_ESCAPE_SECONDS:
+            self._last_idle_escape = 0.0
+            self._run_command("rewind", "")
+        else:
+            self._last_idle_escape = now
 
     async def on_unmount(self) -> None:
         """However the screen goes away (quit, /new, a test ending), the provider and stores close."""

@@ -1,0 +1,225 @@
+"""The checkpoint store: byte-exact, private, and blind to the project's own git."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from zett_tui.checkpoints.store import CheckpointStore
+
+GIT = "/usr/bin/git"
+
+
+def tree_digest(folder: Path) -> str:
+    """A hash of every name, mode, link target and byte under ``folder``."""
+    digest = hashlib.sha256()
+    for current, dirs, files in sorted(os.walk(folder)):
+        dirs.sort()
+        for name in sorted(files + dirs):
+            path = os.path.join(current, name)
+            info = os.lstat(path)
+            digest.update(f"{os.path.relpath(path, folder)} {info.st_mode:o}\n".encode())
+            if stat.S_ISLNK(info.st_mode):
+                digest.update(os.readlink(path).encode())
+            elif stat.S_ISREG(info.st_mode):
+                digest.update(Path(path).read_bytes())
+    return digest.hexdigest()
+
+
+def git(project: Path, *args: str) -> None:
+    subprocess.run([GIT, *args], cwd=project, check=True, capture_output=True)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "app.py").write_bytes(b"print('hi')\r\n")
+    (folder / "run.sh").write_bytes(b"#!/bin/sh\necho run\n")
+    (folder / "run.sh").chmod(0o755)
+    (folder / "README").write_text("read me\n")
+    return folder
+
+
+@pytest.fixture
+def store(tmp_path: Path, project: Path) -> CheckpointStore:
+    return CheckpointStore(project, tmp_path / "store")
+
+
+def test_restores_bytes_modes_deletions_and_creations(store: CheckpointStore, project: Path) -> None:
+    os.symlink("README", project / "link")
+    before = tree_digest(project)
+    first = store.take("s/1/before")
+    (project / "src" / "app.py").write_text("changed\n")
+    (project / "run.sh").chmod(0o644)
+    (project / "README").unlink()
+    (project / "link").unlink()
+    (project / "new" / "deep").mkdir(parents=True)
+    (project / "new" / "deep" / "made.txt").write_text("new\n")
+    after = store.take("s/1/after")
+    changed = {change.path for change in store.changes(first.commit, after.commit)}
+    assert changed == {"src/app.py", "run.sh", "README", "link", "new/deep/made.txt"}
+    report = store.restore(first.commit, changed)
+    assert not report.problems
+    assert tree_digest(project) == before
+    assert not (project / "new").exists()
+
+
+def test_never_touches_the_users_git(store: CheckpointStore, project: Path) -> None:
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "first")
+    (project / "README").write_text("edited, not staged\n")
+    dot_git = tree_digest(project / ".git")
+    first = store.take("s/1/before")
+    (project / "README").write_text("agent\n")
+    second = store.take("s/1/after")
+    store.restore(first.commit, ["README"])
+    store.collect_garbage()
+    assert tree_digest(project / ".git") == dot_git
+    assert not any(path.startswith(".git/") for path in store.entries(second.commit))
+
+
+def test_a_hostile_gitattributes_changes_no_byte_and_runs_nothing(
+    store: CheckpointStore, project: Path
+) -> None:
+    git(project, "init", "-q")
+    marker = project.parent / "filter-ran"
+    git(project, "config", "filter.evil.clean", f"touch {marker}; tr a-z A-Z")
+    git(project, "config", "filter.evil.smudge", f"touch {marker}; cat")
+    git(project, "config", "core.hooksPath", str(project / "hooks"))
+    git(project, "config", "core.fsmonitor", f"touch {marker}; echo")
+    (project / ".gitattributes").write_text("* filter=evil eol=crlf ident text\n")
+    (project / "id.txt").write_bytes(b"$Id$\nlf only\n")
+    exact = {name: (project / name).read_bytes() for name in ("id.txt", "src/app.py")}
+    first = store.take("s/1/before")
+    (project / "id.txt").write_text("gone\n")
+    (project / "src" / "app.py").unlink()
+    store.restore(first.commit, ["id.txt", "src/app.py"])
+    assert {name: (project / name).read_bytes() for name in exact} == exact
+    assert not marker.exists()
+
+
+def test_works_without_git_respects_ignores_and_size_bound(tmp_path: Path, project: Path) -> None:
+    (project / ".gitignore").write_text("build/\n")
+    (project / "build").mkdir()
+    (project / "build" / "out.o").write_text("object\n")
+    (project / ".zett").mkdir()
+    (project / ".zett" / "ignore").write_text("*.log\n")
+    (project / "debug.log").write_text("noise\n")
+    (project / "big.bin").write_bytes(b"x" * 2048)
+    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1024)
+    taken = store.take("s/1/before")
+    recorded = set(store.entries(taken.commit))
+    assert "src/app.py" in recorded and "run.sh" in recorded
+    assert not recorded & {"build/out.o", "debug.log", "big.bin"}
+    assert taken.too_large == ("big.bin",)
+    assert store.too_large(taken.commit) == ["big.bin"]
+
+
+def test_the_store_is_private(store: CheckpointStore) -> None:
+    store.take("s/1/before")
+    for current, dirs, files in os.walk(store.folder):
+        for name in dirs:
+            assert stat.S_IMODE(os.lstat(os.path.join(current, name)).st_mode) == 0o700, name
+        for name in files:
+            assert stat.S_IMODE(os.lstat(os.path.join(current, name)).st_mode) & 0o077 == 0, name
+
+
+def test_a_symlink_is_recorded_as_a_link_and_not_followed(
+    tmp_path: Path, store: CheckpointStore, project: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside secret\n")
+    os.symlink(secret, project / "escape")
+    taken = store.take("s/1/before")
+    entry = store.entries(taken.commit)["escape"]
+    assert entry.mode == "120000"
+    assert store.blob_bytes([entry.blob])[entry.blob] == str(secret).encode()
+
+
+def test_restore_refuses_a_folder_that_now_leads_outside(
+    tmp_path: Path, store: CheckpointStore, project: Path
+) -> None:
+    first = store.take("s/1/before")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / "src" / "app.py").unlink()
+    (project / "src").rmdir()
+    os.symlink(outside, project / "src")
+    report = store.restore(first.commit, ["src/app.py"])
+    assert report.problems and "outside" in report.problems[0]
+    assert list(outside.iterdir()) == []
+
+
+def test_an_unchanged_file_is_not_read_again_and_a_changed_one_is(
+    store: CheckpointStore, project: Path
+) -> None:
+    first = store.take("a")
+    target = project / "README"
+    target.write_text("new text\n")
+    second = store.take("b")
+    assert [c.path for c in store.changes(first.commit, second.commit)] == ["README"]
+
+
+def test_dropping_refs_and_collecting_frees_space(store: CheckpointStore, project: Path) -> None:
+    store.take("s/one/a")
+    (project / "big").write_bytes(os.urandom(200_000))
+    store.take("s/one/b")
+    store.collect_garbage()
+    full = store.size_bytes()
+    assert store.drop_refs("s/one") == 2
+    store.collect_garbage()
+    assert store.size_bytes() < full - 150_000
+
+
+def test_a_file_that_cannot_be_written_back_is_one_line_and_the_rest_is_restored(
+    store: CheckpointStore, project: Path
+) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes through permissions")
+    first = store.take("s/1/before")
+    (project / "src" / "app.py").write_text("changed\n")
+    (project / "README").write_text("changed\n")
+    (project / "src").chmod(0o500)
+    try:
+        report = store.restore(first.commit, ["src/app.py", "README"])
+    finally:
+        (project / "src").chmod(0o755)
+    assert report.restored == ["README"] and len(report.problems) == 1
+    assert report.problems[0].startswith("src/app.py: Permission denied")
+
+
+def test_a_restore_into_an_immutable_place_is_one_line(
+    store: CheckpointStore, project: Path, monkeypatch
+) -> None:
+    import zett_tui.checkpoints.store as store_module
+
+    first = store.take("s/1/before")
+    (project / "README").write_text("changed\n")
+    real_replace = os.replace
+
+    def refuse(source, target):  # type: ignore[no-untyped-def]
+        if str(target).endswith("README"):
+            raise PermissionError(13, "Permission denied")
+        real_replace(source, target)
+
+    monkeypatch.setattr(store_module.os, "replace", refuse)
+    report = store.restore(first.commit, ["README"])
+    assert report.problems == ["README: Permission denied"]
+    assert (project / "README").read_text() == "changed\n"
+    assert not [p for p in project.iterdir() if "zett-restore" in p.name]
+
+
+def test_a_project_that_is_gone_cannot_be_recorded(
+    tmp_path: Path, store: CheckpointStore, project: Path
+) -> None:
+    store.take("s/1/before")
+    project.rename(tmp_path / "moved")
+    with pytest.raises(FileNotFoundError, match="is gone"):
+        store.take("s/1/after")

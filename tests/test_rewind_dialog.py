@@ -1,0 +1,105 @@
+"""``/rewind`` and Esc Esc in the app: choose a turn, choose what to take back, decide the conflicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, wait_for
+from zett_tui.runtime.modes import PermissionMode
+from zett_tui.ui.modals.choice_dialog import ChoiceDialog
+
+
+def agent_turn() -> list:
+    return [
+        tool_step("w1", "write_file", {"path": "created.txt", "content": "new\n"}),
+        tool_step("b1", "bash", {"command": "sed -i s/beta/gamma/ notes.txt && rm gone.txt"}),
+        text_step("Changed."),
+    ]
+
+
+async def choose(pilot, label: str) -> None:
+    """Move to the choice labelled ``label`` with the arrows (safe dialogs take no number keys)."""
+    dialog = await dialog_armed(pilot)
+    labels = [str(button.label) for button in dialog.query("ChoiceButton")]
+    index = next(i for i, text in enumerate(labels) if label in text)
+    focused = next(i for i, button in enumerate(dialog.query("ChoiceButton")) if button.has_focus)
+    key = "down" if index > focused else "up"
+    for _ in range(abs(index - focused)):
+        await pilot.press(key)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: pilot.app.screen is not dialog)
+
+
+async def test_rewind_from_the_dialog_takes_the_code_and_conversation_back(project_dir: Path) -> None:
+    (project_dir / "notes.txt").write_text("alpha\nbeta\n")
+    (project_dir / "gone.txt").write_text("keep me\n")
+    model = ScriptedModel(*agent_turn(), text_step("fresh"))
+    app = make_app(model, host_overrides={"permission_mode": PermissionMode.AUTO})
+    async with ready_app(app) as pilot:
+        await submit(pilot, "change the notes")
+        await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
+        await pilot.press("escape")
+        await pilot.press("escape")
+        dialog = await dialog_armed(pilot)
+        assert "change the notes" in str(dialog.query("ChoiceButton").first().label)
+        assert "3 files +" in str(dialog.query("ChoiceButton").first().label)
+        await pilot.press("enter")
+        what = await dialog_armed(pilot)
+        focused = next(b for b in what.query("ChoiceButton") if b.has_focus)
+        assert str(focused.label).endswith("Cancel")  # opens on the safe choice
+        await choose(pilot, "Code and conversation")
+        await wait_for(pilot, lambda: any("Code rewound" in text for text in notices(app)))
+        assert (project_dir / "notes.txt").read_text() == "alpha\nbeta\n"
+        assert (project_dir / "gone.txt").read_text() == "keep me\n"
+        assert not (project_dir / "created.txt").exists()
+        assert app.chat.composer.text == "change the notes"
+        await submit(pilot, "another go")
+        await wait_for(pilot, lambda: idle(app) and len(model.requests) == 4)
+        sent = "\n".join(str(getattr(m, "content", "")) for m in model.requests[-1].messages)
+        assert "change the notes" not in sent and "another go" in sent
+
+
+async def test_a_hand_edit_is_asked_about_and_kept_by_default(project_dir: Path) -> None:
+    (project_dir / "notes.txt").write_text("alpha\nbeta\n")
+    (project_dir / "gone.txt").write_text("keep me\n")
+    model = ScriptedModel(*agent_turn())
+    app = make_app(model, host_overrides={"permission_mode": PermissionMode.AUTO})
+    async with ready_app(app) as pilot:
+        await submit(pilot, "change the notes")
+        await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
+        (project_dir / "notes.txt").write_text("my own words\n")
+        await submit(pilot, "/rewind")
+        await dialog_armed(pilot)
+        await pilot.press("enter")
+        await choose(pilot, "Code only")
+        conflict = await dialog_armed(pilot)
+        assert "notes.txt was changed by hand" in str(conflict.query_one("#title").render())
+        await choose(pilot, "Show the diff")
+        await choose(pilot, "Keep mine")
+        await wait_for(pilot, lambda: any("Kept as you changed them: notes.txt" in t for t in notices(app)))
+        assert (project_dir / "notes.txt").read_text() == "my own words\n"
+        assert (project_dir / "gone.txt").read_text() == "keep me\n"
+        assert not isinstance(app.screen, ChoiceDialog)
+
+
+async def test_diff_shows_the_last_turns_files_in_a_scrollable_view(project_dir: Path) -> None:
+    from zett_tui.ui.modals.diff_view import DiffView
+    from zett_tui.ui.modals.turn_diff import TurnDiffScreen
+
+    (project_dir / "notes.txt").write_text("alpha\nbeta\n")
+    (project_dir / "gone.txt").write_text("keep me\n")
+    app = make_app(ScriptedModel(*agent_turn()), host_overrides={"permission_mode": PermissionMode.AUTO})
+    async with ready_app(app) as pilot:
+        await submit(pilot, "change the notes")
+        await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
+        assert any("3 files changed, +2 -2" in text for text in notices(app))
+        await submit(pilot, "/diff")
+        await wait_for(pilot, lambda: isinstance(app.screen, TurnDiffScreen))
+        screen = app.screen
+        assert [path for path, _ in screen.files] == ["created.txt", "gone.txt", "notes.txt"]
+        assert len(screen.query(DiffView)) == 3
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, TurnDiffScreen))
+        await submit(pilot, "/diff 5")
+        await wait_for(pilot, lambda: any("Usage: /diff" in text for text in notices(app)))

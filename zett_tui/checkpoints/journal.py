@@ -1,0 +1,110 @@
+"""The record of a session's checkpoints: which checkpoint came before and after each turn.
+
+One JSON line per turn (and per rewind) in ``<store>/sessions/<session key>.jsonl``, 0600.
+It outlives the process, so a resumed session (or one run with ``zett -p``) can be rewound. A
+checkpoint that could not be taken is recorded as missing, with the reason, never pretended.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zett_tui.core.paths import ensure_private_dir, open_private_append
+
+log = logging.getLogger(__name__)
+
+
+def session_key(session_id: str) -> str:
+    """A ref- and file-safe name for a session id."""
+    return hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+
+
+@dataclass
+class TurnRecord:
+    """One turn (``kind="turn"``) or one rewind (``kind="rewind"``) of a session."""
+
+    kind: str
+    turn: str
+    at: str
+    prompt: str = ""
+    before: str | None = None
+    after: str | None = None
+    #: Why a checkpoint is missing, when one is.
+    missing: str | None = None
+    #: ``[path, added, removed, status]`` per file the turn changed.
+    changes: list[list[Any]] = field(default_factory=list)
+    #: Files too large to record (named in the rewind dialog).
+    too_large: list[str] = field(default_factory=list)
+    #: For a rewind: the turn it went back to.
+    target: str | None = None
+    #: The turn's request id (its messages in the stored history).
+    request: str | None = None
+    #: For a rewind of the conversation: the requests it took out of the model's context.
+    hidden_requests: list[str] = field(default_factory=list)
+
+    @property
+    def added(self) -> int:
+        return sum(max(change[1], 0) for change in self.changes)
+
+    @property
+    def removed(self) -> int:
+        return sum(max(change[2], 0) for change in self.changes)
+
+    @property
+    def paths(self) -> list[str]:
+        return [str(change[0]) for change in self.changes]
+
+
+class CheckpointJournal:
+    """Appends and reads one session's ``TurnRecord`` lines."""
+
+    def __init__(self, folder: Path, session_id: str) -> None:
+        self.path = folder / "sessions" / f"{session_key(session_id)}.jsonl"
+
+    def append(self, record: TurnRecord) -> None:
+        """Add one line; on a failure (a full disk) no part of it stays, nor an empty file."""
+        line = (json.dumps(asdict(record), ensure_ascii=False) + "\n").encode()
+        ensure_private_dir(self.path.parent)
+        fd = open_private_append(self.path)
+        try:
+            start = os.fstat(fd).st_size
+            try:
+                written = os.write(fd, line)
+                if written != len(line):
+                    raise OSError(28, "No space left on device")
+            except OSError:
+                os.ftruncate(fd, start)
+                if start == 0:
+                    self.path.unlink(missing_ok=True)
+                raise
+        finally:
+            os.close(fd)
+
+    def records(self) -> list[TurnRecord]:
+        """Every record, oldest first; a damaged line is skipped (and logged)."""
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return []
+        records: list[TurnRecord] = []
+        known = set(TurnRecord.__dataclass_fields__)
+        for line in text.splitlines():
+            try:
+                data = json.loads(line)
+                records.append(TurnRecord(**{k: v for k, v in data.items() if k in known}))
+            except (ValueError, TypeError):
+                log.warning("a damaged checkpoint record was skipped")
+        return records
+
+    def hidden_requests(self) -> frozenset[str]:
+        """Every request a conversation rewind took out of the model's context."""
+        return frozenset(r for record in self.records() for r in record.hidden_requests)
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)

@@ -1,0 +1,122 @@
+"""Going back to the state before a turn: the code, the conversation, or both.
+
+Only what the agent changed is taken back: the files the turns from the chosen one on changed
+(each turn's record lists them). A file that differs from what the agent left it as (the user
+changed it by hand since) is not overwritten: it is a conflict the user decides (keep mine,
+take the checkpoint's). Files no turn touched are never touched. A rewind records the state
+before it as a checkpoint of its own, listed as "before the rewind", so it can be undone.
+All functions block (git): call them in a thread.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from zett_tui.checkpoints.journal import TurnRecord
+from zett_tui.checkpoints.store import CheckpointStore, Entry, RestoreReport
+
+
+class RewindRefused(RuntimeError):
+    """The code cannot be rewound to this turn; ``str`` says why in one line."""
+
+
+@dataclass
+class RewindPlan:
+    """What a code rewind to ``target`` would do, worked out against the files as they are now."""
+
+    target: TurnRecord
+    #: The checkpoint of the files as they are now ("before the rewind").
+    now: str
+    #: Paths to put back as they were before the target turn (created ones: removed).
+    restore: list[str] = field(default_factory=list)
+    #: Paths changed by hand since the agent touched them: the user decides.
+    conflicts: list[str] = field(default_factory=list)
+    #: Files too large to have been recorded: not restored.
+    too_large: list[str] = field(default_factory=list)
+
+
+def later_records(records: Sequence[TurnRecord], target: TurnRecord) -> list[TurnRecord]:
+    """``target`` and every record after it (the turns and rewinds a rewind to it undoes)."""
+    index = next(i for i, record in enumerate(records) if record is target)
+    return list(records[index:])
+
+
+def plan_code_rewind(
+    store: CheckpointStore, records: Sequence[TurnRecord], target: TurnRecord, now: str
+) -> RewindPlan:
+    """Which files go back and which ask, for a rewind to just before ``target``."""
+    undone = later_records(records, target)
+    missing = [record for record in undone if record.before is None or record.after is None]
+    if missing:
+        raise RewindRefused(
+            f"a checkpoint is missing for {len(missing)} of these turns ({missing[0].missing or 'not taken'});"
+            " the code cannot be rewound, the conversation can"
+        )
+    cache: dict[str, dict[str, Entry]] = {}
+
+    def entries(commit: str) -> dict[str, Entry]:
+        if commit not in cache:
+            cache[commit] = store.entries(commit)
+        return cache[commit]
+
+    plan = RewindPlan(target, now, too_large=sorted({p for r in undone for p in r.too_large}))
+    current = entries(now)
+    touched: dict[str, list[TurnRecord]] = {}
+    for record in undone:
+        for path in record.paths:
+            touched.setdefault(path, []).append(record)
+    for path, by in sorted(touched.items()):
+        assert by[0].before is not None and by[-1].after is not None
+        # By hand: between two turns that touched it, or since the last one.
+        by_hand = current.get(path) != entries(by[-1].after).get(path)
+        for earlier, later in itertools.pairwise(by):
+            assert earlier.after is not None and later.before is not None
+            if entries(earlier.after).get(path) != entries(later.before).get(path):
+                by_hand = True
+        wanted = entries(target.before or "").get(path) if target.before else None
+        if current.get(path) == wanted:
+            continue  # already as it was
+        (plan.conflicts if by_hand else plan.restore).append(path)
+    return plan
+
+
+def apply_code_rewind(
+    store: CheckpointStore, plan: RewindPlan, take_checkpoints: Collection[str] = ()
+) -> RestoreReport:
+    """Put back ``plan.restore`` and the conflicts the user chose to take from the checkpoint."""
+    assert plan.target.before is not None
+    chosen = [path for path in plan.conflicts if path in take_checkpoints]
+    return store.restore(plan.target.before, [*plan.restore, *chosen])
+
+
+def rewind_record(
+    target: TurnRecord,
+    *,
+    before: str | None,
+    after: str | None,
+    changes: list[list[Any]],
+    hidden_requests: list[str],
+    missing: str | None = None,
+) -> TurnRecord:
+    """The record of a rewind: its "before" is the state it left, so it can be undone."""
+    return TurnRecord(
+        kind="rewind",
+        turn=f"rewind-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}",
+        at=datetime.now(UTC).isoformat(),
+        prompt=target.prompt,
+        before=before,
+        after=after,
+        changes=changes,
+        target=target.turn,
+        hidden_requests=hidden_requests,
+        missing=missing,
+    )
+
+
+def requests_to_hide(records: Sequence[TurnRecord], target: TurnRecord) -> list[str]:
+    """The requests of ``target`` and the turns after it: what a conversation rewind hides."""
+    return [r.request for r in later_records(records, target) if r.kind == "turn" and r.request]

@@ -30,7 +30,9 @@ def names(folder: Path) -> tuple[list[str], list[str]]:
 
 def test_arguments_fill_the_placeholders_split_like_a_shell() -> None:
     body = "Fix $1 in $2 ($ARGUMENTS); $9 is empty"
-    assert expand(body, 'issue-7 "src/a b.py"') == 'Fix issue-7 in src/a b.py (issue-7 "src/a b.py");  is empty'
+    assert (
+        expand(body, 'issue-7 "src/a b.py"') == 'Fix issue-7 in src/a b.py (issue-7 "src/a b.py");  is empty'
+    )
 
 
 def test_an_argument_holding_a_placeholder_is_not_expanded_again() -> None:
@@ -48,7 +50,7 @@ def test_a_body_without_placeholders_gets_the_arguments_appended() -> None:
 
 def test_front_matter_fields_and_body() -> None:
     document = split_front_matter(
-        "---\ndescription: \"Run the tests\"\nargument-hint: [file]\nallowed-tools:\n  - Bash\n---\nRun $1\n"
+        '---\ndescription: "Run the tests"\nargument-hint: [file]\nallowed-tools:\n  - Bash\n---\nRun $1\n'
     )
     assert document.fields["description"] == "Run the tests"
     assert document.fields["argument-hint"] == "[file]"
@@ -62,7 +64,10 @@ def test_bad_front_matter_is_an_error(text: str) -> None:
 
 
 def test_subfolders_give_namespaced_names_and_front_matter_the_description(tmp_path: Path) -> None:
-    write(tmp_path / "review.md", "---\ndescription: Review the change\nargument-hint: [PR]\nmodel: x:y\n---\nGo")
+    write(
+        tmp_path / "review.md",
+        "---\ndescription: Review the change\nargument-hint: [PR]\nmodel: x:y\n---\nGo",
+    )
     write(tmp_path / "frontend" / "test.md", "# Test the frontend\n\nnpm test $1")
     write(tmp_path / "notes.txt", "not a command")
     commands, problems = load_commands([Origin("user", tmp_path)])

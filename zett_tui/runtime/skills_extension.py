@@ -79,6 +79,13 @@ class SkillsExtension(AgentExtension):
 
             Args:
                 name: The skill's exact name from the "Available skills" list.
+
+            Snippet:
+                load_skill(name="release-notes")
+
+            Guidelines:
+                - Load a skill before doing a task its description matches, then follow it.
+                - Use only names from the "Available skills" list.
             """
             return body_of(name)
 

@@ -92,6 +92,7 @@ async def test_a_command_named_like_a_built_in_is_reported_and_the_built_in_wins
     async with app.run_test(size=(110, 30)) as pilot:
         await wait_ready(pilot)
         assert any("/help (user command) is not offered" in text for text in notices(app))
+        assert "help" not in app.chat.commands.added()  # nor listed as a command from a file
         await submit(pilot, "/help")
         await wait_for(pilot, lambda: any(t.startswith("Commands:") for t in notices(app)))
         assert model.requests == []

@@ -94,7 +94,15 @@ def test_hostile_files_are_one_problem_each_and_the_rest_load(tmp_path: Path) ->
     loaded, problems = names(folder)
     assert loaded == ["good"]
     reasons = {Path(line.split(": ", 1)[0]).name: line.split(": ", 1)[1] for line in problems}
-    assert set(reasons) == {"leak.md", "huge.md", "latin.md", "bad front.md", "broken.md", "pipe.md", "linked"}
+    assert set(reasons) == {
+        "leak.md",
+        "huge.md",
+        "latin.md",
+        "bad front.md",
+        "broken.md",
+        "pipe.md",
+        "linked",
+    }
     assert "folder outside its folder" in reasons["linked"]
     assert "outside" in reasons["leak.md"]
     assert "64 KB" in reasons["huge.md"]

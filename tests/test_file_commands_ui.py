@@ -182,3 +182,23 @@ async def test_a_link_out_of_a_skill_folder_is_not_readable_without_asking(
         dialog = await dialog_armed(pilot)
         assert "secret.txt" in screen_text(app) and dialog is app.screen  # the read gate asks
         assert len(model.requests) == 1
+
+
+async def test_a_command_runs_as_a_prompt_under_plan_mode(project_dir: Path) -> None:
+    from zett_tui.runtime.modes import PermissionMode
+
+    user_command("scaffold.md", "Create $1")
+    model = ScriptedModel(
+        tool_step("c1", "write_file", {"path": str(project_dir / "new.py"), "content": "x = 1\n"}),
+        text_step("planned instead"),
+    )
+    app = make_app(model)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        assert app.chat.host is not None
+        app.chat.host.set_mode(PermissionMode.PLAN)
+        await submit(pilot, "/scaffold new.py")
+        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
+        assert sent_prompt(model) == "Create new.py"
+        assert not (project_dir / "new.py").exists()
+        assert "Plan Mode" in last_tool_result(model.requests[1])

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from zett_tui.config import trust
 from zett_tui.config.trust import project_files, remember
 from zett_tui.core import paths
-from zett_tui.workspace.extension_folders import command_folders, load_workspace_files
+from zett_tui.workspace.extension_folders import load_workspace_files
 from zett_tui.workspace.front_matter import FrontMatterError, split_front_matter
 from zett_tui.workspace.markdown_commands import Origin, expand, load_commands
 
@@ -145,4 +146,23 @@ def test_project_commands_load_only_once_the_project_is_trusted(project_dir: Pat
     assert sorted(command.name for command in trusted.commands) == ["build", "lint", "mine"]
     assert {command.origin.kind for command in trusted.commands} == {"user", "project"}
     write(project_dir / ".claude" / "commands" / "new.md", "added after the trust")
-    assert [origin.kind for origin in command_folders(project_dir, env)] == ["user"]  # asks again
+    assert [command.name for command in load_workspace_files(project_dir, env).commands] == [
+        "mine"
+    ]  # asks again
+
+
+def test_a_file_past_what_the_trust_question_read_does_not_load(
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trust, "MAX_FILES", 2)
+    for name in ("a", "b", "c"):
+        write(project_dir / ".zett" / "commands" / f"{name}.md", f"command {name}")
+    project = project_files(project_dir)
+    assert project is not None and len(project.files) == 2 and project.left_out
+    remember(project, trusted=True)
+    files = load_workspace_files(project_dir, dict(os.environ))
+    assert [command.name for command in files.commands] == ["a", "b"]
+    assert any(
+        "c.md" in str(problem) and "not among the files you trusted" in str(problem)
+        for problem in files.problems
+    )

@@ -2,7 +2,8 @@
 
 The project is the folder that holds ``.zett/`` (``config.settings.project_root``). Its command
 and skill files are part of what the trust question hashes (``config.trust``), so they load only
-once the user trusted exactly what is there now (``still_trusted``), and a change asks again. A
+once the user trusted exactly what is there now, and a change asks again; a file the trust
+question did not read (past its limits) does not load. A
 repository without ``.zett/`` (only ``.claude/commands/``, say) has nothing to trust, so its
 files do not load: creating ``.zett/`` there makes zett ask.
 """
@@ -14,39 +15,57 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.config.settings import project_root
-from zett_tui.config.trust import PROJECT_COMMAND_FOLDERS, PROJECT_SKILL_FOLDERS, still_trusted
+from zett_tui.config.trust import (
+    PROJECT_COMMAND_FOLDERS,
+    PROJECT_SKILL_FOLDERS,
+    ProjectFiles,
+    TrustState,
+    project_files,
+    trust_state,
+)
 from zett_tui.core import paths
 from zett_tui.workspace.contained_folder import Problem
 from zett_tui.workspace.markdown_commands import MarkdownCommand, Origin, load_commands
 from zett_tui.workspace.skills import Skill, load_skills
 
 
-def trusted_project(cwd: Path, env: Mapping[str, str]) -> Path | None:
-    """The project folder above ``cwd`` when the user trusts what it holds now, else None."""
+def trusted_project(cwd: Path, env: Mapping[str, str]) -> ProjectFiles | None:
+    """What the project above ``cwd`` holds, hashed now, when the user trusts exactly that; else None."""
     root = project_root(cwd, env)
     if root is None:
         return None
-    root = root.resolve()
-    return root if still_trusted(root) else None
+    project = project_files(root)
+    if project is None or trust_state(project) is not TrustState.TRUSTED:
+        return None
+    return project
 
 
-def command_folders(cwd: Path, env: Mapping[str, str]) -> list[Origin]:
-    """The user's ``commands/`` first (their own command wins a name), then the project's."""
-    folders = [Origin("user", paths.config_dir() / "commands")]
-    root = trusted_project(cwd, env)
-    if root is not None:
-        folders += [Origin("project", root / folder, inside=root) for folder in PROJECT_COMMAND_FOLDERS]
-    return folders
+def _project_origins(project: ProjectFiles | None, folders: tuple[str, ...]) -> list[Origin]:
+    if project is None:
+        return []
+    trusted = frozenset(project.root / relative for relative in project.files)
+    return [
+        Origin("project", project.root / folder, inside=project.root, trusted_files=trusted)
+        for folder in folders
+    ]
 
 
-def skill_folders(cwd: Path, env: Mapping[str, str]) -> list[Origin]:
-    """The user's skill folders first, then the project's."""
+def command_folders(project: ProjectFiles | None) -> list[Origin]:
+    """The user's ``commands/`` first (their own command wins a name), then a trusted project's."""
+    return [
+        Origin("user", paths.config_dir() / "commands"),
+        *_project_origins(project, PROJECT_COMMAND_FOLDERS),
+    ]
+
+
+def skill_folders(project: ProjectFiles | None, env: Mapping[str, str]) -> list[Origin]:
+    """The user's skill folders first, then a trusted project's."""
     home = Path(env.get("HOME") or Path.home())
-    folders = [Origin("user", paths.config_dir() / "skills"), Origin("user", home / ".agents" / "skills")]
-    root = trusted_project(cwd, env)
-    if root is not None:
-        folders += [Origin("project", root / folder, inside=root) for folder in PROJECT_SKILL_FOLDERS]
-    return folders
+    return [
+        Origin("user", paths.config_dir() / "skills"),
+        Origin("user", home / ".agents" / "skills"),
+        *_project_origins(project, PROJECT_SKILL_FOLDERS),
+    ]
 
 
 @dataclass(frozen=True)
@@ -61,6 +80,7 @@ class WorkspaceFiles:
 def load_workspace_files(cwd: Path, env: Mapping[str, str]) -> WorkspaceFiles:
     """Read the user's and (when trusted) the project's commands and skills: file reads, so call
     it off the event loop."""
-    commands, command_problems = load_commands(command_folders(cwd, env))
-    skills, skill_problems = load_skills(skill_folders(cwd, env))
+    project = trusted_project(cwd, env)
+    commands, command_problems = load_commands(command_folders(project))
+    skills, skill_problems = load_skills(skill_folders(project, env))
     return WorkspaceFiles(commands, skills, command_problems + skill_problems)

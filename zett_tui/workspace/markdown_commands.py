@@ -39,6 +39,15 @@ class Origin:
     #: A project's folder must really lie inside the project (``.claude/commands -> ~/x`` does
     #: not load); None for the user's own folders, which may be links (a dotfiles repository).
     inside: Path | None = None
+    #: For a project's folder: the files the user trusted (as the trust question named them);
+    #: any other file does not load. None: no such list (the user's own folders).
+    trusted_files: frozenset[Path] | None = None
+
+    def untrusted(self, path: Path) -> Problem | None:
+        """Why ``path`` may not load from here, or None when it may."""
+        if self.trusted_files is None or path in self.trusted_files:
+            return None
+        return Problem(path, "was not among the files you trusted (past what zett reads of a project to ask)")
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,10 @@ def load_commands(folders: Iterable[Origin]) -> tuple[list[MarkdownCommand], lis
 
 def _load_one(path: Path, origin: Origin, root: Path, problems: list[Problem]) -> MarkdownCommand | None:
     name = command_name(path.relative_to(origin.folder))
+    refused = origin.untrusted(path)
+    if refused is not None:
+        problems.append(refused)
+        return None
     if name is None:
         problems.append(Problem(path, "its name can only have letters, digits, '-', '_' and '.'"))
         return None

@@ -101,6 +101,10 @@ def _load_one(origin: Origin, root: Path, name: str, problems: list[Problem]) ->
         return None
     if not folder.is_dir() or not os.path.lexists(folder / SKILL_FILE):
         return None
+    refused = origin.untrusted(shown)
+    if refused is not None:
+        problems.append(refused)
+        return None
     try:
         document = split_front_matter(read_text(folder / SKILL_FILE, inside=folder))
     except (NotRead, FrontMatterError) as why:

@@ -29,7 +29,10 @@ def _fill(root: Path, commands: int, skills: int) -> None:
         _write(root / "config" / "zett" / "commands" / f"{folder}cmd{index}.md", text)
         _write(root / "project" / ".claude" / "commands" / f"{folder}pcmd{index}.md", text)
     for index in range(skills):
-        for prefix, base in (("", root / "home" / ".agents" / "skills"), ("p", root / "project" / ".zett" / "skills")):
+        for prefix, base in (
+            ("", root / "home" / ".agents" / "skills"),
+            ("p", root / "project" / ".zett" / "skills"),
+        ):
             name = f"{prefix}skill-{index}"
             _write(
                 base / name / "SKILL.md",

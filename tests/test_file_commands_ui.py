@@ -122,6 +122,22 @@ async def test_an_untrusted_projects_commands_and_skills_do_not_load(project_dir
         assert app.chat.commands.get("build") is None and app.chat.commands.get("deploy") is None
         await submit(pilot, "/build")
         assert any("Unknown command /build" in text for text in notices(app))
+        await submit(pilot, "/extensions")
+        await wait_for(pilot, lambda: any("Not loaded on purpose:" in t for t in notices(app)))
+        [listing] = [t for t in notices(app) if "Not loaded on purpose:" in t]
+        assert ".zett/commands: not loaded, this folder is not trusted (/extensions trust" in listing
+        assert ".claude/skills: not loaded" in listing
+
+
+async def test_a_claude_only_repository_is_told_how_to_trust_it(project_dir: Path) -> None:
+    write(project_dir / ".claude" / "commands" / "lint.md", "lint it")
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        assert app.chat.commands.get("lint") is None
+        await submit(pilot, "/extensions")
+        await wait_for(pilot, lambda: any("Not loaded on purpose:" in t for t in notices(app)))
+        assert any("create .zett/ beside it" in t for t in notices(app))
 
 
 async def test_a_trusted_projects_command_is_marked_as_the_projects(project_dir: Path) -> None:

@@ -11,7 +11,7 @@ files do not load: creating ``.zett/`` there makes zett ask.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from zett_tui.config.settings import project_root
@@ -75,6 +75,8 @@ class WorkspaceFiles:
     commands: list[MarkdownCommand]
     skills: list[Skill]
     problems: list[Problem]
+    #: One line per project command or skill folder that is there but did not load (not trusted).
+    untrusted: list[str] = field(default_factory=list)
 
 
 def load_workspace_files(cwd: Path, env: Mapping[str, str]) -> WorkspaceFiles:
@@ -83,4 +85,15 @@ def load_workspace_files(cwd: Path, env: Mapping[str, str]) -> WorkspaceFiles:
     project = trusted_project(cwd, env)
     commands, command_problems = load_commands(command_folders(project))
     skills, skill_problems = load_skills(skill_folders(project, env))
-    return WorkspaceFiles(commands, skills, command_problems + skill_problems)
+    untrusted: list[str] = []
+    if project is None:
+        root = project_root(cwd, env) or cwd
+        how = (
+            "/extensions trust reviews it"
+            if (root / ".zett").is_dir()
+            else "create .zett/ beside it, then /extensions trust"
+        )
+        for folder in (*PROJECT_COMMAND_FOLDERS, *PROJECT_SKILL_FOLDERS):
+            if (root / folder).is_dir():
+                untrusted.append(f"{root / folder}: not loaded, this folder is not trusted ({how})")
+    return WorkspaceFiles(commands, skills, command_problems + skill_problems, untrusted)

@@ -39,6 +39,7 @@ async def offer_workspace_files(chat: ChatScreen) -> WorkspaceFiles:
     for clash in chat.commands.add(commands):
         lines.append(f"/{clash.name} ({clash.source}) is not offered: zett has a built-in /{clash.name}")
     chat.commands.problems = lines
+    chat.commands.notes = files.untrusted
     for line in lines:
         chat.say(line, "warning")
     return files

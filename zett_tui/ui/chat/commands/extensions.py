@@ -37,10 +37,13 @@ def extensions_command(ctx: CommandContext, arguments: str) -> None:
         ctx.say("zett is still starting; the extensions load with the model.", "info")
         return
     text = describe_extensions(ctx.host.extension_report, _folder_line(ctx))
-    ctx.say(text + describe_file_commands(ctx.commands.added().values(), ctx.commands.problems), "info")
+    listing = describe_file_commands(ctx.commands.added().values(), ctx.commands.problems, ctx.commands.notes)
+    ctx.say(text + listing, "info")
 
 
-def describe_file_commands(commands: Iterable[SlashCommand], problems: Sequence[str]) -> str:
+def describe_file_commands(
+    commands: Iterable[SlashCommand], problems: Sequence[str], notes: Sequence[str] = ()
+) -> str:
     """The Markdown commands and skills offered, with where each came from, and what did not load."""
     lines: list[str] = []
     offered = sorted(commands, key=lambda command: (command.source, command.name))
@@ -50,6 +53,9 @@ def describe_file_commands(commands: Iterable[SlashCommand], problems: Sequence[
     if problems:
         lines.append("\nCommand and skill files not loaded:")
         lines += [f"  {problem}" for problem in problems]
+    if notes:
+        lines.append("\nNot loaded on purpose:")
+        lines += [f"  {note}" for note in notes]
     return "\n".join(lines)
 
 

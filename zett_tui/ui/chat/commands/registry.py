@@ -55,6 +55,8 @@ class CommandList:
         self._added: dict[str, SlashCommand] = {}
         #: One line per command or skill file that did not load (``/extensions`` shows them).
         self.problems: list[str] = []
+        #: Lines about what was there but is not offered on purpose (an untrusted project's files).
+        self.notes: list[str] = []
 
     def all(self) -> Mapping[str, SlashCommand]:
         if not self._added:

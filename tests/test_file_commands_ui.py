@@ -218,3 +218,24 @@ async def test_a_command_runs_as_a_prompt_under_plan_mode(project_dir: Path) -> 
         assert sent_prompt(model) == "Create new.py"
         assert not (project_dir / "new.py").exists()
         assert "Plan Mode" in last_tool_result(model.requests[1])
+
+
+async def test_the_trust_question_shows_the_command_files_and_trusting_offers_them(project_dir: Path) -> None:
+    from dataclasses import replace
+
+    from zett_tui.entry.startup import prepare_launch
+    from zett_tui.ui.app import ZettApp
+
+    write(project_dir / ".claude" / "commands" / "ship.md", "ship $1")
+    (project_dir / ".zett").mkdir()
+    launch = prepare_launch(cwd=project_dir, env={}, ask_trust=True)
+    assert launch.project_trust is not None
+    app = ZettApp(replace(launch, model_factory=ScriptedModel, model_label="scripted:test", bell=False))
+    async with app.run_test(size=(110, 40)) as pilot:
+        await dialog_armed(pilot)
+        await wait_for(pilot, lambda: ".claude/commands/ship.md" in screen_text(app))
+        await pilot.press("2")
+        await wait_ready(pilot)
+        await submit(pilot, "/ship v2")
+        # trusting reads the settings again, so the model is the configured one (the demo), not ours
+        await wait_for(pilot, lambda: prompts(app) == ["ship v2"])

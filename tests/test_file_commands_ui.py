@@ -239,3 +239,19 @@ async def test_the_trust_question_shows_the_command_files_and_trusting_offers_th
         await submit(pilot, "/ship v2")
         # trusting reads the settings again, so the model is the configured one (the demo), not ours
         await wait_for(pilot, lambda: prompts(app) == ["ship v2"])
+
+
+async def test_a_failure_while_loading_is_one_line_and_zett_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zett_tui.ui.chat import workspace_commands
+
+    def broken(*_args: object) -> None:
+        raise PermissionError("config folder unreadable")
+
+    monkeypatch.setattr(workspace_commands, "load_workspace_files", broken)
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        assert any(
+            t == "Could not load the Markdown commands and skills: config folder unreadable"
+            for t in notices(app)
+        )

@@ -86,3 +86,27 @@ def test_project_skills_load_only_when_trusted(
     skills = load_workspace_files(project_dir, env).skills
     assert sorted(skill.name for skill in skills) == ["deploy", "review"]
     assert {skill.origin.kind for skill in skills} == {"project"}
+
+
+def test_a_skill_named_like_a_command_or_built_in_is_not_offered_as_one(tmp_path: Path) -> None:
+    from zett_tui.ui.chat.commands.builtin import builtin_commands
+    from zett_tui.ui.chat.commands.registry import CommandList
+    from zett_tui.ui.chat.workspace_commands import slash_commands
+    from zett_tui.workspace.extension_folders import WorkspaceFiles
+    from zett_tui.workspace.markdown_commands import load_commands
+
+    skill_file(tmp_path / "skills", "help")
+    skill_file(tmp_path / "skills", "deploy")
+    write(tmp_path / "commands" / "deploy.md", "deploy by hand")
+    skills, _ = load_skills([Origin("user", tmp_path / "skills")])
+    commands, _ = load_commands([Origin("user", tmp_path / "commands")])
+    offered, taken = slash_commands(WorkspaceFiles(commands, skills, []))
+    assert offered["deploy"].source == "user command" and "a command has that name" in taken[0]
+    clashes = CommandList(builtin_commands).add(offered)
+    assert [clash.name for clash in clashes] == ["help"]
+
+
+def test_control_characters_in_a_description_are_dropped(tmp_path: Path) -> None:
+    skill_file(tmp_path, "colour", description="\x1b[31mred\x07 text")
+    [skill], _ = load_skills([Origin("user", tmp_path)])
+    assert skill.description == "[31mred text"

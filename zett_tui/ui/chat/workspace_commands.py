@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import os
 from typing import TYPE_CHECKING
 
@@ -25,13 +26,16 @@ if TYPE_CHECKING:
     from zett_tui.workspace.markdown_commands import MarkdownCommand
     from zett_tui.workspace.skills import Skill
 
+log = logging.getLogger(__name__)
+
 
 async def offer_workspace_files(chat: ChatScreen) -> WorkspaceFiles:
     """Load the commands and skills off the event loop, offer them in ``chat``, say what failed."""
     try:
         files = await asyncio.to_thread(load_workspace_files, chat.launch.cwd, dict(os.environ))
-    except OSError as error:  # a folder that vanished or cannot be listed: zett still starts
-        chat.say(f"Could not read the command and skill folders: {error}", "warning")
+    except Exception as error:  # whatever went wrong, zett starts without them and says so
+        log.warning("loading the Markdown commands and skills failed", exc_info=True)
+        chat.say(f"Could not load the Markdown commands and skills: {error}", "warning")
         return WorkspaceFiles([], [], [])
     lines = [str(problem) for problem in files.problems]
     commands, taken = slash_commands(files)

@@ -255,3 +255,18 @@ async def test_a_failure_while_loading_is_one_line_and_zett_starts(monkeypatch: 
             t == "Could not load the Markdown commands and skills: config folder unreadable"
             for t in notices(app)
         )
+
+
+async def test_zett_p_expands_a_command_and_offers_skills(own_home: Path) -> None:
+    from tests.test_headless import run
+
+    user_command("explain.md", "Explain $1 briefly.")
+    (paths.config_dir() / "commands" / "bad.md").write_bytes(b"\xff")
+    skill(own_home / ".agents" / "skills", "tidy", "Tidy the imports", "Sort them.")
+    model = ScriptedModel(text_step("ok"), text_step("ok"))
+    result = await run(model, "/explain main.py")
+    assert result.code == 0 and sent_prompt(model) == "Explain main.py briefly."
+    assert "tidy: Tidy the imports" in system_text(model)
+    assert "bad.md: is not valid UTF-8" in result.err
+    await run(model, "/tidy")
+    assert sent_prompt(model, 1).startswith('Use the skill "tidy"')

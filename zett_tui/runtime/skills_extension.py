@@ -10,7 +10,9 @@ Mode. No Textual here.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from zett_agent.agent import AgentRunContext
 from zett_agent.extensions.base import AgentExtension
@@ -18,6 +20,9 @@ from zett_agent.messages import SystemMessage
 from zett_agent.tools.base import AgentTool, tool
 
 from zett_tui.workspace.skills import Skill
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.host import HostOptions
 
 LOAD_SKILL_TOOL = "load_skill"
 
@@ -90,3 +95,15 @@ class SkillsExtension(AgentExtension):
             return body_of(name)
 
         return load_skill
+
+
+def with_skills(options: HostOptions, skills: Sequence[Skill]) -> HostOptions:
+    """``options`` with ``skills`` for the model, and the user's skill folders readable."""
+    if not skills:
+        return options
+    readable = [skill.folder for skill in skills if skill.origin.kind == "user"]
+    return dataclasses.replace(
+        options,
+        extra_extensions=(*options.extra_extensions, SkillsExtension(skills)),
+        readable_folders=(*options.readable_folders, *readable),
+    )

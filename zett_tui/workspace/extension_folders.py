@@ -26,7 +26,7 @@ from zett_tui.config.trust import (
 from zett_tui.core import paths
 from zett_tui.workspace.contained_folder import Problem
 from zett_tui.workspace.markdown_commands import MarkdownCommand, Origin, load_commands
-from zett_tui.workspace.skills import Skill, load_skills
+from zett_tui.workspace.skills import Skill, load_skills, skill_prompt
 
 
 def trusted_project(cwd: Path, env: Mapping[str, str]) -> ProjectFiles | None:
@@ -97,3 +97,19 @@ def load_workspace_files(cwd: Path, env: Mapping[str, str]) -> WorkspaceFiles:
             if (root / folder).is_dir():
                 untrusted.append(f"{root / folder}: not loaded, this folder is not trusted ({how})")
     return WorkspaceFiles(commands, skills, command_problems + skill_problems, untrusted)
+
+
+def expand_prompt(text: str, files: WorkspaceFiles) -> str:
+    """``text`` as ``zett -p`` sends it: ``/NAME args`` naming a Markdown command or a skill is
+    expanded as the chat would, anything else is sent as it is."""
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return text
+    name, _, arguments = stripped[1:].partition(" ")
+    for command in files.commands:
+        if command.name == name:
+            return command.expand(arguments)
+    for skill in files.skills:
+        if skill.name == name:
+            return skill_prompt(skill, arguments)
+    return text

@@ -125,3 +125,11 @@ def _load_one(origin: Origin, root: Path, name: str, problems: list[Problem]) ->
         problems.append(Problem(shown, "has no instructions below its front matter"))
         return None
     return Skill(skill_name, description, document.body, folder, origin)
+
+
+def skill_prompt(skill: Skill, arguments: str) -> str:
+    """What ``/NAME args`` sends: a request to load and follow the skill, then the arguments."""
+    request = f"\n\n{arguments.strip()}" if arguments.strip() else ""
+    return (
+        f'Use the skill "{skill.name}": load it with load_skill first, then follow its instructions.{request}'
+    )

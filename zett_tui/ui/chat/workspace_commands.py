@@ -11,16 +11,15 @@ a built-in already has, is one warning line in the transcript (and listed by ``/
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import os
 from typing import TYPE_CHECKING
 
 from zett_tui.ui.chat.commands.registry import SlashCommand
 from zett_tui.workspace.extension_folders import WorkspaceFiles, load_workspace_files
+from zett_tui.workspace.skills import skill_prompt
 
 if TYPE_CHECKING:
-    from zett_tui.runtime.host import HostOptions
     from zett_tui.ui.chat.command_context import CommandContext
     from zett_tui.ui.chat.screen import ChatScreen
     from zett_tui.workspace.markdown_commands import MarkdownCommand
@@ -65,20 +64,6 @@ def slash_commands(files: WorkspaceFiles) -> tuple[dict[str, SlashCommand], list
     return offered, taken
 
 
-def with_skills(options: HostOptions, files: WorkspaceFiles) -> HostOptions:
-    """``options`` with the skills for the model, and the user's skill folders readable."""
-    if not files.skills:
-        return options
-    from zett_tui.runtime.skills_extension import SkillsExtension
-
-    readable = [skill.folder for skill in files.skills if skill.origin.kind == "user"]
-    return dataclasses.replace(
-        options,
-        extra_extensions=(*options.extra_extensions, SkillsExtension(files.skills)),
-        readable_folders=(*options.readable_folders, *readable),
-    )
-
-
 def _command(command: MarkdownCommand) -> SlashCommand:
     source = f"{command.origin.kind} command"
 
@@ -88,13 +73,6 @@ def _command(command: MarkdownCommand) -> SlashCommand:
     model = f" [model: {command.model}, not switched]" if command.model else ""
     description = f"{command.description or command.path.name} ({source}){model}"
     return SlashCommand(command.name, description, run, command.argument_hint, source)
-
-
-def skill_prompt(skill: Skill, arguments: str) -> str:
-    request = f"\n\n{arguments.strip()}" if arguments.strip() else ""
-    return (
-        f'Use the skill "{skill.name}": load it with load_skill first, then follow its instructions.{request}'
-    )
 
 
 def _skill_command(skill: Skill) -> SlashCommand:

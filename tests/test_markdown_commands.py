@@ -166,3 +166,15 @@ def test_a_file_past_what_the_trust_question_read_does_not_load(
         "c.md" in str(problem) and "not among the files you trusted" in str(problem)
         for problem in files.problems
     )
+
+
+def test_a_file_name_with_control_characters_or_bad_bytes_is_shown_safely(tmp_path: Path) -> None:
+    folder = tmp_path / "commands"
+    write(folder / "clear\x1b[2J.md", "x")
+    write(Path(os.fsdecode(bytes(folder) + b"/caf\xe9.md")), "x")
+    loaded, problems = names(folder)
+    assert loaded == []
+    assert len(problems) == 2
+    for line in problems:
+        line.encode("utf-8")  # no lone surrogates
+        assert all(char.isprintable() for char in line) and "letters, digits" in line

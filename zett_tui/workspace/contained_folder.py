@@ -29,7 +29,14 @@ class Problem:
     why: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.why}"
+        return f"{shown_path(self.path)}: {self.why}"
+
+
+def shown_path(path: Path) -> str:
+    """``path`` fit for one line of the screen: bytes that are not UTF-8 and control characters
+    (a file named ``\x1b[2J.md``) become ``?``."""
+    text = str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "".join(char if char.isprintable() else "?" for char in text)
 
 
 def read_text(path: Path, *, inside: Path) -> str:

@@ -35,6 +35,8 @@ class StandIn:
         self.prompt = ""
         self.blocks = list(blocks)
         self.launch = LaunchSettings(model_label="scripted:test", model_factory=lambda: None, cwd=Path.cwd())
+        self.commands = CommandList(builtin_commands)
+        self.sent: list[str] = []
 
     host = None
     start_failed = False
@@ -51,6 +53,9 @@ class StandIn:
         self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3
     ) -> None:
         self.toasts.append(text)
+
+    def send_prompt(self, text: str) -> None:
+        self.sent.append(text)
 
     def continue_turn(self) -> None:
         self.said.append(("continue", "test"))

@@ -27,7 +27,7 @@ import logging
 import os
 import stat
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -47,6 +47,10 @@ from zett_tui.core.contained_read import (
 log = logging.getLogger(__name__)
 
 TRUST_FILE_NAME = "trust.json"
+#: A project's Markdown command folders and skill folders: what is in them is hashed too, so they
+#: load only once trusted (``zett_tui.workspace.extension_folders``).
+PROJECT_COMMAND_FOLDERS = (".zett/commands", ".claude/commands")
+PROJECT_SKILL_FOLDERS = (".agents/skills", ".claude/skills", ".zett/skills")
 _STORE_VERSION = 1
 
 
@@ -211,10 +215,14 @@ class _Collector:
             return
         self.config_bytes = self._read(zett / "config.toml")
         self._walk(zett / "extensions", depth=0)
+        for folder in PROJECT_COMMAND_FOLDERS:
+            self._walk(self.root / folder, depth=0, keep=lambda name: name.endswith(".md"))
+        for folder in PROJECT_SKILL_FOLDERS:  # what zett reads of a skill: its SKILL.md
+            self._walk(self.root / folder, depth=0, keep=lambda name: name == "SKILL.md")
         self.entries.sort()
         self.left_out.sort()
 
-    def _walk(self, folder: Path, *, depth: int) -> None:
+    def _walk(self, folder: Path, *, depth: int, keep: Callable[[str], bool] | None = None) -> None:
         try:
             real = resolve(folder, inside=self.root)
         except FileNotFoundError:
@@ -250,8 +258,8 @@ class _Collector:
                 continue
             if is_folder:
                 if name != "__pycache__":  # Python's own cache is not what loads
-                    self._walk(path, depth=depth + 1)
-            else:
+                    self._walk(path, depth=depth + 1, keep=keep)
+            elif keep is None or keep(name):
                 self._read(path)
 
     def _list(self, folder: Path) -> list[str] | None:

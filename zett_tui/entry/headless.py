@@ -321,8 +321,19 @@ async def _run_turn(
     from zett_tui.providers.errors import describe_error
     from zett_tui.runtime.events import DecisionRequested, UIEvent
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.skills_extension import with_skills
+    from zett_tui.workspace.extension_folders import WorkspaceFiles, expand_prompt, load_workspace_files
 
-    host = AgentHost(host_options(launch))
+    try:
+        files = await asyncio.to_thread(load_workspace_files, launch.cwd, dict(os.environ))
+    except Exception as error:  # the turn runs without them
+        log.warning("loading the Markdown commands and skills failed", exc_info=True)
+        writer.warning(f"could not load the Markdown commands and skills: {error}")
+        files = WorkspaceFiles([], [], [])
+    for problem in files.problems:
+        writer.warning(str(problem))
+    prompt = expand_prompt(prompt, files)
+    host = AgentHost(with_skills(host_options(launch), files.skills))
     try:
         try:
             await host.start()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,7 +113,10 @@ async def build_extension_stack(
     if not shell_sandbox.available:
         notify(shell_sandbox.describe(), "warning")
     kept_output_dir = options.tool_output_dir or paths.tool_output_dir()
-    read_gate = ReadGate(options.cwd, is_exempt=_zett_files_for_the_model(plan_guard, kept_output_dir))
+    read_gate = ReadGate(
+        options.cwd,
+        is_exempt=_zett_files_for_the_model(plan_guard, kept_output_dir, options.readable_folders),
+    )
     bundled = [
         bundled_entry("plan_guard", plan_guard),
         bundled_entry("edit_approval", edit_gate),
@@ -172,12 +175,20 @@ async def build_extension_stack(
     )
 
 
-def _zett_files_for_the_model(plan_guard: Any, tool_output_dir: Path) -> Callable[[str, Path], bool]:
-    """The files zett itself points the model at, free to read: its plan file, kept shell output."""
+def _zett_files_for_the_model(
+    plan_guard: Any, tool_output_dir: Path, readable: Sequence[Path] = ()
+) -> Callable[[str, Path], bool]:
+    """The files zett itself points the model at, free to read: its plan file, kept shell output,
+    the user's skill folders (``real`` is resolved: a link out of one is not inside it)."""
     kept_output = Path(os.path.realpath(tool_output_dir))
+    folders = [Path(os.path.realpath(folder)) for folder in readable]
 
     def is_exempt(session_id: str, real: Path) -> bool:
-        return is_inside(real, kept_output) or plan_guard.is_plan_file(session_id, real)
+        return (
+            is_inside(real, kept_output)
+            or plan_guard.is_plan_file(session_id, real)
+            or any(is_inside(real, folder) for folder in folders)
+        )
 
     return is_exempt
 

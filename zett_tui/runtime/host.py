@@ -83,6 +83,8 @@ class HostOptions:
     tool_output_dir: Path | None = None
     redact: Redactor | None = None
     extra_extensions: Sequence[AgentExtension] = ()
+    #: Folders outside the project the model may read without a question (the user's skills).
+    readable_folders: Sequence[Path] = ()
     #: The ``[extensions.NAME]`` tables of the user's config (and of a trusted project's).
     extensions: Sequence[ExtensionConfig] = ()
     system_prompt: str = SYSTEM_PROMPT

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.chat.screen import ChatScreen
     from zett_tui.ui.widgets.transcript import Block
 
@@ -54,6 +55,13 @@ class ChatCommandContext:
             "warning" if severity == "warning" else "error" if severity == "error" else "information"
         )
         self._chat.notify(text, title=title, severity=level, timeout=timeout)
+
+    @property
+    def commands(self) -> CommandList:
+        return self._chat.commands
+
+    def send_prompt(self, text: str) -> None:
+        self._chat.turns.submit(text)
 
     def continue_turn(self) -> None:
         self._chat.turns.continue_interrupted()

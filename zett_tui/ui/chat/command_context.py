@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.widgets.transcript import Block
 
 
@@ -56,6 +57,15 @@ class CommandContext(Protocol):
         self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3
     ) -> None:
         """A toast that goes away by itself."""
+        ...
+
+    @property
+    def commands(self) -> CommandList:
+        """Every command this chat offers: zett's own and those from files."""
+        ...
+
+    def send_prompt(self, text: str) -> None:
+        """Send ``text`` as the user's prompt, through the turn runner (queued while one runs)."""
         ...
 
     def continue_turn(self) -> None:

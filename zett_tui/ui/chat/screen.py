@@ -213,8 +213,12 @@ class ChatScreen(Screen[None]):
 
             resume_collection()  # the question can stay open for as long as the user likes
             await settle_project_trust(self)
+        from zett_tui.runtime.skills_extension import with_skills
+        from zett_tui.ui.chat.workspace_commands import offer_workspace_files
+
+        files = await offer_workspace_files(self)  # after the trust question: a project's need it
         launch = self.launch
-        host = AgentHost(options_from_launch(launch))
+        host = AgentHost(with_skills(options_from_launch(launch), files.skills))
         try:
             try:
                 await host.start()

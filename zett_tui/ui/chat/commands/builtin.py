@@ -2,7 +2,17 @@
 
 from collections.abc import Mapping
 
-from zett_tui.ui.chat.commands import copy, core, extensions, models, permissions, rewind, sessions, theme
+from zett_tui.ui.chat.commands import (
+    copy,
+    core,
+    extensions,
+    models,
+    permissions,
+    rewind,
+    sessions,
+    skills,
+    theme,
+)
 from zett_tui.ui.chat.commands.registry import REGISTRY, SlashCommand
 
 __all__ = [
@@ -14,6 +24,7 @@ __all__ = [
     "permissions",
     "rewind",
     "sessions",
+    "skills",
     "theme",
 ]
 

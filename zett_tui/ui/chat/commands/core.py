@@ -28,6 +28,14 @@ def show_help(ctx: CommandContext, arguments: str) -> None:
         command = REGISTRY[name]
         usage = f"/{name} {command.arguments}".rstrip()
         lines.append(f"  {usage:<22} {command.description}")
+    added = ctx.commands.added()
+    if added:
+        lines.append("")
+        lines.append("From files (Markdown commands and skills):")
+        for name in sorted(added):
+            command = added[name]
+            usage = f"/{name} {command.arguments}".rstrip()
+            lines.append(f"  {usage:<22} {command.description}")
     lines.append("")
     lines.append("Keys:")
     for key, description in ctx.key_help():

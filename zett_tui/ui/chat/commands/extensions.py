@@ -7,13 +7,14 @@ extensions (to trust a folder after saying no, or to stop trusting one).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from zett_tui.config.trust import TrustState, find_project, trust_state
 from zett_tui.core import paths
 from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS
 from zett_tui.runtime.extensions.registry import ExtensionReport
-from zett_tui.ui.chat.commands.registry import slash_command
+from zett_tui.ui.chat.commands.registry import SlashCommand, slash_command
 
 if TYPE_CHECKING:
     from zett_tui.ui.chat.command_context import CommandContext
@@ -35,7 +36,27 @@ def extensions_command(ctx: CommandContext, arguments: str) -> None:
     if ctx.host is None:
         ctx.say("zett is still starting; the extensions load with the model.", "info")
         return
-    ctx.say(describe_extensions(ctx.host.extension_report, _folder_line(ctx)), "info")
+    text = describe_extensions(ctx.host.extension_report, _folder_line(ctx))
+    listing = describe_file_commands(ctx.commands.added().values(), ctx.commands.problems, ctx.commands.notes)
+    ctx.say(text + listing, "info")
+
+
+def describe_file_commands(
+    commands: Iterable[SlashCommand], problems: Sequence[str], notes: Sequence[str] = ()
+) -> str:
+    """The Markdown commands and skills offered, with where each came from, and what did not load."""
+    lines: list[str] = []
+    offered = sorted(commands, key=lambda command: (command.source, command.name))
+    if offered:
+        lines.append("\nMarkdown commands and skills:")
+        lines += [f"  /{command.name:<21} {command.source}" for command in offered]
+    if problems:
+        lines.append("\nCommand and skill files not loaded:")
+        lines += [f"  {problem}" for problem in problems]
+    if notes:
+        lines.append("\nNot loaded on purpose:")
+        lines += [f"  {note}" for note in notes]
+    return "\n".join(lines)
 
 
 def describe_extensions(report: ExtensionReport, folder_line: str) -> str:

@@ -29,6 +29,8 @@ class SlashCommand:
     handler: Handler
     #: A short hint of the arguments, shown in completion and help (e.g. "[ID]").
     arguments: str = ""
+    #: Where a command from a file came from ("user command", "project skill"); "" for zett's own.
+    source: str = ""
 
 
 #: Filled by ``@slash_command`` as command modules are imported.
@@ -49,9 +51,28 @@ class CommandList:
 
     def __init__(self, load: Callable[[], Mapping[str, SlashCommand]]) -> None:
         self._load = load
+        #: Commands from files (Markdown commands, skills): zett's own win over them.
+        self._added: dict[str, SlashCommand] = {}
+        #: One line per command or skill file that did not load (``/extensions`` shows them).
+        self.problems: list[str] = []
+        #: Lines about what was there but is not offered on purpose (an untrusted project's files).
+        self.notes: list[str] = []
 
     def all(self) -> Mapping[str, SlashCommand]:
-        return self._load()
+        if not self._added:
+            return self._load()
+        return {**self._added, **self._load()}
+
+    def add(self, commands: Mapping[str, SlashCommand]) -> list[SlashCommand]:
+        """Offer ``commands`` too; returns those left out because a built-in has their name."""
+        builtin = self._load()
+        clashes = [command for name, command in commands.items() if name in builtin]
+        self._added.update({name: command for name, command in commands.items() if name not in builtin})
+        return clashes
+
+    def added(self) -> Mapping[str, SlashCommand]:
+        """The commands from files, by name."""
+        return dict(self._added)
 
     def get(self, name: str) -> SlashCommand | None:
         return self.all().get(name)

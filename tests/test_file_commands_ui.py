@@ -1,0 +1,272 @@
+"""Markdown commands and skills through the real app: typed, completed, listed, sent to the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.command import CommandPalette
+from zett_agent.messages import SystemMessage
+
+from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
+from tests.test_composer import menu, menu_labels, palette_prompts, sent_prompt, type_text
+from tests.ui_helpers import (
+    answers,
+    dialog_armed,
+    idle,
+    make_app,
+    notices,
+    prompts,
+    screen_text,
+    submit,
+    wait_for,
+    wait_ready,
+)
+from zett_tui.config.trust import project_files, remember
+from zett_tui.core import paths
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``~/.agents/skills`` is read from HOME: keep it inside the test."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def user_command(name: str, text: str) -> Path:
+    return write(paths.config_dir() / "commands" / name, text)
+
+
+def skill(folder: Path, name: str, description: str, body: str) -> Path:
+    return write(folder / name / "SKILL.md", f"---\nname: {name}\ndescription: {description}\n---\n{body}\n")
+
+
+def system_text(model: ScriptedModel, request: int = 0) -> str:
+    return "\n".join(str(m.content) for m in model.requests[request].messages if isinstance(m, SystemMessage))
+
+
+async def test_a_markdown_command_sends_its_expanded_text_as_the_prompt() -> None:
+    user_command("fix.md", "---\ndescription: Fix an issue\nargument-hint: ISSUE FILE\n---\nFix #$1 in $2.")
+    model = ScriptedModel(text_step("on it"))
+    app = make_app(model)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, '/fix 42 "src/my file.py"')
+        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
+        assert sent_prompt(model) == "Fix #42 in src/my file.py."
+        assert prompts(app) == ["Fix #42 in src/my file.py."]
+
+
+async def test_completion_help_and_palette_list_the_command_with_its_origin() -> None:
+    user_command("frontend/test.md", "---\ndescription: Test the frontend\n---\nnpm test")
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(110, 40)) as pilot:
+        await wait_ready(pilot)
+        await type_text(pilot, "/fron")
+        await wait_for(pilot, lambda: "/frontend:test" in menu_labels(app))
+        [item] = [item for item in menu(app).items if item.label == "/frontend:test"]
+        assert item.detail == "Test the frontend (user command)"
+        await pilot.press("escape")
+        app.chat.composer.load_text("")
+        await submit(pilot, "/help")
+        [text] = [t for t in notices(app) if t.startswith("Commands:")]
+        assert "/frontend:test" in text.split("From files")[1]
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await type_text(pilot, "frontend")
+        await wait_for(pilot, lambda: any("/frontend:test" in prompt for prompt in palette_prompts(app)))
+
+
+async def test_a_command_named_like_a_built_in_is_reported_and_the_built_in_wins() -> None:
+    user_command("help.md", "Do something else")
+    model = ScriptedModel()
+    app = make_app(model)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        assert any("/help (user command) is not offered" in text for text in notices(app))
+        assert "help" not in app.chat.commands.added()  # nor listed as a command from a file
+        await submit(pilot, "/help")
+        await wait_for(pilot, lambda: any(t.startswith("Commands:") for t in notices(app)))
+        assert model.requests == []
+
+
+async def test_broken_files_are_one_line_each_and_zett_starts() -> None:
+    user_command("good.md", "fine")
+    (paths.config_dir() / "commands" / "bad.md").write_bytes(b"\xff\xfe")
+    user_command("odd name!.md", "x")
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        lines = [text for text in notices(app) if "bad.md" in text or "odd name!.md" in text]
+        assert len(lines) == 2 and all("\n" not in line for line in lines)
+        await submit(pilot, "/extensions")
+        await wait_for(pilot, lambda: any("Markdown commands and skills:" in t for t in notices(app)))
+        [listing] = [t for t in notices(app) if "Markdown commands and skills:" in t]
+        assert "/good" in listing and "user command" in listing and "bad.md" in listing
+
+
+async def test_an_untrusted_projects_commands_and_skills_do_not_load(project_dir: Path) -> None:
+    write(project_dir / ".zett" / "commands" / "build.md", "build it")
+    skill(project_dir / ".claude" / "skills", "deploy", "Deploy the site", "Run the deploy")
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        assert app.chat.commands.get("build") is None and app.chat.commands.get("deploy") is None
+        await submit(pilot, "/build")
+        assert any("Unknown command /build" in text for text in notices(app))
+        await submit(pilot, "/extensions")
+        await wait_for(pilot, lambda: any("Not loaded on purpose:" in t for t in notices(app)))
+        [listing] = [t for t in notices(app) if "Not loaded on purpose:" in t]
+        assert ".zett/commands: not loaded, this folder is not trusted (/extensions trust" in listing
+        assert ".claude/skills: not loaded" in listing
+
+
+async def test_a_claude_only_repository_is_told_how_to_trust_it(project_dir: Path) -> None:
+    write(project_dir / ".claude" / "commands" / "lint.md", "lint it")
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        assert app.chat.commands.get("lint") is None
+        await submit(pilot, "/extensions")
+        await wait_for(pilot, lambda: any("Not loaded on purpose:" in t for t in notices(app)))
+        assert any("create .zett/ beside it" in t for t in notices(app))
+
+
+async def test_a_trusted_projects_command_is_marked_as_the_projects(project_dir: Path) -> None:
+    write(project_dir / ".zett" / "commands" / "build.md", "---\ndescription: Build\n---\nbuild $ARGUMENTS")
+    project = project_files(project_dir)
+    assert project is not None
+    remember(project, trusted=True)
+    model = ScriptedModel(text_step("built"))
+    app = make_app(model)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        command = app.chat.commands.get("build")
+        assert command is not None and command.description == "Build (project command)"
+        await submit(pilot, "/build all")
+        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
+        assert sent_prompt(model) == "build all"
+
+
+async def test_the_model_sees_skills_loads_one_and_may_read_its_files(own_home: Path) -> None:
+    folder = own_home / ".agents" / "skills"
+    skill(folder, "release-notes", "Write release notes from the git log", "Read template.md, then write.")
+    write(folder / "release-notes" / "template.md", "## Added\n")
+    model = ScriptedModel(
+        tool_step("c1", "load_skill", {"name": "release-notes"}),
+        tool_step("c2", "read_file", {"path": str(folder / "release-notes" / "template.md")}),
+        text_step("done"),
+    )
+    app = make_app(model)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "/release-notes for 1.2")
+        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
+        assert "release-notes: Write release notes from the git log" in system_text(model)
+        assert "Read template.md, then write." not in system_text(model)  # the body only when loaded
+        assert sent_prompt(model).startswith('Use the skill "release-notes"')
+        assert sent_prompt(model).endswith("for 1.2")
+        loaded = last_tool_result(model.requests[1])
+        assert "Read template.md, then write." in loaded and "template.md" in loaded
+        assert "## Added" in last_tool_result(model.requests[2])  # the user's skill folder is readable
+        await submit(pilot, "/skills")
+        await wait_for(pilot, lambda: any(t.startswith("Skills") for t in notices(app)))
+        [listing] = [t for t in notices(app) if t.startswith("Skills")]
+        assert "/release-notes" in listing and "user skill" in listing
+
+
+async def test_a_link_out_of_a_skill_folder_is_not_readable_without_asking(
+    own_home: Path, tmp_path: Path
+) -> None:
+    folder = own_home / ".agents" / "skills"
+    skill(folder, "notes", "Notes", "Read secret.txt")
+    secret = write(tmp_path / "outside" / "secret.txt", "TOKEN=abc")
+    (folder / "notes" / "secret.txt").symlink_to(secret)
+    model = ScriptedModel(tool_step("c1", "read_file", {"path": str(folder / "notes" / "secret.txt")}))
+    app = make_app(model)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "read it")
+        dialog = await dialog_armed(pilot)
+        assert "secret.txt" in screen_text(app) and dialog is app.screen  # the read gate asks
+        assert len(model.requests) == 1
+
+
+async def test_a_command_runs_as_a_prompt_under_plan_mode(project_dir: Path) -> None:
+    from zett_tui.runtime.modes import PermissionMode
+
+    user_command("scaffold.md", "Create $1")
+    model = ScriptedModel(
+        tool_step("c1", "write_file", {"path": str(project_dir / "new.py"), "content": "x = 1\n"}),
+        text_step("planned instead"),
+    )
+    app = make_app(model)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        assert app.chat.host is not None
+        app.chat.host.set_mode(PermissionMode.PLAN)
+        await submit(pilot, "/scaffold new.py")
+        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
+        assert sent_prompt(model) == "Create new.py"
+        assert not (project_dir / "new.py").exists()
+        assert "Plan Mode" in last_tool_result(model.requests[1])
+
+
+async def test_the_trust_question_shows_the_command_files_and_trusting_offers_them(project_dir: Path) -> None:
+    from dataclasses import replace
+
+    from zett_tui.entry.startup import prepare_launch
+    from zett_tui.ui.app import ZettApp
+
+    write(project_dir / ".claude" / "commands" / "ship.md", "ship $1")
+    (project_dir / ".zett").mkdir()
+    launch = prepare_launch(cwd=project_dir, env={}, ask_trust=True)
+    assert launch.project_trust is not None
+    app = ZettApp(replace(launch, model_factory=ScriptedModel, model_label="scripted:test", bell=False))
+    async with app.run_test(size=(110, 40)) as pilot:
+        await dialog_armed(pilot)
+        await wait_for(pilot, lambda: ".claude/commands/ship.md" in screen_text(app))
+        await pilot.press("2")
+        await wait_ready(pilot)
+        await submit(pilot, "/ship v2")
+        # trusting reads the settings again, so the model is the configured one (the demo), not ours
+        await wait_for(pilot, lambda: prompts(app) == ["ship v2"])
+
+
+async def test_a_failure_while_loading_is_one_line_and_zett_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zett_tui.ui.chat import workspace_commands
+
+    def broken(*_args: object) -> None:
+        raise PermissionError("config folder unreadable")
+
+    monkeypatch.setattr(workspace_commands, "load_workspace_files", broken)
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_ready(pilot)
+        assert any(
+            t == "Could not load the Markdown commands and skills: config folder unreadable"
+            for t in notices(app)
+        )
+
+
+async def test_zett_p_expands_a_command_and_offers_skills(own_home: Path) -> None:
+    from tests.test_headless import run
+
+    user_command("explain.md", "Explain $1 briefly.")
+    (paths.config_dir() / "commands" / "bad.md").write_bytes(b"\xff")
+    skill(own_home / ".agents" / "skills", "tidy", "Tidy the imports", "Sort them.")
+    model = ScriptedModel(text_step("ok"), text_step("ok"))
+    result = await run(model, "/explain main.py")
+    assert result.code == 0 and sent_prompt(model) == "Explain main.py briefly."
+    assert "tidy: Tidy the imports" in system_text(model)
+    assert "bad.md: is not valid UTF-8" in result.err
+    await run(model, "/tidy")
+    assert sent_prompt(model, 1).startswith('Use the skill "tidy"')

@@ -256,7 +256,11 @@ class ZettApp(App[str | None]):
         return chat.host.session_id if chat.host is not None else chat.launch.session_id
 
     def action_eof(self) -> None:
-        """Ctrl-D quits on an empty prompt (like a shell) and deletes forward otherwise."""
+        """Ctrl-D quits on an empty prompt (like a shell) and deletes forward otherwise; during a
+        turn it is Ctrl-C (a reflexive Ctrl-D must not quit zett in the middle of an answer)."""
+        if self.chat.turns.busy:
+            self.action_interrupt()
+            return
         focused = self.focused
         if self.screen is self.chat and focused is self.chat.composer:
             if not self.chat.composer.text:

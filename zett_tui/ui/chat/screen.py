@@ -228,10 +228,17 @@ class ChatScreen(Screen[None]):
         self.host = host
         host.listen_between_turns(lambda notice: self.say(notice.text, notice.level))
         freeze_startup_objects()
-        self.status.session_id = host.session_id
+        self.run_worker(self._show_session_id(host.session_id), group="session-id", exit_on_error=False)
         self.sync_mode()
         self.status.activity = "idle"
         self.turns.start_next()
+
+    async def _show_session_id(self, session_id: str) -> None:
+        """The status line's id: the shortest prefix no other stored session shares (read off the loop)."""
+        from zett_tui.ui.chat.session_label import shown_session_id
+
+        directory = self.launch.host_overrides.get("sessions_dir")
+        self.status.session_id = await asyncio.to_thread(shown_session_id, session_id, directory)
 
     async def _offer_interrupted_turn(self, host: AgentHost) -> None:
         point = await host.resume_point()

@@ -60,11 +60,18 @@ class TurnRunner:
     def submit(self, text: str) -> None:
         """A prompt from the composer: sent now, or queued until the model is ready or the turn ends."""
         chat = self._chat
-        if chat.launch.read_only:
-            chat.notify("This session is read-only here: another zett is writing it. /new starts a new one.")
-            return
-        if chat.warmup_failed:
-            chat.notify("The model could not start; see the message above.", severity="error")
+        if chat.launch.read_only or chat.warmup_failed:
+            if chat.launch.read_only:
+                chat.notify(
+                    "Nothing was sent: this session is read-only here, another zett is writing it. "
+                    "/new starts a new one."
+                )
+            else:
+                chat.notify(
+                    "Nothing was sent: the model could not start; see the message above.", severity="error"
+                )
+            if not chat.composer.text:
+                chat.composer.load_text(text)  # the prompt is not lost with the turn that did not start
             return
         self._queue.append(text)
         if chat.host is None:
@@ -89,7 +96,16 @@ class TurnRunner:
         if host is None or self.busy:
             self._chat.notify("Wait until zett is idle to continue the interrupted turn.")
             return
-        self._start_turn(host, None)
+        self._chat.run_worker(self._continue_if_cut_off(host), group="continue", exit_on_error=False)
+
+    async def _continue_if_cut_off(self, host: AgentHost) -> None:
+        """Carry on the last turn only when the runtime says it was cut off; else say so."""
+        if await host.resume_point() is None:
+            self._chat.say("Nothing to continue: the last turn ended (or there is none yet).", "warning")
+        elif self.busy:
+            self._chat.notify("Wait until zett is idle to continue the interrupted turn.")
+        else:
+            self._start_turn(host, None)
 
     def compact(self, host: AgentHost) -> None:
         """``/compact``: summarize the older turns now, as a turn of its own."""

@@ -1,0 +1,147 @@
+"""Small things a user hits: the session id on screen is one zett takes back, `zett --help` and
+`zett sessions rm` say what to do, `/continue` with nothing cut off, Enter in a read-only session,
+Ctrl-D during a turn."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakes.host import Collector, make_host
+from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.ui_helpers import answers, idle, make_app, notices, ready_app, submit, wait_for
+from zett_tui.entry.startup import find_session_to_resume
+from zett_tui.sessions.index import SessionIndex
+
+
+def zett(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """zett as a user runs it, standard input not a terminal."""
+    return subprocess.run(
+        [sys.executable, "-m", "zett_tui", *arguments],
+        cwd=cwd,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+async def recorded_session(cwd: Path) -> str:
+    host = await make_host(ScriptedModel(text_step("earlier answer")), cwd=cwd)
+    await host.run_turn("an earlier question", Collector())
+    await host.aclose()
+    return host.session_id
+
+
+# --- one session id form ------------------------------------------------------------------------
+
+
+async def test_the_id_in_the_status_line_resumes_this_session(project_dir: Path) -> None:
+    """Sessions started in the same minute share their first 8 characters (UUIDv7: a time prefix),
+    so the status line shows as many as it takes to name this one."""
+    earlier = await recorded_session(project_dir)
+    app = make_app(ScriptedModel(text_step("Hello.")))
+    async with ready_app(app) as pilot:
+        await submit(pilot, "hi")
+        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
+        await wait_for(pilot, lambda: "session " in str(app.chat.status.render()))
+        shown = re.search(r"session (\S+)", str(app.chat.status.render()))
+        assert shown is not None
+        current = app.chat.host.session_id if app.chat.host else ""
+    assert earlier[:8] == current[:8]  # what makes a fixed-length prefix ambiguous
+    assert find_session_to_resume(project_dir, shown.group(1), continue_last=False).session_id == current
+
+
+async def test_sessions_list_shows_ids_that_resume_even_when_another_folder_shares_the_prefix(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "other-project"
+    elsewhere.mkdir()
+    other = await recorded_session(elsewhere)
+    here = await recorded_session(project_dir)
+    assert other[:8] == here[:8]
+    listed = zett("sessions", "list", cwd=project_dir)
+    assert listed.returncode == 0, listed.stderr
+    [shown] = [word for word in listed.stdout.split() if here.startswith(word) and len(word) >= 8]
+    assert find_session_to_resume(project_dir, shown, continue_last=False).session_id == here
+    shown_by_show = zett("sessions", "show", shown, cwd=project_dir)
+    assert shown_by_show.returncode == 0 and here in shown_by_show.stdout
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def test_help_mentions_the_sessions_command(project_dir: Path) -> None:
+    result = zett("--help", cwd=project_dir)
+    assert result.returncode == 0
+    assert "zett sessions" in result.stdout
+
+
+async def test_sessions_rm_without_a_terminal_says_to_add_yes(project_dir: Path) -> None:
+    session_id = await recorded_session(project_dir)
+    result = zett("sessions", "rm", session_id[:13], cwd=project_dir)
+    assert result.returncode == 1
+    assert "--yes" in result.stderr
+    assert [summary.session_id for summary in SessionIndex().list_sessions()] == [session_id]
+    removed = zett("sessions", "rm", session_id[:13], "--yes", cwd=project_dir)
+    assert removed.returncode == 0, removed.stderr
+    assert SessionIndex().list_sessions() == []
+
+
+# --- in the app --------------------------------------------------------------------------------
+
+
+async def test_continue_with_nothing_cut_off_says_so_and_sends_nothing() -> None:
+    model = ScriptedModel(text_step("A whole answer."))
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        await submit(pilot, "/continue")
+        await wait_for(pilot, lambda: any("Nothing to continue" in text for text in notices(app)))
+        await submit(pilot, "question")
+        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
+        await submit(pilot, "/continue")
+        await wait_for(
+            pilot, lambda: [text for text in notices(app) if "Nothing to continue" in text][1:] != []
+        )
+        await pilot.pause(0.1)
+        assert "Continuing…" not in notices(app)
+        assert len(model.requests) == 1
+
+
+async def test_enter_in_a_read_only_session_says_why_and_the_spinner_stops(project_dir: Path) -> None:
+    from zett_tui.core import paths
+    from zett_tui.sessions.lock import claim_session
+
+    session_id = await recorded_session(project_dir)
+    lock = claim_session(paths.sessions_dir(), session_id)  # another zett is writing it
+    try:
+        busy = find_session_to_resume(project_dir, session_id, continue_last=False, allow_busy=True)
+        viewer = make_app(ScriptedModel(), session_id=busy.session_id, resume_path=busy.path, read_only=True)
+        async with viewer.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: viewer.chat.status.activity == "read-only")
+            await submit(pilot, "may I?")
+            await pilot.pause(0.1)
+            told = [notification.message for notification in viewer._notifications]
+            assert any("read-only" in message and "another zett" in message for message in told)
+            assert not viewer.chat.status.spinner.running
+            assert viewer.chat.composer.text == "may I?"  # kept, not lost
+    finally:
+        lock.release()
+
+
+async def test_ctrl_d_during_a_turn_stops_it_and_does_not_quit() -> None:
+    gate = asyncio.Event()
+    model = ScriptedModel(text_step("A long answer that never ends.", gate=gate))
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        await submit(pilot, "question")
+        await wait_for(pilot, lambda: app.chat.turns.busy)
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: idle(app))
+        assert app.is_running and app.return_code is None
+        assert not app.chat.turns.busy

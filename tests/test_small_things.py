@@ -145,3 +145,30 @@ async def test_ctrl_d_during_a_turn_stops_it_and_does_not_quit() -> None:
         await wait_for(pilot, lambda: idle(app))
         assert app.is_running and app.return_code is None
         assert not app.chat.turns.busy
+
+
+async def test_export_says_where_it_wrote_and_never_replaces_a_file(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    from tests.ui_helpers import prompts
+
+    outside = tmp_path / "outside.md"
+    (project_dir / "link.md").symlink_to(outside)  # dangling: writing through it would create outside.md
+    (project_dir / "mine.md").write_text("my own notes\n")
+    app = make_app(ScriptedModel(text_step("an answer")))
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await submit(pilot, "a question")
+        await wait_for(pilot, lambda: idle(app) and bool(prompts(app)))
+        for command in ("/export", "/export", "/export mine.md", "/export link.md"):
+            said = len(notices(app))
+            await submit(pilot, command)
+            await wait_for(pilot, lambda before=said: len(notices(app)) > before)
+        said_lines = notices(app)[-4:]
+    made = sorted(path.name for path in project_dir.glob("zett-session-*.md"))
+    assert len(made) == 2 and made[0].endswith("-2.md")  # the second export did not replace the first
+    for name, line in zip(reversed(made), said_lines[:2], strict=True):
+        assert f"Exported 1 turn to {project_dir / name}" in line
+    assert "mine.md already exists" in said_lines[2] and "nothing was overwritten" in said_lines[2]
+    assert (project_dir / "mine.md").read_text() == "my own notes\n"
+    assert "link.md already exists" in said_lines[3]
+    assert not outside.exists()

@@ -26,7 +26,7 @@ from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from zett_tui.core import paths
-from zett_tui.sessions.export_file import export_file_name, export_to_file
+from zett_tui.sessions.export_file import export_to_file, free_export_path
 from zett_tui.sessions.ids import short_ids
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.lock import SessionBusy
@@ -528,7 +528,7 @@ class SessionBrowser(Screen[None]):
 
         def export() -> None:
             short = short_ids(everyone).get(summary.session_id, summary.session_id)
-            target = self.cwd / export_file_name(short)
+            target = free_export_path(self.cwd, short)
             try:
                 turns, notices = export_to_file(summary, "md", target)
             except OSError as error:

@@ -35,7 +35,7 @@ from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
 from zett_tui.ui.textual_compat import discard_exit_output, keep_exception_for_tests, remember_copied_text
-from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
+from zett_tui.ui.themes import MONOCHROME_CSS, READABLE_CSS, start_themes, theme_variable_defaults
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class ZettApp(App[str | None]):
 
     TITLE = "zett"
     ENABLE_COMMAND_PALETTE = True  # Ctrl+P; the chat screen adds the slash commands (ui/palette.py)
-    CSS = MONOCHROME_CSS
+    CSS = MONOCHROME_CSS + READABLE_CSS
 
     BINDINGS = [
         Binding("ctrl+c", "interrupt", "Clear / stop / quit", show=False, priority=True),

@@ -73,7 +73,7 @@ class StandIn:
     def key_help(self) -> list[tuple[str, str]]:
         return [("ctrl+c", "Clear / stop / quit")]
 
-    def mode_changed(self) -> None:
+    def mode_changed(self, note: str = "") -> None:
         return None
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.ui_helpers import answers, idle, make_app, notices, ready_app, submit, wait_for
@@ -172,3 +174,23 @@ async def test_export_says_where_it_wrote_and_never_replaces_a_file(
     assert (project_dir / "mine.md").read_text() == "my own notes\n"
     assert "link.md already exists" in said_lines[3]
     assert not outside.exists()
+
+
+async def test_shift_tab_shows_the_mode_in_the_status_line_and_stacks_no_toasts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from zett_tui.ui.chat import screen
+
+    monkeypatch.setattr(screen, "MODE_NOTE_SECONDS", 0.5)
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=(160, 30)) as pilot:
+        before = len(app._notifications)
+        for _ in range(4):
+            await pilot.press("shift+tab")
+        await pilot.pause()
+        line = str(app.chat.status.render())
+        assert "│  ask  │  edits and shell commands ask first  │" in line  # round the cycle, once
+        assert "nothing asks" not in line and "Plan Mode" not in line
+        assert len(app._notifications) == before
+        await wait_for(pilot, lambda: "ask first" not in str(app.chat.status.render()))
+        assert "│  ask  │" in str(app.chat.status.render())

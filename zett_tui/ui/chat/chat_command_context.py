@@ -79,8 +79,8 @@ class ChatCommandContext:
     def key_help(self) -> list[tuple[str, str]]:
         return self._chat.key_help()
 
-    def mode_changed(self) -> None:
-        self._chat.sync_mode()
+    def mode_changed(self, note: str = "") -> None:
+        self._chat.sync_mode(note)
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:
         chat = self._chat

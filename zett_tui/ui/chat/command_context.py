@@ -82,8 +82,9 @@ class CommandContext(Protocol):
         """Every key that does something on the chat, with what it does."""
         ...
 
-    def mode_changed(self) -> None:
-        """Show the host's permission mode again (after the command changed it)."""
+    def mode_changed(self, note: str = "") -> None:
+        """Show the host's permission mode again (after the command changed it); ``note``, what
+        the mode means, shows beside it in the status line for a few seconds."""
         ...
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:

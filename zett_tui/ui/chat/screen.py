@@ -29,11 +29,15 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from textual.command import Provider
+    from textual.timer import Timer
 
     from zett_tui.runtime.host import AgentHost
     from zett_tui.ui.chat.decisions import DecisionDialogs
 
 log = logging.getLogger(__name__)
+
+#: How long the status line says what a new permission mode means.
+MODE_NOTE_SECONDS = 4.0
 
 
 def _chat_commands() -> type[Provider]:
@@ -78,6 +82,7 @@ class ChatScreen(Screen[None]):
         self.warmup_failed = False
         #: The status of the last turn a resumed session painted (``cancelled``, ``interrupted``...).
         self.last_past_status: str | None = None
+        self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
         #: Set once the composer has focus: keys handled before that would go nowhere.
@@ -292,11 +297,21 @@ class ChatScreen(Screen[None]):
 
         cycle_mode(self.command_context)
 
-    def sync_mode(self) -> None:
-        """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode)."""
+    def sync_mode(self, note: str = "") -> None:
+        """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode), and
+        ``note`` beside it for ``MODE_NOTE_SECONDS``: each change replaces the last, none stacks."""
         if self.host is not None:
             self.status.permission_mode = self.host.mode.value
             self.status.plan_mode = self.host.mode.value == "plan"
+        if note:
+            self.status.mode_note = note
+            if self._mode_note_timer is not None:
+                self._mode_note_timer.stop()
+            self._mode_note_timer = self.set_timer(MODE_NOTE_SECONDS, self._clear_mode_note)
+
+    def _clear_mode_note(self) -> None:
+        self.status.mode_note = ""
+        self._mode_note_timer = None
 
     # -- stopping -------------------------------------------------------------------------------
 

@@ -51,6 +51,8 @@ class StatusLine(Widget):
     #: The permission mode's value ("ask", "accept_edits", "plan", "auto"); Shift+Tab cycles it.
     permission_mode: reactive[str] = reactive("ask")
     hint: reactive[str] = reactive("")
+    #: What the permission mode just switched to means, beside it for a few seconds (not a toast).
+    mode_note: reactive[str] = reactive("")
     #: Tokens in the context (the last model call's input and output), and the model's window.
     context_tokens: reactive[int] = reactive(0)
     context_window: reactive[int] = reactive(0)
@@ -102,6 +104,9 @@ class StatusLine(Widget):
         else:
             line.append("ask")
         line.append("  │  ")
+        if self.mode_note:
+            line.append(self.mode_note, style=busy)
+            line.append("  │  ")
         if self.is_demo:
             line.append("demo model (offline)", style=demo)
         else:

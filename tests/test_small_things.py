@@ -194,3 +194,34 @@ async def test_shift_tab_shows_the_mode_in_the_status_line_and_stacks_no_toasts(
         assert len(app._notifications) == before
         await wait_for(pilot, lambda: "ask first" not in str(app.chat.status.render()))
         assert "│  ask  │" in str(app.chat.status.render())
+
+
+async def test_f1_help_is_two_columns_that_never_break_an_entry_at_80_columns() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=(80, 60)) as pilot:
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: any(text.startswith("Commands:") for text in notices(app)))
+        await pilot.pause()
+        transcript = app.chat.transcript
+        shown = [transcript.line_text(y).rstrip() for y in range(transcript.virtual_size.height)]
+    rows = shown[shown.index("Commands:") :]
+    rows = [
+        row
+        for row in rows[: rows.index("") if "" in rows else len(rows)]
+        if row not in ("Commands:", "Keys:")
+    ]
+
+    def indent(row: str) -> int:
+        return len(row) - len(row.lstrip())
+
+    entries = [row for row in rows if indent(row) == 2]
+    wrapped = [row for row in rows if indent(row) > 2]
+    side_by_side = [row for row in entries if "   " in row.strip()]
+    [column] = {len(row) - len(row.split("   ", 1)[1].lstrip()) for row in side_by_side if "   " in row}
+    assert len(side_by_side) > 20 and wrapped
+    for row in wrapped:  # a description's next line starts under the descriptions (or under its entry)
+        assert indent(row) in (column, 6), row
+    by_name = {row.split()[0]: row for row in entries}
+    assert "Summarize older turns" in by_name["/compact"]  # entry and description on one row
+    assert "Ctrl+P" in by_name and "Shift+Enter" in by_name and "F1" in by_name and "Esc" in by_name
+    assert not any("^" in row or "⏎" in row for row in rows)

@@ -52,6 +52,10 @@ class CommandContext(Protocol):
         """One line (or a few) in the transcript."""
         ...
 
+    def show_help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
+        """Headed two-column lists in the transcript (what F1 and ``/help`` show)."""
+        ...
+
     def notify(
         self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3
     ) -> None:

@@ -18,6 +18,7 @@ from zett_tui.entry.launch import LaunchSettings
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.turns import TurnRunner
+from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
@@ -266,6 +267,7 @@ class ChatScreen(Screen[None]):
         if command is not None:
             self._run_command(*command)
             return
+        self.status.mode_note = ""  # read by now: the status line shows the turn
         self.turns.submit(text)
 
     def _run_command(self, name: str, arguments: str) -> None:
@@ -284,7 +286,7 @@ class ChatScreen(Screen[None]):
         seen: dict[str, str] = {}
         for node, binding, enabled, tooltip in self.app.active_bindings.values():
             if enabled and binding.description and _declared_by_zett(node, binding):
-                seen.setdefault(self.app.get_key_display(binding), tooltip or binding.description)
+                seen.setdefault(binding_label(binding), tooltip or binding.description)
         return sorted(seen.items())
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -75,10 +75,14 @@ class StandIn:
     def transcript_blocks(self) -> Sequence[Block]:
         return self.blocks
 
+    def show_help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
+        rows = [f"{left} {right}" for _title, entries in sections for left, right in entries]
+        self.said.append(("\n".join(rows), "help"))
+
     def key_help(self) -> list[tuple[str, str]]:
         return [("ctrl+c", "Clear / stop / quit")]
 
-    def mode_changed(self) -> None:
+    def mode_changed(self, note: str = "") -> None:
         return None
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:

@@ -35,7 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zett",
         description="A terminal coding assistant. Run it in your project folder.",
-        epilog="Models: anthropic:MODEL, openai:MODEL, ollama:MODEL, ENDPOINT:MODEL (from config.toml), demo.",
+        epilog="Models: anthropic:MODEL, openai:MODEL, ollama:MODEL, ENDPOINT:MODEL (from config.toml),\n"
+        "demo.\n\n"
+        "Sessions: zett sessions list | show ID | export ID | rm ID (zett sessions --help)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"zett {__version__}")
     parser.add_argument(
@@ -256,7 +259,8 @@ def _sessions(options: argparse.Namespace) -> int:
     if options.command == "show":
         return commands.show_session(options.id, shown, err=said)
     if options.command == "rm":
-        return commands.remove_session(options.id, out, err, options.yes, confirm=_confirm_on_tty)
+        confirm = _confirm_on_tty if sys.stdin.isatty() else None  # None: it says to add --yes
+        return commands.remove_session(options.id, out, err, options.yes, confirm=confirm)
     fmt = options.format or ("json" if options.output and options.output.suffix == ".json" else "md")
     return commands.export_session(options.id, fmt, options.output, out, err=err)
 

@@ -111,9 +111,9 @@ def list_sessions(
     except OSError:
         err.write("zett: the current folder no longer exists; use --all\n")
         return FAILED
+    shorts = short_ids(summaries)  # unique among every session: --resume looks in all of them
     if not all:
         summaries = [summary for summary in summaries if same_folder(summary.cwd, folder)]
-    shorts = short_ids(summaries)
     if as_json:
         rows = [{**summary.to_json(), "short_id": shorts[summary.session_id]} for summary in summaries]
         out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")

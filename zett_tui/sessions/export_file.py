@@ -5,6 +5,8 @@ Blocking (it reads the whole session and writes the export): both callers run it
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 from zett_tui.sessions.export import write_export, write_json, write_markdown
@@ -19,6 +21,16 @@ def export_file_name(short_id: str, fmt: str = "md") -> str:
     return f"zett-session-{short_id}.{fmt}"
 
 
+def free_export_path(folder: Path, short_id: str, fmt: str = "md") -> Path:
+    """``folder/zett-session-<short id>.md``, or ``-2``, ``-3``... when that name is taken."""
+    first = folder / export_file_name(short_id, fmt)
+    candidate, number = first, 1
+    while os.path.lexists(candidate):
+        number += 1
+        candidate = first.with_name(f"zett-session-{short_id}-{number}.{fmt}")
+    return candidate
+
+
 def format_for(path: Path) -> str:
     """The export format a file name asks for: JSON for ``.json``, Markdown otherwise."""
     return "json" if path.suffix.lower() == ".json" else "md"
@@ -26,11 +38,17 @@ def format_for(path: Path) -> str:
 
 def export_to_file(summary: SessionSummary, fmt: str, target: Path) -> tuple[int, ReadNotices]:
     """Write the whole session to ``target`` (atomically, 0600); returns (turns written, what was
-    unreadable: ``len()`` counts it all). Raises ``OSError`` when the file cannot be written and ``ValueError`` for an
-    unknown format."""
+    unreadable: ``len()`` counts it all). Raises ``OSError`` when the file cannot be written,
+    ``FileExistsError`` when something (a file, a folder, a symlink, even a dangling one) is already
+    there: nothing is ever overwritten, and no symlink is followed to a file elsewhere;
+    ``ValueError`` for an unknown format."""
     writer = EXPORT_WRITERS.get(fmt)
     if writer is None:
         raise ValueError(f"unknown export format {fmt!r}; use one of: {', '.join(EXPORT_WRITERS)}")
+    if os.path.lexists(target):
+        raise FileExistsError(
+            errno.EEXIST, f"{target} already exists; nothing was overwritten (give another file name)"
+        )
     notices = ReadNotices()
     count = write_export(target, lambda stream: writer(summary, stream, notices))
     return count, notices

@@ -86,6 +86,15 @@ def short_ids(summaries: Sequence[SessionSummary], minimum: int = SHORT_ID_LENGT
     return result
 
 
+def short_id_for(session_id: str, summaries: Sequence[SessionSummary], minimum: int = SHORT_ID_LENGTH) -> str:
+    """``session_id``'s shortest prefix (at least ``minimum`` long) that none of ``summaries`` shares:
+    the form the status line shows, which ``--resume`` and ``zett sessions`` accept. The session
+    itself need not be among ``summaries`` (one with no recorded turn yet)."""
+    others = {summary.session_id for summary in summaries} - {session_id}
+    shared = max((_common_prefix(session_id, other) for other in others), default=0)
+    return session_id[: max(minimum, shared + 1)]
+
+
 def _common_prefix(left: str, right: str) -> int:
     length = 0
     for a, b in zip(left, right, strict=False):

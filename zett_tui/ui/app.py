@@ -41,7 +41,7 @@ from zett_tui.ui.textual_compat import (
     keep_terminal_replies_out_of_input,
     remember_copied_text,
 )
-from zett_tui.ui.themes import MONOCHROME_CSS, start_themes, theme_variable_defaults
+from zett_tui.ui.themes import MONOCHROME_CSS, READABLE_CSS, start_themes, theme_variable_defaults
 from zett_tui.ui.widgets.keys_in_order import send_to_prompt
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ class ZettApp(App[str | None]):
 
     TITLE = "zett"
     ENABLE_COMMAND_PALETTE = True  # Ctrl+P; the chat screen adds the slash commands (ui/palette.py)
-    CSS = MONOCHROME_CSS
+    CSS = MONOCHROME_CSS + READABLE_CSS
 
     BINDINGS = [
         Binding("ctrl+c", "interrupt", "Clear / stop / quit", show=False, priority=True),
@@ -278,7 +278,11 @@ class ZettApp(App[str | None]):
         return chat.host.session_id if chat.host is not None else chat.launch.session_id
 
     def action_eof(self) -> None:
-        """Ctrl-D quits on an empty prompt (like a shell) and deletes forward otherwise."""
+        """Ctrl-D quits on an empty prompt (like a shell) and deletes forward otherwise; during a
+        turn it is Ctrl-C (a reflexive Ctrl-D must not quit zett in the middle of an answer)."""
+        if self.chat.turns.busy:
+            self.action_interrupt()
+            return
         focused = self.focused
         if self.screen is self.chat and focused is self.chat.composer:
             if not self.chat.composer.text:

@@ -405,3 +405,10 @@ Transcript:nocolor > .transcript--find-match { text-style: underline; }
 Transcript:nocolor > .transcript--find-current { text-style: bold reverse; }
 """
 """Under ``NO_COLOR`` Textual shows every colour as a grey; these keep focus and selection visible."""
+
+READABLE_CSS = """
+TextArea > .text-area--placeholder { color: $text-muted; }
+Input > .input--placeholder, Input > .input--suggestion { color: $text-muted; }
+"""
+"""Textual's placeholders are $text-disabled (3.3:1 to 3.7:1 on zett's dark surfaces): muted text
+is 4.5:1 or more in every bundled theme (tests/test_contrast.py)."""

@@ -26,7 +26,7 @@ from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from zett_tui.core import paths
-from zett_tui.sessions.export_file import export_file_name, export_to_file
+from zett_tui.sessions.export_file import export_to_file, free_export_path
 from zett_tui.sessions.ids import short_ids
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.lock import SessionBusy
@@ -35,6 +35,7 @@ from zett_tui.sessions.scan import list_all_sessions
 from zett_tui.ui.app_messages import OpenSession
 from zett_tui.ui.browser.preview import PreviewPage, load_preview, paint_preview
 from zett_tui.ui.browser.search import SearchProgress, SessionSearch
+from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.session_rows import SessionRow, short_folder
@@ -246,7 +247,7 @@ class SessionBrowser(Screen[None]):
         parts = ["type to search · ↑↓ choose"] if self.focused is self.search_input else []
         for binding in self.BINDINGS:
             if isinstance(binding, Binding) and binding.show and self.check_action(binding.action, ()):
-                parts.append(f"{self.app.get_key_display(binding)} {binding.description.lower()}")
+                parts.append(f"{binding_label(binding)} {binding.description.lower()}")
         self.query_one("#keys", Static).update(" · ".join(parts))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -528,7 +529,7 @@ class SessionBrowser(Screen[None]):
 
         def export() -> None:
             short = short_ids(everyone).get(summary.session_id, summary.session_id)
-            target = self.cwd / export_file_name(short)
+            target = free_export_path(self.cwd, short)
             try:
                 turns, notices = export_to_file(summary, "md", target)
             except OSError as error:

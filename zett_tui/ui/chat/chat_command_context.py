@@ -84,11 +84,16 @@ class ChatCommandContext:
     def transcript_blocks(self) -> Sequence[Block]:
         return self._chat.transcript.blocks
 
+    def show_help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
+        from zett_tui.ui.widgets.help_block import HelpBlock
+
+        self._chat.transcript.add(HelpBlock(sections))
+
     def key_help(self) -> list[tuple[str, str]]:
         return self._chat.key_help()
 
-    def mode_changed(self) -> None:
-        self._chat.sync_mode()
+    def mode_changed(self, note: str = "") -> None:
+        self._chat.sync_mode(note)
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:
         chat = self._chat

@@ -53,6 +53,10 @@ class CommandContext(Protocol):
         """One line (or a few) in the transcript."""
         ...
 
+    def show_help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
+        """Headed two-column lists in the transcript (what F1 and ``/help`` show)."""
+        ...
+
     def notify(
         self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3
     ) -> None:
@@ -92,8 +96,9 @@ class CommandContext(Protocol):
         """Every key that does something on the chat, with what it does."""
         ...
 
-    def mode_changed(self) -> None:
-        """Show the host's permission mode again (after the command changed it)."""
+    def mode_changed(self, note: str = "") -> None:
+        """Show the host's permission mode again (after the command changed it); ``note``, what
+        the mode means, shows beside it in the status line for a few seconds."""
         ...
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:

@@ -19,6 +19,7 @@ from zett_tui.entry.launch import LaunchSettings
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.turns import TurnRunner
+from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
@@ -31,11 +32,15 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from textual.command import Provider
+    from textual.timer import Timer
 
     from zett_tui.runtime.host import AgentHost
     from zett_tui.ui.chat.decisions import DecisionDialogs
 
 log = logging.getLogger(__name__)
+
+#: How long the status line says what a new permission mode means.
+MODE_NOTE_SECONDS = 4.0
 
 
 def _chat_commands() -> type[Provider]:
@@ -93,6 +98,7 @@ class ChatScreen(Screen[None]):
         self.warmup_failed = False
         #: The status of the last turn a resumed session painted (``cancelled``, ``interrupted``...).
         self.last_past_status: str | None = None
+        self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
         #: Set once the composer has focus: keys handled before that would go nowhere.
@@ -249,10 +255,17 @@ class ChatScreen(Screen[None]):
         self.host = host
         host.listen_between_turns(lambda notice: self.say(notice.text, notice.level))
         freeze_startup_objects()
-        self.status.session_id = host.session_id
+        self.run_worker(self._show_session_id(host.session_id), group="session-id", exit_on_error=False)
         self.sync_mode()
         self.status.activity = "idle"
         self.turns.start_next()
+
+    async def _show_session_id(self, session_id: str) -> None:
+        """The status line's id: the shortest prefix no other stored session shares (read off the loop)."""
+        from zett_tui.ui.chat.session_label import shown_session_id
+
+        directory = self.launch.host_overrides.get("sessions_dir")
+        self.status.session_id = await asyncio.to_thread(shown_session_id, session_id, directory)
 
     async def _offer_interrupted_turn(self, host: AgentHost) -> None:
         point = await host.resume_point()
@@ -276,6 +289,7 @@ class ChatScreen(Screen[None]):
             if not self._run_command(*command):
                 self.composer.put_back(event.text)  # a typo in the name must not cost the arguments
             return
+        self.status.mode_note = ""  # read by now: the status line shows the turn
         if event.queue:
             self.turns.queue_for_later(text)
         else:
@@ -309,7 +323,7 @@ class ChatScreen(Screen[None]):
         seen: dict[str, str] = {}
         for node, binding, enabled, tooltip in self.app.active_bindings.values():
             if enabled and binding.description and _declared_by_zett(node, binding):
-                seen.setdefault(self.app.get_key_display(binding), tooltip or binding.description)
+                seen.setdefault(binding_label(binding), tooltip or binding.description)
         return sorted(seen.items())
 
     async def action_read_transcript(self, action: str) -> None:
@@ -326,11 +340,21 @@ class ChatScreen(Screen[None]):
 
         cycle_mode(self.command_context)
 
-    def sync_mode(self) -> None:
-        """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode)."""
+    def sync_mode(self, note: str = "") -> None:
+        """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode), and
+        ``note`` beside it for ``MODE_NOTE_SECONDS``: each change replaces the last, none stacks."""
         if self.host is not None:
             self.status.permission_mode = self.host.mode.value
             self.status.plan_mode = self.host.mode.value == "plan"
+        if note:
+            self.status.mode_note = note
+            if self._mode_note_timer is not None:
+                self._mode_note_timer.stop()
+            self._mode_note_timer = self.set_timer(MODE_NOTE_SECONDS, self._clear_mode_note)
+
+    def _clear_mode_note(self) -> None:
+        self.status.mode_note = ""
+        self._mode_note_timer = None
 
     # -- stopping -------------------------------------------------------------------------------
 

@@ -68,7 +68,7 @@ class TurnRunner:
     def submit(self, text: str) -> None:
         """A prompt sent with Enter: a turn now, a steering message for the running turn, or
         (before the model is ready, or when the turn takes no more notes) queued."""
-        if not self._may_send():
+        if not self._may_send(text):
             return
         if self.busy and self._steerable and self.steer(text):
             self.queue.steer_sent(encodable(text))  # as the runtime will say it was delivered
@@ -77,20 +77,27 @@ class TurnRunner:
 
     def queue_for_later(self, text: str) -> None:
         """A prompt sent with Tab during a turn (or Enter before the model is ready): it waits."""
-        if not self._may_send():
+        if not self._may_send(text):
             return
         self.queue.add(text)
         self.start_next()
 
-    def _may_send(self) -> bool:
+    def _may_send(self, text: str) -> bool:
         chat = self._chat
+        if not (chat.launch.read_only or chat.warmup_failed):
+            return True
         if chat.launch.read_only:
-            chat.notify("This session is read-only here: another zett is writing it. /new starts a new one.")
-            return False
-        if chat.warmup_failed:
-            chat.notify("The model could not start; see the message above.", severity="error")
-            return False
-        return True
+            chat.notify(
+                "Nothing was sent: this session is read-only here, another zett is writing it. "
+                "/new starts a new one."
+            )
+        else:
+            chat.notify(
+                "Nothing was sent: the model could not start; see the message above.", severity="error"
+            )
+        if not chat.composer.text:
+            chat.composer.load_text(text)  # the prompt is not lost with the turn that did not start
+        return False
 
     def start_next(self) -> None:
         """Start the next queued prompt if zett is ready and idle; the status line shows the rest."""
@@ -116,8 +123,17 @@ class TurnRunner:
         if host is None or self.busy:
             self._chat.notify("Wait until zett is idle to continue the interrupted turn.")
             return
-        self._start_turn(host, None)
-        self._sync_queue()
+        self._chat.run_worker(self._continue_if_cut_off(host), group="continue", exit_on_error=False)
+
+    async def _continue_if_cut_off(self, host: AgentHost) -> None:
+        """Carry on the last turn only when the runtime says it was cut off; else say so."""
+        if await host.resume_point() is None:
+            self._chat.say("Nothing to continue: the last turn ended (or there is none yet).", "warning")
+        elif self.busy:
+            self._chat.notify("Wait until zett is idle to continue the interrupted turn.")
+        else:
+            self._start_turn(host, None)
+            self._sync_queue()
 
     def compact(self, host: AgentHost) -> None:
         """``/compact``: summarize the older turns now, as a turn of its own."""

@@ -96,8 +96,12 @@ class CommandView(Widget):
         self.command = command
 
     def render(self) -> Text:
-        theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
-        code = Syntax(self.command, "bash", theme=theme).highlight(self.command)
+        from zett_tui.ui.themes import syntax_theme_name
+
+        # the theme's code style (checked for contrast), not the terminal's ANSI colours
+        code = Syntax(self.command, "bash", theme=syntax_theme_name(self.app.current_theme)).highlight(
+            self.command
+        )
         code.rstrip()
         return Text.assemble(("$ ", "dim"), code)
 

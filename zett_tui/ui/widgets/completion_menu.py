@@ -44,7 +44,14 @@ class CompletionMenu(Widget):
     CompletionMenu.-open {
         display: block;
     }
-    CompletionMenu > .completion-menu--highlight { background: $accent 40%; text-style: bold; }
+    /* The highlighted row takes one colour pair over its whole width (matches and details too):
+       the block cursor's, which every theme makes readable. A translucent background such as
+       "$accent 40%" is not blended in a component style, so text in $accent vanished on it. */
+    CompletionMenu > .completion-menu--highlight {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+        text-style: bold;
+    }
     CompletionMenu > .completion-menu--match { color: $accent; text-style: bold; }
     CompletionMenu > .completion-menu--detail { color: $text-muted; }
     """
@@ -132,8 +139,10 @@ class CompletionMenu(Widget):
         if item.detail:
             row.pad_right(max(0, label_width - row.cell_len))
             row.append("  " + item.detail, style=detail)
-        if highlighted:
+        if highlighted:  # over the match and detail colours, keeping the matches underlined
             row.stylize(self.get_component_rich_style("completion-menu--highlight", partial=True))
+            for position in highlights:
+                row.stylize("underline", position, position + 1)
         return row
 
 

@@ -35,12 +35,13 @@ class StatusLine(Widget):
     # The $status-line-* variables come from the theme (ZettApp supplies them for Textual's themes).
 
     #: Activities that are waiting, not working: shown without the spinner.
-    STILL_ACTIVITIES = frozenset({"idle", "not ready"})
+    STILL_ACTIVITIES = frozenset({"idle", "not ready", "read-only"})
 
     COMPONENT_CLASSES = {"status-line--busy", "status-line--demo", "status-line--warning"}
 
     model_label: reactive[str] = reactive("")
     is_demo: reactive[bool] = reactive(False)
+    #: The session's id as the user may type it back (a unique prefix: ``sessions.ids.short_id_for``).
     session_id: reactive[str] = reactive("")
     activity: reactive[str] = reactive("starting…")
     input_tokens: reactive[int] = reactive(0)
@@ -50,6 +51,8 @@ class StatusLine(Widget):
     #: The permission mode's value ("ask", "accept_edits", "plan", "auto"); Shift+Tab cycles it.
     permission_mode: reactive[str] = reactive("ask")
     hint: reactive[str] = reactive("")
+    #: What the permission mode just switched to means, beside it for a few seconds (not a toast).
+    mode_note: reactive[str] = reactive("")
     #: Tokens in the context (the last model call's input and output), and the model's window.
     context_tokens: reactive[int] = reactive(0)
     context_window: reactive[int] = reactive(0)
@@ -101,6 +104,9 @@ class StatusLine(Widget):
         else:
             line.append("ask")
         line.append("  │  ")
+        if self.mode_note:
+            line.append(self.mode_note, style=busy)
+            line.append("  │  ")
         if self.is_demo:
             line.append("demo model (offline)", style=demo)
         else:
@@ -118,7 +124,7 @@ class StatusLine(Widget):
                 style=warning if tokens >= window * self.CONTEXT_WARNING_SHARE else "",
             )
         if self.session_id:
-            line.append(f"  │  session {self.session_id[-8:]}")
+            line.append(f"  │  session {self.session_id}")
         if self.input_tokens or self.output_tokens:
             sent, received = format_tokens(self.input_tokens), format_tokens(self.output_tokens)
             line.append(f"  │  last turn ↑{sent} ↓{received} tokens")

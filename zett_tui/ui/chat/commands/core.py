@@ -23,24 +23,18 @@ def continue_turn(ctx: CommandContext, arguments: str) -> None:
 
 @slash_command("help", "List the commands and keys")
 def show_help(ctx: CommandContext, arguments: str) -> None:
-    lines = ["Commands:"]
-    for name in sorted(REGISTRY):
-        command = REGISTRY[name]
-        usage = f"/{name} {command.arguments}".rstrip()
-        lines.append(f"  {usage:<22} {command.description}")
+    commands = [
+        (f"/{name} {REGISTRY[name].arguments}".rstrip(), REGISTRY[name].description)
+        for name in sorted(REGISTRY)
+    ]
     added = ctx.commands.added()
-    if added:
-        lines.append("")
-        lines.append("From files (Markdown commands and skills):")
-        for name in sorted(added):
-            command = added[name]
-            usage = f"/{name} {command.arguments}".rstrip()
-            lines.append(f"  {usage:<22} {command.description}")
-    lines.append("")
-    lines.append("Keys:")
-    for key, description in ctx.key_help():
-        lines.append(f"  {key:<22} {description}")
-    ctx.say("\n".join(lines), "info")
+    from_files = [
+        (f"/{name} {added[name].arguments}".rstrip(), added[name].description) for name in sorted(added)
+    ]
+    sections = [("Commands:", commands)]
+    if from_files:
+        sections.append(("From files (Markdown commands and skills):", from_files))
+    ctx.show_help([*sections, ("Keys:", ctx.key_help())])
 
 
 @slash_command("new", "Start a new session (this one stays saved)")

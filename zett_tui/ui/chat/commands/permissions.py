@@ -42,18 +42,13 @@ def mode_name(mode: PermissionMode) -> str:
 
 
 def switch_mode(ctx: CommandContext, mode: PermissionMode) -> None:
-    """Switch the host's mode, show it, and say what it means in a short toast."""
+    """Switch the host's mode and show it, with what it means, in the status line (a toast per
+    Shift+Tab stacked up over the prompt)."""
     host = _ready_host(ctx)
     if host is None:
         return
     host.set_mode(mode)
-    ctx.mode_changed()
-    ctx.notify(
-        f"{mode.label}: {MODE_HELP[mode]}",
-        title="Permission mode",
-        severity="warning" if mode is PermissionMode.AUTO else "information",
-        timeout=4,
-    )
+    ctx.mode_changed(MODE_HELP[mode])
 
 
 def cycle_mode(ctx: CommandContext) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zett_tui.core import paths
-from zett_tui.sessions.export_file import EXPORT_WRITERS, export_file_name, export_to_file, format_for
+from zett_tui.sessions.export_file import EXPORT_WRITERS, export_to_file, format_for, free_export_path
 from zett_tui.sessions.ids import short_ids
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.meta import set_title
@@ -75,7 +75,11 @@ def _export_request(ctx: CommandContext, arguments: str) -> tuple[str, Path | No
     return fmt or format_for(target), target
 
 
-@slash_command("export", "Save this session as Markdown or JSON", arguments="[md|json] [FILE]")
+@slash_command(
+    "export",
+    "Save this session as Markdown or JSON (a new file: an existing one is never replaced)",
+    arguments="[md|json] [FILE]",
+)
 async def export(ctx: CommandContext, arguments: str) -> None:
     fmt, target = _export_request(ctx, arguments)
     current = _current_file(ctx)
@@ -106,7 +110,7 @@ def _export(
         raise ValueError(f"session {session_id} is not in {directory}")
     if target is None or target.is_dir():
         folder = target if target is not None else cwd
-        target = folder / export_file_name(_short_id(summaries, summary), fmt)
+        target = free_export_path(folder, _short_id(summaries, summary), fmt)
     written, notices = export_to_file(summary, fmt, target)
     return written, len(notices), target
 

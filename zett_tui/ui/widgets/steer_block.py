@@ -6,7 +6,7 @@ from rich.style import Style
 from rich.text import Text
 
 from zett_tui.core.inert_text import make_inert
-from zett_tui.ui.widgets.transcript_blocks import Block, _prefixed
+from zett_tui.ui.widgets.transcript_blocks import Block, user_bar
 from zett_tui.ui.widgets.transcript_render import Line, RenderContext
 
 #: The words over a steering message (also in an export: ``sessions.export``).
@@ -27,7 +27,4 @@ class SteerBlock(Block):
         styles = ctx.styles
         body = Text(f"↳ {STEER_LABEL}: ", style=styles.user + Style(italic=True))
         body.append(self.text.rstrip("\n") or " ", style=styles.user)
-        if width < 4:
-            return ctx.render_text(body, width, styles.user)
-        marker = ("▌ ", ctx.style_id(styles.user + styles.user_marker))
-        return _prefixed(ctx.render_text(body, width - 2, styles.user), marker, marker)
+        return user_bar(body, width, ctx)

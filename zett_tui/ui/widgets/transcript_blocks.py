@@ -153,13 +153,16 @@ class UserBlock(Block):
         return self.text
 
     def _render(self, width: int, ctx: RenderContext) -> list[Line]:
-        styles = ctx.styles
-        body = Text(self.text.rstrip("\n") or " ", style=styles.user)
-        if width < 4:
-            return ctx.render_text(body, width, styles.user)
-        marker = ("▌ ", ctx.style_id(styles.user + styles.user_marker))
-        lines = ctx.render_text(body, width - 2, styles.user)
-        return _prefixed(lines, marker, marker)
+        return user_bar(Text(self.text.rstrip("\n") or " ", style=ctx.styles.user), width, ctx)
+
+
+def user_bar(body: Text, width: int, ctx: RenderContext) -> list[Line]:
+    """What the user wrote, behind the prompt's coloured bar (prompts and steering messages)."""
+    styles = ctx.styles
+    if width < 4:
+        return ctx.render_text(body, width, styles.user)
+    marker = ("▌ ", ctx.style_id(styles.user + styles.user_marker))
+    return _prefixed(ctx.render_text(body, width - 2, styles.user), marker, marker)
 
 
 def _markdown_stream() -> MarkdownStream:

@@ -157,3 +157,39 @@ def _alive(pid: int) -> bool:
             return stat.read().split()[2] != "Z"
     except OSError:
         return False
+
+
+def test_a_killed_zett_leaves_no_server_behind(tmp_path: Path) -> None:
+    """kill -9 of the process holding the manager: the server sees its stdin close and exits."""
+    import signal
+    import subprocess
+
+    script = tmp_path / "holder.py"
+    script.write_text(
+        "import asyncio, sys, time\n"
+        "from tests.test_mcp_manager import fake, wait_for, state\n"
+        "from zett_tui.runtime.mcp.manager import McpManager, ServerState\n"
+        "manager = McpManager([fake()], environ={})\n"
+        "manager.start()\n"
+        "wait_for(lambda: state(manager) is ServerState.READY)\n"
+        "print(asyncio.run(manager.call_tool('fake', 'pid', {})).content[0].text, flush=True)\n"
+        "time.sleep(60)\n",
+        encoding="utf-8",
+    )
+    holder = subprocess.Popen(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert holder.stdout is not None
+        pid = int(holder.stdout.readline())
+        assert _alive(pid)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+        wait_for(lambda: not _alive(pid), timeout=15)
+    finally:
+        holder.kill()
+        holder.wait()

@@ -37,7 +37,7 @@ def test_mcp_server_time() -> None:
     try:
         ready(manager)
         tools = build_tools(manager)
-        tool, _ = tools["mcp__time__get_current_time"]
+        tool = tools["mcp__time__get_current_time"].tool
         answer = asyncio.run(tool.handler(timezone="Europe/Berlin"))
         assert isinstance(answer, str) and "Europe/Berlin" in answer
     finally:
@@ -55,7 +55,7 @@ def test_mcp_server_git(tmp_path: Path) -> None:
     manager.start()
     try:
         ready(manager)
-        tool, _ = build_tools(manager)["mcp__git__git_status"]
+        tool = build_tools(manager)["mcp__git__git_status"].tool
         answer = asyncio.run(tool.handler(repo_path=str(tmp_path)))
         assert "new.txt" in str(answer)
     finally:

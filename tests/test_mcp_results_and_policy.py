@@ -83,7 +83,8 @@ def test_large_text_is_bounded_keeping_both_ends() -> None:
         (PermissionMode.ACCEPT_EDITS, False, False, False, True, Decision.ASK),
         (PermissionMode.AUTO, False, False, False, True, Decision.RUN),
         (PermissionMode.PLAN, True, False, True, True, Decision.REFUSE),  # even when allowed
-        (PermissionMode.PLAN, True, True, False, True, Decision.ASK),
+        (PermissionMode.PLAN, True, True, False, True, Decision.RUN),
+        (PermissionMode.PLAN, True, True, False, False, Decision.RUN),
         (PermissionMode.PLAN, True, True, True, True, Decision.RUN),
         (PermissionMode.AUTO, True, False, False, True, Decision.REFUSE),  # plan on in auto mode
         (PermissionMode.ASK, False, False, False, False, Decision.REFUSE),  # zett -p

@@ -27,8 +27,8 @@ def test_tools_are_named_for_their_server_and_call_through() -> None:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         tools = build_tools(manager)
-        assert tools["mcp__fake__lookup"][1] is True and tools["mcp__fake__write_note"][1] is False
-        lookup = tools["mcp__fake__lookup"][0]
+        assert tools["mcp__fake__lookup"].read_only and not tools["mcp__fake__write_note"].read_only
+        lookup = tools["mcp__fake__lookup"].tool
         assert "title" not in str(lookup.parameters) and "word" in lookup.parameters["properties"]
         assert asyncio.run(lookup.handler(word="zett")) == "zett: a word"
     finally:

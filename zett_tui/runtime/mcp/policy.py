@@ -1,13 +1,12 @@
 """Whether an MCP tool call runs, asks or is refused: the same questions a shell command meets.
 
-- Plan Mode: a tool the server annotates ``readOnlyHint`` runs (asking as ask mode would); any
-  other is refused, the way Plan Mode refuses a file change.
+- Plan Mode: a tool the server annotates ``readOnlyHint`` runs, as zett's own read tools do; any
+  other is refused, the way Plan Mode refuses a file change. (The hint is the server's claim; the
+  server is one the user configured, or a trusted project did.)
 - ask, accept edits: asks, unless the user allowed this tool for the session or always.
 - auto: runs.
 - ``zett -p`` (no one to ask): runs only when allowed explicitly; otherwise refused.
 
-An annotation is the server's claim, so it only ever lets a call through Plan Mode's refusal,
-never past a question.
 """
 
 from __future__ import annotations
@@ -39,9 +38,8 @@ def decide(
     can_ask: bool = True,
 ) -> Decision:
     if plan_active or mode is PermissionMode.PLAN:
-        if not read_only:
-            return Decision.REFUSE
-    elif mode is PermissionMode.AUTO:
+        return Decision.RUN if read_only else Decision.REFUSE
+    if mode is PermissionMode.AUTO:
         return Decision.RUN
     if key in allowed:
         return Decision.RUN

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zett_agent.tools.base import AgentTool
@@ -39,13 +40,27 @@ def model_name(server: str, tool: str) -> str:
     return f"{name[: _MAX_NAME - 9]}_{digest}"
 
 
-def build_tools(manager: McpManager) -> dict[str, tuple[AgentTool, bool]]:
-    """Every ready server's tools by model name, each with whether the server marks it read-only."""
-    tools: dict[str, tuple[AgentTool, bool]] = {}
+@dataclass(frozen=True)
+class McpTool:
+    """One MCP tool as the model is offered it, and where it goes."""
+
+    tool: AgentTool
+    server: str
+    remote_name: str
+    """The tool's own name on its server."""
+    read_only: bool
+    """The server annotates it ``readOnlyHint`` (a claim: it only decides Plan Mode)."""
+
+
+def build_tools(manager: McpManager) -> dict[str, McpTool]:
+    """Every ready server's tools by model name."""
+    tools: dict[str, McpTool] = {}
     for config, tool in manager.ready_tools():
         name = model_name(config.name, tool.name)
         if name not in tools:
-            tools[name] = (_adapt(manager, config, tool, name), _read_only(tool))
+            tools[name] = McpTool(
+                _adapt(manager, config, tool, name), config.name, tool.name, _read_only(tool)
+            )
     return tools
 
 

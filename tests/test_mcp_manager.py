@@ -193,3 +193,16 @@ def test_a_killed_zett_leaves_no_server_behind(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_an_error_quoting_an_expanded_secret_shows_the_variable_instead(managers: list[McpManager]) -> None:
+    server = McpServerConfig("far", url="http://127.0.0.1:9/mcp?key=${FAR_KEY}", startup_timeout=5)
+    manager = McpManager([server], environ={"FAR_KEY": "hunter2-secret"})
+    managers.append(manager)
+    manager.start()
+    wait_for(lambda: state(manager, "far") is ServerState.FAILED)
+    reason = manager.statuses()[0].reason
+    assert "hunter2-secret" not in reason
+    assert server.mask(
+        "GET http://127.0.0.1:9/mcp?key=hunter2-secret failed", {"FAR_KEY": "hunter2-secret"}
+    ) == ("GET http://127.0.0.1:9/mcp?key=${FAR_KEY} failed")

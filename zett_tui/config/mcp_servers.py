@@ -79,6 +79,20 @@ class McpServerConfig:
             return False
         return tool not in self.disabled_tools
 
+    def mask(self, text: str, environ: Mapping[str, str]) -> str:
+        """``text`` (an error message, a log line) with every value a ``${VAR}`` of this server
+        expands to put back as ``${VAR}``: an error that quotes the URL or a header keeps no key."""
+        names = {
+            match.group(1)
+            for value in (*self.env.values(), *self.headers.values(), self.url or "")
+            for match in _VARIABLE.finditer(value)
+        }
+        for name in sorted(names, key=lambda name: -len(environ.get(name, ""))):
+            secret = environ.get(name, "")
+            if len(secret) >= 4:
+                text = text.replace(secret, f"${{{name}}}")
+        return text
+
     def resolved_env(self, environ: Mapping[str, str]) -> dict[str, str]:
         return {key: expand(value, environ, self.name) for key, value in self.env.items()}
 

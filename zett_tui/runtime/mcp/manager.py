@@ -99,7 +99,7 @@ class _Server:
             except asyncio.CancelledError:
                 raise
             except BaseException as error:  # an ExceptionGroup from anyio, OSError, McpError...
-                reason = _one_line(error)
+                reason = self.config.mask(_one_line(error), self.environ)
             if self.stopping.is_set():
                 return
             if time.monotonic() - started > 2 * MAX_BACKOFF:
@@ -413,4 +413,5 @@ class McpManager:
         except McpUnavailable:
             raise
         except Exception as error:
-            raise McpUnavailable(f"MCP server {name!r} failed during the call: {_one_line(error)}") from None
+            why = server.config.mask(_one_line(error), server.environ)
+            raise McpUnavailable(f"MCP server {name!r} failed during the call: {why}") from None

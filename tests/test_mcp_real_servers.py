@@ -1,6 +1,6 @@
 """The manager against real MCP servers from PyPI (test dependencies): mcp-server-time, mcp-server-git.
 
-Through the manager and the tool adapter only: the app does not start MCP servers yet.
+Through the manager and the tool adapter; tests/test_mcp_app.py runs mcp-server-time through the app.
 """
 
 from __future__ import annotations

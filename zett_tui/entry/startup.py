@@ -144,6 +144,7 @@ def prepare_launch(
         describe_error=explain,
         extensions=settings.extensions,
         sandbox=settings.sandbox,
+        mcp_servers=settings.mcp_servers,
         project_trust=project,
         reload=lambda: prepare_launch(
             cwd=cwd, env=env, model=model, reasoning_effort=reasoning_effort, theme=theme

@@ -92,6 +92,9 @@ class HostOptions:
     context_window: int | None = None
     #: The ``[sandbox]`` table of the user's config: how shell commands are confined.
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    #: The process's MCP servers (``runtime.mcp.manager.McpManager``), started and stopped by
+    #: whoever made it (the app, ``zett -p``); None: no MCP tools.
+    mcp_manager: Any = None
 
 
 class AgentHost:

@@ -5,9 +5,11 @@ what the manager holds, so a request neither waits for a slow server nor opens a
 a server that is still starting simply has no tools in it. ``on_tool_call`` decides each
 ``mcp__...`` call with ``policy.decide`` and, when the answer is to ask, awaits ``ask`` (the host's
 approval question: server, tool, arguments; its answer may allow the tool for the session).
-Without an ``ask`` (``zett -p``, or no UI wired in) a call that would ask is refused.
-
-Not wired into the host yet: the approval dialog and ``/mcp`` are missing (see the report).
+The host asks through zett's decision flow (``ask_in_events``): a CUSTOM
+``mcp_approval_requested`` event becomes a ``DecisionRequested``, which the chat answers with its
+dialog (``ui/chat/answers.py``) and ``zett -p`` from ``--allow-mcp`` (``runtime/unattended.py``);
+the reply is ``{"tool_call_id", "decision": "once"|"session"|"refuse", "note"}``. Without either
+(``ask`` None, ``ask_in_events`` False) a call that would ask is refused.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from zett_agent.extensions.base import AgentExtension
+from zett_agent.events import AgentEvent, AgentEventType
+from zett_agent.extensions.external import ExternalEventExtension
 
 from zett_tui.runtime.mcp.policy import Decision, decide, refusal_message
 from zett_tui.runtime.mcp.tools import McpTool, build_tools
@@ -46,7 +49,11 @@ class McpRefused(RuntimeError):
     """A call the permissions did not let through; the model reads the message."""
 
 
-class McpToolsExtension(AgentExtension):
+MCP_APPROVAL_EVENT = "mcp_approval_requested"
+MCP_APPROVAL_RESPONSE = "mcp_approval_response"
+
+
+class McpToolsExtension(ExternalEventExtension):
     def __init__(
         self,
         manager: McpManager,
@@ -54,8 +61,11 @@ class McpToolsExtension(AgentExtension):
         mode_of: Callable[[str], PermissionMode],
         plan_active: Callable[[str], bool],
         ask: Ask | None = None,
+        ask_in_events: bool = False,
         always_allowed: frozenset[str] = frozenset(),
     ) -> None:
+        super().__init__(response_event_name=MCP_APPROVAL_RESPONSE, correlation_field="tool_call_id")
+        self._ask_in_events = ask_in_events
         self.manager = manager
         self._mode_of = mode_of
         self._plan_active = plan_active
@@ -86,17 +96,53 @@ class McpToolsExtension(AgentExtension):
             read_only=target.read_only,
             key=call.name,
             allowed=allowed,
-            can_ask=self._ask is not None,
+            can_ask=self._ask is not None or self._ask_in_events,
         )
         if decision is Decision.REFUSE:
             raise McpRefused(
                 refusal_message(call.name, plan=plan or self._mode_of(session) is PermissionMode.PLAN)
             )
         if decision is Decision.ASK:
-            assert self._ask is not None
-            answer = await self._ask(session, target.server, target.remote_name, dict(call.arguments))
+            arguments = dict(call.arguments) if isinstance(call.arguments, dict) else {}
+            note = ""
+            if self._ask is not None:
+                answer = await self._ask(session, target.server, target.remote_name, arguments)
+            else:
+                answer, note = await self._ask_by_event(context, call, target, arguments)
             if answer is Answer.REFUSE:
-                raise McpRefused(f"the user declined {call.name}")
+                raise McpRefused(f"the user declined {call.name}" + (f": {note}" if note else ""))
             if answer in (Answer.SESSION, Answer.ALWAYS):
                 self._session_allowed.setdefault(session, set()).add(call.name)
         return await call_next()
+
+    async def _ask_by_event(
+        self, context: AgentRunContext, call: ToolCall, target: McpTool, arguments: dict[str, Any]
+    ) -> tuple[Answer, str]:
+        payload = {
+            "session_id": context.session_id,
+            "tool_call_id": call.id,
+            "key": call.name,
+            "server": target.server,
+            "tool": target.remote_name,
+            "arguments": arguments,
+            "read_only": target.read_only,
+            "response_event": MCP_APPROVAL_RESPONSE,
+        }
+        async with self._wait_for_external_event(context, call.id):
+            await context.emit(
+                AgentEvent(
+                    AgentEventType.CUSTOM,
+                    session_id=context.session_id,
+                    tool_calls=[call],
+                    name=MCP_APPROVAL_EVENT,
+                    payload=payload,
+                )
+            )
+        response = self._accepted.pop((context, call.id), None)
+        reply = dict(response.payload) if response is not None else {}
+        note = reply.get("note")
+        try:
+            answer = Answer(str(reply.get("decision")))
+        except ValueError:
+            answer = Answer.REFUSE  # anything but a clear yes is a no
+        return answer, note.strip() if isinstance(note, str) else ""

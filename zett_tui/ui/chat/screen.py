@@ -197,7 +197,9 @@ class ChatScreen(Screen[None]):
             resume_collection()  # the question can stay open for as long as the user likes
             await settle_project_trust(self)
         launch = self.launch
-        host = AgentHost(options_from_launch(launch))
+        from zett_tui.ui.chat.mcp_status import start_mcp
+
+        host = AgentHost(options_from_launch(launch, mcp_manager=start_mcp(self)))
         try:
             try:
                 await host.start()

@@ -50,6 +50,8 @@ class StatusLine(Widget):
     #: The permission mode's value ("ask", "accept_edits", "plan", "auto"); Shift+Tab cycles it.
     permission_mode: reactive[str] = reactive("ask")
     hint: reactive[str] = reactive("")
+    #: What the MCP servers are doing when not all are ready ("MCP: 1 starting"); empty otherwise.
+    mcp: reactive[str] = reactive("")
     #: Tokens in the context (the last model call's input and output), and the model's window.
     context_tokens: reactive[int] = reactive(0)
     context_window: reactive[int] = reactive(0)
@@ -101,6 +103,9 @@ class StatusLine(Widget):
         else:
             line.append("ask")
         line.append("  │  ")
+        if self.mcp:
+            line.append(self.mcp, style=warning if "failed" in self.mcp else "")
+            line.append("  │  ")
         if self.is_demo:
             line.append("demo model (offline)", style=demo)
         else:

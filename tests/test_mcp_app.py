@@ -155,3 +155,46 @@ def test_the_status_words() -> None:
     assert status_line([ServerStatus("a", ServerState.STARTING), ServerStatus("b", ServerState.FAILED)]) == (
         "MCP: 1 starting, 1 failed (/mcp)"
     )
+
+
+async def test_slash_mcp_lists_restarts_and_disables(stop_servers: list[ZettApp], project_dir: Path) -> None:
+    from tests.ui_helpers import notices
+
+    broken = McpServerConfig("broken", command=str(project_dir / "no-such-program"))
+    off = McpServerConfig("off", command="true", enabled=False)
+    app = make_app(ScriptedModel(), mcp_servers=(FAKE, broken, off))
+    stop_servers.append(app)
+    async with ready_app(app, size=(160, 40)) as pilot:
+        manager = app.mcp.manager
+        assert manager is not None
+        await wait_for(
+            pilot, lambda: "failed" in app.chat.status.mcp and "starting" not in app.chat.status.mcp, 60
+        )
+        await submit(pilot, "/mcp")
+        await wait_for(pilot, lambda: any("MCP servers:" in text for text in notices(app)))
+        listing = next(text for text in notices(app) if "MCP servers:" in text)
+        assert "fake: ready with 6 tools" in listing
+        assert "mcp__fake__lookup (read-only)  Look a word up." in listing
+        assert "mcp__fake__write_note  Write a note." in listing
+        assert "broken: failed: cannot start it" in listing
+        assert "off: disabled (/mcp restart off starts it)" in listing
+        pid_before = (await manager.call_tool("fake", "pid", {})).content[0].text  # type: ignore[union-attr]
+        await submit(pilot, "/mcp restart fake")
+        await wait_for(pilot, lambda: any("Starting MCP server fake again" in text for text in notices(app)))
+
+        async def new_pid() -> bool:
+            try:
+                answer = await manager.call_tool("fake", "pid", {})
+            except Exception:
+                return False
+            return answer.content[0].text != pid_before  # type: ignore[union-attr]
+
+        deadline = 60
+        while not await new_pid():
+            deadline -= 1
+            assert deadline > 0
+            await pilot.pause(0.1)
+        await submit(pilot, "/mcp disable fake")
+        await wait_for(pilot, lambda: not manager.ready_tools())
+        await submit(pilot, "/mcp restart nosuch")
+        await wait_for(pilot, lambda: any("There is no MCP server 'nosuch'" in text for text in notices(app)))

@@ -2,10 +2,20 @@
 
 from collections.abc import Mapping
 
-from zett_tui.ui.chat.commands import copy, core, extensions, models, permissions, sessions, theme
+from zett_tui.ui.chat.commands import copy, core, extensions, mcp, models, permissions, sessions, theme
 from zett_tui.ui.chat.commands.registry import REGISTRY, SlashCommand
 
-__all__ = ["builtin_commands", "copy", "core", "extensions", "models", "permissions", "sessions", "theme"]
+__all__ = [
+    "builtin_commands",
+    "copy",
+    "core",
+    "extensions",
+    "mcp",
+    "models",
+    "permissions",
+    "sessions",
+    "theme",
+]
 
 
 def builtin_commands() -> Mapping[str, SlashCommand]:

@@ -198,3 +198,39 @@ async def test_slash_mcp_lists_restarts_and_disables(stop_servers: list[ZettApp]
         await wait_for(pilot, lambda: not manager.ready_tools())
         await submit(pilot, "/mcp restart nosuch")
         await wait_for(pilot, lambda: any("There is no MCP server 'nosuch'" in text for text in notices(app)))
+
+
+async def test_allowed_for_the_session_the_next_call_does_not_ask(stop_servers: list[ZettApp]) -> None:
+    model = ScriptedModel(
+        tool_step("c1", "mcp__fake__write_note", {"text": "one"}),
+        tool_step("c2", "mcp__fake__write_note", {"text": "three"}),
+        text_step("Both written."),
+    )
+    app = make_app(model, mcp_servers=(FAKE,))
+    stop_servers.append(app)
+    dialogs: list[Any] = []
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: servers_ready(app), timeout=60)
+        await submit(pilot, "write two notes")
+        dialog = await open_dialog(pilot)
+        await pilot.press("2")  # Allow write_note of fake for this session
+        await dialog_closed(pilot, dialog)
+
+        def finished() -> bool:
+            if isinstance(app.screen, ChoiceDialog):
+                dialogs.append(app.screen)
+            return idle(app) and len(model.requests) == 3
+
+        await wait_for(pilot, finished, timeout=30)
+    assert dialogs == []
+    assert last_tool_result(model.requests[2]) == "wrote 5 characters"
+
+
+def test_the_dialog_shows_hostile_arguments_escaped_and_bounded() -> None:
+    from zett_tui.ui.modals.mcp_approval import MAX_VALUE_LINES, shown_arguments
+
+    text = shown_arguments({"lines": list(range(200)), "path": "\x1b[2Jgone\u202eexe.txt"})
+    assert "\x1b" not in text and "\u202e" not in text
+    assert '"path": "\\u001b[2Jgone\\u202eexe.txt"' in text  # after a long value, still shown
+    assert len(text.splitlines()) == MAX_VALUE_LINES + 2
+    assert 'more characters of "lines" not shown' in text

@@ -6,7 +6,8 @@ but forgets at quit would be a promise not kept.
 
 The arguments come from the model: they are shown as JSON with every non-ASCII and control
 character escaped (nothing in them can restyle the terminal or hide text), and bounded so a huge
-argument cannot push the choices off the screen (the dialog says how much is not shown).
+argument cannot push the choices off the screen: every argument's name is shown, each value cut
+after a few lines (the dialog says how much is not shown), at most ``MAX_ARGUMENTS`` of them.
 """
 
 from __future__ import annotations
@@ -24,22 +25,33 @@ ONCE = "once"
 SESSION = "session"
 REFUSE = "refuse"
 
-MAX_LINES = 30
-MAX_CHARS = 4000
+MAX_ARGUMENTS = 20
+MAX_VALUE_LINES = 8
+MAX_VALUE_CHARS = 600
 
 
 def shown_arguments(arguments: dict[str, Any]) -> str:
-    """The arguments as the dialog shows them: escaped JSON, at most ``MAX_LINES`` lines."""
+    """The arguments as the dialog shows them: each one's name, and its value as escaped JSON cut
+    at ``MAX_VALUE_LINES`` lines, so one long value cannot hide the arguments after it."""
+    lines: list[str] = []
+    for key, value in list(arguments.items())[:MAX_ARGUMENTS]:
+        text = _json(value)
+        shown = text[:MAX_VALUE_CHARS].splitlines()[:MAX_VALUE_LINES]
+        lines.append(f"{_json(str(key))}: " + (shown[0] if shown else ""))
+        lines.extend(f"  {line}" for line in shown[1:])
+        hidden = len(text) - len("\n".join(shown))
+        if hidden > 0:
+            lines.append(f"  … ({hidden:,} more characters of {_json(str(key))} not shown)")
+    if len(arguments) > MAX_ARGUMENTS:
+        lines.append(f"… and {len(arguments) - MAX_ARGUMENTS} more arguments not shown")
+    return "\n".join(lines) or "(no arguments)"
+
+
+def _json(value: Any) -> str:
     try:
-        text = json.dumps(arguments, indent=2, ensure_ascii=True, sort_keys=True, default=repr)
+        return json.dumps(value, indent=2, ensure_ascii=True, default=repr)
     except ValueError:  # a circular structure cannot come from JSON, but a bug could make one
-        text = repr(arguments).encode("ascii", "backslashreplace").decode()
-    lines = text[:MAX_CHARS].splitlines()
-    cut = len(text) > MAX_CHARS or len(lines) > MAX_LINES
-    lines = lines[:MAX_LINES]
-    if cut:
-        lines.append(f"… ({len(text) - len(chr(10).join(lines)):,} more characters not shown)")
-    return "\n".join(lines)
+        return repr(value).encode("ascii", "backslashreplace").decode()
 
 
 def mcp_approval_dialog(

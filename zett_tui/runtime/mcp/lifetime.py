@@ -13,9 +13,11 @@ import asyncio
 import atexit
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from zett_tui.config.mcp_servers import McpServerConfig
-from zett_tui.runtime.mcp.manager import McpManager, ServerState, ServerStatus
+if TYPE_CHECKING:  # imported when a server starts: the app imports this module before its first frame
+    from zett_tui.config.mcp_servers import McpServerConfig
+    from zett_tui.runtime.mcp.manager import McpManager, ServerStatus
 
 _POLL_SECONDS = 0.05
 
@@ -26,6 +28,8 @@ def start_for_process(
     """A started manager for ``servers`` (None when there are none), stopped at exit at the latest."""
     if not servers:
         return None
+    from zett_tui.runtime.mcp.manager import McpManager
+
     manager = McpManager(servers, on_change=on_change)
     manager.start()
     atexit.register(manager.stop)
@@ -39,6 +43,8 @@ def stop_for_process(manager: McpManager) -> None:
 
 async def settled(manager: McpManager, timeout: float) -> None:
     """Returns once no enabled server is still starting, or after ``timeout`` seconds."""
+    from zett_tui.runtime.mcp.manager import ServerState
+
     deadline = time.monotonic() + timeout
     while any(status.state is ServerState.STARTING for status in manager.statuses()):
         if time.monotonic() >= deadline:
@@ -53,6 +59,8 @@ async def started_for_one_turn(
     manager = start_for_process(servers)
     if manager is None:
         return None
+    from zett_tui.runtime.mcp.manager import ServerState
+
     await settled(manager, max(server.startup_timeout for server in servers) + 1.0)
     for status in manager.statuses():
         if status.state is ServerState.FAILED:
@@ -64,6 +72,8 @@ async def started_for_one_turn(
 
 def status_line(statuses: Sequence[ServerStatus]) -> str:
     """The status line's word on the servers: empty when every enabled one is ready."""
+    from zett_tui.runtime.mcp.manager import ServerState
+
     starting = sum(status.state is ServerState.STARTING for status in statuses)
     failed = sum(status.state is ServerState.FAILED for status in statuses)
     parts = [f"{starting} starting"] if starting else []

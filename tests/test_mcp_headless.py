@@ -78,3 +78,9 @@ async def test_the_servers_stop_with_the_run(project_dir: Path, monkeypatch: Any
 def test_allow_mcp_is_a_repeatable_flag() -> None:
     options = build_parser().parse_args(["-p", "x", "--allow-mcp", "a", "--allow-mcp", "b__c"])
     assert options.allow_mcp == ["a", "b__c"]
+
+
+async def test_an_allow_mcp_for_a_server_not_configured_is_one_warning(project_dir: Path) -> None:
+    code, err = await run(ScriptedModel(text_step("Fine.")), (), allow_mcp=["tyop__tool"])
+    assert code == 0
+    assert "--allow-mcp tyop__tool: no MCP server 'tyop' is configured" in err

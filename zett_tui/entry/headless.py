@@ -242,6 +242,10 @@ async def run_headless(
         allow_mcp=tuple(allow_mcp),
     )
     writer: HeadlessOutput = JsonOutput(out, err) if output == "json" else TextOutput(out, err)
+    configured = {server.name for server in launch.mcp_servers}
+    for entry in allow_mcp:
+        if entry.split("__", 1)[0] not in configured:
+            writer.warning(f"--allow-mcp {entry}: no MCP server {entry.split('__', 1)[0]!r} is configured")
 
     fallback = demo_fallback_reason(launch)
     for _level, text in launch.notices:

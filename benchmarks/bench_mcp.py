@@ -7,6 +7,10 @@
 2. Building the model's tools from 200 ready MCP tools (``build_tools``), the per-request cost.
 3. A call's overhead over the server's own time: ``pid`` through the manager (a thread hop and
    the result's conversion) against the same call on a ``ClientSession`` the script opens itself.
+4. The first frame of the real ``zett`` in a pseudo-terminal (``bench_app``'s start-up
+   measurement: a key written at spawn, timed until the prompt shows it), with five stdio servers
+   in its ``config.toml`` against none. ``--no-first-frame`` leaves it out (it spawns zett 13
+   times).
 Medians of repeated runs; on a shared machine read the ratios.
 """
 
@@ -118,6 +122,60 @@ def managed_calls(count: int) -> float:
         manager.stop()
 
 
+FIVE_SERVERS = "".join(
+    f"""
+[mcp_servers.fake{index}]
+command = {sys.executable!r}
+args = ["-m", "tests.fakes.mcp_server"]
+env = {{ PYTHONPATH = {str(ROOT)!r} }}
+"""
+    for index in range(5)
+)
+
+
+def first_frames(runs: int = 6) -> dict[str, tuple[float | None, float | None]]:
+    """(first frame, first key shown) medians in seconds, without and with five servers configured."""
+    import tempfile
+
+    from benchmarks.bench_app import SHORT_REPLY, ZETT, Results, ServerProcess, first_key
+
+    results = Results()
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        server = ServerProcess(work / "server", SHORT_REPLY)
+        project = work / "project"
+        project.mkdir()
+        try:
+            first_key(
+                ZETT, _home(work / "home-warm-up", server, ""), project, Results(), "warm-up"
+            )  # discarded
+            for run in range(runs):
+                order = (("none", ""), ("five", FIVE_SERVERS))
+                for name, config in order if run % 2 == 0 else reversed(order):
+                    first_key(
+                        ZETT, _home(work / f"home-{name}-{run}", server, config), project, results, name
+                    )
+        finally:
+            server.close()
+    return {
+        name: (results.median(f"{name}.frame"), results.median(f"{name}.key")) for name in ("none", "five")
+    }
+
+
+def _home(home: Path, server: object, config: str) -> dict[str, str]:
+    """``bench_app``'s isolated environment, with ``config`` as zett's config.toml."""
+    from benchmarks.bench_app import isolated_env
+
+    env = isolated_env(home, server)  # type: ignore[arg-type]
+    (home / "config" / "zett").mkdir(parents=True)
+    (home / "config" / "zett" / "config.toml").write_text(config, encoding="utf-8")
+    return env
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 1000:.0f} ms"
+
+
 def main() -> None:
     runs = [start_five() for _ in range(3)]
     blocked = statistics.median(run[0] for run in runs)
@@ -130,6 +188,11 @@ def main() -> None:
         f"a call: {managed * 1000:.2f} ms through zett, {direct * 1000:.2f} ms on a bare SDK session "
         f"(overhead {(managed - direct) * 1000:.2f} ms)"
     )
+    if "--no-first-frame" not in sys.argv:
+        frames = first_frames()
+        for name, label in (("none", "no MCP servers"), ("five", "five stdio servers configured")):
+            frame, key = frames[name]
+            print(f"zett's first frame, {label}: {_ms(frame)} (a key typed at spawn shown after {_ms(key)})")
 
 
 if __name__ == "__main__":

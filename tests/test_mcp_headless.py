@@ -84,3 +84,26 @@ async def test_an_allow_mcp_for_a_server_not_configured_is_one_warning(project_d
     code, err = await run(ScriptedModel(text_step("Fine.")), (), allow_mcp=["tyop__tool"])
     assert code == 0
     assert "--allow-mcp tyop__tool: no MCP server 'tyop' is configured" in err
+
+
+def test_the_launch_carries_the_users_servers_and_a_projects_only_once_trusted(project_dir: Path) -> None:
+    from zett_tui.config import trust
+    from zett_tui.core import paths
+    from zett_tui.entry.startup import prepare_launch
+
+    paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file().write_text('[mcp_servers.mine]\ncommand = "my-server"\n', encoding="utf-8")
+    (project_dir / ".zett").mkdir()
+    (project_dir / ".zett" / "config.toml").write_text(
+        '[mcp_servers.theirs]\ncommand = "their-server"\n', encoding="utf-8"
+    )
+    untrusted = prepare_launch(cwd=project_dir, env={}, ask_trust=True)
+    assert [server.name for server in untrusted.mcp_servers] == ["mine"]
+    project = trust.project_files(project_dir)
+    assert project is not None
+    trust.remember(project, trusted=True)
+    trusted = prepare_launch(cwd=project_dir, env={}, ask_trust=True)
+    assert [(server.name, server.source) for server in trusted.mcp_servers] == [
+        ("mine", "user"),
+        ("theirs", "project"),
+    ]

@@ -123,3 +123,43 @@ def test_auto_mode_runs_and_no_asker_refuses(manager: McpManager) -> None:
     )
     with pytest.raises(McpRefused, match="no one can answer"):
         call(manager, "mcp__fake__write_note", {"text": "x"})
+
+
+def test_a_tool_of_a_server_gone_since_the_last_request_is_not_asked_about() -> None:
+    server = McpServerConfig(
+        "gone", command=sys.executable, args=("-m", "tests.fakes.mcp_server"), env={"PYTHONPATH": str(ROOT)}
+    )
+    running = McpManager([server], environ={})
+    running.start()
+    try:
+        deadline = time.monotonic() + 30
+        while running.statuses()[0].state is not ServerState.READY:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        asked: list[str] = []
+
+        async def ask(session: str, server: str, tool: str, args: dict[str, Any]) -> Answer:
+            asked.append(tool)
+            return Answer.ONCE
+
+        extension = McpToolsExtension(
+            running, mode_of=lambda _: PermissionMode.ASK, plan_active=lambda _: False, ask=ask
+        )
+
+        async def run() -> Any:
+            await extension.on_tool(Context())  # type: ignore[arg-type]
+            running.disable("gone")
+            later = Context()
+            await extension.on_tool(later)  # type: ignore[arg-type]
+            assert later.tools == {}
+            tool_call = ToolCall(id="c1", name="mcp__gone__write_note", arguments={"text": "x"})
+
+            async def unknown() -> str:
+                return "unknown tool"
+
+            return await extension.on_tool_call(later, tool_call, unknown)  # type: ignore[arg-type]
+
+        assert asyncio.run(run()) == "unknown tool"
+        assert asked == []
+    finally:
+        running.stop()

@@ -75,11 +75,15 @@ class McpToolsExtension(ExternalEventExtension):
         self._targets: dict[str, McpTool] = {}
 
     async def on_tool(self, context: AgentRunContext) -> None:
+        """This request's MCP tools; a call names one of them (a tool of a server disabled since
+        is no longer one, and is not asked about)."""
+        targets: dict[str, McpTool] = {}
         for name, mcp_tool in build_tools(self.manager).items():
             if name in context.tools:
                 continue
-            self._targets[name] = mcp_tool
+            targets[name] = mcp_tool
             context.register_tool(mcp_tool.tool)
+        self._targets = targets
 
     async def on_tool_call(
         self, context: AgentRunContext, call: ToolCall, call_next: Callable[[], Awaitable[Any]]

@@ -234,3 +234,52 @@ def test_the_dialog_shows_hostile_arguments_escaped_and_bounded() -> None:
     assert '"path": "\\u001b[2Jgone\\u202eexe.txt"' in text  # after a long value, still shown
     assert len(text.splitlines()) == MAX_VALUE_LINES + 2
     assert 'more characters of "lines" not shown' in text
+
+
+async def test_always_allowed_is_saved_for_the_project_and_a_later_run_does_not_ask(
+    stop_servers: list[ZettApp], project_dir: Path
+) -> None:
+    from zett_tui.runtime.mcp.saved_rules import McpRules
+
+    first = ScriptedModel(tool_step("c1", "mcp__fake__write_note", {"text": "one"}), text_step("ok"))
+    app = make_app(first, mcp_servers=(FAKE,), cwd=project_dir)
+    stop_servers.append(app)
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: servers_ready(app), timeout=60)
+        await submit(pilot, "write")
+        dialog = await open_dialog(pilot)
+        assert "Always allow it in this project" in shown(app)
+        await pilot.press("3")
+        await dialog_closed(pilot, dialog)
+        await wait_for(pilot, lambda: idle(app), timeout=30)
+    assert McpRules(project_dir).allowed() == {"mcp__fake__write_note"}
+    assert McpRules(project_dir).path.stat().st_mode & 0o777 == 0o600
+
+    second = ScriptedModel(tool_step("c1", "mcp__fake__write_note", {"text": "four"}), text_step("ok"))
+    later = make_app(second, mcp_servers=(FAKE,), cwd=project_dir)
+    stop_servers.append(later)
+    dialogs: list[Any] = []
+    async with ready_app(later, size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: servers_ready(later), timeout=60)
+        await submit(pilot, "write again")
+
+        def finished() -> bool:
+            if isinstance(later.screen, ChoiceDialog):
+                dialogs.append(later.screen)
+            return idle(later) and len(second.requests) == 2
+
+        await wait_for(pilot, finished, timeout=30)
+    assert dialogs == []
+    assert last_tool_result(second.requests[1]) == "wrote 4 characters"
+
+
+def test_a_damaged_saved_file_allows_nothing_and_is_moved_aside_on_the_next_save(project_dir: Path) -> None:
+    from zett_tui.runtime.mcp.saved_rules import McpRules
+
+    rules = McpRules(project_dir)
+    rules.path.parent.mkdir(parents=True, exist_ok=True)
+    rules.path.write_text('{"allowed": "mcp__fake__write_note"}', encoding="utf-8")
+    assert rules.allowed() == frozenset() and rules.problem is not None
+    rules.allow("mcp__fake__lookup")
+    assert McpRules(project_dir).allowed() == {"mcp__fake__lookup"}
+    assert rules.path.with_name(rules.path.name + ".corrupt").exists()

@@ -189,10 +189,15 @@ def _mcp_extension(
     if options.mcp_manager is None:
         return []
     from zett_tui.runtime.mcp.extension import McpToolsExtension
+    from zett_tui.runtime.mcp.saved_rules import McpRules
 
     return [
         McpToolsExtension(
-            options.mcp_manager, mode_of=mode_of, plan_active=plan_guard.is_active, ask_in_events=True
+            options.mcp_manager,
+            mode_of=mode_of,
+            plan_active=plan_guard.is_active,
+            ask_in_events=True,
+            saved=McpRules(options.cwd),
         )
     ]
 

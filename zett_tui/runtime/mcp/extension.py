@@ -8,12 +8,14 @@ approval question: server, tool, arguments; its answer may allow the tool for th
 The host asks through zett's decision flow (``ask_in_events``): a CUSTOM
 ``mcp_approval_requested`` event becomes a ``DecisionRequested``, which the chat answers with its
 dialog (``ui/chat/answers.py``) and ``zett -p`` from ``--allow-mcp`` (``runtime/unattended.py``);
-the reply is ``{"tool_call_id", "decision": "once"|"session"|"refuse", "note"}``. Without either
+the reply is ``{"tool_call_id", "decision": "once"|"session"|"always"|"refuse", "note"}``;
+"always" is kept in ``saved`` (``saved_rules.McpRules``, beside the project's shell rules). Without either
 (``ask`` None, ``ask_in_events`` False) a call that would ask is refused.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,9 @@ if TYPE_CHECKING:
     from zett_agent.messages import ToolCall
 
     from zett_tui.runtime.mcp.manager import McpManager
+    from zett_tui.runtime.mcp.saved_rules import McpRules
+
+log = logging.getLogger(__name__)
 
 
 class Answer(StrEnum):
@@ -63,9 +68,12 @@ class McpToolsExtension(ExternalEventExtension):
         ask: Ask | None = None,
         ask_in_events: bool = False,
         always_allowed: frozenset[str] = frozenset(),
+        saved: McpRules | None = None,
     ) -> None:
         super().__init__(response_event_name=MCP_APPROVAL_RESPONSE, correlation_field="tool_call_id")
         self._ask_in_events = ask_in_events
+        #: The tools allowed "always" in this project; an ALWAYS answer adds to it.
+        self.saved = saved
         self.manager = manager
         self._mode_of = mode_of
         self._plan_active = plan_active
@@ -93,6 +101,8 @@ class McpToolsExtension(ExternalEventExtension):
             return await call_next()
         session = context.session_id
         allowed = self._always | self._session_allowed.get(session, set())
+        if self.saved is not None:
+            allowed |= self.saved.allowed()
         plan = self._plan_active(session)
         decision = decide(
             self._mode_of(session),
@@ -117,6 +127,11 @@ class McpToolsExtension(ExternalEventExtension):
                 raise McpRefused(f"the user declined {call.name}" + (f": {note}" if note else ""))
             if answer in (Answer.SESSION, Answer.ALWAYS):
                 self._session_allowed.setdefault(session, set()).add(call.name)
+            if answer is Answer.ALWAYS and self.saved is not None:
+                try:
+                    self.saved.allow(call.name)
+                except OSError:  # it still runs, and stays allowed for the session
+                    log.warning("could not save the MCP permission for %s", call.name, exc_info=True)
         return await call_next()
 
     async def _ask_by_event(

@@ -15,7 +15,7 @@ Reply formats (zett-agent 0.2.1 and zett's own extensions):
 - shell approval "Run once with network": ``execute`` plus ``"network": true`` (the host lets that
   one call use the network in the sandbox);
 - leaving the sandbox: ``{"tool_call_id", "decision": "stay"|"outside"|"network", "note"}``.
-- an MCP tool call: ``{"tool_call_id", "decision": "once"|"session"|"refuse", "note"}``.
+- an MCP tool call: ``{"tool_call_id", "decision": "once"|"session"|"always"|"refuse", "note"}``.
 """
 
 from __future__ import annotations
@@ -298,8 +298,10 @@ def mcp_approval(
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, None)
-        if value in ("once", "session"):
-            scope = "once" if value == "once" else "for this session"
+        if value in ("once", "session", "always"):
+            scope = {"once": "once", "session": "for this session", "always": "from now on in this project"}[
+                value
+            ]
             return Answer(
                 {"tool_call_id": call_id, "decision": value},
                 f"✓ You let MCP tool {server} › {tool} run {scope}",

@@ -1,8 +1,8 @@
 """Approval for one MCP tool call: which server, which tool, and the exact arguments.
 
-Choices: Run once · Allow this tool for the session · Don't run… (an optional note for the model).
-There is no "always" yet: zett has nowhere to keep an MCP rule, and a choice that says "always"
-but forgets at quit would be a promise not kept.
+Choices: Run once · Allow this tool for the session · Always allow it in this project (saved
+beside the project's shell rules, ``runtime/mcp/saved_rules.py``) · Don't run… (an optional note
+for the model).
 
 The arguments come from the model: they are shown as JSON with every non-ASCII and control
 character escaped (nothing in them can restyle the terminal or hide text), and bounded so a huge
@@ -23,6 +23,7 @@ from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 
 ONCE = "once"
 SESSION = "session"
+ALWAYS = "always"
 REFUSE = "refuse"
 
 MAX_ARGUMENTS = 20
@@ -57,7 +58,7 @@ def _json(value: Any) -> str:
 def mcp_approval_dialog(
     server: str, tool: str, arguments: dict[str, Any], *, read_only: bool
 ) -> ChoiceDialog:
-    """A dialog whose value is ``ONCE``, ``SESSION`` or ``REFUSE`` (Esc; the note goes to the model)."""
+    """A dialog whose value is ``ONCE``, ``SESSION``, ``ALWAYS`` or ``REFUSE`` (Esc; the note goes to the model)."""
     details = Text(f"MCP server {server!r}  ·  tool {tool!r}", style="dim")
     if read_only:
         details.append("\nthe server marks it read-only (its own claim)")
@@ -68,6 +69,7 @@ def mcp_approval_dialog(
     choices = [
         Choice("Run once", ONCE, "affirm"),
         Choice(f"Allow {tool} of {server} for this session", SESSION),
+        Choice("Always allow it in this project", ALWAYS),
         Choice(
             "Don't run",
             REFUSE,

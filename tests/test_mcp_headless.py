@@ -107,3 +107,13 @@ def test_the_launch_carries_the_users_servers_and_a_projects_only_once_trusted(p
         ("mine", "user"),
         ("theirs", "project"),
     ]
+
+
+async def test_a_tool_allowed_always_in_the_app_runs_without_a_flag(project_dir: Path) -> None:
+    from zett_tui.runtime.mcp.saved_rules import McpRules
+
+    McpRules(project_dir).allow("mcp__fake__write_note")
+    model = note_call()
+    code, err = await run(model, (FAKE,))
+    assert code == 0 and "refused" not in err
+    assert last_tool_result(model.requests[1]) == "wrote 2 characters"

@@ -12,7 +12,7 @@ from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_ste
 from tests.test_mcp_app import FAKE
 from zett_tui.cli import build_parser
 from zett_tui.config.mcp_servers import McpServerConfig
-from zett_tui.entry.headless import run_headless
+from zett_tui.entry.headless import headless_request, run_headless
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.mcp import lifetime
 
@@ -78,6 +78,8 @@ async def test_the_servers_stop_with_the_run(project_dir: Path, monkeypatch: Any
 def test_allow_mcp_is_a_repeatable_flag() -> None:
     options = build_parser().parse_args(["-p", "x", "--allow-mcp", "a", "--allow-mcp", "b__c"])
     assert options.allow_mcp == ["a", "b__c"]
+    request = headless_request(options, stdin=None)
+    assert request is not None and request.allow_mcp == ["a", "b__c"]
 
 
 async def test_an_allow_mcp_for_a_server_not_configured_is_one_warning(project_dir: Path) -> None:

@@ -97,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="let the file tools read this file or folder outside the project (repeatable; a credential "
         "store such as ~/.ssh only when named itself)",
     )
+    scripting.add_argument(
+        "--allow-mcp",
+        metavar="SERVER[__TOOL]",
+        action="append",
+        default=[],
+        help="let the model call this MCP server's tools, or the one tool SERVER__TOOL (repeatable)",
+    )
     return parser
 
 

@@ -35,6 +35,13 @@ from zett_tui.config.converters import (
     convert_theme,
     describe_value,
 )
+from zett_tui.config.mcp_servers import (
+    MCP_SERVER_FIELDS,
+    SERVER_NAME,
+    SERVER_NAME_RULE,
+    McpServerConfig,
+    mcp_server,
+)
 from zett_tui.providers.build import BUILTIN_PROVIDERS
 from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS
 
@@ -156,6 +163,8 @@ class Settings:
     """How shell commands are confined; from the user's config only."""
     checkpoints: CheckpointSettings = CheckpointSettings()
     """What the checkpoints record; from the user's config only."""
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+    """The ``[mcp_servers.NAME]`` tables (``zett_tui.config.mcp_servers``), the user's first."""
     no_color: bool = False
     """The ``NO_COLOR`` environment variable is set to something: show no colour."""
     sources: tuple[Path, ...] = ()
@@ -271,6 +280,14 @@ SCHEMA: Schema = {
         EXTENSION_SCHEMA,
         name_pattern=re.compile(r"[A-Za-z0-9_-]+"),
         name_rule="an extension name may use letters, digits, '-' and '_'",
+    ),
+    "mcp_servers": NamedTables(
+        {
+            key: Setting(convert, item_list=item_list)
+            for key, (convert, item_list) in MCP_SERVER_FIELDS.items()
+        },
+        name_pattern=SERVER_NAME,
+        name_rule=SERVER_NAME_RULE,
     ),
 }
 
@@ -467,8 +484,16 @@ def assemble(
         problems.extend(layer.problems)
     endpoints: dict[str, EndpointConfig] = {}
     extensions: list[ExtensionConfig] = []
+    mcp_servers: list[McpServerConfig] = []
     for table, (path, line) in declared.items():
         fields = {str(key[-1]): value for key, value in merged.items() if key[:-1] == table}
+        if table[0] == "mcp_servers":
+            server = mcp_server(table, fields, set_by, rejected)
+            if isinstance(server, McpServerConfig):
+                mcp_servers.append(server)
+            elif server:
+                problems.append(ConfigProblem(path, line, format_key(table), server))
+            continue
         if table[0] == "extensions":
             extension = _extension(table, fields, set_by, rejected)
             if isinstance(extension, ExtensionConfig):
@@ -497,6 +522,7 @@ def assemble(
         checkpoints=CheckpointSettings(
             **{str(key[1]): value for key, value in merged.items() if key[0] == "checkpoints"}
         ),
+        mcp_servers=tuple(mcp_servers),
         no_color=no_color,
         sources=sources,
     )

@@ -33,6 +33,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from zett_tui.config.mcp_servers import describe_mcp_servers
 from zett_tui.config.settings import PROJECT_DIR_NAME, project_root
 from zett_tui.core import paths
 from zett_tui.core.contained_read import (
@@ -112,6 +113,8 @@ class ProjectFiles:
             line = _describe_extension(str(name), table)
             if line:
                 lines.append(line)
+        servers = document.get("mcp_servers")
+        lines.extend(describe_mcp_servers(servers if isinstance(servers, dict) else {}))
         return lines
 
 

@@ -26,7 +26,7 @@ import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO, Literal, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 if TYPE_CHECKING:
     from zett_tui.entry.headless_output import HeadlessOutput
@@ -63,6 +63,7 @@ class HeadlessRequest:
     allow_edits: bool = False
     allow_shell: list[str] = field(default_factory=list)
     allow_read: list[str] = field(default_factory=list)
+    allow_mcp: list[str] = field(default_factory=list)
 
 
 # -- from the command line ------------------------------------------------------------------------
@@ -90,6 +91,7 @@ def headless_request(
                 ("--allow-edits", options.allow_edits),
                 ("--allow-shell", options.allow_shell),
                 ("--allow-read", getattr(options, "allow_read", None)),
+                ("--allow-mcp", getattr(options, "allow_mcp", None)),
             )
             if value
         ]
@@ -114,6 +116,7 @@ def headless_request(
         allow_edits=bool(options.allow_edits),
         allow_shell=list(options.allow_shell or []),
         allow_read=allow_read,
+        allow_mcp=list(getattr(options, "allow_mcp", None) or []),
     )
 
 
@@ -194,6 +197,7 @@ def run_from_cli(launch: LaunchSettings, request: HeadlessRequest) -> int:
             allow_edits=request.allow_edits,
             allow_shell=request.allow_shell,
             allow_read=request.allow_read,
+            allow_mcp=request.allow_mcp,
             out=sys.stdout,
             err=sys.stderr,
         )
@@ -216,6 +220,7 @@ async def run_headless(
     allow_edits: bool = False,
     allow_shell: Sequence[str] = (),
     allow_read: Sequence[str] = (),
+    allow_mcp: Sequence[str] = (),
     out: TextIO,
     err: TextIO,
     handle_signals: bool = True,
@@ -230,9 +235,17 @@ async def run_headless(
         err.write(f"zett: {error}\n")
         return EXIT_USAGE
     policy = UnattendedPolicy(
-        allow_edits=allow_edits, shell=shell, project_root=launch.cwd, allow_read=tuple(allow_read)
+        allow_edits=allow_edits,
+        shell=shell,
+        project_root=launch.cwd,
+        allow_read=tuple(allow_read),
+        allow_mcp=tuple(allow_mcp),
     )
     writer: HeadlessOutput = JsonOutput(out, err) if output == "json" else TextOutput(out, err)
+    configured = {server.name for server in launch.mcp_servers}
+    for entry in allow_mcp:
+        if entry.split("__", 1)[0] not in configured:
+            writer.warning(f"--allow-mcp {entry}: no MCP server {entry.split('__', 1)[0]!r} is configured")
 
     fallback = demo_fallback_reason(launch)
     for _level, text in launch.notices:
@@ -321,6 +334,7 @@ async def _run_turn(
     from zett_tui.providers.errors import describe_error
     from zett_tui.runtime.events import DecisionRequested, UIEvent
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.mcp.lifetime import started_for_one_turn
     from zett_tui.runtime.skills_extension import with_skills
     from zett_tui.workspace.extension_folders import WorkspaceFiles, expand_prompt, load_workspace_files
 
@@ -333,7 +347,8 @@ async def _run_turn(
     for problem in files.problems:
         writer.warning(str(problem))
     prompt = expand_prompt(prompt, files)
-    host = AgentHost(with_skills(host_options(launch), files.skills))
+    mcp = await started_for_one_turn(launch.mcp_servers, writer.warning)
+    host = AgentHost(with_skills(host_options(launch, mcp), files.skills))
     try:
         try:
             await host.start()
@@ -359,9 +374,11 @@ async def _run_turn(
         return EXIT_OK if finished.status == "completed" else EXIT_FAILED
     finally:
         await host.aclose()
+        if mcp is not None:
+            await asyncio.to_thread(mcp.stop)
 
 
-def host_options(launch: LaunchSettings) -> HostOptions:
+def host_options(launch: LaunchSettings, mcp_manager: Any = None) -> HostOptions:
     """The host the chat screen's warm-up builds, always in the "ask" permission mode.
 
     In that mode every file change and every shell command becomes a decision, which
@@ -371,4 +388,4 @@ def host_options(launch: LaunchSettings) -> HostOptions:
     from zett_tui.entry.host_options import options_from_launch
     from zett_tui.runtime.modes import PermissionMode
 
-    return options_from_launch(launch, permission_mode=PermissionMode.ASK)
+    return options_from_launch(launch, permission_mode=PermissionMode.ASK, mcp_manager=mcp_manager)

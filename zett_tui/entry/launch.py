@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from zett_tui.config.mcp_servers import McpServerConfig
     from zett_tui.config.schema import ExtensionConfig, SandboxSettings
     from zett_tui.config.trust import ProjectFiles
     from zett_tui.providers.catalog import ModelCatalog
@@ -59,3 +60,5 @@ class LaunchSettings:
     sandbox: SandboxSettings | None = None
     #: Files larger than this are not recorded in checkpoints; None: the default (10 MB).
     checkpoint_max_file_bytes: int | None = None
+    #: The MCP servers to start: the user's, and a trusted project's (``Settings.mcp_servers``).
+    mcp_servers: tuple[McpServerConfig, ...] = ()

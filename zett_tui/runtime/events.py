@@ -22,6 +22,7 @@ DECISION_EVENTS = frozenset(
     {"shell_approval_requested", "enter_plan_mode", "exit_plan_mode", "ask_user", "edit_approval_requested"}
     | {"read_access_requested"}
     | {"sandbox_escape_requested"}
+    | {"mcp_approval_requested"}
 )
 
 

@@ -10,7 +10,11 @@ kept here, and checked by the attack corpus and the read-containment tests:
    one. The checkpoints sit just outside it, inside the gates: what they see is going to run.
 4. Configured extensions sit inside zett's own (at the default priority): Plan Mode and the edit
    gate see a call first, and a call an outer extension passes on still meets them.
-5. The read gate runs the read tools itself, so it is the innermost middleware: every other
+5. MCP tools (``runtime.mcp``) sit inside the Plan Mode guard and the edit gate and decide each
+   ``mcp__`` call themselves (Plan Mode, the permission mode, the approval question) before it
+   reaches the server; only the checkpoints, the sandboxed shell and what follows them are inside
+   them, so an MCP call takes no checkpoint (a server that changes files is not rewound).
+6. The read gate runs the read tools itself, so it is the innermost middleware: every other
    extension sees a read call (and its result) as it would the tool's.
 
 No Textual here; the host calls ``build_extension_stack`` from ``AgentHost.start``.
@@ -137,6 +141,7 @@ async def build_extension_stack(
         ShellApprovalExtension(storage=shell_policy),
         plan_guard,
         edit_gate,
+        *_mcp_extension(options, mode_of, plan_guard),
         # Inside the gates: a checkpoint is taken before a change that is going to run.
         *([checkpoints] if checkpoints is not None else []),
         # Runs every bash call itself (approved by now): no extension inside it sees one.
@@ -191,6 +196,26 @@ def _zett_files_for_the_model(
         )
 
     return is_exempt
+
+
+def _mcp_extension(
+    options: HostOptions, mode_of: Callable[[str], PermissionMode], plan_guard: Any
+) -> list[AgentExtension]:
+    """The MCP tools of the process's manager, each call asked about through a decision event."""
+    if options.mcp_manager is None:
+        return []
+    from zett_tui.runtime.mcp.extension import McpToolsExtension
+    from zett_tui.runtime.mcp.saved_rules import McpRules
+
+    return [
+        McpToolsExtension(
+            options.mcp_manager,
+            mode_of=mode_of,
+            plan_active=plan_guard.is_active,
+            ask_in_events=True,
+            saved=McpRules(options.cwd),
+        )
+    ]
 
 
 def _bash_extension() -> AgentExtension:

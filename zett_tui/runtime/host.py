@@ -99,6 +99,9 @@ class HostOptions:
     checkpoints_dir: Path | None = None
     #: Files larger than this are not recorded in checkpoints (named as untracked instead).
     checkpoint_max_file_bytes: int = 10 * 1024 * 1024
+    #: The process's MCP servers (``runtime.mcp.manager.McpManager``), started and stopped by
+    #: whoever made it (the app, ``zett -p``); None: no MCP tools.
+    mcp_manager: Any = None
 
 
 class AgentHost:

@@ -15,7 +15,10 @@ Nothing waits for a dialog. Each ``DecisionRequested`` gets an immediate answer 
 - a read outside the project is allowed only under an ``--allow-read PATH`` (that path and what
   is below it); a credential store, zett's own folders or a process's ``environ`` only under an
   ``--allow-read`` of that place itself or something inside it (``read_access``), never of a
-  parent such as ``~`` or ``/``.
+  parent such as ``~`` or ``/``;
+- an MCP tool call runs only under an ``--allow-mcp SERVER`` (every tool of that server) or
+  ``--allow-mcp SERVER__TOOL`` (that one tool); Plan Mode's refusal of a tool the server does not
+  mark read-only happens before any question, so no flag lifts it.
 
 No Textual here: this is runtime policy, shared by every non-interactive front end.
 """
@@ -74,6 +77,8 @@ class AutoAnswer:
             what = f"change to {self.target}"
         elif self.kind == "read":
             what = f"read of {self.target}"
+        elif self.kind == "mcp":
+            what = f"MCP tool {self.target}"
         elif self.kind == "question":
             return f"declined the model's question “{self.target}” ({self.reason})"
         elif self.kind == "plan_mode":
@@ -138,6 +143,8 @@ class UnattendedPolicy:
     #: Why commands would run without a sandbox (the host's ``shell_sandbox.unavailable_reason``);
     #: then ``--allow-shell`` allows nothing.
     sandbox_missing: str | None = None
+    #: The ``--allow-mcp`` entries: ``SERVER`` or ``SERVER__TOOL``.
+    allow_mcp: tuple[str, ...] = ()
 
     def answer(self, decision: DecisionRequested) -> AutoAnswer:
         handlers = {
@@ -148,6 +155,7 @@ class UnattendedPolicy:
             "enter_plan_mode": self._plan_mode,
             "exit_plan_mode": self._plan_mode,
             "sandbox_escape_requested": self._sandbox_escape,
+            "mcp_approval_requested": self._mcp,
         }
         handler = handlers.get(decision.kind, self._unknown)
         return handler(decision)
@@ -169,6 +177,20 @@ class UnattendedPolicy:
             return AutoAnswer(abort, False, "shell", command, reason)
         reason = "not allowed in non-interactive mode"
         return AutoAnswer(abort, False, "shell", command, reason, _flag_hint(command, self.project_root))
+
+    def _mcp(self, decision: DecisionRequested) -> AutoAnswer:
+        payload = decision.payload
+        call_id = payload.get("tool_call_id")
+        server, tool = str(payload.get("server", "")), str(payload.get("tool", ""))
+        target = f"{server}__{tool}"
+        covering = next((entry for entry in self.allow_mcp if entry in (server, target)), None)
+        if covering is not None and server and tool:
+            reply = {"tool_call_id": call_id, "decision": "once"}
+            return AutoAnswer(reply, True, "mcp", target, f"--allow-mcp {covering}")
+        hint = f"allow it with --allow-mcp {target} (or --allow-mcp {server} for all its tools)"
+        note = f"This non-interactive run does not call it: the user can rerun with --allow-mcp {target}."
+        reply = {"tool_call_id": call_id, "decision": "refuse", "note": note}
+        return AutoAnswer(reply, False, "mcp", target, "not allowed in non-interactive mode", hint)
 
     def _sandbox_escape(self, decision: DecisionRequested) -> AutoAnswer:
         """A command the sandbox stopped never runs outside it here: that takes the user's yes."""

@@ -21,6 +21,7 @@ from textual.widgets import TextArea
 from zett_tui.core import paths
 from zett_tui.core.long_lived_objects import collect_everything, full_collection_due, full_collection_overdue
 from zett_tui.entry.launch import LaunchSettings
+from zett_tui.runtime.mcp.lifetime import ProcessMcp
 from zett_tui.ui.app_messages import (
     CopyRequested,
     EffortChosen,
@@ -86,6 +87,8 @@ class ZettApp(App[str | None]):
         self._quitting = False
         self._last_input = time.monotonic()
         self._quiet_timer: Timer | None = None
+        #: The MCP servers of this process (started with the first agent, ``ui/chat/mcp_status.py``).
+        self.mcp = ProcessMcp()
 
     @staticmethod
     def _new_chat(launch: LaunchSettings) -> ChatScreen:
@@ -310,6 +313,7 @@ class ZettApp(App[str | None]):
             return
         self._quitting = True
         await self.chat.shutdown()
+        await asyncio.to_thread(self.mcp.stop)
         self.exit(self.chat.host.session_id if self.chat.host is not None else None)
 
     # -- crash safety: no traceback (with prompts and keys in its locals) reaches the screen ----

@@ -15,6 +15,7 @@ Reply formats (zett-agent 0.2.1 and zett's own extensions):
 - shell approval "Run once with network": ``execute`` plus ``"network": true`` (the host lets that
   one call use the network in the sandbox);
 - leaving the sandbox: ``{"tool_call_id", "decision": "stay"|"outside"|"network", "note"}``.
+- an MCP tool call: ``{"tool_call_id", "decision": "once"|"session"|"always"|"refuse", "note"}``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from zett_tui.runtime.shell.policy import Rule
 from zett_tui.ui.modals.ask_user import DECLINED, AskUserDialog
 from zett_tui.ui.modals.choice_dialog import Picked
 from zett_tui.ui.modals.edit_approval import APPLY, APPLY_ALL, REJECT, edit_approval_dialog
+from zett_tui.ui.modals.mcp_approval import mcp_approval_dialog
 from zett_tui.ui.modals.plan_dialogs import (
     APPROVE_ASK,
     APPROVE_FREE,
@@ -287,6 +289,43 @@ def read_access(
     return screen, answer
 
 
+def mcp_approval(
+    decision: DecisionRequested, host: AgentHost | None, cwd: Path
+) -> tuple[Screen[Any], ToAnswer]:
+    payload = decision.payload
+    call_id = payload.get("tool_call_id")
+    server, tool = str(payload.get("server", "")), str(payload.get("tool", ""))
+    arguments = payload.get("arguments")
+    screen = mcp_approval_dialog(
+        server,
+        tool,
+        arguments if isinstance(arguments, dict) else {},
+        read_only=payload.get("read_only") is True,
+    )
+
+    def answer(picked: Picked | None) -> Answer:
+        value = _value(picked, None)
+        if value in ("once", "session", "always"):
+            scope = {"once": "once", "session": "for this session", "always": "from now on in this project"}[
+                value
+            ]
+            return Answer(
+                {"tool_call_id": call_id, "decision": value},
+                f"✓ You let MCP tool {server} › {tool} run {scope}",
+            )
+        note = _note(picked)
+        return Answer(
+            {
+                "tool_call_id": call_id,
+                "decision": "refuse",
+                "note": f"The user's note: {note}" if note else "",
+            },
+            _with_note(f"✗ You did not let MCP tool {server} › {tool} run", note),
+        )
+
+    return screen, answer
+
+
 # -- Plan Mode ------------------------------------------------------------------------------------
 
 
@@ -426,4 +465,5 @@ FACTORIES: dict[str, DialogFactory] = {
     "ask_user": ask_user,
     "read_access_requested": read_access,
     "sandbox_escape_requested": sandbox_escape,
+    "mcp_approval_requested": mcp_approval,
 }

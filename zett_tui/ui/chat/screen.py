@@ -224,7 +224,9 @@ class ChatScreen(Screen[None]):
 
         files = await offer_workspace_files(self)  # after the trust question: a project's need it
         launch = self.launch
-        host = AgentHost(with_skills(options_from_launch(launch), files.skills))
+        from zett_tui.ui.chat.mcp_status import start_mcp
+
+        host = AgentHost(with_skills(options_from_launch(launch, mcp_manager=start_mcp(self)), files.skills))
         try:
             try:
                 await host.start()

@@ -75,7 +75,7 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
             text.append(f"  {line}\n", style="yellow")
     code = project.code_to_run()
     if code:
-        text.append("\nExtensions the config names:\n", style="bold")
+        text.append("\nExtensions and MCP servers the config names:\n", style="bold")
         for line in code:
             text.append(f"  {line}\n")
     config = project.config_text()

@@ -53,6 +53,8 @@ class StatusLine(Widget):
     hint: reactive[str] = reactive("")
     #: What the permission mode just switched to means, beside it for a few seconds (not a toast).
     mode_note: reactive[str] = reactive("")
+    #: What the MCP servers are doing when not all are ready ("MCP: 1 starting"); empty otherwise.
+    mcp: reactive[str] = reactive("")
     #: Tokens in the context (the last model call's input and output), and the model's window.
     context_tokens: reactive[int] = reactive(0)
     context_window: reactive[int] = reactive(0)
@@ -106,6 +108,9 @@ class StatusLine(Widget):
         line.append("  │  ")
         if self.mode_note:
             line.append(self.mode_note, style=busy)
+            line.append("  │  ")
+        if self.mcp:
+            line.append(self.mcp, style=warning if "failed" in self.mcp else "")
             line.append("  │  ")
         if self.is_demo:
             line.append("demo model (offline)", style=demo)

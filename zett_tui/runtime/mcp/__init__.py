@@ -1,0 +1,1 @@
+"""MCP servers for zett: one long-lived connection per server (``manager``), no Textual."""

@@ -1,0 +1,107 @@
+"""When the MCP servers start and stop, for the app and for ``zett -p``; and what the status line says.
+
+The app starts its manager once per process, after the first frame (``start`` returns at once), and
+stops it when zett quits; ``atexit`` stops it too, so a way out that skips the quit (an internal
+error, ``sys.exit`` from a test) leaves no server process behind. ``zett -p`` has a single turn, so
+it waits until each server is ready or has failed (at most its ``startup_timeout``) before that
+turn: a tool that is not ready then would never be offered at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when a server starts: the app imports this module before its first frame
+    from zett_tui.config.mcp_servers import McpServerConfig
+    from zett_tui.runtime.mcp.manager import McpManager, ServerStatus
+
+_POLL_SECONDS = 0.05
+
+
+def start_for_process(
+    servers: Sequence[McpServerConfig], on_change: Callable[[], None] | None = None
+) -> McpManager | None:
+    """A started manager for ``servers`` (None when there are none), stopped at exit at the latest."""
+    if not servers:
+        return None
+    from zett_tui.runtime.mcp.manager import McpManager
+
+    manager = McpManager(servers, on_change=on_change)
+    manager.start()
+    atexit.register(manager.stop)
+    return manager
+
+
+def stop_for_process(manager: McpManager) -> None:
+    manager.stop()
+    atexit.unregister(manager.stop)
+
+
+async def settled(manager: McpManager, timeout: float) -> None:
+    """Returns once no enabled server is still starting, or after ``timeout`` seconds."""
+    from zett_tui.runtime.mcp.manager import ServerState
+
+    deadline = time.monotonic() + timeout
+    while any(status.state is ServerState.STARTING for status in manager.statuses()):
+        if time.monotonic() >= deadline:
+            return
+        await asyncio.sleep(_POLL_SECONDS)
+
+
+async def started_for_one_turn(
+    servers: Sequence[McpServerConfig], warn: Callable[[str], None]
+) -> McpManager | None:
+    """``zett -p``: the servers started and settled; each one not ready is one warning line."""
+    manager = start_for_process(servers)
+    if manager is None:
+        return None
+    from zett_tui.runtime.mcp.manager import ServerState
+
+    await settled(manager, max(server.startup_timeout for server in servers) + 1.0)
+    for status in manager.statuses():
+        if status.state is ServerState.FAILED:
+            warn(f"MCP server {status.name} failed to start: {status.reason}")
+        elif status.state is ServerState.STARTING:
+            warn(f"MCP server {status.name} is still starting; its tools are not offered in this run")
+    return manager
+
+
+def status_line(statuses: Sequence[ServerStatus]) -> str:
+    """The status line's word on the servers: empty when every enabled one is ready."""
+    from zett_tui.runtime.mcp.manager import ServerState
+
+    starting = sum(status.state is ServerState.STARTING for status in statuses)
+    failed = sum(status.state is ServerState.FAILED for status in statuses)
+    parts = [f"{starting} starting"] if starting else []
+    if failed:
+        parts.append(f"{failed} failed (/mcp)")
+    return f"MCP: {', '.join(parts)}" if parts else ""
+
+
+class ProcessMcp:
+    """The app's one manager: started by the first chat that builds an agent, stopped at quit.
+
+    A later chat (a new or resumed session) gets the same manager: each server starts once per
+    process, whichever session is open.
+    """
+
+    def __init__(self) -> None:
+        self.manager: McpManager | None = None
+        self._started = False
+
+    def start(
+        self, servers: Sequence[McpServerConfig], on_change: Callable[[], None] | None = None
+    ) -> McpManager | None:
+        if not self._started:
+            self._started = True
+            self.manager = start_for_process(servers, on_change)
+        return self.manager
+
+    def stop(self) -> None:
+        manager, self.manager = self.manager, None
+        if manager is not None:
+            stop_for_process(manager)

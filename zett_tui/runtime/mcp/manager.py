@@ -1,0 +1,417 @@
+"""Each configured MCP server, started once per zett process and kept running.
+
+All connections live on one event loop in a daemon thread of their own (``McpManager``). The MCP
+SDK enters its transports in anyio cancel scopes that must be left by the task that entered them,
+so each server has one task owning its whole ``async with`` (``_Server.run``); calls come from
+any thread or loop through ``call_tool``. That keeps a stdio server's process (and its state)
+across turns, whichever loop a turn runs on, and lets ``start`` return at once: nothing waits for
+a server before the first frame or the first turn.
+
+A server whose process or connection ends is started again after 1, 2, 4... seconds (at most
+``MAX_BACKOFF``); ``stop`` ends them all. A stdio server's stderr is read line by line into
+zett's log (``zett_tui.runtime.mcp`` logger), never the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import IO, TYPE_CHECKING, Any
+
+from zett_tui.config.mcp_servers import McpServerConfig, MissingVariable
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp.types import CallToolResult, Tool
+
+log = logging.getLogger("zett_tui.runtime.mcp")
+
+MAX_BACKOFF = 30.0
+_FIRST_BACKOFF = 1.0
+_STOP_TIMEOUT = 5.0
+
+
+class ServerState(StrEnum):
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    DISABLED = "disabled"
+
+
+class McpUnavailable(RuntimeError):
+    """The server is not connected (starting, failed, disabled or gone); the message says which."""
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What ``/mcp`` and the status line show for one server."""
+
+    name: str
+    state: ServerState
+    tools: tuple[Tool, ...] = ()
+    """The tools it offers after ``enabled_tools`` / ``disabled_tools``."""
+    reason: str = ""
+    """Why it failed, one line."""
+    launch_line: str = ""
+
+
+@dataclass
+class _Server:
+    config: McpServerConfig
+    environ: Mapping[str, str]
+    changed: Callable[[], None]
+    state: ServerState = ServerState.STARTING
+    tools: tuple[Tool, ...] = ()
+    reason: str = ""
+    session: ClientSession | None = None
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    restart_now: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+    def status(self) -> ServerStatus:
+        return ServerStatus(self.config.name, self.state, self.tools, self.reason, self.config.launch_line())
+
+    def _set(self, state: ServerState, reason: str = "") -> None:
+        self.state, self.reason = state, reason
+        if state is not ServerState.READY:
+            self.session, self.tools = None, ()
+        self.changed()
+
+    async def run(self) -> None:
+        """Connect, serve until the connection ends, and start again after a growing pause."""
+        backoff = _FIRST_BACKOFF
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            self._set(ServerState.STARTING)
+            try:
+                await self._connect_and_serve()
+                reason = "the server closed the connection"
+            except MissingVariable as error:
+                self._set(ServerState.FAILED, str(error))
+                return  # nothing changes until zett starts again with the variable set
+            except asyncio.CancelledError:
+                raise
+            except BaseException as error:  # an ExceptionGroup from anyio, OSError, McpError...
+                reason = self.config.mask(_one_line(error), self.environ)
+            if self.stopping.is_set():
+                return
+            if time.monotonic() - started > 2 * MAX_BACKOFF:
+                backoff = _FIRST_BACKOFF  # it ran a good while: a fresh failure, not a crash loop
+            log.warning(
+                "MCP server %s stopped (%s); starting it again in %.0f s", self.config.name, reason, backoff
+            )
+            self._set(ServerState.FAILED, f"{reason}; retrying in {backoff:.0f} s")
+            self.restart_now.clear()
+            waiters = {
+                asyncio.ensure_future(self.stopping.wait()),
+                asyncio.ensure_future(self.restart_now.wait()),
+            }
+            _, pending = await asyncio.wait(waiters, timeout=backoff, return_when=asyncio.FIRST_COMPLETED)
+            for waiter in pending:
+                waiter.cancel()
+            backoff = min(backoff * 2, MAX_BACKOFF)
+
+    async def _connect_and_serve(self) -> None:
+        from mcp import ClientSession
+
+        config = self.config
+        async with _transport(config, self.environ) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await asyncio.wait_for(session.initialize(), config.startup_timeout)
+                tools = await asyncio.wait_for(_all_tools(session), config.startup_timeout)
+                self.tools = tuple(tool for tool in tools if config.offers(tool.name))
+                self.session = session
+                self._set(ServerState.READY)
+                log.info("MCP server %s ready with %d tools", config.name, len(self.tools))
+                closed = asyncio.ensure_future(_wait_closed(session))
+                stop = asyncio.ensure_future(self.stopping.wait())
+                restart = asyncio.ensure_future(self.restart_now.wait())
+                await asyncio.wait({closed, stop, restart}, return_when=asyncio.FIRST_COMPLETED)
+                for waiter in (closed, stop, restart):
+                    waiter.cancel()
+                if restart.done() and not restart.cancelled():
+                    self.restart_now.clear()
+                    raise _Restart("restarted from /mcp")
+
+
+class _Restart(Exception):
+    pass
+
+
+async def _wait_closed(session: ClientSession) -> None:
+    """Returns when the server stops answering: a ping every few seconds."""
+    while True:
+        await asyncio.sleep(5.0)
+        await asyncio.wait_for(session.send_ping(), 10.0)
+
+
+async def _all_tools(session: ClientSession) -> list[Tool]:
+    from mcp.types import PaginatedRequestParams
+
+    tools: list[Tool] = []
+    cursor: str | None = None
+    for _ in range(100):
+        params = PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        page = await session.list_tools(params=params)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            return tools
+    raise RuntimeError("the server returned more than 100 pages of tools")
+
+
+def _transport(config: McpServerConfig, environ: Mapping[str, str]) -> Any:
+    """The SDK's transport context for ``config``, with ``${VAR}`` filled in here, in memory."""
+    if config.url is None:
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        parameters = StdioServerParameters(
+            command=config.command or "",
+            args=list(config.args),
+            env={**_inherited(), **config.resolved_env(environ)},
+            cwd=config.cwd,
+        )
+        return _LoggedStdio(stdio_client, parameters, config.name)
+    url, headers = config.resolved_url(environ), config.resolved_headers(environ)
+    if config.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        return sse_client(url, headers=headers)
+    return _http(url, headers)
+
+
+def _inherited() -> dict[str, str]:
+    """What a stdio server gets from zett's environment: the SDK's short list (HOME, PATH, USER...),
+    so provider keys stay with zett; ``env`` adds the rest."""
+    from mcp.client.stdio import get_default_environment
+
+    return get_default_environment()
+
+
+class _LoggedStdio:
+    """``stdio_client`` with the server's stderr on a pipe whose lines go to zett's log."""
+
+    def __init__(self, client: Any, parameters: Any, name: str) -> None:
+        self._client, self._parameters, self._name = client, parameters, name
+        self._inner: Any = None
+        self._errlog: IO[str] | None = None
+
+    async def __aenter__(self) -> Any:
+        read_end, write_end = os.pipe()
+        self._errlog = os.fdopen(write_end, "w")
+        threading.Thread(target=_log_lines, args=(read_end, self._name), daemon=True).start()
+        self._inner = self._client(self._parameters, errlog=self._errlog)
+        try:
+            return await self._inner.__aenter__()
+        except BaseException:
+            self._errlog.close()
+            raise
+
+    async def __aexit__(self, *exc: object) -> Any:
+        try:
+            return await self._inner.__aexit__(*exc)
+        finally:
+            if self._errlog is not None:
+                self._errlog.close()
+
+
+def _log_lines(fd: int, name: str) -> None:
+    with os.fdopen(fd, "r", errors="replace") as lines:
+        for line in lines:
+            log.info("MCP server %s: %s", name, line.rstrip())
+
+
+def _http(url: str, headers: Mapping[str, str]) -> Any:
+    from contextlib import asynccontextmanager
+
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    @asynccontextmanager
+    async def connect() -> Any:
+        timeout = httpx2.Timeout(30.0, read=300.0)
+        async with (
+            httpx2.AsyncClient(headers=dict(headers), timeout=timeout, follow_redirects=True) as client,
+            streamable_http_client(url, http_client=client) as streams,
+        ):
+            yield streams
+
+    return connect()
+
+
+def _one_line(error: BaseException) -> str:
+    """The innermost message of an (anyio) exception group, on one line."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, TimeoutError):
+        return "no answer within the startup timeout"
+    if isinstance(error, FileNotFoundError):
+        return f"cannot start it: {error.strerror or error}: {error.filename or ''}".rstrip(": ")
+    text = str(error).strip().splitlines()
+    return (text[0] if text else type(error).__name__)[:300]
+
+
+class McpManager:
+    """Every configured server's connection, on a loop in a thread of its own."""
+
+    def __init__(
+        self,
+        servers: Sequence[McpServerConfig],
+        *,
+        environ: Mapping[str, str] | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self._configs = {server.name: server for server in servers}
+        self._environ = dict(os.environ if environ is None else environ)
+        self._on_change = on_change or (lambda: None)
+        self._servers: dict[str, _Server] = {}
+        self._disabled: set[str] = {server.name for server in servers if not server.enabled}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def configs(self) -> Mapping[str, McpServerConfig]:
+        return self._configs
+
+    def start(self) -> None:
+        """Start every enabled server in the background; returns at once."""
+        with self._lock:
+            if self._thread is not None or not self._configs:
+                return
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            self._thread = threading.Thread(target=loop.run_forever, name="zett-mcp", daemon=True)
+            self._thread.start()
+        for name in self._configs:
+            if name not in self._disabled:
+                self._submit(self._launch(name))
+
+    def statuses(self) -> list[ServerStatus]:
+        result: list[ServerStatus] = []
+        for name, config in self._configs.items():
+            server = self._servers.get(name)
+            if name in self._disabled:
+                result.append(ServerStatus(name, ServerState.DISABLED, launch_line=config.launch_line()))
+            elif server is None:
+                result.append(ServerStatus(name, ServerState.STARTING, launch_line=config.launch_line()))
+            else:
+                result.append(server.status())
+        return result
+
+    def ready_tools(self) -> list[tuple[McpServerConfig, Tool]]:
+        """Each ready server's tools, in config order: what the model may be offered now."""
+        return [
+            (server.config, tool)
+            for server in list(self._servers.values())
+            if server.state is ServerState.READY and server.config.name not in self._disabled
+            for tool in server.tools
+        ]
+
+    async def call_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        """Call ``tool`` on ``server`` from any loop; ``McpUnavailable`` when it is not connected,
+        ``TimeoutError`` after the server's ``tool_timeout``."""
+        future = self._submit(self._call(server, tool, arguments))
+        if future is None:
+            raise McpUnavailable(f"MCP server {server!r} is not running")
+        return await asyncio.wrap_future(future)
+
+    def restart(self, name: str) -> None:
+        """Start ``name`` again now (also a disabled one, which becomes enabled)."""
+        if name not in self._configs:
+            raise KeyError(name)
+        self._disabled.discard(name)
+        self._submit(self._restart(name))
+
+    def disable(self, name: str) -> None:
+        """Stop ``name`` for the rest of this process; its tools leave the next request."""
+        if name not in self._configs:
+            raise KeyError(name)
+        self._disabled.add(name)
+        server = self._servers.pop(name, None)  # gone from statuses and tools at once
+        if server is not None:
+            self._submit(self._stop_server(server))
+        self._on_change()
+
+    def stop(self) -> None:
+        """End every server (stdio processes included) and the loop; waits at most a few seconds."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        future = asyncio.run_coroutine_threadsafe(self._stop_all(), loop)
+        try:
+            future.result(timeout=_STOP_TIMEOUT + 1)
+        except Exception as error:  # a stuck server must not keep zett from quitting
+            log.warning("MCP servers did not all stop cleanly: %s", _one_line(error))
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=2)
+        self._loop = self._thread = None
+
+    # --- on the manager's loop ---------------------------------------------------------------
+
+    def _submit(self, coroutine: Any) -> Future[Any] | None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            coroutine.close()
+            return None
+        return asyncio.run_coroutine_threadsafe(coroutine, loop)
+
+    async def _launch(self, name: str) -> None:
+        server = _Server(self._configs[name], self._environ, self._on_change)
+        self._servers[name] = server
+        server.task = asyncio.ensure_future(server.run())
+
+    async def _restart(self, name: str) -> None:
+        server = self._servers.get(name)
+        if server is None or server.task is None or server.task.done():
+            await self._launch(name)
+        else:
+            server.restart_now.set()
+
+    async def _stop_one(self, name: str) -> None:
+        server = self._servers.pop(name, None)
+        if server is not None:
+            await self._stop_server(server)
+
+    async def _stop_server(self, server: _Server) -> None:
+        if server.task is None:
+            return
+        server.stopping.set()
+        _, pending = await asyncio.wait({server.task}, timeout=_STOP_TIMEOUT)
+        for task in pending:
+            task.cancel()
+            await asyncio.wait({task}, timeout=_STOP_TIMEOUT)
+
+    async def _stop_all(self) -> None:
+        await asyncio.gather(*(self._stop_one(name) for name in list(self._servers)), return_exceptions=True)
+
+    async def _call(self, name: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        server = self._servers.get(name)
+        if name in self._disabled:
+            raise McpUnavailable(f"MCP server {name!r} is disabled")
+        if server is None or server.session is None or server.state is not ServerState.READY:
+            why = f" ({server.reason})" if server is not None and server.reason else ""
+            state = server.state.value if server is not None else "not started"
+            raise McpUnavailable(f"MCP server {name!r} is {state}{why}")
+        try:
+            return await asyncio.wait_for(
+                server.session.call_tool(tool, arguments), server.config.tool_timeout
+            )
+        except TimeoutError:
+            raise TimeoutError(
+                f"MCP tool {tool!r} on server {name!r} gave no answer within {server.config.tool_timeout:g} s"
+            ) from None
+        except McpUnavailable:
+            raise
+        except Exception as error:
+            why = server.config.mask(_one_line(error), server.environ)
+            raise McpUnavailable(f"MCP server {name!r} failed during the call: {why}") from None

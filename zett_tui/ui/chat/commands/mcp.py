@@ -1,0 +1,86 @@
+"""``/mcp [restart NAME | disable NAME]``: each MCP server's state and tools; restart or stop one.
+
+A server is starting, ready with its tools, failed (with the reason, ``${VAR}`` values shown by
+name), or disabled (by ``enabled = false`` or ``/mcp disable``, for this run: ``/mcp restart``
+starts it again). Its tools are listed by the name the model calls them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from zett_tui.core import paths
+from zett_tui.runtime.mcp.manager import ServerState, ServerStatus
+from zett_tui.runtime.mcp.tools import model_name
+from zett_tui.ui.chat.commands.registry import slash_command
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.mcp.manager import McpManager
+    from zett_tui.ui.chat.command_context import CommandContext
+
+_DESCRIPTION_WIDTH = 70
+
+
+@slash_command(
+    "mcp",
+    "List the MCP servers and their tools; restart NAME or disable NAME (for this run)",
+    arguments="[restart NAME | disable NAME]",
+)
+def mcp_command(ctx: CommandContext, arguments: str) -> None:
+    words = arguments.split()
+    if ctx.host is None:
+        ctx.say("zett is still starting; the MCP servers are shown once the model is ready.", "info")
+        return
+    manager: McpManager | None = ctx.host.options.mcp_manager
+    if manager is None:
+        ctx.say(
+            f"No MCP servers are configured. Add a [mcp_servers.NAME] table to {paths.config_file()} "
+            "(the README's “MCP servers” shows how).",
+            "info",
+        )
+        return
+    if not words:
+        ctx.say(describe_servers(manager.statuses()), "info")
+        return
+    action, names = words[0].lower(), words[1:]
+    if action not in ("restart", "disable") or len(names) != 1:
+        ctx.say("/mcp takes no argument, 'restart NAME' or 'disable NAME'.", "warning")
+        return
+    name = names[0]
+    if name not in manager.configs:
+        known = ", ".join(manager.configs) or "none"
+        ctx.say(f"There is no MCP server {name!r} (configured: {known}).", "warning")
+        return
+    if action == "restart":
+        manager.restart(name)
+        ctx.say(f"Starting MCP server {name} again; its tools come back once it is ready.", "info")
+    else:
+        manager.disable(name)
+        ctx.say(f"MCP server {name} stopped for this run; /mcp restart {name} starts it again.", "info")
+
+
+def describe_servers(statuses: list[ServerStatus]) -> str:
+    lines = ["MCP servers:"]
+    for status in statuses:
+        lines.append(f"  {status.name}: {_state(status)}")
+        lines.append(f"      {status.launch_line}")
+        for tool in status.tools:
+            read_only = tool.annotations is not None and tool.annotations.read_only_hint
+            about = (tool.description or "").strip().splitlines()
+            summary = about[0][:_DESCRIPTION_WIDTH] if about else ""
+            mark = " (read-only)" if read_only else ""
+            lines.append(
+                f"      {model_name(status.name, tool.name)}{mark}" + (f"  {summary}" if summary else "")
+            )
+    return "\n".join(lines)
+
+
+def _state(status: ServerStatus) -> str:
+    if status.state is ServerState.READY:
+        count = len(status.tools)
+        return f"ready with {count} tool{'s' if count != 1 else ''}"
+    if status.state is ServerState.FAILED:
+        return f"failed: {status.reason}"
+    if status.state is ServerState.DISABLED:
+        return f"disabled (/mcp restart {status.name} starts it)"
+    return "starting…"

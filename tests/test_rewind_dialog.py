@@ -103,3 +103,15 @@ async def test_diff_shows_the_last_turns_files_in_a_scrollable_view(project_dir:
         await wait_for(pilot, lambda: not isinstance(app.screen, TurnDiffScreen))
         await submit(pilot, "/diff 5")
         await wait_for(pilot, lambda: any("Usage: /diff" in text for text in notices(app)))
+
+
+def test_the_turn_list_names_turns_by_number_not_by_a_second_list_number() -> None:
+    from zett_tui.checkpoints.journal import TurnRecord
+    from zett_tui.ui.modals.rewind_dialogs import describe_record
+
+    record = TurnRecord(
+        "turn", "t3", "2026-12-03T08:36:00+00:00", prompt="fix   the\nparser", changes=[["a.py", 2, 1, "M"]]
+    )
+    line = describe_record(3, record)
+    assert line.startswith("turn 3: fix the parser  · ")
+    assert line.endswith("· 1 file +2 -1")

@@ -27,10 +27,15 @@ SHOW_DIFF = "diff"
 
 
 def describe_record(number: int, record: TurnRecord) -> str:
-    """One line of the turn list: number, prompt, when, and what changed (or why it cannot say)."""
+    """One line of the turn list: turn number, prompt, when, and what changed (or why it cannot say)."""
     when = _when(record.at)
     prompt = " ".join(record.prompt.split())[:60] or "(no prompt)"
-    head = f"{number}. before the rewind to “{prompt}”" if record.kind == "rewind" else f"{number}. {prompt}"
+    # "turn N", not "N.": the dialog numbers its choices newest first, and the two would clash
+    head = (
+        f"turn {number}: before the rewind to “{prompt}”"
+        if record.kind == "rewind"
+        else f"turn {number}: {prompt}"
+    )
     if record.missing:
         what = "checkpoint missing"
     elif record.changes:

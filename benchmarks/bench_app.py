@@ -27,7 +27,7 @@ What it does:
    consuming the same answer through the same SDK, drawing none of it, typed at the same way.
    The headless run also reports echo, measured as key event sent -> first frame showing it.
 4. **Idle CPU**: zett's own CPU ticks (``/proc/PID/stat`` utime+stime) over 5 s after a turn ends.
-5. **Cancel**: Ctrl-C while the answer streams, until the status line says idle.
+5. **Cancel**: Ctrl+C while the answer streams, until the status line says idle.
 """
 
 from __future__ import annotations
@@ -644,7 +644,7 @@ def report(results: Results, answer: str) -> None:
             ("  harness CPU while streaming (pty)", seconds(r.median("pty.bench_cpu")), "", "", ""),
             ("idle CPU over 5 s (clock ticks)", f"{r.median('zett.idle_ticks'):.0f}",
              f"{r.median('minimal.idle_ticks'):.0f}" if "minimal.idle_ticks" in r.values else "", "", "0"),
-            ("Ctrl-C while streaming -> idle",
+            ("Ctrl+C while streaming -> idle",
              f"{ms(r.median('pty.cancel'))} (worst {ms(r.worst('pty.cancel'))})", "", "", "< 200 ms"),
         ]  # fmt: skip
     widths = [max(len(row[i]) for row in [*rows, HEADER]) for i in range(5)]

@@ -1,7 +1,7 @@
 """The smallest Textual app with a prompt box: the baseline ``bench_app`` measures zett against.
 
 Run: ``python -m benchmarks.minimal_app``. One focused ``TextArea`` at the bottom, styled like zett's
-composer, and a one-line status bar under it; Enter is an ordinary key here. Ctrl-Q quits.
+composer, and a one-line status bar under it; Enter is an ordinary key here. Ctrl+Q quits.
 """
 
 from __future__ import annotations

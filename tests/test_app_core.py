@@ -180,7 +180,7 @@ async def test_ctrl_c_clears_text_then_asks_before_quitting() -> None:
         assert app.chat.composer.text == ""
         assert app.is_running
         await pilot.press("ctrl+c")
-        assert "Ctrl-C again" in app.chat.status.hint
+        assert "Ctrl+C again" in app.chat.status.hint
         assert app.is_running
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.is_running)

@@ -1,5 +1,5 @@
 """Copying: the exact escape sequences for plain terminals, tmux and screen, the size guard and its
-file, local tools (never really run here), and the app's /copy, Alt+C and Ctrl-C."""
+file, local tools (never really run here), and the app's /copy, Alt+C and Ctrl+C."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Small things a user hits: the session id on screen is one zett takes back, `zett --help` and
 `zett sessions rm` say what to do, `/continue` with nothing cut off, Enter in a read-only session,
-Ctrl-D during a turn."""
+Ctrl+D during a turn."""
 
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ def test_keys_typed_in_cooked_mode_are_kept_with_enter_as_enter(terminal) -> Non
     raw = termios.tcgetattr(slave)
     assert not raw[3] & (termios.ICANON | termios.ECHO)
     assert not raw[0] & termios.ICRNL
-    assert raw[3] & termios.ISIG, "Ctrl-C must still stop a slow start"
+    assert raw[3] & termios.ISIG, "Ctrl+C must still stop a slow start"
 
 
 def test_keys_typed_after_hold_arrive_untranslated_and_release_restores(terminal) -> None:

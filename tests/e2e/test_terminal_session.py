@@ -49,7 +49,7 @@ def test_prompt_answer_tool_approval_and_quit(llm_server, tmp_path: Path) -> Non
         assert (project / "shell.txt").read_text() == "from-the-shell\n"
         terminal.wait_for(lambda text: "idle" in text)
         terminal.send("\x03")
-        terminal.wait_for_text("Ctrl-C again")
+        terminal.wait_for_text("Ctrl+C again")
         terminal.send("\x03")
         code = terminal.wait_exit()
     finally:

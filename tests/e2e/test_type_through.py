@@ -61,9 +61,9 @@ def test_keys_typed_across_a_shell_dialog_opening_stay_in_the_prompt(llm_server,
         assert "You refused: echo ran > ran.txt" in shown
         assert (BEFORE + ACROSS) in shown and "ok go" in shown  # in the prompt, in order, nothing lost
         assert not (project / "ran.txt").exists()
-        terminal.send("\x03")  # Ctrl-C clears the prompt
+        terminal.send("\x03")  # Ctrl+C clears the prompt
         terminal.wait_for(lambda text: "ok go" not in text)
-        terminal.send("\x04")  # Ctrl-D on an empty prompt quits
+        terminal.send("\x04")  # Ctrl+D on an empty prompt quits
         assert terminal.wait_exit() == 0
     finally:
         terminal.close()

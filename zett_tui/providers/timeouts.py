@@ -13,7 +13,7 @@ ollama          5 s      600 s       600 s   the first byte waits for the model 
 endpoint        5 s      600 s       600 s   a local server may process a long prompt in silence
 ==============  =======  ==========  ======  ==================================================
 
-Ctrl-C ends a turn at any moment whatever these are. There is no setting: a provider that goes
+Ctrl+C ends a turn at any moment whatever these are. There is no setting: a provider that goes
 quiet for longer than this has stalled, and the message says to try again.
 """
 

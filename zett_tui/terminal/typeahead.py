@@ -1,10 +1,10 @@
 """Keys typed while zett starts: kept exactly as typed until the app can take them. No Textual import.
 
 A shell starts a program with its terminal in cooked mode: the line discipline echoes what is
-typed and turns Enter into a newline, which the app would read as Ctrl-J ("insert a newline")
+typed and turns Enter into a newline, which the app would read as Ctrl+J ("insert a newline")
 instead of Enter ("send"). Textual switches the terminal to raw input only once it runs, a few
 hundred milliseconds later. So, as soon as the command line says the app will open, ``hold``
-switches the terminal to the input mode Textual uses (Ctrl-C still interrupts a slow start) and
+switches the terminal to the input mode Textual uses (Ctrl+C still interrupts a slow start) and
 takes what was typed before, giving Enter back its meaning. The app replays it before anything
 typed later (``zett_tui.ui.speed.typeahead_replay``); ``release`` puts the terminal back as it was.
 

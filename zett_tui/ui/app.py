@@ -47,7 +47,7 @@ from zett_tui.ui.widgets.keys_in_order import send_to_prompt
 
 log = logging.getLogger(__name__)
 
-#: A second Ctrl-C within this many seconds quits.
+#: A second Ctrl+C within this many seconds quits.
 QUIT_WINDOW_SECONDS = 2.0
 #: No key or mouse input for this long: a whole garbage collection will not be felt.
 QUIET_SECONDS = 30.0
@@ -194,7 +194,7 @@ class ZettApp(App[str | None]):
     def on_settings_reloaded(self, message: SettingsReloaded) -> None:
         self.choices.settings_reloaded(message.settings)
 
-    # -- Ctrl-C: copy a selection, else clear the prompt, else stop the turn, else quit twice ----
+    # -- Ctrl+C: copy a selection, else clear the prompt, else stop the turn, else quit twice ----
 
     def action_interrupt(self) -> None:
         chat = self.chat
@@ -218,7 +218,7 @@ class ZettApp(App[str | None]):
             self.run_worker(self.action_quit(), group="quit")
             return
         self._last_interrupt = now
-        chat.status.hint = "Press Ctrl-C again to quit"
+        chat.status.hint = "Press Ctrl+C again to quit"
         self.set_timer(QUIT_WINDOW_SECONDS, self._clear_hint)
 
     def _clear_hint(self) -> None:
@@ -255,7 +255,7 @@ class ZettApp(App[str | None]):
                 self.copy_to_clipboard(chosen[0], label=chosen[1])
 
     def action_open_sessions(self) -> None:
-        """Ctrl-O: the session browser, over the chat (not over a dialog)."""
+        """Ctrl+O: the session browser, over the chat (not over a dialog)."""
         if self.screen is self.chat:
             self.open_session_browser()
 
@@ -281,8 +281,8 @@ class ZettApp(App[str | None]):
         return chat.host.session_id if chat.host is not None else chat.launch.session_id
 
     def action_eof(self) -> None:
-        """Ctrl-D quits on an empty prompt (like a shell) and deletes forward otherwise; during a
-        turn it is Ctrl-C (a reflexive Ctrl-D must not quit zett in the middle of an answer)."""
+        """Ctrl+D quits on an empty prompt (like a shell) and deletes forward otherwise; during a
+        turn it is Ctrl+C (a reflexive Ctrl+D must not quit zett in the middle of an answer)."""
         if self.chat.turns.busy:
             self.action_interrupt()
             return

@@ -1,6 +1,6 @@
 """The app side of copying: run `zett_tui.terminal.clipboard.copy` off the UI thread and say what happened.
 
-`ZettApp.copy_to_clipboard` comes here, so every copy in the app (Ctrl-C on a selection, TextArea's
+`ZettApp.copy_to_clipboard` comes here, so every copy in the app (Ctrl+C on a selection, TextArea's
 cut and copy, Textual's screen selection, ``/copy``) takes the same routes and gets an honest notice.
 """
 

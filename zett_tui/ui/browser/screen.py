@@ -54,7 +54,7 @@ DELETE, KEEP = "delete", "keep"
 
 
 class SessionBrowser(Screen[None]):
-    """Opened with Ctrl-O or ``/sessions``; Esc closes it."""
+    """Opened with Ctrl+O or ``/sessions``; Esc closes it."""
 
     DEFAULT_CSS = """
     SessionBrowser {
@@ -379,7 +379,7 @@ class SessionBrowser(Screen[None]):
             return
         if message.finished and not self.search.results:
             self._clear_preview(
-                "Nothing matches. Ctrl-A searches every folder." if not self.all_folders else ""
+                "Nothing matches. Ctrl+A searches every folder." if not self.all_folders else ""
             )
         self._update_scope_line()
 

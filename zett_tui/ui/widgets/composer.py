@@ -128,7 +128,7 @@ class Composer(TextArea):
         ),
     ]
 
-    IDLE_PLACEHOLDER = "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl-C clear/stop)"
+    IDLE_PLACEHOLDER = "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl+C clear/stop)"
     #: While a turn runs: what Enter and Tab do then.
     TURN_PLACEHOLDER = "Enter: tell the running turn · Tab: queue for after it · Esc: stop it"
 

@@ -6,8 +6,8 @@ only once the key has come back up from the focused widget, through the screen's
 app's message queue, while the keys typed after it, already queued at the widget, are typed at
 once. In a burst (a fast typist, a busy frame, a terminal over SSH) Backspace and Ctrl+J were
 applied after letters typed later (``@momod`` sent for ``@mod41``). And the app's priority
-bindings (Ctrl-C, Ctrl-D) ran as the key arrived at the app, before the keys typed ahead of it had
-reached the prompt: Ctrl-D could quit on a prompt that was about to hold text.
+bindings (Ctrl+C, Ctrl+D) ran as the key arrived at the app, before the keys typed ahead of it had
+reached the prompt: Ctrl+D could quit on a prompt that was about to hold text.
 
 So the app hands each key for the chat's prompt straight to it (``send_to_prompt``), and the
 prompt runs a key's bindings itself (``run_bindings``: the priority ones first, as Textual would,
@@ -48,7 +48,7 @@ def send_to_prompt(prompt: Widget, event: events.Key | events.Paste) -> bool:
 
 async def run_bindings(widget: Widget, event: events.Key, *, priority: bool) -> bool:
     """Run the binding for ``event`` now, on ``widget``'s own screen; True (and the key stopped)
-    when one ran. With ``priority`` only the priority bindings (the app's Ctrl-C...), else the rest."""
+    when one ran. With ``priority`` only the priority bindings (the app's Ctrl+C...), else the rest."""
     if not await run_key_bindings(widget.screen, event.key, priority=priority):
         return False
     event.stop()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from zett_tui.ui.chat.command_context import CommandContext
 
 
-@slash_command("sessions", "Browse, search, resume, delete or export past sessions (also Ctrl-O)")
+@slash_command("sessions", "Browse, search, resume, delete or export past sessions (also Ctrl+O)")
 def open_browser(ctx: CommandContext, arguments: str) -> None:
     ctx.post(OpenSessionBrowser())
 

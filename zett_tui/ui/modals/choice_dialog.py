@@ -50,6 +50,11 @@ KEYS_CAUTIOUS_SUBMENU = "Enter choose · ↑/↓ move · Esc back"
 KEYS_WAITING = "…"
 KEYS_WAITING_TYPING = "…  (what you type still goes to your prompt)"
 
+#: Below this many rows the dialog drops its border, padding and gaps (class ``-cramped``) and
+#: fills the screen, so that the title, the choices and the key line still show, and the body
+#: (command, diff, plan) scrolls in what is left, down to one row.
+CRAMPED_BELOW = 20
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -224,6 +229,15 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         color: $text-muted;
         margin-top: 1;
     }
+    ChoiceDialog.-cramped > #dialog {
+        width: 100%;
+        max-height: 100%;
+        border: none;
+        padding: 0 1;
+    }
+    ChoiceDialog.-cramped #dialog > *, ChoiceDialog.-cramped #choices > * {
+        margin-top: 0;
+    }
     """
 
     BINDINGS = [
@@ -344,8 +358,12 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             text = KEYS_CAUTIOUS_SUBMENU
         else:
             text = keys
-        scroll = KEYS_SCROLL if self._body_scrolls and text not in (KEYS_WAITING, KEYS_WAITING_TYPING) else ""
-        self.query_one("#keys", Static).update(text + scroll)
+        says_scroll = text in (KEYS_WAITING, KEYS_WAITING_TYPING) or KEYS_SCROLL.strip(" ·") in text
+        scroll = KEYS_SCROLL if self._body_scrolls and not says_scroll else ""
+        line = self.query_one("#keys", Static)
+        if str(line.render()) != text + scroll:
+            line.update(text + scroll)
+            self.call_after_refresh(self.fit)  # a longer key line may wrap, leaving the body less
 
     def on_mount(self) -> None:
         self._typing_target = early_keys.typing_target(self)
@@ -408,19 +426,34 @@ class ChoiceDialog(ModalScreen[Picked | None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit)
 
+    @property
+    def cramped(self) -> bool:
+        """The screen is too low for the dialog's border and gaps (see ``CRAMPED_BELOW``)."""
+        return self.has_class("-cramped")
+
     def fit(self) -> None:
         """Give the body what the screen has left once everything else is shown."""
         try:
             dialog = self.query_one("#dialog")
         except NoMatches:
             return
-        limit = int(self.size.height * 0.9)
+        cramped = self.size.height < CRAMPED_BELOW
+        if cramped != self.cramped:
+            self.set_class(cramped, "-cramped")
+            self.call_after_refresh(self.fit)  # measure again once the new styles apply
+            return
+        limit = self.size.height if cramped else int(self.size.height * 0.9)
         chrome = dialog.styles.gutter.height
         for child in dialog.children:
             if child.id in ("body", "editor") or not child.display:
                 continue
-            chrome += child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
-        self.set_flex_height(max(3, limit - chrome - 1))
+            height = child.outer_size.height
+            if child.id == "keys" and child.content_region.width:
+                # its new text may not be laid out yet: how many rows it wraps to, at this width
+                height = child.get_content_height(child.size, self.size, child.content_region.width)
+            chrome += height + child.styles.margin.top + child.styles.margin.bottom
+        least = 1 if cramped else 3
+        self.set_flex_height(max(least, limit - chrome - (0 if cramped else 1)))
 
     def set_flex_height(self, height: int) -> None:
         """The most the body may take; subclasses with other big widgets size them here too."""

@@ -47,6 +47,7 @@ fcntl = pytest.importorskip("fcntl", reason="the pinned project folder is locked
 
 SIZE = (100, 30)
 NARROW = (40, 20)
+LOW = (80, 10)
 #: Shown in dialogs ("in /tmp/zett-snapshot-project") and in the session browser: a path that is the
 #: same on every run, unlike pytest's tmp_path.
 PROJECT = Path("/tmp/zett-snapshot-project")
@@ -281,6 +282,15 @@ def test_edit_approval_with_a_diff(snap_compare: Snap) -> None:
     model = ScriptedModel(tool_step("e1", "edit", {"path": "notes.txt", "edits": edits}))
     app = launch(model)
     assert snap_compare(app, terminal_size=SIZE, run_before=until_dialog("revise the notes"))
+
+
+def test_edit_approval_in_a_low_terminal(snap_compare: Snap) -> None:
+    """80x10: no border, the diff scrolls in what is left, every choice and the key line shown."""
+    (PROJECT / "notes.txt").write_text("".join(f"line {i}\n" for i in range(20)))
+    edits = [{"old_text": "line 3\nline 4\n", "new_text": "line 3, revised\nline 4\nline 4b\n"}]
+    model = ScriptedModel(tool_step("e1", "edit", {"path": "notes.txt", "edits": edits}))
+    app = launch(model)
+    assert snap_compare(app, terminal_size=LOW, run_before=until_dialog("revise the notes"))
 
 
 PLAN = """# Plan: a `--json` flag for `zett sessions list`

@@ -128,3 +128,18 @@ async def test_dialogs_at_80x24_keep_their_border_and_choices(name: str) -> None
     assert seen.border == "thick"
     for label in seen.labels:
         assert label in seen.text
+
+
+async def test_the_plan_editor_leaves_its_choices_on_screen_at_80x10() -> None:
+    dialog = PlanReviewDialog(LONG_PLAN)
+    app = DialogApp(dialog)
+    async with app.run_test(size=(80, 10)) as pilot:
+        await dialog_armed(pilot, PlanReviewDialog)
+        dialog.pick(dialog.edit_choice)
+        await wait_for(pilot, lambda: dialog.editor.has_class("-shown"))
+        await pilot.pause()
+        await pilot.pause()
+        text = screen_text(app)
+        assert dialog.editor.region.height >= 3
+        for choice in dialog.edit_choice.then:
+            assert choice.label in text, f"{choice.label!r} is not on screen"

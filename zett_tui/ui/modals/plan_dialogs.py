@@ -56,9 +56,6 @@ class PlanReviewDialog(ChoiceDialog):
         height: 12;
         border: round $primary;
     }
-    PlanReviewDialog.-cramped #editor {
-        margin-top: 0;
-    }
     PlanReviewDialog #editor.-shown {
         display: block;
     }
@@ -119,7 +116,7 @@ class PlanReviewDialog(ChoiceDialog):
 
     def set_flex_height(self, height: int) -> None:
         super().set_flex_height(height)
-        self.editor.styles.height = max(3 if self.cramped else 5, height)
+        self.editor.styles.height = max(5, height)
 
     def result_for(self, choice: Choice, note: str) -> Picked:
         edited = self.edited_plan if choice.value in (APPROVE_ASK, APPROVE_FREE) else None

@@ -143,3 +143,20 @@ async def test_the_plan_editor_leaves_its_choices_on_screen_at_80x10() -> None:
         assert dialog.editor.region.height >= 3
         for choice in dialog.edit_choice.then:
             assert choice.label in text, f"{choice.label!r} is not on screen"
+
+
+async def test_a_terminal_shrunk_under_an_open_dialog_keeps_its_choices() -> None:
+    dialog = DIALOGS["edit approval"]()
+    app = DialogApp(dialog)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await dialog_armed(pilot, type(dialog))
+        assert not dialog.cramped
+        await pilot.resize_terminal(80, 10)
+        await wait_for(pilot, lambda: dialog.cramped)
+        await pilot.pause()
+        await pilot.pause()
+        text = screen_text(app)
+        for label in labels(dialog):
+            assert label in text, f"{label!r} is not on screen"
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: not dialog.cramped)

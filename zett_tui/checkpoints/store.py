@@ -43,8 +43,6 @@ STAGE_CONFIG = (
     "-c",
     "core.looseCompression=1",
     "-c",
-    "core.untrackedCache=true",
-    "-c",
     "core.preloadIndex=true",
 )
 #: Paths are names, never patterns (a file called ``*`` is that file).

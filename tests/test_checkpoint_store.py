@@ -223,3 +223,70 @@ def test_a_project_that_is_gone_cannot_be_recorded(
     project.rename(tmp_path / "moved")
     with pytest.raises(FileNotFoundError, match="is gone"):
         store.take("s/1/after")
+
+
+def test_the_size_bound_names_exactly_the_large_files_as_they_grow_and_shrink(
+    tmp_path: Path, project: Path
+) -> None:
+    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1024)
+    (project / "big[1] *.bin").write_bytes(b"x" * 2048)
+    (project / "big1 a.bin").write_bytes(b"small\n")
+    first = store.take("s/1/a")
+    assert first.too_large == ("big[1] *.bin",)
+    assert "big1 a.bin" in store.entries(first.commit)
+    (project / "README").write_bytes(b"y" * 4096)
+    grown = store.take("s/1/b")
+    assert grown.too_large == ("README", "big[1] *.bin")
+    assert not {"README", "big[1] *.bin"} & set(store.entries(grown.commit))
+    (project / "big[1] *.bin").write_bytes(b"now small\n")
+    shrunk = store.take("s/1/c")
+    assert shrunk.too_large == ("README",)
+    assert store.blob_bytes([store.entries(shrunk.commit)["big[1] *.bin"].blob]) == {
+        store.entries(shrunk.commit)["big[1] *.bin"].blob: b"now small\n"
+    }
+
+
+def test_files_made_between_quick_checkpoints_are_all_recorded_and_nested_repos_are_not(
+    store: CheckpointStore, project: Path
+) -> None:
+    nested = project / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    (nested / "inner.txt").write_text("inner\n")
+    git(nested, "add", ".")
+    git(nested, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "inner")
+    taken = [store.take("s/1/0")]
+    for step in range(1, 4):
+        (project / "src" / f"new{step}.py").write_text(f"{step}\n")
+        taken.append(store.take(f"s/1/{step}"))
+        recorded = store.entries(taken[-1].commit)
+        assert {f"src/new{n}.py" for n in range(1, step + 1)} <= set(recorded)
+    assert not [path for path in recorded if path.startswith("vendor/")]
+    assert all(entry.mode != "160000" for entry in recorded.values())
+
+
+def test_a_second_session_records_the_same_files(
+    tmp_path: Path, store: CheckpointStore, project: Path
+) -> None:
+    first = store.take("s/1/a")
+    (project / "README").write_text("edited between sessions\n")
+    later = CheckpointStore(project, tmp_path / "store").take("s/2/a")
+    assert [c.path for c in store.changes(first.commit, later.commit)] == ["README"]
+    assert store.blob_bytes([store.entries(later.commit)["README"].blob]).popitem()[1] == (
+        b"edited between sessions\n"
+    )
+
+
+def test_a_recorded_file_that_becomes_ignored_is_no_longer_recorded(
+    store: CheckpointStore, project: Path
+) -> None:
+    (project / "src" / "keep.py").write_text("keep\n")
+    first = store.take("s/1/a")
+    assert {"README", "src/app.py"} <= set(store.entries(first.commit))
+    (project / "src" / ".gitignore").write_text("app.py\n")
+    second = store.take("s/1/b")
+    assert "src/app.py" not in store.entries(second.commit)
+    (project / ".zett").mkdir()
+    (project / ".zett" / "ignore").write_text("README\n")
+    third = set(store.entries(store.take("s/1/c").commit))
+    assert "README" not in third and "src/keep.py" in third

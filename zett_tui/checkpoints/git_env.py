@@ -3,8 +3,9 @@
 The project is treated as hostile. Its ``.git`` (config, hooks, attributes, fsmonitor) must never
 run anything or change a byte: every command runs with the user's ``GIT_*`` variables dropped,
 no global or system config, hooks pointed at ``/dev/null``, no fsmonitor and no line-ending
-conversion. Content is hashed with ``hash-object --no-filters``, so ``.gitattributes`` filters,
-``eol`` and ``ident`` never apply; files are written back by zett itself, never by ``checkout``.
+conversion. The store's ``info/attributes`` turns every filter, ``eol`` and ``ident`` off (it beats
+the project's ``.gitattributes``), so blobs are the files' bytes; files are written back by zett
+itself, never by ``checkout``.
 """
 
 from __future__ import annotations

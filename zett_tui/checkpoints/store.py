@@ -7,7 +7,7 @@ and symlinks as links (never followed). Files over a size bound are left out and
 are deduplicated by content, so a checkpoint after a small edit adds a few hundred bytes.
 
 Nothing here touches the user's ``.git``: the commands run with a scrubbed environment
-(``git_env``), blobs are hashed without filters, and files are written back by this module,
+(``git_env``), no filter or attribute of the project applies, and files are written back by this module,
 byte for byte, never by ``git checkout``. All methods block: call them in a thread.
 """
 
@@ -17,11 +17,12 @@ import contextlib
 import hashlib
 import json
 import os
+import re
+import shutil
 import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,9 +34,19 @@ REF_PREFIX = "refs/zett"
 FILE_MODE = "100644"
 EXEC_MODE = "100755"
 LINK_MODE = "120000"
-STAT_CACHE = "stat-cache.json"
-#: A file changed this recently may change again within the clock's resolution: hash it next time.
-RACY_SECONDS = 2.0
+#: ``$GIT_DIR/info/attributes`` beats every ``.gitattributes`` of the project: no byte is changed.
+NO_FILTERS = "* -text -eol -ident -filter -working-tree-encoding -crlf\n"
+#: Settings of ``git add`` only: the exec bit and links as they are, fast loose objects.
+STAGE_CONFIG = (
+    "-c",
+    "core.fileMode=true",
+    "-c",
+    "core.looseCompression=1",
+    "-c",
+    "core.preloadIndex=true",
+)
+#: Paths are names, never patterns (a file called ``*`` is that file).
+LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 
 
 @dataclass(frozen=True)
@@ -76,16 +87,6 @@ class RestoreReport:
     problems: list[str] = field(default_factory=list)
 
 
-@dataclass
-class _Stat:
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-    ino: int
-    mode: str
-    blob: str
-
-
 def project_key(project: Path) -> str:
     """The store folder's name for ``project``: a hash of its real path."""
     real = os.path.realpath(project)
@@ -101,13 +102,14 @@ class CheckpointStore:
         self.max_file_bytes = max_file_bytes
         self.folder = root / project_key(self.project)
         self.git_dir = self.folder / "objects.git"
-        # One scratch index per process: two zett processes on one project do not share it.
+        # One index per process (two zett processes on one project never share one), started from
+        # the copy the last session kept: git's stat cache of the files, so nothing is read again.
         self._index = self.folder / f"scratch-{os.getpid()}.index"
-        self._stats: dict[str, _Stat] = {}
-        #: What the scratch index holds (None: unknown, rebuilt at the next checkpoint).
-        self._indexed: dict[str, Entry] | None = None
-        #: Never created: ``ls-files --others`` against it lists every file not ignored.
-        self._no_index = self.folder / f"empty-{os.getpid()}.index"
+        self._kept_index = self.folder / "index"
+        #: ``.zett/ignore`` and the files too large to record, as git excludes.
+        self._excludes = self.folder / f"excludes-{os.getpid()}"
+        #: ``.zett/ignore`` as the last checkpoint read it (None: not read in this process yet).
+        self._last_ignore: bytes | None = None
         self._takes = 0
         self._lock = threading.Lock()
 
@@ -137,6 +139,8 @@ class CheckpointStore:
     def _git(
         self, args: Sequence[str], *, stdin: bytes | None = None, index: bool = False, bare: bool = False
     ) -> bytes:
+        if index:
+            args = ["-c", f"core.excludesFile={self._excludes}", *args]
         return run_git(
             self.git_dir,
             self.project,
@@ -155,158 +159,134 @@ class CheckpointStore:
             raise FileNotFoundError(f"the project folder {self.project} is gone")
         with self._lock:
             self.ensure()
-            entries, too_large = self._scan()
-            self._update_index(entries)
+            self._prepare_index()
+            too_large = self._stage()
             tree = self._git(["write-tree"], index=True).decode().strip()
             note = json.dumps({"message": message, "too_large": too_large})
             commit = self._git(["commit-tree", tree, "-m", note]).decode().strip()
             self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])
             self._takes += 1
             if self._takes == 1 or self._takes % 20 == 0:
-                self._save_stats()
+                self._keep_index()
         return Checkpoint(commit, tuple(too_large), time.monotonic() - started)
 
-    def _update_index(self, entries: dict[str, Entry]) -> None:
-        """Make the scratch index hold ``entries``: only what changed since the last checkpoint.
+    def _prepare_index(self) -> None:
+        """Start this process's index from the one an earlier session kept (its stat cache)."""
+        attributes = self.git_dir / "info" / "attributes"
+        if not attributes.is_file() or attributes.read_text(encoding="utf-8") != NO_FILTERS:
+            attributes.parent.mkdir(mode=0o700, exist_ok=True)
+            write_private_text(attributes, NO_FILTERS, sync=False)
+        if self._takes == 0 and not self._index.exists() and self._kept_index.is_file():
+            with contextlib.suppress(OSError):
+                shutil.copyfile(self._kept_index, self._index)
+                os.chmod(self._index, PRIVATE_FILE_MODE)
 
-        The index keeps git's cache of unchanged folders' trees, so ``write-tree`` after a small
-        edit rewrites a few trees, not all of them. It is this process's own (two zett processes
-        on one project never share one).
+    def _keep_index(self) -> None:
+        """Leave a copy of the index for the next session's first checkpoint (best effort)."""
+        temporary = self.folder / f"index-{os.getpid()}.tmp"
+        with contextlib.suppress(OSError):
+            shutil.copyfile(self._index, temporary)
+            os.chmod(temporary, PRIVATE_FILE_MODE)
+            os.replace(temporary, self._kept_index)
+
+    def _stage(self) -> list[str]:
+        """Make the index hold the project's files as they are; the files left out for their size.
+
+        git's own index does the work: its stat cache skips unchanged files and its tree cache
+        spares ``write-tree`` the unchanged folders. ``info/attributes`` turns every filter,
+        ``eol`` and ``ident`` off, so the blobs are the files' bytes.
         """
-        last = self._indexed
-        if last is None or not self._index.exists():
-            self._index.unlink(missing_ok=True)
-            changed = sorted(entries.items())
-            gone: list[str] = []
-        else:
-            changed = sorted((path, entry) for path, entry in entries.items() if last.get(path) != entry)
-            gone = sorted(path for path in last if path not in entries)
-        zero = "0" * 40
-        lines = b"".join(
-            [
-                *(f"0 {zero}\t".encode() + os.fsencode(path) + b"\0" for path in gone),
-                *(
-                    f"{entry.mode} {entry.blob}\t".encode() + os.fsencode(path) + b"\0"
-                    for path, entry in changed
-                ),
-            ]
+        base = self._ignore_lines()
+        _write_private_bytes(self._excludes, base)
+        # A recorded file can become ignored only when an ignore file changes (or is new or gone).
+        rules_changed = base != self._last_ignore
+        self._last_ignore = base
+        # Only what is new or changed since the index saw it: an unchanged file was small then.
+        listed = self._git(
+            ["ls-files", "-z", "-t", "--others", "--modified", "--exclude-standard"], index=True
         )
-        self._indexed = None
-        if lines:
-            self._git(["update-index", "-z", "--index-info"], stdin=lines, index=True)
-        elif not self._index.exists():
-            self._git(["read-tree", "--empty"], index=True)
-        self._indexed = dict(entries)
-
-    def _scan(self) -> tuple[dict[str, Entry], list[str]]:
-        """Every file to record, hashed (a file unchanged since the last scan is not read again)."""
-        if not self._stats and self._takes == 0:
-            self._stats = self._load_stats()
-        listed = self._listed_files()
-        root = str(self.project) + os.sep
-        entries: dict[str, Entry] = {}
+        root = os.fsencode(self.project) + b"/"
         too_large: list[str] = []
-        to_hash: list[tuple[str, os.stat_result, str]] = []
-        links: list[str] = []
-        seen: dict[str, _Stat] = {}
-        stats = self._stats
+        left_out: list[bytes] = []
+        unnamed: list[bytes] = []
+        grown: list[bytes] = []
         lstat = os.lstat
-        for path in listed:
+        limit = self.max_file_bytes
+        for record in listed.split(b"\0"):
+            tag, _, path = record.partition(b" ")
+            if not path:
+                continue
+            if path == b".gitignore" or path.endswith(b"/.gitignore"):
+                rules_changed = True
+            if path.endswith(b"/"):  # a nested repository: its own files are its own
+                left_out.append(b"/" + _glob_escape(path))
+                continue
             try:
                 info = lstat(root + path)
             except OSError:
-                continue  # gone since it was listed
-            file_mode = info.st_mode
-            if stat.S_ISLNK(file_mode):
-                links.append(path)
                 continue
-            if not stat.S_ISREG(file_mode):
-                continue
-            if info.st_size > self.max_file_bytes:
-                too_large.append(path)
-                continue
-            mode = EXEC_MODE if file_mode & 0o100 else FILE_MODE
-            cached = stats.get(path)
-            if cached is not None and _same(cached, info, mode):
-                entries[path] = Entry(mode, cached.blob)
-                seen[path] = cached
-            else:
-                to_hash.append((path, info, mode))
-        for (path, info, mode), blob in zip(
-            to_hash, self._hash_files([p for p, _, _ in to_hash]), strict=True
-        ):
-            entries[path] = Entry(mode, blob)
-            seen[path] = _Stat(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, mode, blob)
-        for path in links:
-            try:
-                target = os.readlink(root + path)
-            except OSError:
-                continue
-            entries[path] = Entry(LINK_MODE, self._hash_bytes(os.fsencode(target)))
-        settled = time.time_ns() - int(RACY_SECONDS * 1e9)
-        self._stats = {
-            path: cached
-            for path, cached in seen.items()
-            if cached.mtime_ns < settled and cached.ctime_ns < settled
-        }
-        return entries, sorted(too_large)
-
-    def _load_stats(self) -> dict[str, _Stat]:
-        """What an earlier session knew of the files (size, times, inode: blob); {} when unreadable."""
-        try:
-            data = json.loads((self.folder / STAT_CACHE).read_text(encoding="utf-8"))
-            return {path: _Stat(*values) for path, values in data.items()}
-        except (OSError, ValueError, TypeError):
-            return {}
-
-    def _save_stats(self) -> None:
-        """Keep what is known of the files for the next session's first checkpoint (best effort)."""
-        data = {
-            path: [c.size, c.mtime_ns, c.ctime_ns, c.ino, c.mode, c.blob] for path, c in self._stats.items()
-        }
-        with contextlib.suppress(OSError):
-            write_private_text(self.folder / STAT_CACHE, json.dumps(data), sync=False)
-
-    def _listed_files(self) -> list[str]:
-        """The project's files git would not ignore, relative, without descending into nested repos."""
-        args = ["ls-files", "-z", "--others", "--exclude-standard"]
-        zett_ignore = self.project / ".zett" / "ignore"
-        if zett_ignore.is_file() and not zett_ignore.is_symlink():
-            args.append("--exclude-from=.zett/ignore")
-        self._no_index.unlink(missing_ok=True)
-        out = run_git(self.git_dir, self.project, args, index_file=self._no_index)
-        return [os.fsdecode(item) for item in out.split(b"\0") if item and not item.endswith(b"/")]
-
-    def _hash_files(self, paths: list[str]) -> list[str]:
-        """Blob ids of ``paths`` as their bytes are (no filters), written into the store."""
-        if not paths:
-            return []
-        plain = [p for p in paths if "\n" not in p and "\r" not in p]
-        blobs: dict[str, str] = {}
-        # Many files (a session's first checkpoint): one hashing process per core.
-        parts = max(1, min(os.cpu_count() or 1, 4, len(plain) // 2000))
-        chunks = [plain[index::parts] for index in range(parts)]
-        if parts == 1:
-            results = [self._hash_batch(chunks[0])] if plain else []
-        else:
-            with ThreadPoolExecutor(parts) as pool:
-                results = list(pool.map(self._hash_batch, chunks))
-        for chunk, found in zip(chunks, results, strict=False):
-            blobs.update(zip(chunk, found, strict=True))
-        for path in paths:
-            if path not in blobs:  # a name the line-based batch cannot carry
-                blobs[path] = self._hash_bytes((self.project / path).read_bytes())
-        return [blobs[p] for p in paths]
-
-    def _hash_batch(self, paths: list[str]) -> list[str]:
-        out = self._git(
-            ["hash-object", "--no-filters", "-w", "--stdin-paths"],
-            stdin="".join(f"{p}\n" for p in paths).encode("utf-8", "surrogateescape"),
+            if info.st_size > limit and stat.S_ISREG(info.st_mode):
+                too_large.append(os.fsdecode(path))
+                if tag != b"?":
+                    grown.append(path)
+                if b"\n" in path or b"\r" in path:
+                    unnamed.append(path)
+                else:
+                    left_out.append(b"/" + _glob_escape(path))
+        if left_out:
+            _write_private_bytes(self._excludes, base + b"".join(line + b"\n" for line in left_out))
+        if grown:  # recorded when it was small: out of the index before ``add`` would read it
+            self._unstage(grown)
+        # Exit 1 when a file cannot be read: the rest is recorded all the same.
+        run_git(
+            self.git_dir,
+            self.project,
+            ["-c", f"core.excludesFile={self._excludes}", *STAGE_CONFIG, "add", "-A", "--ignore-errors"],
+            index_file=self._index,
+            extra_env=LITERAL,
+            check=False,
         )
-        return out.decode().split()
+        ignored: list[bytes] = []
+        if rules_changed:
+            ignored = self._git(
+                ["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"], index=True
+            ).split(b"\0")
+        dropped = [path for path in (*ignored, *unnamed) if path]
+        if dropped:
+            self._unstage(dropped)
+        with contextlib.suppress(OSError):
+            os.chmod(self._index, PRIVATE_FILE_MODE)
+        return sorted(too_large)
 
-    def _hash_bytes(self, data: bytes) -> str:
-        return self._git(["hash-object", "--no-filters", "-w", "--stdin"], stdin=data).decode().strip()
+    def _unstage(self, paths: list[bytes]) -> None:
+        """Take ``paths`` out of the index (the files themselves are not touched)."""
+        run_git(
+            self.git_dir,
+            self.project,
+            [
+                "rm",
+                "-q",
+                "-f",
+                "--cached",
+                "--ignore-unmatch",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+            ],
+            index_file=self._index,
+            stdin=b"\0".join(paths) + b"\0",
+            extra_env=LITERAL,
+        )
+
+    def _ignore_lines(self) -> bytes:
+        """``.zett/ignore`` (a regular file only, never a link), for git's excludes."""
+        zett_ignore = self.project / ".zett" / "ignore"
+        try:
+            if zett_ignore.is_file() and not zett_ignore.is_symlink():
+                data = zett_ignore.read_bytes()
+                return data if data.endswith(b"\n") or not data else data + b"\n"
+        except OSError:
+            pass
+        return b""
 
     # -- reading checkpoints ---------------------------------------------------------------------
 
@@ -463,16 +443,6 @@ class CheckpointStore:
         return total
 
 
-def _same(cached: _Stat, info: os.stat_result, mode: str) -> bool:
-    return (
-        cached.size == info.st_size
-        and cached.mtime_ns == info.st_mtime_ns
-        and cached.ctime_ns == info.st_ctime_ns
-        and cached.ino == info.st_ino
-        and cached.mode == mode
-    )
-
-
 def _inside(root: Path, folder: Path) -> bool:
     real = os.path.realpath(folder)
     return real == str(root) or real.startswith(str(root) + os.sep)
@@ -544,3 +514,23 @@ def _umask() -> int:
         os.umask(current)
         _UMASK = current
     return _UMASK
+
+
+_GLOB = re.compile(rb"([\\*?\[])")
+
+
+def _glob_escape(path: bytes) -> bytes:
+    """``path`` as a gitignore pattern matching only itself (trailing spaces kept)."""
+    escaped = _GLOB.sub(rb"\\\1", path)
+    stripped = escaped.rstrip(b" ")
+    return stripped + b"\\ " * (len(escaped) - len(stripped))
+
+
+def _write_private_bytes(path: Path, data: bytes) -> None:
+    """Write a small file of the store, 0600, when its contents differ."""
+    with contextlib.suppress(OSError):
+        if path.read_bytes() == data:
+            return
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "wb") as stream:
+        stream.write(data)

@@ -362,6 +362,12 @@ def test_the_external_event_helpers_zett_s_dialogs_wait_on() -> None:
         _signature(ExternalEventExtension._take_external_event) == ["self", "context"],
         "ExternalEventExtension._take_external_event changed: the edit approval dialog's answer",
     )
+    extension = ExternalEventExtension(response_event_name="x_response", correlation_field="tool_call_id")
+    _check(
+        isinstance(getattr(extension, "_accepted", None), dict),
+        "ExternalEventExtension no longer keeps staged answers in _accepted: agent_compat.ask_the_ui "
+        "(the sandbox escape, read access and MCP approval questions) would never see an answer",
+    )
 
 
 def test_the_file_tool_helpers_a_preview_must_agree_with(

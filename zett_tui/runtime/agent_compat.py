@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from zett_agent.agent import AgentRunContext
     from zett_agent.extensions.external import ExternalEvent, ExternalEventExtension
     from zett_agent.extensions.plan_mode import PlanModeExtension
-    from zett_agent.messages import AnyMessage
+    from zett_agent.messages import AnyMessage, ToolCall
     from zett_agent.model import ModelRequest
     from zett_agent.tools.coding import FileEdit
 
@@ -103,6 +103,39 @@ def wait_for_external_event(
     private by name). On an upgrade: check its signature and that it still stages the response.
     """
     return extension._wait_for_external_event(context, correlation_id)
+
+
+async def ask_the_ui(
+    extension: ExternalEventExtension,
+    context: AgentRunContext,
+    call: ToolCall,
+    event_name: str,
+    payload: dict[str, Any],
+    *,
+    correlation_id: str | None = None,
+) -> dict[str, Any]:
+    """Emit ``event_name`` (a custom event carrying ``payload``) for ``call`` and wait for the UI's
+    answer; its payload, or ``{}`` when none was staged (callers treat that as a no).
+
+    The question shape the shell's sandbox escape, the read gate and MCP approvals share. Touches
+    ``ExternalEventExtension._accepted`` as well as :func:`wait_for_external_event`: on an upgrade,
+    check that the staged answers are still kept there, keyed by ``(context, correlation id)``.
+    """
+    from zett_agent.events import AgentEvent, AgentEventType
+
+    key = correlation_id or call.id
+    async with wait_for_external_event(extension, context, key):
+        await context.emit(
+            AgentEvent(
+                AgentEventType.CUSTOM,
+                session_id=context.session_id,
+                tool_calls=[call],
+                name=event_name,
+                payload=payload,
+            )
+        )
+    response = extension._accepted.pop((context, key), None)
+    return dict(response.payload) if response is not None else {}
 
 
 def take_external_event(extension: ExternalEventExtension, context: AgentRunContext) -> ExternalEvent:

@@ -31,12 +31,12 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field
 from zett_agent.agent import AgentRunContext
-from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.extensions.external import ExternalEventExtension
 from zett_agent.messages import ToolCall
 from zett_agent.tools.coding import FilePath, LineCount, MaxResults, StartLine
 from zett_agent.tools.images import MAX_IMAGE_BYTES
 
+from zett_tui.runtime import agent_compat
 from zett_tui.runtime.files import contained_tools
 from zett_tui.runtime.files.read_access import ReadAccess, ReadGrant, ReadVerdict, real_path, scope_of_grant
 from zett_tui.runtime.tool_refusal import ToolRefused
@@ -227,18 +227,9 @@ class ReadGate(ExternalEventExtension):
             "session_scope": scope_of_grant(real, is_folder=is_folder, place=verdict.place),
             "response_event": READ_ACCESS_RESPONSE,
         }
-        async with self._wait_for_external_event(context, correlation_id):
-            await context.emit(
-                AgentEvent(
-                    AgentEventType.CUSTOM,
-                    session_id=context.session_id,
-                    tool_calls=[call],
-                    name=READ_ACCESS_EVENT,
-                    payload=payload,
-                )
-            )
-        response = self._accepted.pop((context, correlation_id), None)
-        reply = dict(response.payload) if response is not None else {}
+        reply = await agent_compat.ask_the_ui(
+            self, context, call, READ_ACCESS_EVENT, payload, correlation_id=correlation_id
+        )
         if reply.get("decision") not in (ONCE, SESSION, DENY):
             raise ValueError("Invalid read access response: decision must be once, session or deny")
         return reply

@@ -20,9 +20,9 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.extensions.external import ExternalEventExtension
 
+from zett_tui.runtime import agent_compat
 from zett_tui.runtime.mcp.policy import Decision, decide, refusal_message
 from zett_tui.runtime.mcp.tools import McpTool, build_tools
 from zett_tui.runtime.modes import PermissionMode
@@ -147,18 +147,7 @@ class McpToolsExtension(ExternalEventExtension):
             "read_only": target.read_only,
             "response_event": MCP_APPROVAL_RESPONSE,
         }
-        async with self._wait_for_external_event(context, call.id):
-            await context.emit(
-                AgentEvent(
-                    AgentEventType.CUSTOM,
-                    session_id=context.session_id,
-                    tool_calls=[call],
-                    name=MCP_APPROVAL_EVENT,
-                    payload=payload,
-                )
-            )
-        response = self._accepted.pop((context, call.id), None)
-        reply = dict(response.payload) if response is not None else {}
+        reply = await agent_compat.ask_the_ui(self, context, call, MCP_APPROVAL_EVENT, payload)
         note = reply.get("note")
         try:
             answer = Answer(str(reply.get("decision")))

@@ -32,6 +32,7 @@ from zett_agent.extensions.external import ExternalEventExtension
 from zett_agent.messages import ToolCall
 from zett_agent.tools.coding import DEFAULT_BASH_TIMEOUT_SECONDS, TimeoutSeconds
 
+from zett_tui.runtime import agent_compat
 from zett_tui.runtime.events import TOOL_OUTPUT_EVENT
 from zett_tui.runtime.shell.live_output import Report
 from zett_tui.runtime.shell.sandbox import SandboxBlock, ShellRun, ShellSandbox, Where
@@ -120,17 +121,7 @@ class SandboxedShell(ExternalEventExtension):
             "network_offered": offer_network,
             "response_event": SANDBOX_ESCAPE_RESPONSE,
         }
-        async with self._wait_for_external_event(context, call.id):
-            await context.emit(
-                AgentEvent(
-                    AgentEventType.CUSTOM,
-                    session_id=context.session_id,
-                    tool_calls=[call],
-                    name=SANDBOX_ESCAPE_EVENT,
-                    payload=payload,
-                )
-            )
-        reply = self._take_external_event(context).payload
+        reply = await agent_compat.ask_the_ui(self, context, call, SANDBOX_ESCAPE_EVENT, payload)
         decision = reply.get("decision")
         note = reply.get("note")
         note = " ".join(note.split())[:_NOTE_LIMIT] if isinstance(note, str) else ""

@@ -22,8 +22,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from zett_tui.config.converters import InvalidValue, describe_value
+
 if TYPE_CHECKING:
-    from zett_tui.config.schema import Key, Layer
+    from zett_tui.config.layers import Layer
+    from zett_tui.config.schema import Key
 
 TRANSPORTS = ("stdio", "http", "sse")
 DEFAULT_STARTUP_TIMEOUT = 30.0
@@ -115,28 +118,15 @@ def expand(text: str, environ: Mapping[str, str], server: str) -> str:
     return _VARIABLE.sub(value, text)
 
 
-def _invalid(message: str) -> Exception:
-    """schema's ``InvalidValue``, imported when a value is wrong: schema.py imports this module."""
-    from zett_tui.config.schema import InvalidValue
-
-    return InvalidValue(message)
-
-
-def describe_value(value: object, *, secret: bool = False) -> str:
-    from zett_tui.config.schema import describe_value as describe
-
-    return describe(value, secret=secret)
-
-
 def convert_bool(value: object) -> bool:
     if not isinstance(value, bool):
-        raise _invalid(f"expected true or false, got {describe_value(value)}")
+        raise InvalidValue(f"expected true or false, got {describe_value(value)}")
     return value
 
 
 def _string(value: object, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _invalid(f"expected {what}, got {describe_value(value)}")
+        raise InvalidValue(f"expected {what}, got {describe_value(value)}")
     return value
 
 
@@ -146,17 +136,17 @@ def convert_command(value: object) -> str:
 
 def convert_arg(value: object) -> str:
     if not isinstance(value, str):
-        raise _invalid(f"expected a string, got {describe_value(value)}")
+        raise InvalidValue(f"expected a string, got {describe_value(value)}")
     return value
 
 
 def convert_string_table(value: object) -> dict[str, str]:
     """``env`` and ``headers``: names to string values. Values are never shown (they may be keys)."""
     if not isinstance(value, dict):
-        raise _invalid(f"expected a table of names to strings, got {describe_value(value)}")
+        raise InvalidValue(f"expected a table of names to strings, got {describe_value(value)}")
     for key, item in value.items():
         if not isinstance(item, str):
-            raise _invalid(f"{key!r}: expected a string, got {describe_value(item, secret=True)}")
+            raise InvalidValue(f"{key!r}: expected a string, got {describe_value(item, secret=True)}")
     return dict(value)
 
 
@@ -164,19 +154,19 @@ def convert_url(value: object) -> str:
     url = _string(value, "an http:// or https:// URL")
     scheme = urlsplit(_VARIABLE.sub("x", url)).scheme
     if scheme not in ("http", "https"):
-        raise _invalid(f"expected an http:// or https:// URL, got a {scheme or 'schemeless'} URL")
+        raise InvalidValue(f"expected an http:// or https:// URL, got a {scheme or 'schemeless'} URL")
     return url
 
 
 def convert_transport(value: object) -> str:
     if value not in TRANSPORTS:
-        raise _invalid(f"expected one of {', '.join(TRANSPORTS)}, got {describe_value(value)}")
+        raise InvalidValue(f"expected one of {', '.join(TRANSPORTS)}, got {describe_value(value)}")
     return str(value)
 
 
 def convert_timeout(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 3600:
-        raise _invalid(f"expected seconds between 0 and 3600, got {describe_value(value)}")
+        raise InvalidValue(f"expected seconds between 0 and 3600, got {describe_value(value)}")
     return float(value)
 
 
@@ -299,7 +289,7 @@ def read_mcp_json(text: str, path: Path) -> tuple[list[McpServerConfig], list[st
         try:
             if kind is not None:
                 if kind not in _MCP_JSON_TYPES:
-                    raise _invalid(f"type: expected stdio, http or sse, got {describe_value(kind)}")
+                    raise InvalidValue(f"type: expected stdio, http or sse, got {describe_value(kind)}")
                 fields["transport"] = _MCP_JSON_TYPES[kind]
             for key, (convert, item_list) in MCP_SERVER_FIELDS.items():
                 if key not in entry:
@@ -307,7 +297,7 @@ def read_mcp_json(text: str, path: Path) -> tuple[list[McpServerConfig], list[st
                 value = entry[key]
                 if item_list:
                     if not isinstance(value, list):
-                        raise _invalid(f"{key}: expected an array, got {describe_value(value)}")
+                        raise InvalidValue(f"{key}: expected an array, got {describe_value(value)}")
                     fields[key] = [convert(item) for item in value]
                 else:
                     fields[key] = convert(value)

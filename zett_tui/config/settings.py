@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from zett_tui.config.layers import Layer, assemble
 from zett_tui.config.saving import ConfigSaveError, save_user_setting
 from zett_tui.config.schema import (
     ALL_KEYS,
@@ -21,10 +22,8 @@ from zett_tui.config.schema import (
     EndpointConfig,
     ExtensionConfig,
     Key,
-    Layer,
     Settings,
     UISettings,
-    assemble,
     resolve_setting,
 )
 from zett_tui.config.toml_file import UnusableFile, read_toml

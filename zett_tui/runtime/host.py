@@ -202,10 +202,8 @@ class AgentHost:
             notify=self._storage_notice,
             redact=redact,
         )
-        history_store = getattr(files.history, "storage", None)
-        if history_store is not None and hasattr(history_store, "hidden_requests"):
-            checkpoints = self.checkpoints
-            history_store.hidden_requests = lambda session_id: checkpoints.hidden_requests()
+        checkpoints = self.checkpoints  # a conversation rewind hides requests from the history
+        files.history.storage.hidden_requests = lambda session_id: checkpoints.hidden_requests()
         stack = await build_extension_stack(
             options,
             history=files.history,

@@ -18,7 +18,7 @@ import pytest
 
 from tests.fakes.damaged_session import DAMAGE, truncated, write_damaged
 from zett_tui.runtime.history_rebuild import rebuild_history
-from zett_tui.sessions import reader
+from zett_tui.sessions import line_blocks, reader
 from zett_tui.sessions.export import write_json, write_markdown
 from zett_tui.sessions.line_sieve import Candidate, Run, sieve
 from zett_tui.sessions.read_notices import DETAIL_LIMIT, ReadNotice, ReadNotices, report_lines
@@ -103,6 +103,7 @@ def test_a_line_longer_than_the_limit_with_no_newline_is_skipped_unloaded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sink: int
 ) -> None:
     monkeypatch.setattr(reader, "MAX_LINE_BYTES", 200_000)
+    monkeypatch.setattr(line_blocks, "MAX_LINE_BYTES", 200_000)
     path = tmp_path / "s.jsonl"
     with path.open("wb") as stream:
         stream.write(line("one") + line("two"))
@@ -326,7 +327,8 @@ def test_turns_across_block_edges_are_found_at_their_line_numbers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
 ) -> None:
     monkeypatch.setattr(reader, "BLOCK_BYTES", block)
-    monkeypatch.setattr(reader, "BACK_BLOCK_BYTES", block // 2)
+    monkeypatch.setattr(line_blocks, "BLOCK_BYTES", block)
+    monkeypatch.setattr(line_blocks, "BACK_BLOCK_BYTES", block // 2)
     path = tmp_path / "s.jsonl"
     turns = [line(f"turn {n}") for n in range(40)]
     write_damaged(path, turns, 7)

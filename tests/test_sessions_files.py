@@ -14,7 +14,7 @@ import pytest
 from zett_agent.extensions.jsonl import JSONLExtension
 from zett_agent.messages import AssistantMessage, UserMessage
 
-from zett_tui.sessions import reader
+from zett_tui.sessions import line_blocks, reader
 from zett_tui.sessions.file_modes import tighten_session_storage
 from zett_tui.sessions.meta import one_line, read_title, set_title
 from zett_tui.sessions.naming import (
@@ -204,6 +204,7 @@ def test_malformed_messages_are_dropped_but_the_turn_kept(tmp_path: Path) -> Non
 
 def test_overlong_line_is_skipped_without_loading_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reader, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(line_blocks, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "s.jsonl"
     path.write_bytes(line(record("x" * 5000)) + line(record("small")))
     records, notices = read_all(path)
@@ -257,7 +258,7 @@ def test_last_records_with_line_numbers_and_paging(tmp_path: Path) -> None:
 
 
 def test_long_lines_read_backwards_across_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reader, "BACK_BLOCK_BYTES", 64)
+    monkeypatch.setattr(line_blocks, "BACK_BLOCK_BYTES", 64)
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"".join(line(record(f"p{n}", answer="word " * (n * 50))) for n in range(5)))
     page = read_last_records(path, 5, [])

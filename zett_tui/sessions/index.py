@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from zett_tui.core.paths import PRIVATE_FILE_MODE, sessions_dir, write_private_text
 from zett_tui.sessions.file_modes import needs_tightening, tighten_dir, tighten_file
+from zett_tui.sessions.line_blocks import count_newlines, file_end, iter_lines_backward
 from zett_tui.sessions.lock import adopt_orphaned_turns, lock_holder
 from zett_tui.sessions.meta import read_title, title_line
 from zett_tui.sessions.naming import (
@@ -37,9 +38,6 @@ from zett_tui.sessions.reader import (
     HEAD_BYTES,
     ReadNotice,
     ReadNotices,
-    count_newlines,
-    file_end,
-    iter_lines_backward,
     iter_records,
     parse_header_prefix,
     parse_line,

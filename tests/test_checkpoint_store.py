@@ -195,6 +195,22 @@ def test_a_file_that_cannot_be_written_back_is_one_line_and_the_rest_is_restored
     assert report.problems[0].startswith("src/app.py: Permission denied")
 
 
+def test_a_folder_on_a_read_only_mount_is_one_line_and_the_rest_is_restored(
+    store: CheckpointStore, project: Path
+) -> None:
+    """The same as the test above where permissions cannot stop the writer (root, as in CI)."""
+    from tests.fakes.mounts import read_only_bind
+
+    first = store.take("s/1/before")
+    (project / "src" / "app.py").write_text("changed\n")
+    (project / "README").write_text("changed\n")
+    with read_only_bind(project / "src"):
+        report = store.restore(first.commit, ["src/app.py", "README"])
+    assert report.restored == ["README"] and len(report.problems) == 1
+    assert report.problems[0].startswith("src/app.py: Read-only file system")
+    assert (project / "src" / "app.py").read_text() == "changed\n"
+
+
 def test_a_restore_into_an_immutable_place_is_one_line(
     store: CheckpointStore, project: Path, monkeypatch
 ) -> None:

@@ -1,4 +1,4 @@
-"""Every test runs with its own config, data and state folders and no provider keys.
+"""Every test runs with its own home, config, data and state folders and no provider keys.
 
 Shared fixtures live here too: `hosts` (runtime hosts closed at teardown) and `llm_server`.
 """
@@ -31,6 +31,10 @@ _KEY_VARIABLES = (
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
+    home.mkdir()
+    # HOME too: skills in ~/.agents/skills, credential stores and tool caches are found from it,
+    # and a test must never read the machine's own.
+    monkeypatch.setenv("HOME", str(home))
     for name, sub in (
         ("XDG_CONFIG_HOME", "config"),
         ("XDG_DATA_HOME", "data"),

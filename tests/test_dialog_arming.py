@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -131,7 +132,13 @@ async def test_keys_posted_before_the_dialog_is_drawn_go_to_the_prompt() -> None
         assert picked == [Picked(RUN)]
 
 
-async def test_ok_go_and_enter_right_after_the_dialog_is_drawn_do_not_approve(project_dir: Path) -> None:
+async def test_ok_go_and_enter_right_after_the_dialog_is_drawn_do_not_approve(
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rule under test is "keys inside the arming window never answer"; a longer window keeps a
+    # loaded machine's gap between two presses from arming the dialog mid-attempt (which would be
+    # the rule working, not a typed-through approval).
+    monkeypatch.setattr(choice_dialog, "ARM_DELAY", 3.0)
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo ran > ran.txt"}), text_step("Ran."))
     app = make_app(model)
     async with ready_app(app) as pilot:

@@ -340,8 +340,14 @@ class CheckpointExtension(AgentExtension):
 
     def __init__(self, checkpoints: SessionCheckpoints) -> None:
         self.checkpoints = checkpoints
+        #: Further tools known to only read, by name (an MCP tool its server marks readOnlyHint).
+        self._also_read_only: Callable[[str], bool] = lambda name: False
         #: The records of cancelled turns still being made.
         self._closing: set[asyncio.Future[TurnRecord | None]] = set()
+
+    def treat_as_read_only(self, is_read_only: Callable[[str], bool]) -> None:
+        """Take no checkpoint before a call ``is_read_only(name)`` says only reads."""
+        self._also_read_only = is_read_only
 
     async def before_run(self, context: AgentRunContext) -> None:
         zett = _notes(context)
@@ -356,7 +362,7 @@ class CheckpointExtension(AgentExtension):
     async def on_tool_call(
         self, context: AgentRunContext, call: ToolCall, call_next: Callable[[], Awaitable[Any]]
     ) -> Any:
-        if call.name not in READ_ONLY_TOOLS:
+        if call.name not in READ_ONLY_TOOLS and not self._also_read_only(call.name):
             await self.checkpoints.before_change()
         return await call_next()
 

@@ -43,6 +43,8 @@ from zett_tui.checkpoints.summary import turn_changes_text
 log = logging.getLogger(__name__)
 
 Notify = Callable[[str, str], None]
+#: ``(the "N files changed" line, the turn's record)``: a turn that changed files ended.
+ChangesNotify = Callable[[str, TurnRecord], None]
 
 #: Tools that only read: no checkpoint before them. Every other tool may change files.
 READ_ONLY_TOOLS = frozenset(
@@ -52,6 +54,8 @@ READ_ONLY_TOOLS = frozenset(
 PROMPT_CHARS = 20_000
 #: The level of the "N files changed" notice (shown as info; ``zett -p`` leaves it out of its text).
 CHANGES_LEVEL = "changes"
+#: At most this many files of a turn are listed in its line of the session file (all are counted).
+LISTED_FILES = 200
 
 
 @dataclass
@@ -77,12 +81,16 @@ class SessionCheckpoints:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         notify: Notify | None = None,
         redact: Callable[[str], str] | None = None,
+        on_changes: ChangesNotify | None = None,
     ) -> None:
         self.store = CheckpointStore(project, root, max_file_bytes=max_file_bytes)
         self.session_id = session_id
         self.key = session_key(session_id)
         self.journal = CheckpointJournal(self.store.folder, session_id)
         self._notify: Notify = notify or (lambda text, level: None)
+        self._on_changes: ChangesNotify = on_changes or (
+            lambda text, record: self._notify(text, CHANGES_LEVEL)
+        )
         self._redact = redact or (lambda text: text)
         self._turn: _OpenTurn | None = None
         self._said: set[str] = set()
@@ -145,7 +153,7 @@ class SessionCheckpoints:
         self.last_record = record
         if record.changes:
             text = turn_changes_text(len(record.changes), record.added, record.removed)
-            self._notify(text, CHANGES_LEVEL)
+            self._on_changes(text, record)
         return record
 
     def metadata(self, record: TurnRecord | None) -> dict[str, Any]:
@@ -160,6 +168,7 @@ class SessionCheckpoints:
             "files": len(record.changes),
             "added": record.added,
             "removed": record.removed,
+            "changed": record.changes[:LISTED_FILES],
         }
 
     # -- taking and recording, never raising -----------------------------------------------------

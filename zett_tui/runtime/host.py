@@ -24,7 +24,8 @@ from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 
 from zett_tui import __version__
-from zett_tui.checkpoints.recording import CheckpointExtension, SessionCheckpoints
+from zett_tui.checkpoints.journal import TurnRecord
+from zett_tui.checkpoints.recording import CHANGES_LEVEL, CheckpointExtension, SessionCheckpoints
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
 from zett_tui.core.inert_text import encodable
@@ -201,6 +202,7 @@ class AgentHost:
             max_file_bytes=options.checkpoint_max_file_bytes,
             notify=self._storage_notice,
             redact=redact,
+            on_changes=self._changes_notice,
         )
         checkpoints = self.checkpoints  # a conversation rewind hides requests from the history
         files.history.storage.hidden_requests = lambda session_id: checkpoints.hidden_requests()
@@ -378,6 +380,12 @@ class AgentHost:
     def _storage_notice(self, text: str, level: str) -> None:
         """The history or the transcript stopped (or started again) being saved (from any thread)."""
         self.notices.add(Notice(text, level))
+
+    def _changes_notice(self, text: str, record: TurnRecord) -> None:
+        """A turn changed files: its line, which expands to the files and their diff."""
+        changes = (record.before, record.after) if record.before and record.after else None
+        files = tuple(tuple(change) for change in record.changes)
+        self.notices.add(Notice(text, CHANGES_LEVEL, changes=changes, files=files))
 
     def listen_between_turns(self, listener: Callable[[Notice], None]) -> None:
         """Pass ``listener`` the notices that arrive while no turn runs (``TurnNotices.listen``)."""

@@ -64,6 +64,10 @@ class NoteBlock:
 
     kind: str
     text: str
+    #: ``changes``: the turn's checkpoints (before, after), when both were taken.
+    checkpoints: tuple[str, str] | None = None
+    #: ``changes``: ``(path, added, removed, status)`` per file listed in the turn's line.
+    files: tuple[tuple[Any, ...], ...] = ()
 
 
 Block = TextBlock | ReasoningBlock | ToolView | NoteBlock
@@ -206,7 +210,29 @@ def changes_note(zett: dict[str, Any]) -> NoteBlock | None:
     figures = [noted.get(key) for key in ("files", "added", "removed")]
     if not all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in figures) or not figures[0]:
         return None
-    return NoteBlock("changes", turn_changes_text(*figures))  # type: ignore[arg-type]
+    before, after = noted.get("before"), noted.get("after")
+    checkpoints = (before, after) if isinstance(before, str) and isinstance(after, str) else None
+    return NoteBlock(
+        "changes",
+        turn_changes_text(*figures),  # type: ignore[arg-type]
+        checkpoints=checkpoints,
+        files=_changed_files(noted.get("changed")),
+    )
+
+
+def _changed_files(value: Any) -> tuple[tuple[Any, ...], ...]:
+    """The well-formed ``[path, added, removed, status]`` rows of a turn's line (others skipped)."""
+    rows: list[tuple[Any, ...]] = []
+    for item in value if isinstance(value, list) else ():
+        if (
+            isinstance(item, list)
+            and len(item) >= 3
+            and isinstance(item[0], str)
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in item[1:3])
+        ):
+            status = item[3] if len(item) > 3 and isinstance(item[3], str) else ""
+            rows.append((item[0], item[1], item[2], status))
+    return tuple(rows)
 
 
 def _context(zett: dict[str, Any]) -> tuple[int, bool] | None:

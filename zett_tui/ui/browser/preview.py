@@ -82,7 +82,7 @@ def paint_preview(transcript: Transcript, page: PreviewPage) -> None:
                     f"▼ Match in turn {turn.index + 1} ({page.hit.where}): {page.hit.snippet}", "decision"
                 )
             )
-        show_turn(transcript, turn)
+        show_turn(transcript, turn, list_changes=True)
     if page.later_turns:
         plural = "s" if page.later_turns != 1 else ""
         transcript.add(NoticeBlock(f"… {page.later_turns} later turn{plural} not shown.", "info"))

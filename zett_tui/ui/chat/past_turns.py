@@ -21,6 +21,7 @@ from zett_tui.sessions.recorded_turns import (
     load_last_turns,
 )
 from zett_tui.sessions.recorded_turns import ReasoningBlock as PastReasoning
+from zett_tui.ui.chat.changes_lines import recorded_changes_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
@@ -39,9 +40,12 @@ RESUME_TURNS = 60
 log = logging.getLogger(__name__)
 
 
-def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | None = None) -> str | None:
+def show_turn(
+    transcript: Transcript, turn: TurnView, *, previous_model: str | None = None, list_changes: bool = False
+) -> str | None:
     """Paint one turn. Its first answer is labelled with its model when that differs from
-    ``previous_model``; returns the model of the answers now shown last (``previous_model`` if none)."""
+    ``previous_model``; returns the model of the answers now shown last (``previous_model`` if none).
+    ``list_changes``: the files the turn changed are listed under its changes line at once."""
     if turn.continues:  # as the live screen showed /continue
         transcript.add(NoticeBlock("Continuing…", "info"))
     else:
@@ -62,6 +66,8 @@ def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | N
             last_answer.finish("completed")
         elif isinstance(block, ToolView):
             _show_tool(transcript, block, turn.status)
+        elif isinstance(block, NoteBlock) and block.kind == "changes":
+            transcript.add(recorded_changes_block(block, expanded=list_changes))
         elif isinstance(block, NoteBlock) and block.kind == "steer":
             transcript.add(SteerBlock(block.text))  # as the live turn showed it
         elif isinstance(block, NoteBlock):

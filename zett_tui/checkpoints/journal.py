@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ class TurnRecord:
     request: str | None = None
     #: For a rewind of the conversation: the requests it took out of the model's context.
     hidden_requests: list[str] = field(default_factory=list)
+    #: For a rewind that undid another: the requests it put back into the model's context.
+    restored_requests: list[str] = field(default_factory=list)
 
     @property
     def added(self) -> int:
@@ -59,6 +62,15 @@ class TurnRecord:
     @property
     def paths(self) -> list[str]:
         return [str(change[0]) for change in self.changes]
+
+
+def hidden_after(records: Iterable[TurnRecord]) -> frozenset[str]:
+    """The requests out of the model's context after ``records`` (read in order)."""
+    hidden: set[str] = set()
+    for record in records:
+        hidden -= set(record.restored_requests)
+        hidden |= set(record.hidden_requests)
+    return frozenset(hidden)
 
 
 class CheckpointJournal:
@@ -103,8 +115,8 @@ class CheckpointJournal:
         return records
 
     def hidden_requests(self) -> frozenset[str]:
-        """Every request a conversation rewind took out of the model's context."""
-        return frozenset(r for record in self.records() for r in record.hidden_requests)
+        """The requests out of the model's context now: taken out by a rewind, not put back since."""
+        return hidden_after(self.records())
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)

@@ -33,8 +33,8 @@ from zett_tui.checkpoints.rewind import (
     RewindPlan,
     RewindRefused,
     apply_code_rewind,
+    conversation_change,
     plan_code_rewind,
-    requests_to_hide,
     rewind_record,
 )
 from zett_tui.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoint, CheckpointStore, RestoreReport
@@ -82,12 +82,16 @@ class SessionCheckpoints:
         notify: Notify | None = None,
         redact: Callable[[str], str] | None = None,
         on_changes: ChangesNotify | None = None,
+        on_conversation_rewind: Callable[[TurnRecord], Awaitable[None]] | None = None,
     ) -> None:
         self.store = CheckpointStore(project, root, max_file_bytes=max_file_bytes)
         self.session_id = session_id
         self.key = session_key(session_id)
         self.journal = CheckpointJournal(self.store.folder, session_id)
         self._notify: Notify = notify or (lambda text, level: None)
+        #: Told of each rewind that took turns out of the model's context or put them back (the
+        #: host marks it in the session file: ``sessions.rewind_marks``).
+        self._on_conversation_rewind = on_conversation_rewind
         self._on_changes: ChangesNotify = on_changes or (
             lambda text, record: self._notify(text, CHANGES_LEVEL)
         )
@@ -272,7 +276,7 @@ class SessionCheckpoints:
             if before is not None and after is not None:
                 found = await asyncio.to_thread(self.store.changes, before, after)
                 changes = [[c.path, c.added, c.removed, c.status] for c in found]
-        hidden = requests_to_hide(records, target) if conversation else []
+        hidden, restored = conversation_change(records, target) if conversation else ([], [])
         if conversation and target.kind == "turn" and target.request is None:
             outcome.problems.append("this turn's messages are not known; the conversation stays as it is")
         record = rewind_record(
@@ -281,11 +285,14 @@ class SessionCheckpoints:
             after=after,
             changes=changes,
             hidden_requests=hidden,
+            restored_requests=restored,
             missing=None if plan is None or after is not None else (self._last_problem or "not taken"),
         )
         await self._append(record)
-        if hidden:
-            self._hidden = self.hidden_requests() | frozenset(hidden)
+        if hidden or restored:
+            self._hidden = (self.hidden_requests() | frozenset(hidden)) - frozenset(restored)
+            if self._on_conversation_rewind is not None:
+                await self._on_conversation_rewind(record)
         outcome.record = record
         return outcome
 

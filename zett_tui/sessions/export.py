@@ -124,6 +124,8 @@ def turn_markdown(turn: TurnView) -> str:
         elif isinstance(block, NoteBlock):
             label = _NOTE_LABELS.get(block.kind, f"*{block.kind}:*")
             parts.append(_quote(f"{label} {block.text}"))
+    if turn.rewound:
+        parts.append("\n" + _quote("**Rewound:** /rewind took this turn out of the model's context."))
     if turn.failed:
         parts.append("\n" + _quote(f"**Turn failed:** {turn.error or 'unknown error'}"))
     elif turn.cancelled:

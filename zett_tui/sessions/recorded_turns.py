@@ -23,6 +23,7 @@ from zett_tui.core.tool_display import key_argument
 from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.reader import Notices, TurnRecord, iter_records, read_last_records
+from zett_tui.sessions.rewind_marks import RewoundTurns, mark_of, read_rewound
 
 _NORMAL_STOPS = {"end_turn", "tool_use"}
 
@@ -96,6 +97,8 @@ class TurnView:
     context: tuple[int, bool] | None = None
     #: ``/continue`` carried on the turn before (its blocks hold only what was new).
     continues: bool = False
+    #: A conversation rewind took it out of the model's context (``sessions.rewind_marks``).
+    rewound: bool = False
 
     @property
     def cancelled(self) -> bool:
@@ -266,7 +269,9 @@ def is_partial(envelope: dict[str, Any]) -> bool:
     return isinstance(attributes, dict) and attributes.get(PARTIAL_ATTRIBUTE) is True
 
 
-def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnView:
+def turn_view(
+    record: TurnRecord, previous: TurnRecord | None = None, rewound: RewoundTurns | None = None
+) -> TurnView:
     """The display model of one turn (``previous``, the line before, trims a ``/continue``)."""
     continues = record.zett.get("continues") is True
     messages = new_messages_of(record, previous)
@@ -345,14 +350,19 @@ def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnVie
         offset=record.offset,
         context=_context(record.zett),
         continues=continues,
+        rewound=rewound is not None and record.data.get("request_id") in rewound,
     )
 
 
 def iter_turns(path: Path, notices: Notices) -> Iterator[TurnView]:
-    """Every readable turn in order, one line at a time."""
+    """Every readable turn in order, one line at a time (a rewind's line is not a turn: the turns
+    it rewound are marked ``rewound``)."""
+    rewound = read_rewound(path)
     previous: TurnRecord | None = None
     for record in iter_records(path, notices):
-        yield turn_view(record, previous)
+        if mark_of(record.data) is not None:
+            continue
+        yield turn_view(record, previous, rewound)
         previous = record
 
 
@@ -365,6 +375,10 @@ def load_last_turns(
 ) -> TranscriptPage:
     """The last ``count`` turns (before ``before_offset`` when paging back), oldest first."""
     tail = read_last_records(path, count, notices, before_offset=before_offset)
-    records = tail.records
-    turns = [turn_view(record, records[index - 1] if index else None) for index, record in enumerate(records)]
+    rewound = read_rewound(path)
+    records = [record for record in tail.records if mark_of(record.data) is None]
+    turns = [
+        turn_view(record, records[index - 1] if index else None, rewound)
+        for index, record in enumerate(records)
+    ]
     return TranscriptPage(turns, tail.has_earlier, tail.start_offset)

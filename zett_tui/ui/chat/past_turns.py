@@ -34,6 +34,8 @@ from zett_tui.ui.widgets.transcript import (
 
 #: Under a turn zett never finished (``sessions.live_turn``): it was killed or crashed.
 CUT_OFF = "✂ cut off here: zett was stopped before this turn ended"
+#: Under a turn a conversation rewind took out of the model's context (it stays in the session).
+REWOUND = "↶ Rewound: this turn is not in the model's context (/rewind can undo that)"
 #: How many of the latest turns a resumed session paints at once.
 RESUME_TURNS = 60
 
@@ -72,6 +74,8 @@ def show_turn(
             transcript.add(SteerBlock(block.text))  # as the live turn showed it
         elif isinstance(block, NoteBlock):
             transcript.add(NoticeBlock(block.text, "decision" if block.kind == "decision" else "info"))
+    if turn.rewound:
+        transcript.add(NoticeBlock(REWOUND, "info"))
     if status == "cancelled":
         if last_answer is not None and last_answer is transcript.blocks[-1]:
             last_answer.status = "cancelled"  # the answer block marks itself

@@ -42,6 +42,9 @@ class TurnRecord:
     changes: list[list[Any]] = field(default_factory=list)
     #: Files too large to record (named in the rewind dialog).
     too_large: list[str] = field(default_factory=list)
+    #: Files a checkpoint of the turn could not read (another process's, a permission): they are
+    #: recorded as they were last read, so a rewind leaves them as they are (and names them).
+    unreadable: list[str] = field(default_factory=list)
     #: For a rewind: the turn it went back to.
     target: str | None = None
     #: The turn's request id (its messages in the stored history).

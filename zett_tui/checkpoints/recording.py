@@ -67,6 +67,8 @@ class _OpenTurn:
     request: str | None = None
     steps: int = 0
     missing: list[str] = field(default_factory=list)
+    #: Files a checkpoint of the turn could not read.
+    unreadable: set[str] = field(default_factory=set)
 
 
 class SessionCheckpoints:
@@ -118,7 +120,8 @@ class SessionCheckpoints:
             return
         await asyncio.shield(turn.first)
         turn.steps += 1
-        await self._take(f"{turn.turn}/step-{turn.steps}", "before a change")
+        step = await self._take(f"{turn.turn}/step-{turn.steps}", "before a change")
+        turn.unreadable |= self._unreadable_paths(step)
 
     async def end_turn(self) -> TurnRecord | None:
         """Record what the turn left (once): its record, or None when no turn was open."""
@@ -144,6 +147,7 @@ class SessionCheckpoints:
             before=before.commit if before else None,
             after=after.commit if after else None,
             too_large=list(before.too_large) if before else [],
+            unreadable=sorted(turn.unreadable | self._unreadable_paths(before, after)),
         )
         if before is None or after is None:
             record.missing = self._last_problem or "the checkpoint could not be taken"
@@ -187,7 +191,10 @@ class SessionCheckpoints:
         if self.off is not None:
             return None
         try:
-            return await asyncio.to_thread(self.store.take, f"{self.key}/{name}", message)
+            taken = await asyncio.to_thread(self.store.take, f"{self.key}/{name}", message)
+            if taken.unreadable:
+                self._say_unreadable(taken.unreadable)
+            return taken
         except GitMissing:
             self.off = "git is not installed"
             self._say("Checkpoints are off: git is not installed, so this session cannot be rewound.")
@@ -205,6 +212,21 @@ class SessionCheckpoints:
             log.warning("checkpoint failed", exc_info=True)
             self._say(f"A checkpoint could not be taken ({type(error).__name__}); the turn goes on.")
         return None
+
+    def _say_unreadable(self, unreadable: tuple[str, ...]) -> None:
+        """One line for the files a checkpoint could not read (once for the same files)."""
+        path, _, reason = unreadable[0].rpartition(": ")
+        first = f"{path} ({reason})"
+        more = f" and {len(unreadable) - 1} more" if len(unreadable) > 1 else ""
+        self._say(
+            f"A checkpoint could not read {first}{more}; it keeps what it last read of "
+            f"{'them' if more else 'it'}, and a rewind leaves {'them' if more else 'it'} as "
+            f"{'they are' if more else 'it is'}. The turn goes on."
+        )
+
+    @staticmethod
+    def _unreadable_paths(*checkpoints: Checkpoint | None) -> set[str]:
+        return {item.rpartition(": ")[0] for c in checkpoints if c is not None for item in c.unreadable}
 
     async def _append(self, record: TurnRecord) -> None:
         try:
@@ -271,6 +293,7 @@ class SessionCheckpoints:
             outcome.report = await asyncio.to_thread(apply_code_rewind, self.store, plan, take_checkpoints)
             outcome.kept = [p for p in plan.conflicts if p not in take_checkpoints]
             outcome.too_large = plan.too_large
+            outcome.unreadable = plan.unreadable
             taken = await self._take(f"rewind-{time.time_ns()}/after", "after the rewind")
             after = taken.commit if taken is not None else None
             if before is not None and after is not None:
@@ -305,6 +328,7 @@ class RewindOutcome:
     report: RestoreReport | None = None
     kept: list[str] = field(default_factory=list)
     too_large: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     record: TurnRecord | None = None
 

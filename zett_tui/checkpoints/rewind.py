@@ -37,6 +37,8 @@ class RewindPlan:
     conflicts: list[str] = field(default_factory=list)
     #: Files too large to have been recorded: not restored.
     too_large: list[str] = field(default_factory=list)
+    #: Files a checkpoint of these turns could not read: not restored (their record may be stale).
+    unreadable: list[str] = field(default_factory=list)
 
 
 def later_records(records: Sequence[TurnRecord], target: TurnRecord) -> list[TurnRecord]:
@@ -63,13 +65,18 @@ def plan_code_rewind(
             cache[commit] = store.entries(commit)
         return cache[commit]
 
-    plan = RewindPlan(target, now, too_large=sorted({p for r in undone for p in r.too_large}))
+    unreadable = {p for r in undone for p in r.unreadable}
+    plan = RewindPlan(
+        target, now, too_large=sorted({p for r in undone for p in r.too_large}), unreadable=sorted(unreadable)
+    )
     current = entries(now)
     touched: dict[str, list[TurnRecord]] = {}
     for record in undone:
         for path in record.paths:
             touched.setdefault(path, []).append(record)
     for path, by in sorted(touched.items()):
+        if path in unreadable:
+            continue
         assert by[0].before is not None and by[-1].after is not None
         # By hand: between two turns that touched it, or since the last one.
         by_hand = current.get(path) != entries(by[-1].after).get(path)

@@ -73,7 +73,13 @@ async def rewind_flow(ctx: CommandContext, checkpoints: SessionCheckpoints) -> N
         except Exception as error:  # git, the disk: one line, nothing changed
             refused = f"{type(error).__name__}: {error}"
     what = await ask(
-        ctx, dialogs.what_dialog(target, code_possible=refused, too_large=plan.too_large if plan else [])
+        ctx,
+        dialogs.what_dialog(
+            target,
+            code_possible=refused,
+            too_large=plan.too_large if plan else [],
+            unreadable=plan.unreadable if plan else [],
+        ),
     )
     if what not in (dialogs.CODE_AND_CONVERSATION, dialogs.CODE_ONLY, dialogs.CONVERSATION_ONLY):
         ctx.say("Rewind cancelled; nothing changed.")
@@ -101,6 +107,11 @@ async def rewind_flow(ctx: CommandContext, checkpoints: SessionCheckpoints) -> N
         if outcome.too_large:
             ctx.say(
                 "Not recorded (too large), left as they are: " + ", ".join(outcome.too_large[:10]), "warning"
+            )
+        if outcome.unreadable:
+            ctx.say(
+                "Could not be read when recorded, left as they are: " + ", ".join(outcome.unreadable[:10]),
+                "warning",
             )
     for problem in outcome.problems:
         ctx.say(problem, "warning")

@@ -115,7 +115,14 @@ async def rewind_flow(ctx: CommandContext, checkpoints: SessionCheckpoints) -> N
             )
     for problem in outcome.problems:
         ctx.say(problem, "warning")
-    if conversation:
+    restored = outcome.record.restored_requests if outcome.record is not None else []
+    if conversation and restored:
+        count = len(restored)
+        ctx.say(
+            f"The conversation is back as it was: {count} rewound turn{'s are' if count != 1 else ' is'}"
+            " in the model's context again."
+        )
+    elif conversation:
         ctx.say(
             "The conversation is back before that turn; the later turns stay in the session file, out of the model's context."
         )

@@ -44,6 +44,8 @@ class ChangesBlock(NoticeBlock):
         super().__init__(text, "info")
         #: ``(path, added, removed, status)`` per file, as the turn's record lists them.
         self.files = [_file_row(item) for item in files[:MAX_LISTED_FILES] if len(item) >= 3]
+        #: Files given beyond those listed.
+        self.unlisted = max(0, len(files) - MAX_LISTED_FILES)
         #: The turn's checkpoints (commits of the project's store), when known.
         self.checkpoints = checkpoints
         self.state: DiffState = "unread"
@@ -69,12 +71,15 @@ class ChangesBlock(NoticeBlock):
         self._hidden = 1 if cut else 0
         for name, body in _per_file(text):
             parsed = parse_unified_diff(body) or [DiffLine("note", "binary, or only its mode changed")]
+            if not any(row[0] == name for row in self.files):
+                if len(self.files) >= MAX_LISTED_FILES:
+                    self._hidden += len(parsed)  # a file beyond the list: /diff shows it
+                    continue
+                self.files.append((name, -1, -1, ""))
             room = max(0, MAX_DIFF_LINES - shown)
             self._diff[name] = [_bounded(line) for line in parsed[:room]]
             shown += len(self._diff[name])
             self._hidden += len(parsed) - len(self._diff[name])
-            if not any(row[0] == name for row in self.files):
-                self.files.append((name, -1, -1, ""))
         self.state = "read"
         self._changed()
 
@@ -123,6 +128,9 @@ class ChangesBlock(NoticeBlock):
             body.extend(ctx.render_text(row, inner))
             for line in self._diff.get(path, ()):
                 body.extend(ctx.render_text(Text(_plain(line), style=style_of[line.kind]), inner))
+        if self.unlisted:
+            more_files = Text(f"… {self.unlisted} more files: /diff shows them all", style=styles.muted)
+            body.extend(ctx.render_text(more_files, inner))
         if self.state == "reading":
             body.extend(ctx.render_text(Text("reading the diff…", style=styles.muted), inner))
         elif self.state == "failed":

@@ -11,14 +11,16 @@ that points at ``/diff``, which shows all of it in a scrollable view.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
 
 from zett_tui.core.inert_text import make_inert, make_terminal_output_inert
-from zett_tui.ui.modals.diff_view import DiffLine, parse_unified_diff
 from zett_tui.ui.widgets.transcript_blocks import NoticeBlock, _prefixed
 from zett_tui.ui.widgets.transcript_render import Line, RenderContext
+
+if TYPE_CHECKING:
+    from zett_tui.ui.modals.diff_view import DiffLine
 
 #: At most this many diff lines are shown in the transcript; ``/diff`` shows the rest.
 MAX_DIFF_LINES = 400
@@ -64,6 +66,8 @@ class ChangesBlock(NoticeBlock):
 
     def set_diff(self, diff: str) -> None:
         """The unified diff of the turn (``CheckpointStore.diff_text``), kept to a bounded size."""
+        from zett_tui.ui.modals.diff_view import DiffLine, parse_unified_diff  # not at the first frame
+
         cut = len(diff) > MAX_DIFF_CHARS
         text = make_terminal_output_inert(diff[:MAX_DIFF_CHARS])
         shown = 0
@@ -155,6 +159,8 @@ def _file_row(item: Sequence[Any]) -> tuple[str, int, int, str]:
 
 
 def _bounded(line: DiffLine) -> DiffLine:
+    from zett_tui.ui.modals.diff_view import DiffLine
+
     text = line.text.expandtabs(4)
     if len(text) > MAX_LINE_CHARS:
         text = text[:MAX_LINE_CHARS] + "…"

@@ -115,3 +115,33 @@ def test_the_turn_list_names_turns_by_number_not_by_a_second_list_number() -> No
     line = describe_record(3, record)
     assert line.startswith("turn 3: fix the parser  · ")
     assert line.endswith("· 1 file +2 -1")
+
+
+async def test_choosing_before_the_rewind_brings_the_conversation_back(project_dir: Path) -> None:
+    (project_dir / "notes.txt").write_text("alpha\nbeta\n")
+    (project_dir / "gone.txt").write_text("keep me\n")
+    model = ScriptedModel(*agent_turn(), text_step("with it back"))
+    app = make_app(model, host_overrides={"permission_mode": PermissionMode.AUTO})
+    async with ready_app(app) as pilot:
+        await submit(pilot, "change the notes")
+        await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
+        await submit(pilot, "/rewind")
+        await dialog_armed(pilot)
+        await pilot.press("enter")
+        await choose(pilot, "Conversation only")
+        await wait_for(pilot, lambda: any("out of the model's context" in text for text in notices(app)))
+        app.chat.composer.clear()
+        await submit(pilot, "/rewind")
+        listed = await dialog_armed(pilot)
+        assert "before the rewind" in str(listed.query("ChoiceButton").first().label)  # newest first
+        await pilot.press("enter")
+        await choose(pilot, "Conversation only")
+        await wait_for(
+            pilot, lambda: any("1 rewound turn is in the model's context again" in t for t in notices(app))
+        )
+        app.chat.composer.clear()
+        await submit(pilot, "and now?")
+        await wait_for(pilot, lambda: idle(app) and len(model.requests) == 4)
+        assert "change the notes" in "\n".join(
+            str(getattr(m, "content", "")) for m in model.requests[-1].messages
+        )

@@ -85,10 +85,12 @@ def run_git(
     extra_env: Mapping[str, str] | None = None,
     check: bool = True,
     bare: bool = False,
+    complaints: list[str] | None = None,
 ) -> bytes:
     """Run one git command of the store in ``work_tree``; its stdout. Raises ``GitFailed``.
 
     ``bare``: no work tree (creating the store); the command runs in ``git_dir``'s parent.
+    ``complaints``: given, git's stderr lines are added to it.
     """
     git = git_path()
     if git is None:
@@ -112,6 +114,8 @@ def run_git(
         )
     except FileNotFoundError as error:
         raise GitMissing(str(error)) from error
+    if complaints is not None:
+        complaints.extend(done.stderr.decode("utf-8", "replace").splitlines())
     if check and done.returncode != 0:
         complaint = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitFailed(complaint[0] if complaint else f"git {args[0]} exited with {done.returncode}")

@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,17 @@ class TurnRecord:
     changes: list[list[Any]] = field(default_factory=list)
     #: Files too large to record (named in the rewind dialog).
     too_large: list[str] = field(default_factory=list)
+    #: Files a checkpoint of the turn could not read (another process's, a permission): they are
+    #: recorded as they were last read, so a rewind leaves them as they are (and names them).
+    unreadable: list[str] = field(default_factory=list)
     #: For a rewind: the turn it went back to.
     target: str | None = None
     #: The turn's request id (its messages in the stored history).
     request: str | None = None
     #: For a rewind of the conversation: the requests it took out of the model's context.
     hidden_requests: list[str] = field(default_factory=list)
+    #: For a rewind that undid another: the requests it put back into the model's context.
+    restored_requests: list[str] = field(default_factory=list)
 
     @property
     def added(self) -> int:
@@ -59,6 +65,15 @@ class TurnRecord:
     @property
     def paths(self) -> list[str]:
         return [str(change[0]) for change in self.changes]
+
+
+def hidden_after(records: Iterable[TurnRecord]) -> frozenset[str]:
+    """The requests out of the model's context after ``records`` (read in order)."""
+    hidden: set[str] = set()
+    for record in records:
+        hidden -= set(record.restored_requests)
+        hidden |= set(record.hidden_requests)
+    return frozenset(hidden)
 
 
 class CheckpointJournal:
@@ -103,8 +118,8 @@ class CheckpointJournal:
         return records
 
     def hidden_requests(self) -> frozenset[str]:
-        """Every request a conversation rewind took out of the model's context."""
-        return frozenset(r for record in self.records() for r in record.hidden_requests)
+        """The requests out of the model's context now: taken out by a rewind, not put back since."""
+        return hidden_after(self.records())
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)

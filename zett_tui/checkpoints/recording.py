@@ -33,8 +33,8 @@ from zett_tui.checkpoints.rewind import (
     RewindPlan,
     RewindRefused,
     apply_code_rewind,
+    conversation_change,
     plan_code_rewind,
-    requests_to_hide,
     rewind_record,
 )
 from zett_tui.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoint, CheckpointStore, RestoreReport
@@ -43,6 +43,8 @@ from zett_tui.checkpoints.summary import turn_changes_text
 log = logging.getLogger(__name__)
 
 Notify = Callable[[str, str], None]
+#: ``(the "N files changed" line, the turn's record)``: a turn that changed files ended.
+ChangesNotify = Callable[[str, TurnRecord], None]
 
 #: Tools that only read: no checkpoint before them. Every other tool may change files.
 READ_ONLY_TOOLS = frozenset(
@@ -52,6 +54,8 @@ READ_ONLY_TOOLS = frozenset(
 PROMPT_CHARS = 20_000
 #: The level of the "N files changed" notice (shown as info; ``zett -p`` leaves it out of its text).
 CHANGES_LEVEL = "changes"
+#: At most this many files of a turn are listed in its line of the session file (all are counted).
+LISTED_FILES = 200
 
 
 @dataclass
@@ -63,6 +67,8 @@ class _OpenTurn:
     request: str | None = None
     steps: int = 0
     missing: list[str] = field(default_factory=list)
+    #: Files a checkpoint of the turn could not read.
+    unreadable: set[str] = field(default_factory=set)
 
 
 class SessionCheckpoints:
@@ -77,12 +83,20 @@ class SessionCheckpoints:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         notify: Notify | None = None,
         redact: Callable[[str], str] | None = None,
+        on_changes: ChangesNotify | None = None,
+        on_conversation_rewind: Callable[[TurnRecord], Awaitable[None]] | None = None,
     ) -> None:
         self.store = CheckpointStore(project, root, max_file_bytes=max_file_bytes)
         self.session_id = session_id
         self.key = session_key(session_id)
         self.journal = CheckpointJournal(self.store.folder, session_id)
         self._notify: Notify = notify or (lambda text, level: None)
+        #: Told of each rewind that took turns out of the model's context or put them back (the
+        #: host marks it in the session file: ``sessions.rewind_marks``).
+        self._on_conversation_rewind = on_conversation_rewind
+        self._on_changes: ChangesNotify = on_changes or (
+            lambda text, record: self._notify(text, CHANGES_LEVEL)
+        )
         self._redact = redact or (lambda text: text)
         self._turn: _OpenTurn | None = None
         self._said: set[str] = set()
@@ -106,7 +120,8 @@ class SessionCheckpoints:
             return
         await asyncio.shield(turn.first)
         turn.steps += 1
-        await self._take(f"{turn.turn}/step-{turn.steps}", "before a change")
+        step = await self._take(f"{turn.turn}/step-{turn.steps}", "before a change")
+        turn.unreadable |= self._unreadable_paths(step)
 
     async def end_turn(self) -> TurnRecord | None:
         """Record what the turn left (once): its record, or None when no turn was open."""
@@ -132,6 +147,7 @@ class SessionCheckpoints:
             before=before.commit if before else None,
             after=after.commit if after else None,
             too_large=list(before.too_large) if before else [],
+            unreadable=sorted(turn.unreadable | self._unreadable_paths(before, after)),
         )
         if before is None or after is None:
             record.missing = self._last_problem or "the checkpoint could not be taken"
@@ -145,7 +161,7 @@ class SessionCheckpoints:
         self.last_record = record
         if record.changes:
             text = turn_changes_text(len(record.changes), record.added, record.removed)
-            self._notify(text, CHANGES_LEVEL)
+            self._on_changes(text, record)
         return record
 
     def metadata(self, record: TurnRecord | None) -> dict[str, Any]:
@@ -160,6 +176,7 @@ class SessionCheckpoints:
             "files": len(record.changes),
             "added": record.added,
             "removed": record.removed,
+            "changed": record.changes[:LISTED_FILES],
         }
 
     # -- taking and recording, never raising -----------------------------------------------------
@@ -174,7 +191,10 @@ class SessionCheckpoints:
         if self.off is not None:
             return None
         try:
-            return await asyncio.to_thread(self.store.take, f"{self.key}/{name}", message)
+            taken = await asyncio.to_thread(self.store.take, f"{self.key}/{name}", message)
+            if taken.unreadable:
+                self._say_unreadable(taken.unreadable)
+            return taken
         except GitMissing:
             self.off = "git is not installed"
             self._say("Checkpoints are off: git is not installed, so this session cannot be rewound.")
@@ -192,6 +212,21 @@ class SessionCheckpoints:
             log.warning("checkpoint failed", exc_info=True)
             self._say(f"A checkpoint could not be taken ({type(error).__name__}); the turn goes on.")
         return None
+
+    def _say_unreadable(self, unreadable: tuple[str, ...]) -> None:
+        """One line for the files a checkpoint could not read (once for the same files)."""
+        path, _, reason = unreadable[0].rpartition(": ")
+        first = f"{path} ({reason})"
+        more = f" and {len(unreadable) - 1} more" if len(unreadable) > 1 else ""
+        self._say(
+            f"A checkpoint could not read {first}{more}; it keeps what it last read of "
+            f"{'them' if more else 'it'}, and a rewind leaves {'them' if more else 'it'} as "
+            f"{'they are' if more else 'it is'}. The turn goes on."
+        )
+
+    @staticmethod
+    def _unreadable_paths(*checkpoints: Checkpoint | None) -> set[str]:
+        return {item.rpartition(": ")[0] for c in checkpoints if c is not None for item in c.unreadable}
 
     async def _append(self, record: TurnRecord) -> None:
         try:
@@ -258,12 +293,13 @@ class SessionCheckpoints:
             outcome.report = await asyncio.to_thread(apply_code_rewind, self.store, plan, take_checkpoints)
             outcome.kept = [p for p in plan.conflicts if p not in take_checkpoints]
             outcome.too_large = plan.too_large
+            outcome.unreadable = plan.unreadable
             taken = await self._take(f"rewind-{time.time_ns()}/after", "after the rewind")
             after = taken.commit if taken is not None else None
             if before is not None and after is not None:
                 found = await asyncio.to_thread(self.store.changes, before, after)
                 changes = [[c.path, c.added, c.removed, c.status] for c in found]
-        hidden = requests_to_hide(records, target) if conversation else []
+        hidden, restored = conversation_change(records, target) if conversation else ([], [])
         if conversation and target.kind == "turn" and target.request is None:
             outcome.problems.append("this turn's messages are not known; the conversation stays as it is")
         record = rewind_record(
@@ -272,11 +308,14 @@ class SessionCheckpoints:
             after=after,
             changes=changes,
             hidden_requests=hidden,
+            restored_requests=restored,
             missing=None if plan is None or after is not None else (self._last_problem or "not taken"),
         )
         await self._append(record)
-        if hidden:
-            self._hidden = self.hidden_requests() | frozenset(hidden)
+        if hidden or restored:
+            self._hidden = (self.hidden_requests() | frozenset(hidden)) - frozenset(restored)
+            if self._on_conversation_rewind is not None:
+                await self._on_conversation_rewind(record)
         outcome.record = record
         return outcome
 
@@ -289,6 +328,7 @@ class RewindOutcome:
     report: RestoreReport | None = None
     kept: list[str] = field(default_factory=list)
     too_large: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     record: TurnRecord | None = None
 
@@ -340,8 +380,14 @@ class CheckpointExtension(AgentExtension):
 
     def __init__(self, checkpoints: SessionCheckpoints) -> None:
         self.checkpoints = checkpoints
+        #: Further tools known to only read, by name (an MCP tool its server marks readOnlyHint).
+        self._also_read_only: Callable[[str], bool] = lambda name: False
         #: The records of cancelled turns still being made.
         self._closing: set[asyncio.Future[TurnRecord | None]] = set()
+
+    def treat_as_read_only(self, is_read_only: Callable[[str], bool]) -> None:
+        """Take no checkpoint before a call ``is_read_only(name)`` says only reads."""
+        self._also_read_only = is_read_only
 
     async def before_run(self, context: AgentRunContext) -> None:
         zett = _notes(context)
@@ -356,7 +402,7 @@ class CheckpointExtension(AgentExtension):
     async def on_tool_call(
         self, context: AgentRunContext, call: ToolCall, call_next: Callable[[], Awaitable[Any]]
     ) -> Any:
-        if call.name not in READ_ONLY_TOOLS:
+        if call.name not in READ_ONLY_TOOLS and not self._also_read_only(call.name):
             await self.checkpoints.before_change()
         return await call_next()
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from zett_tui.checkpoints.journal import TurnRecord
+from zett_tui.checkpoints.journal import TurnRecord, hidden_after
 from zett_tui.checkpoints.store import CheckpointStore, Entry, RestoreReport
 
 
@@ -37,6 +37,8 @@ class RewindPlan:
     conflicts: list[str] = field(default_factory=list)
     #: Files too large to have been recorded: not restored.
     too_large: list[str] = field(default_factory=list)
+    #: Files a checkpoint of these turns could not read: not restored (their record may be stale).
+    unreadable: list[str] = field(default_factory=list)
 
 
 def later_records(records: Sequence[TurnRecord], target: TurnRecord) -> list[TurnRecord]:
@@ -63,13 +65,18 @@ def plan_code_rewind(
             cache[commit] = store.entries(commit)
         return cache[commit]
 
-    plan = RewindPlan(target, now, too_large=sorted({p for r in undone for p in r.too_large}))
+    unreadable = {p for r in undone for p in r.unreadable}
+    plan = RewindPlan(
+        target, now, too_large=sorted({p for r in undone for p in r.too_large}), unreadable=sorted(unreadable)
+    )
     current = entries(now)
     touched: dict[str, list[TurnRecord]] = {}
     for record in undone:
         for path in record.paths:
             touched.setdefault(path, []).append(record)
     for path, by in sorted(touched.items()):
+        if path in unreadable:
+            continue
         assert by[0].before is not None and by[-1].after is not None
         # By hand: between two turns that touched it, or since the last one.
         by_hand = current.get(path) != entries(by[-1].after).get(path)
@@ -100,6 +107,7 @@ def rewind_record(
     after: str | None,
     changes: list[list[Any]],
     hidden_requests: list[str],
+    restored_requests: list[str] | None = None,
     missing: str | None = None,
 ) -> TurnRecord:
     """The record of a rewind: its "before" is the state it left, so it can be undone."""
@@ -113,6 +121,7 @@ def rewind_record(
         changes=changes,
         target=target.turn,
         hidden_requests=hidden_requests,
+        restored_requests=restored_requests or [],
         missing=missing,
     )
 
@@ -120,3 +129,16 @@ def rewind_record(
 def requests_to_hide(records: Sequence[TurnRecord], target: TurnRecord) -> list[str]:
     """The requests of ``target`` and the turns after it: what a conversation rewind hides."""
     return [r.request for r in later_records(records, target) if r.kind == "turn" and r.request]
+
+
+def conversation_change(records: Sequence[TurnRecord], target: TurnRecord) -> tuple[list[str], list[str]]:
+    """What a conversation rewind to just before ``target`` hides and puts back: ``(hide, restore)``.
+
+    The conversation goes back to what the model saw just before ``target``: the turns hidden by
+    then stay hidden, ``target`` and every turn after it are hidden, and a turn hidden by a rewind
+    from ``target`` on comes back (so choosing "before the rewind" undoes a conversation rewind).
+    """
+    index = next(i for i, record in enumerate(records) if record is target)
+    wanted = hidden_after(records[:index]) | set(requests_to_hide(records, target))
+    now = hidden_after(records)
+    return sorted(wanted - now), sorted(now - wanted)

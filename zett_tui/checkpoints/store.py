@@ -66,6 +66,8 @@ class Checkpoint:
     too_large: tuple[str, ...] = ()
     #: Seconds it took.
     seconds: float = 0.0
+    #: Files that could not be read (``path: reason``): the checkpoint has them as last recorded.
+    unreadable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ class CheckpointStore:
         self._last_ignore: bytes | None = None
         self._takes = 0
         self._lock = threading.Lock()
+        #: What the last ``add`` could not read (``path: reason``).
+        self._unreadable: list[str] = []
 
     # -- setting up ------------------------------------------------------------------------------
 
@@ -168,7 +172,8 @@ class CheckpointStore:
             self._takes += 1
             if self._takes == 1 or self._takes % 20 == 0:
                 self._keep_index()
-        return Checkpoint(commit, tuple(too_large), time.monotonic() - started)
+            unreadable = tuple(self._unreadable)
+        return Checkpoint(commit, tuple(too_large), time.monotonic() - started, unreadable)
 
     def _prepare_index(self) -> None:
         """Start this process's index from the one an earlier session kept (its stat cache)."""
@@ -237,7 +242,9 @@ class CheckpointStore:
             _write_private_bytes(self._excludes, base + b"".join(line + b"\n" for line in left_out))
         if grown:  # recorded when it was small: out of the index before ``add`` would read it
             self._unstage(grown)
-        # Exit 1 when a file cannot be read: the rest is recorded all the same.
+        # Exit 1 when a file cannot be read: the rest is recorded all the same, and the file is
+        # named (the index still has it as it was last recorded, if it was).
+        complaints: list[str] = []
         run_git(
             self.git_dir,
             self.project,
@@ -245,7 +252,9 @@ class CheckpointStore:
             index_file=self._index,
             extra_env=LITERAL,
             check=False,
+            complaints=complaints,
         )
+        self._unreadable = _unreadable_files(complaints)
         ignored: list[bytes] = []
         if rules_changed:
             ignored = self._git(
@@ -441,6 +450,23 @@ class CheckpointStore:
                 with contextlib.suppress(OSError):
                     total += os.lstat(os.path.join(folder, name)).st_size
         return total
+
+
+_OPEN_FAILED = re.compile(r'^error: open\("(.*)"\): (.+)$')
+_NOT_INDEXED = re.compile(r"^error: unable to index file '(.*)'$")
+
+
+def _unreadable_files(complaints: list[str]) -> list[str]:
+    """``path: reason`` for each file ``git add --ignore-errors`` could not read."""
+    reasons: dict[str, str] = {}
+    for line in complaints:
+        opened = _OPEN_FAILED.match(line)
+        if opened:
+            reasons[opened.group(1)] = opened.group(2)
+        indexed = _NOT_INDEXED.match(line)
+        if indexed:
+            reasons.setdefault(indexed.group(1), "unreadable")
+    return [f"{path}: {reason}" for path, reason in sorted(reasons.items())]
 
 
 def _inside(root: Path, folder: Path) -> bool:

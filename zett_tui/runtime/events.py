@@ -133,6 +133,10 @@ class TurnFinished:
 class Notice:
     text: str
     level: str = "info"
+    #: A turn's "N files changed" line: its checkpoints (before, after) and ``[path, added,
+    #: removed, status]`` per file, so the line can expand to the files and their diff.
+    changes: tuple[str, str] | None = None
+    files: tuple[tuple[Any, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

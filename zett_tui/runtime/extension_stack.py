@@ -12,8 +12,8 @@ kept here, and checked by the attack corpus and the read-containment tests:
    gate see a call first, and a call an outer extension passes on still meets them.
 5. MCP tools (``runtime.mcp``) sit inside the Plan Mode guard and the edit gate and decide each
    ``mcp__`` call themselves (Plan Mode, the permission mode, the approval question) before it
-   reaches the server; only the checkpoints, the sandboxed shell and what follows them are inside
-   them, so an MCP call takes no checkpoint (a server that changes files is not rewound).
+   reaches the server; the checkpoints are inside them, so an MCP call that is going to run takes
+   a checkpoint first, unless its server marks the tool ``readOnlyHint``.
 6. The read gate runs the read tools itself, so it is the innermost middleware: every other
    extension sees a read call (and its result) as it would the tool's.
 
@@ -44,7 +44,9 @@ from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.modes import PermissionMode
 
 if TYPE_CHECKING:
+    from zett_tui.checkpoints.recording import CheckpointExtension
     from zett_tui.runtime.host import HostOptions
+    from zett_tui.runtime.mcp.extension import McpToolsExtension
     from zett_tui.runtime.recorder import Redactor
 
 #: The extensions zett-agent adds to every agent itself (names must be unique across all).
@@ -74,7 +76,7 @@ async def build_extension_stack(
     history: AgentExtension,
     compaction: AgentExtension,
     recorder: AgentExtension,
-    checkpoints: AgentExtension | None = None,
+    checkpoints: CheckpointExtension | None = None,
     redact: Redactor,
     mode_of: Callable[[str], PermissionMode],
     notify: Callable[[str, str], None],
@@ -129,6 +131,9 @@ async def build_extension_stack(
         tool_output_dir = options.tool_output_dir or paths.tool_output_dir()
         tool_output = bundled_class("tool_output")(tool_output_dir, redact)
         bundled.append(bundled_entry("tool_output", tool_output))
+    mcp = _mcp_extension(options, mode_of, plan_guard)
+    if checkpoints is not None and mcp:
+        checkpoints.treat_as_read_only(mcp[0].is_read_only)
     # The first extension is the outermost tool middleware: the Plan Mode guard must refuse a
     # write before the edit gate asks about it.
     extensions: list[AgentExtension] = [
@@ -141,7 +146,7 @@ async def build_extension_stack(
         ShellApprovalExtension(storage=shell_policy),
         plan_guard,
         edit_gate,
-        *_mcp_extension(options, mode_of, plan_guard),
+        *mcp,
         # Inside the gates: a checkpoint is taken before a change that is going to run.
         *([checkpoints] if checkpoints is not None else []),
         # Runs every bash call itself (approved by now): no extension inside it sees one.
@@ -200,7 +205,7 @@ def _zett_files_for_the_model(
 
 def _mcp_extension(
     options: HostOptions, mode_of: Callable[[str], PermissionMode], plan_guard: Any
-) -> list[AgentExtension]:
+) -> list[McpToolsExtension]:
     """The MCP tools of the process's manager, each call asked about through a decision event."""
     if options.mcp_manager is None:
         return []

@@ -25,6 +25,7 @@ from zett_agent.storage import decode_messages
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.reader import iter_records
 from zett_tui.sessions.recorded_turns import is_partial, new_messages_of
+from zett_tui.sessions.rewind_marks import mark_of
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,8 @@ def _turns_of(transcript: Path) -> list[tuple[str, list[AnyMessage]]]:
     turns: list[tuple[str, list[AnyMessage]]] = []
     previous = None
     for index, record in enumerate(iter_records(transcript, notices)):
+        if mark_of(record.data) is not None:
+            continue  # a rewind: its turns go in, and the history leaves them out of the context
         envelopes = [envelope for envelope in new_messages_of(record, previous) if not is_partial(envelope)]
         previous = record
         try:

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +24,8 @@ from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 
 from zett_tui import __version__
-from zett_tui.checkpoints.recording import CheckpointExtension, SessionCheckpoints
+from zett_tui.checkpoints.journal import TurnRecord
+from zett_tui.checkpoints.recording import CHANGES_LEVEL, CheckpointExtension, SessionCheckpoints
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
 from zett_tui.core.inert_text import encodable
@@ -51,6 +52,7 @@ from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
+from zett_tui.sessions.rewind_marks import RewoundTurns, mark_record, read_rewound
 from zett_tui.workspace.git_branch import git_branch
 
 if TYPE_CHECKING:
@@ -141,6 +143,8 @@ class AgentHost:
         self._retired_models: list[AgentModel] = []
         #: The session's checkpoints (``zett_tui.checkpoints``); set by ``start``.
         self.checkpoints: SessionCheckpoints | None = None
+        #: Which turns a conversation rewind took out of the model's context (``sessions.rewind_marks``).
+        self.rewound = RewoundTurns()
 
     @property
     def recorder(self) -> TurnRecorder | None:
@@ -201,9 +205,12 @@ class AgentHost:
             max_file_bytes=options.checkpoint_max_file_bytes,
             notify=self._storage_notice,
             redact=redact,
+            on_changes=self._changes_notice,
+            on_conversation_rewind=self._mark_rewind,
         )
-        checkpoints = self.checkpoints  # a conversation rewind hides requests from the history
-        files.history.storage.hidden_requests = lambda session_id: checkpoints.hidden_requests()
+        # A conversation rewind hides requests from the history: the session file says which.
+        self.rewound = await asyncio.to_thread(read_rewound, files.transcript)
+        files.history.storage.hidden_requests = lambda session_id: self._hidden_requests()
         stack = await build_extension_stack(
             options,
             history=files.history,
@@ -378,6 +385,35 @@ class AgentHost:
     def _storage_notice(self, text: str, level: str) -> None:
         """The history or the transcript stopped (or started again) being saved (from any thread)."""
         self.notices.add(Notice(text, level))
+
+    def _hidden_requests(self) -> Collection[str]:
+        """The turns out of the model's context: the session file's rewind marks (a session
+        rewound before they were written: the checkpoint record's)."""
+        if self.rewound.marked or self.checkpoints is None:
+            return self.rewound.rewound
+        return self.checkpoints.hidden_requests()
+
+    async def _mark_rewind(self, record: TurnRecord) -> None:
+        """A rewind changed which turns the model sees: mark it in the session file (nothing there
+        is deleted), and the next request leaves them out (or has them back)."""
+        if not self.rewound.marked and self.checkpoints is not None:
+            self.rewound.rewound = set(self.checkpoints.hidden_requests())  # before marks existed
+        mark = mark_record(
+            self.session_id,
+            target=record.target or "",
+            rewound=record.hidden_requests,
+            restored=record.restored_requests,
+        )
+        self.rewound.apply({"rewound": record.hidden_requests, "restored": record.restored_requests})
+        recorder = self.recorder
+        if recorder is not None:
+            await asyncio.to_thread(recorder.append_record, self.session_id, mark)
+
+    def _changes_notice(self, text: str, record: TurnRecord) -> None:
+        """A turn changed files: its line, which expands to the files and their diff."""
+        changes = (record.before, record.after) if record.before and record.after else None
+        files = tuple(tuple(change) for change in record.changes)
+        self.notices.add(Notice(text, CHANGES_LEVEL, changes=changes, files=files))
 
     def listen_between_turns(self, listener: Callable[[Notice], None]) -> None:
         """Pass ``listener`` the notices that arrive while no turn runs (``TurnNotices.listen``)."""

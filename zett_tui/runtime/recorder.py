@@ -92,6 +92,16 @@ class TurnRecorder(JSONLExtension):
             written = self._write_unsaved()
         self.journal.end(remove=written)
 
+    def append_record(self, session_id: str, record: dict[str, Any]) -> bool:
+        """Append one line zett writes itself (a rewind mark: ``sessions.rewind_marks``), redacted,
+        in order with the turns; True when it is on disk (else it waits, as a turn's line would).
+        Blocking: call it in a thread."""
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        data = (redact_json_line(line, self._redact) + "\n").encode("utf-8")
+        with self._write_lock:
+            self._unsaved.append((self.session_path(session_id), data))
+            return self._write_unsaved()
+
     def flush(self) -> bool:
         """Write the lines that wait, now; True when none is left."""
         with self._write_lock:

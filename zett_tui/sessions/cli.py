@@ -184,6 +184,7 @@ def show_session(
         when = _local_time(turn.started_at) if turn.started_at else "?".ljust(16)
         tools = f"  ({len(turn.tools)} tool{'s' if len(turn.tools) != 1 else ''})" if turn.tools else ""
         prompt = "(/continue)" if turn.continues else one_line(turn.prompt, 70) or "(no text)"
+        prompt += "  (rewound: not in the model's context)" if turn.rewound else ""
         out.write(
             f"  #{str(turn.index + 1).rjust(number_width)}  {when}  {_status_word(turn.status).ljust(9)}  {prompt}{tools}\n"
         )

@@ -40,7 +40,9 @@ _NOTE_LABELS = {
     "checkpoint": "*Earlier conversation summarised:*",
     "stop": "⚠",
     "decision": "*Your answer:*",
+    "changes": "*Files:*",
 }
+_STATUS_WORDS = {"A": " (new)", "D": " (deleted)", "T": " (type changed)"}
 
 
 def _time(value: datetime | None) -> str:
@@ -83,6 +85,17 @@ def _tool_markdown(tool: ToolView) -> str:
     return "".join(parts)
 
 
+def _changes_markdown(note: NoteBlock) -> str:
+    """ "N files changed, +A -R" and one list item per file with its counts."""
+    text = note.text.split(" (/diff", 1)[0]  # the hint names chat commands an export cannot run
+    rows = [f"**{text}**\n"]
+    if note.files:
+        rows.append("\n")
+    for path, added, removed, status in note.files:
+        rows.append(f"- {_inline_code(path)} +{added} -{removed}{_STATUS_WORDS.get(status, '')}\n")
+    return "".join(rows)
+
+
 def _quote(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.splitlines()) + "\n"
 
@@ -106,9 +119,13 @@ def turn_markdown(turn: TurnView) -> str:
             )
         elif isinstance(block, ToolView):
             parts.append(_tool_markdown(block))
+        elif isinstance(block, NoteBlock) and block.kind == "changes":
+            parts.append(_changes_markdown(block))
         elif isinstance(block, NoteBlock):
             label = _NOTE_LABELS.get(block.kind, f"*{block.kind}:*")
             parts.append(_quote(f"{label} {block.text}"))
+    if turn.rewound:
+        parts.append("\n" + _quote("**Rewound:** /rewind took this turn out of the model's context."))
     if turn.failed:
         parts.append("\n" + _quote(f"**Turn failed:** {turn.error or 'unknown error'}"))
     elif turn.cancelled:

@@ -23,6 +23,7 @@ from zett_tui.core.tool_display import key_argument
 from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.reader import Notices, TurnRecord, iter_records, read_last_records
+from zett_tui.sessions.rewind_marks import RewoundTurns, mark_of, read_rewound
 
 _NORMAL_STOPS = {"end_turn", "tool_use"}
 
@@ -64,6 +65,10 @@ class NoteBlock:
 
     kind: str
     text: str
+    #: ``changes``: the turn's checkpoints (before, after), when both were taken.
+    checkpoints: tuple[str, str] | None = None
+    #: ``changes``: ``(path, added, removed, status)`` per file listed in the turn's line.
+    files: tuple[tuple[Any, ...], ...] = ()
 
 
 Block = TextBlock | ReasoningBlock | ToolView | NoteBlock
@@ -92,6 +97,8 @@ class TurnView:
     context: tuple[int, bool] | None = None
     #: ``/continue`` carried on the turn before (its blocks hold only what was new).
     continues: bool = False
+    #: A conversation rewind took it out of the model's context (``sessions.rewind_marks``).
+    rewound: bool = False
 
     @property
     def cancelled(self) -> bool:
@@ -206,7 +213,29 @@ def changes_note(zett: dict[str, Any]) -> NoteBlock | None:
     figures = [noted.get(key) for key in ("files", "added", "removed")]
     if not all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in figures) or not figures[0]:
         return None
-    return NoteBlock("changes", turn_changes_text(*figures))  # type: ignore[arg-type]
+    before, after = noted.get("before"), noted.get("after")
+    checkpoints = (before, after) if isinstance(before, str) and isinstance(after, str) else None
+    return NoteBlock(
+        "changes",
+        turn_changes_text(*figures),  # type: ignore[arg-type]
+        checkpoints=checkpoints,
+        files=_changed_files(noted.get("changed")),
+    )
+
+
+def _changed_files(value: Any) -> tuple[tuple[Any, ...], ...]:
+    """The well-formed ``[path, added, removed, status]`` rows of a turn's line (others skipped)."""
+    rows: list[tuple[Any, ...]] = []
+    for item in value if isinstance(value, list) else ():
+        if (
+            isinstance(item, list)
+            and len(item) >= 3
+            and isinstance(item[0], str)
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in item[1:3])
+        ):
+            status = item[3] if len(item) > 3 and isinstance(item[3], str) else ""
+            rows.append((item[0], item[1], item[2], status))
+    return tuple(rows)
 
 
 def _context(zett: dict[str, Any]) -> tuple[int, bool] | None:
@@ -240,7 +269,9 @@ def is_partial(envelope: dict[str, Any]) -> bool:
     return isinstance(attributes, dict) and attributes.get(PARTIAL_ATTRIBUTE) is True
 
 
-def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnView:
+def turn_view(
+    record: TurnRecord, previous: TurnRecord | None = None, rewound: RewoundTurns | None = None
+) -> TurnView:
     """The display model of one turn (``previous``, the line before, trims a ``/continue``)."""
     continues = record.zett.get("continues") is True
     messages = new_messages_of(record, previous)
@@ -319,14 +350,19 @@ def turn_view(record: TurnRecord, previous: TurnRecord | None = None) -> TurnVie
         offset=record.offset,
         context=_context(record.zett),
         continues=continues,
+        rewound=rewound is not None and record.data.get("request_id") in rewound,
     )
 
 
 def iter_turns(path: Path, notices: Notices) -> Iterator[TurnView]:
-    """Every readable turn in order, one line at a time."""
+    """Every readable turn in order, one line at a time (a rewind's line is not a turn: the turns
+    it rewound are marked ``rewound``)."""
+    rewound = read_rewound(path)
     previous: TurnRecord | None = None
     for record in iter_records(path, notices):
-        yield turn_view(record, previous)
+        if mark_of(record.data) is not None:
+            continue
+        yield turn_view(record, previous, rewound)
         previous = record
 
 
@@ -339,6 +375,10 @@ def load_last_turns(
 ) -> TranscriptPage:
     """The last ``count`` turns (before ``before_offset`` when paging back), oldest first."""
     tail = read_last_records(path, count, notices, before_offset=before_offset)
-    records = tail.records
-    turns = [turn_view(record, records[index - 1] if index else None) for index, record in enumerate(records)]
+    rewound = read_rewound(path)
+    records = [record for record in tail.records if mark_of(record.data) is None]
+    turns = [
+        turn_view(record, records[index - 1] if index else None, rewound)
+        for index, record in enumerate(records)
+    ]
     return TranscriptPage(turns, tail.has_earlier, tail.start_offset)

@@ -93,6 +93,12 @@ class McpToolsExtension(ExternalEventExtension):
             context.register_tool(mcp_tool.tool)
         self._targets = targets
 
+    def is_read_only(self, name: str) -> bool:
+        """Whether ``name`` is one of this request's MCP tools that its server marks readOnlyHint
+        (the checkpoints take none before it; any other MCP call may change files)."""
+        target = self._targets.get(name)
+        return target is not None and target.read_only
+
     async def on_tool_call(
         self, context: AgentRunContext, call: ToolCall, call_next: Callable[[], Awaitable[Any]]
     ) -> Any:

@@ -11,6 +11,7 @@ from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.reader import TurnRecord, iter_records
 from zett_tui.sessions.recorded_turns import TurnView, load_last_turns, turn_view
+from zett_tui.sessions.rewind_marks import mark_of, read_rewound
 from zett_tui.sessions.search import SearchHit
 from zett_tui.ui.chat.past_turns import show_turn
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
@@ -61,10 +62,15 @@ def _turns_up_to(
     for record in iter_records(path, notices):
         if record.index > last_index:
             break
+        if mark_of(record.data) is not None:
+            continue
         window.append(record)
         seen += 1
     kept = list(window)
-    turns = [turn_view(record, kept[index - 1] if index else None) for index, record in enumerate(kept)]
+    rewound = read_rewound(path)
+    turns = [
+        turn_view(record, kept[index - 1] if index else None, rewound) for index, record in enumerate(kept)
+    ]
     return turns, seen > len(window)
 
 
@@ -82,7 +88,7 @@ def paint_preview(transcript: Transcript, page: PreviewPage) -> None:
                     f"▼ Match in turn {turn.index + 1} ({page.hit.where}): {page.hit.snippet}", "decision"
                 )
             )
-        show_turn(transcript, turn)
+        show_turn(transcript, turn, list_changes=True)
     if page.later_turns:
         plural = "s" if page.later_turns != 1 else ""
         transcript.add(NoticeBlock(f"… {page.later_turns} later turn{plural} not shown.", "info"))

@@ -21,6 +21,7 @@ from zett_tui.sessions.recorded_turns import (
     load_last_turns,
 )
 from zett_tui.sessions.recorded_turns import ReasoningBlock as PastReasoning
+from zett_tui.ui.chat.changes_lines import recorded_changes_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
@@ -33,15 +34,20 @@ from zett_tui.ui.widgets.transcript import (
 
 #: Under a turn zett never finished (``sessions.live_turn``): it was killed or crashed.
 CUT_OFF = "✂ cut off here: zett was stopped before this turn ended"
+#: Under a turn a conversation rewind took out of the model's context (it stays in the session).
+REWOUND = "↶ Rewound: this turn is not in the model's context (/rewind can undo that)"
 #: How many of the latest turns a resumed session paints at once.
 RESUME_TURNS = 60
 
 log = logging.getLogger(__name__)
 
 
-def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | None = None) -> str | None:
+def show_turn(
+    transcript: Transcript, turn: TurnView, *, previous_model: str | None = None, list_changes: bool = False
+) -> str | None:
     """Paint one turn. Its first answer is labelled with its model when that differs from
-    ``previous_model``; returns the model of the answers now shown last (``previous_model`` if none)."""
+    ``previous_model``; returns the model of the answers now shown last (``previous_model`` if none).
+    ``list_changes``: the files the turn changed are listed under its changes line at once."""
     if turn.continues:  # as the live screen showed /continue
         transcript.add(NoticeBlock("Continuing…", "info"))
     else:
@@ -62,10 +68,14 @@ def show_turn(transcript: Transcript, turn: TurnView, *, previous_model: str | N
             last_answer.finish("completed")
         elif isinstance(block, ToolView):
             _show_tool(transcript, block, turn.status)
+        elif isinstance(block, NoteBlock) and block.kind == "changes":
+            transcript.add(recorded_changes_block(block, expanded=list_changes))
         elif isinstance(block, NoteBlock) and block.kind == "steer":
             transcript.add(SteerBlock(block.text))  # as the live turn showed it
         elif isinstance(block, NoteBlock):
             transcript.add(NoticeBlock(block.text, "decision" if block.kind == "decision" else "info"))
+    if turn.rewound:
+        transcript.add(NoticeBlock(REWOUND, "info"))
     if status == "cancelled":
         if last_answer is not None and last_answer is transcript.blocks[-1]:
             last_answer.status = "cancelled"  # the answer block marks itself

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from zett_tui.checkpoints.recording import CHANGES_LEVEL
 from zett_tui.runtime.events import (
     ModelCallStarted,
     ModelStopped,
@@ -30,6 +31,7 @@ from zett_tui.runtime.events import (
     UIEvent,
     UsageReported,
 )
+from zett_tui.ui.chat.changes_lines import notice_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ReasoningBlock, ToolBlock, Transcript
 
@@ -123,6 +125,10 @@ class TurnPresenter:
         elif isinstance(event, ModelStopped):
             reason = event.message or f"The model stopped early ({event.reason})."
             self.notice(reason, "warning")
+        elif isinstance(event, Notice) and event.level == CHANGES_LEVEL:
+            self.flush()
+            self._close_segments()
+            self.transcript.add(notice_block(event))
         elif isinstance(event, Notice):
             self.notice(event.text, event.level)
         elif isinstance(event, SteeringDelivered):

@@ -16,6 +16,7 @@ from textual.worker import Worker
 from zett_tui.core import paths
 from zett_tui.core.long_lived_objects import freeze_startup_objects, resume_collection
 from zett_tui.entry.launch import LaunchSettings
+from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.turns import TurnRunner
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from textual.command import Provider
     from textual.timer import Timer
 
+    from zett_tui.checkpoints.store import CheckpointStore
+    from zett_tui.runtime.events import Notice
     from zett_tui.runtime.host import AgentHost
     from zett_tui.ui.chat.decisions import DecisionDialogs
 
@@ -149,12 +152,24 @@ class ChatScreen(Screen[None]):
         if self._dialogs is not None:
             self._dialogs.close_all()
 
+    def _say_notice(self, notice: Notice) -> None:
+        self.transcript.add(notice_block(notice))
+
+    def _checkpoint_store(self) -> CheckpointStore | None:
+        host = self.host
+        return host.checkpoints.store if host is not None and host.checkpoints is not None else None
+
     def say(self, text: str, level: NoticeLevel | str = "info") -> None:
         """Say one line (or a few) in the transcript: what zett tells the user, not the model
         (``level`` is one of ``NoticeLevel``; another string is shown as info)."""
         self.transcript.add(NoticeBlock(text, level))
 
     def on_mount(self) -> None:
+        read_diffs_when_expanded(
+            self.transcript,
+            self._checkpoint_store,
+            lambda reading: self.run_worker(reading, group="changes-diff", exit_on_error=False),
+        )
         self.composer.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
         self.composer.focus()
         if self.typed_at_start:
@@ -241,7 +256,7 @@ class ChatScreen(Screen[None]):
             for problem in host.extension_report.problems:
                 self.say(str(problem), "warning")
             for notice in host.take_notices():  # said now, not at the first turn
-                self.say(notice.text, notice.level)
+                self.transcript.add(notice_block(notice))
             if self.launch.resume_path is not None:
                 await self._offer_interrupted_turn(host)
             measured = await host.estimate_context()
@@ -255,7 +270,8 @@ class ChatScreen(Screen[None]):
             window_guessed=host.context_window_guessed,
         )
         self.host = host
-        host.listen_between_turns(lambda notice: self.say(notice.text, notice.level))
+        host.listen_between_turns(self._say_notice)
+
         freeze_startup_objects()
         self.run_worker(self._show_session_id(host.session_id), group="session-id", exit_on_error=False)
         self.sync_mode()

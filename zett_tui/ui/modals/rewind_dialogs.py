@@ -7,6 +7,7 @@ anything else needs an arrow key and Enter.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from rich.text import Text
@@ -64,13 +65,17 @@ def turn_list_dialog(records: list[TurnRecord], store_size: int) -> ChoiceDialog
     return ChoiceDialog("Rewind", body, choices, decline_value=None)
 
 
-def what_dialog(record: TurnRecord, *, code_possible: str | None, too_large: list[str]) -> ChoiceDialog:
+def what_dialog(
+    record: TurnRecord, *, code_possible: str | None, too_large: list[str], unreadable: Sequence[str] = ()
+) -> ChoiceDialog:
     """Code and conversation, code only, conversation only; ``code_possible`` says why code cannot."""
     lines = [f"Back to just before: {record.prompt[:200] or '(no prompt)'}"]
     if code_possible is not None:
         lines.append(f"The code cannot be rewound: {code_possible}.")
     if too_large:
         lines.append("Not recorded (too large), left as they are: " + ", ".join(too_large[:10]))
+    if unreadable:
+        lines.append("Could not be read when recorded, left as they are: " + ", ".join(unreadable[:10]))
     choices = []
     if code_possible is None:
         choices += [

@@ -238,6 +238,8 @@ class Transcript(ScrollView, can_focus=True):
         self._following = True
         self._unseen_output = False
         self._selected: int | None = None
+        #: Told of each block the user expands (``ui/chat/changes_lines``: a turn's diff is read then).
+        self.on_expand: Callable[[Block], None] | None = None
         self._programmatic_scroll = False
         self._keep_on_screen: tuple[int, int, bool] | None = None
         """(block, its row on screen, reveal) for the next update after an expand or collapse."""
@@ -356,6 +358,8 @@ class Transcript(ScrollView, can_focus=True):
             self._keep_on_screen = (index, top - round(self.scroll_y) - layout.gaps[index], block.expanded)
         self._toggled.add(index)
         self.refresh_block(block)
+        if block.expanded and self.on_expand is not None:
+            self.on_expand(block)
 
     # ------------------------------------------------------------------ find
 

@@ -73,7 +73,13 @@ async def rewind_flow(ctx: CommandContext, checkpoints: SessionCheckpoints) -> N
         except Exception as error:  # git, the disk: one line, nothing changed
             refused = f"{type(error).__name__}: {error}"
     what = await ask(
-        ctx, dialogs.what_dialog(target, code_possible=refused, too_large=plan.too_large if plan else [])
+        ctx,
+        dialogs.what_dialog(
+            target,
+            code_possible=refused,
+            too_large=plan.too_large if plan else [],
+            unreadable=plan.unreadable if plan else [],
+        ),
     )
     if what not in (dialogs.CODE_AND_CONVERSATION, dialogs.CODE_ONLY, dialogs.CONVERSATION_ONLY):
         ctx.say("Rewind cancelled; nothing changed.")
@@ -102,9 +108,21 @@ async def rewind_flow(ctx: CommandContext, checkpoints: SessionCheckpoints) -> N
             ctx.say(
                 "Not recorded (too large), left as they are: " + ", ".join(outcome.too_large[:10]), "warning"
             )
+        if outcome.unreadable:
+            ctx.say(
+                "Could not be read when recorded, left as they are: " + ", ".join(outcome.unreadable[:10]),
+                "warning",
+            )
     for problem in outcome.problems:
         ctx.say(problem, "warning")
-    if conversation:
+    restored = outcome.record.restored_requests if outcome.record is not None else []
+    if conversation and restored:
+        count = len(restored)
+        ctx.say(
+            f"The conversation is back as it was: {count} rewound turn{'s are' if count != 1 else ' is'}"
+            " in the model's context again."
+        )
+    elif conversation:
         ctx.say(
             "The conversation is back before that turn; the later turns stay in the session file, out of the model's context."
         )

@@ -1,0 +1,123 @@
+"""A conversation rewind is marked in the session file itself (nothing there is deleted): resume,
+``zett sessions show``, the resumed transcript and the export know which turns were rewound, the
+resumed model's context leaves them out, and undoing the rewind brings them back."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+from tests.fakes.host import Collector, HostFactory
+from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.test_checkpoint_turns import request_texts
+from tests.ui_helpers import make_app, notices, ready_app, wait_for
+from zett_tui.core import paths
+from zett_tui.runtime.host import AgentHost
+from zett_tui.sessions.cli import export_session, show_session
+
+
+async def two_turns_then_rewind_the_second(
+    hosts: HostFactory, *later: object
+) -> tuple[AgentHost, ScriptedModel]:
+    model = ScriptedModel(text_step("first answer"), text_step("second answer"), *later)
+    host = await hosts(model)
+    await host.run_turn("first question", Collector())
+    await host.run_turn("second question", Collector())
+    assert host.checkpoints is not None
+    target = host.checkpoints.records()[1]
+    await host.checkpoints.rewind(target, plan=None, conversation=True)
+    return host, model
+
+
+def session_file(host: AgentHost) -> Path:
+    assert host.recorder is not None
+    return host.recorder.session_path(host.session_id)
+
+
+async def test_the_rewind_is_a_line_of_the_session_file_and_every_turn_stays(hosts: HostFactory) -> None:
+    host, _ = await two_turns_then_rewind_the_second(hosts)
+    lines = [json.loads(line) for line in session_file(host).read_text().splitlines()]
+    assert len(lines) == 3  # both turns kept, and the rewind
+    assert [m["data"]["content"] for m in lines[1]["messages"] if m["kind"] == 2] == ["second question"]
+    assert lines[2]["messages"] == [] and lines[2]["rewind"]["rewound"] == [lines[1]["request_id"]]
+
+
+async def test_a_resumed_session_still_leaves_the_rewound_turn_out_of_the_models_context(
+    hosts: HostFactory,
+) -> None:
+    host, _ = await two_turns_then_rewind_the_second(hosts)
+    await host.aclose()
+    # Only the session file knows now: the checkpoint store and the history database are gone
+    # (another machine), so the history is rebuilt from the transcript.
+    shutil.rmtree(paths.checkpoints_dir())
+    paths.history_db().unlink()
+    model = ScriptedModel(text_step("third answer"))
+    again = await hosts(model, session_id=host.session_id)
+    await again.run_turn("third question", Collector())
+    sent = request_texts(model.requests[-1])
+    assert "first question" in sent and "first answer" in sent
+    assert "second question" not in sent and "second answer" not in sent
+
+
+async def test_undoing_the_rewind_brings_the_turns_back_into_the_models_context(hosts: HostFactory) -> None:
+    host, model = await two_turns_then_rewind_the_second(hosts, text_step("third answer"))
+    assert host.checkpoints is not None
+    records = host.checkpoints.records()
+    assert [r.kind for r in records] == ["turn", "turn", "rewind"]
+    await host.checkpoints.rewind(records[2], plan=None, conversation=True)  # "before the rewind"
+    await host.run_turn("third question", Collector())
+    sent = request_texts(model.requests[-1])
+    assert "second question" in sent and "second answer" in sent
+    await host.aclose()
+    resumed_model = ScriptedModel(text_step("fourth answer"))
+    again = await hosts(resumed_model, session_id=host.session_id)
+    await again.run_turn("fourth question", Collector())
+    assert "second question" in request_texts(resumed_model.requests[-1])
+
+
+async def test_sessions_show_and_the_export_mark_the_rewound_turn(hosts: HostFactory) -> None:
+    host, _ = await two_turns_then_rewind_the_second(hosts)
+    await host.aclose()
+    out, err = io.StringIO(), io.StringIO()
+    assert show_session(host.session_id, out, err=err) == 0, err.getvalue()
+    shown = [line for line in out.getvalue().splitlines() if line.startswith("  #")]  # one per turn
+    assert len(shown) == 2  # the rewind's own line is not a turn
+    [second] = [line for line in shown if "second question" in line]
+    [first] = [line for line in shown if "first question" in line]
+    assert "rewound" in second and "rewound" not in first
+    out = io.StringIO()
+    assert export_session(host.session_id, "md", None, out, err=err) == 0
+    text = out.getvalue()
+    assert text.count("## You") == 2
+    assert text.index("**Rewound:**") > text.index("second question")
+
+
+async def test_the_resumed_transcript_marks_the_rewound_turn(hosts: HostFactory) -> None:
+    host, _ = await two_turns_then_rewind_the_second(hosts)
+    await host.aclose()
+    app = make_app(ScriptedModel(), resume_path=session_file(host), session_id=host.session_id)
+    async with ready_app(app) as pilot:
+        await wait_for(
+            pilot, lambda: any("second question" in str(b.plain_text()) for b in app.chat.transcript.blocks)
+        )
+        said = notices(app)
+        assert sum("Rewound" in text for text in said) == 1
+
+
+def test_only_a_rewinds_own_line_hides_turns_not_a_turn_that_mentions_one(tmp_path: Path) -> None:
+    from zett_tui.sessions.rewind_marks import read_rewound
+
+    lookalike = {"rewind": {"rewound": ["r1"], "restored": []}}
+    turn = {
+        "version": 1,
+        "request_id": "r1",
+        "status": "completed",
+        "rewind": {"rewound": ["r1"]},  # a turn line, not a rewind's: it has messages
+        "messages": [{"kind": 3, "data": {"content": "", "tool_calls": [{"arguments": lookalike}]}}],
+    }
+    path = tmp_path / "s.jsonl"
+    damaged = '{"version":1,"rewind":{"rewound":["r1"'
+    path.write_text(json.dumps(turn) + "\n" + damaged + "\n" + json.dumps(lookalike) + "\n")
+    assert not read_rewound(path).rewound

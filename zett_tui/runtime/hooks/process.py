@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,7 +89,7 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-async def _reap(process: asyncio.subprocess.Process, readers: list[asyncio.Future[None]]) -> None:
+async def _reap(process: asyncio.subprocess.Process, readers: Sequence[asyncio.Future[None]]) -> None:
     for reader in readers:
         reader.cancel()
     with contextlib.suppress(Exception):

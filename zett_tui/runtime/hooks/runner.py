@@ -55,12 +55,17 @@ class SessionHooks:
         self._mode = mode
         self._environ = environ
         self._is_trusted = is_trusted or _still_trusted
-        self._reported: set[HookConfig] = set()
+        #: Each hook's first failure this session (said once; ``/extensions`` shows it).
+        self.failures: dict[HookConfig, str] = {}
         #: Project folders whose files changed since they were trusted: their hooks stay off.
         self._untrusted: set[Path] = set()
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
+
+    def is_off(self, hook: HookConfig) -> bool:
+        """A project's hook whose folder changed since it was trusted: it does not run."""
+        return hook.source == "project" and self._folder_of(hook) in self._untrusted
 
     def has(self, event: str) -> bool:
         return any(hook.event == event for hook in self.hooks)
@@ -128,9 +133,9 @@ class SessionHooks:
 
     def _fail(self, hook: HookConfig, failure: str) -> None:
         log.warning("%s (%s) %s", hook.label, hook.where, failure)
-        if hook in self._reported:
+        if hook in self.failures:
             return
-        self._reported.add(hook)
+        self.failures[hook] = failure
         self._report(
             f"{hook.label} ({hook.where}) {failure}; zett carried on without it (said once per session).",
             "error",

@@ -315,3 +315,34 @@ async def test_a_shell_script_reading_stdin_with_a_shell_tool_works(project: Pat
     await host.run_turn("read", Collector())
 
     assert "blocked by check.sh" in last_tool_result(model.requests[1])
+
+
+async def test_post_tool_use_runs_only_after_a_call_that_succeeded(project: Path, hosts) -> None:
+    post = script(project, "post.py", "")
+    model = ScriptedModel(read_call("c1", "missing.txt"), read_call("c2"), text_step("ok"))
+    host = await hosts(model, cwd=project, hooks=(hook("PostToolUse", post),))
+
+    await host.run_turn("read", Collector())
+
+    assert [seen["tool_use_id"] for seen in inputs(post)] == ["c2"]
+
+
+async def test_without_a_user_to_ask_a_hooks_question_refuses_the_call(project: Path, hosts) -> None:
+    """``zett -p``: nobody can answer the hook's "ask", so the call does not run."""
+    from zett_tui.runtime.unattended import ShellAllowList, UnattendedPolicy
+
+    answer = {"hookSpecificOutput": {"permissionDecision": "ask"}}
+    pre = script(project, "pre.py", f"print(json.dumps({answer!r}))\n")
+    model = ScriptedModel(read_call(), text_step("ok"))
+    host = await hosts(model, cwd=project, hooks=(hook("PreToolUse", pre),))
+    policy = UnattendedPolicy(allow_edits=True, shell=ShellAllowList(), project_root=project)
+    sink = Collector()
+    turn = asyncio.create_task(host.run_turn("read", sink))
+
+    asked = await sink.decisions.get()
+    reply = policy.answer(asked)
+    assert host.answer(asked, reply.payload)
+    await turn
+
+    assert not reply.allowed
+    assert "cannot ask the user" in last_tool_result(model.requests[1])

@@ -11,7 +11,7 @@ dialog. What a hook may decide is only ever stricter than zett:
   permission mode says: an ``allow`` never runs a dangerous command unasked, never writes
   outside the project, never leaves Plan Mode read-only. A hook can tighten zett, not loosen it.
 
-``PostToolUse``: exit 2's stderr, a ``decision: "block"`` reason or ``additionalContext`` is added
+``PostToolUse`` (after a tool that ran and succeeded): exit 2's stderr, a ``decision: "block"`` reason or ``additionalContext`` is added
 to the tool's result for the model (the tool has run already). ``Stop``: a block keeps the
 request going with the hook's reason as an internal message (``stop_hook_active`` is true on the
 next Stop), at most ``MAX_STOP_CONTINUATIONS`` times in one request. ``continue: false`` from a
@@ -126,8 +126,8 @@ class HooksExtension(ExternalEventExtension):
     async def after_tool(
         self, context: AgentRunContext, call: ToolCall, result: ToolMessage, error: Exception | None
     ) -> None:
-        if not self.hooks.has("PostToolUse") or isinstance(error, HookRefused):
-            return
+        if not self.hooks.has("PostToolUse") or error is not None or not result.success:
+            return  # as in Claude Code: after a tool that ran and succeeded
         arguments = dict(call.arguments) if isinstance(call.arguments, dict) else {}
         content = result.content if isinstance(result.content, str) else _text_of(result.content)
         outcome = await self.hooks.run(

@@ -209,3 +209,34 @@ async def test_the_app_asks_when_a_hook_says_ask_and_lists_the_hooks(project_dir
         await wait_for(pilot, lambda: "Hooks (shell commands" in notices(app)[-1])
         listing = notices(app)[-1]
     assert "PreToolUse" in listing and "./ask.sh" in listing and f"user, {config}:1, timeout 9 s" in listing
+
+
+async def test_a_failing_session_start_hook_and_a_blocked_prompt_leave_the_app_working(
+    project_dir: Path,
+) -> None:
+    (project_dir / "gate.sh").write_text(
+        "#!/bin/sh\ncase \"$(cat)\" in *secret*) echo 'keep secrets out' >&2; exit 2;; esac\n"
+    )
+    (project_dir / "gate.sh").chmod(0o755)
+    user_config(
+        '[[hooks.SessionStart]]\ncommand = "echo broken >&2; exit 3"\n\n'
+        '[[hooks.UserPromptSubmit]]\ncommand = "./gate.sh"\n'
+    )
+    model = ScriptedModel(text_step("hello back"))
+    launch = prepare_launch(cwd=project_dir, env={})
+    app = ZettApp(replace(launch, model_factory=lambda: model, model_label="scripted:test", bell=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await wait_for(
+            pilot,
+            lambda: any(
+                "SessionStart hook" in text and "exited with code 3: broken" in text for text in notices(app)
+            ),
+        )
+        await submit(pilot, "my secret is 1234")
+        await wait_for(pilot, lambda: any("keep secrets out" in text for text in notices(app)))
+        await wait_for(pilot, lambda: not app.chat.turns.busy)
+        assert model.requests == []
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: "hello back" in screen_text(app))
+    assert len(model.requests) == 1

@@ -146,7 +146,7 @@ def interpret(hook: HookConfig, result: CommandResult) -> HookReply:
             document = None
     if isinstance(document, dict):
         _read_json(reply, document)
-    elif stdout and hook.event in PLAIN_STDOUT_IS_CONTEXT:
+    elif stdout and hook.event in PLAIN_STDOUT_IS_CONTEXT:  # text that only looks like JSON, too
         reply.context = stdout
     return reply
 

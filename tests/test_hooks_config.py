@@ -123,6 +123,22 @@ def hook_project(root: Path, marker: Path) -> Path:
     return script
 
 
+def test_the_trust_covers_every_project_file_a_hook_command_names(project_dir: Path) -> None:
+    (project_dir / ".zett").mkdir()
+    (project_dir / ".zett" / "config.toml").write_text(
+        '[[hooks.Stop]]\ncommand = "sh lint --config=lint.toml /etc/hostname \\"$CLAUDE_PROJECT_DIR\\"/tools/x"\n'
+    )
+    for name in ("lint", "lint.toml", "tools/x"):
+        (project_dir / name).parent.mkdir(exist_ok=True)
+        (project_dir / name).write_text("echo\n")
+
+    project = trust.project_files(project_dir)
+
+    assert project is not None
+    assert set(project.files) == {".zett/config.toml", "lint", "lint.toml", "tools/x"}
+    assert project.left_out == ()
+
+
 def test_an_untrusted_projects_hooks_do_not_load_and_the_question_names_them(project_dir: Path) -> None:
     hook_project(project_dir, project_dir / "ran")
 

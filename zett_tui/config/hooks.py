@@ -264,8 +264,9 @@ def hook_commands(table: object) -> list[str]:
 
 
 def files_named(command: str) -> list[str]:
-    """The words of ``command`` that could name a file (``./check.sh``, ``.zett/hooks/x.py``,
-    ``"$CLAUDE_PROJECT_DIR"/x.sh`` with the variable taken as the project folder)."""
+    """The words of ``command`` that could name a file (``./check.sh``, ``check``, the ``x.toml`` of
+    ``--config=x.toml``, ``"$CLAUDE_PROJECT_DIR"/x.sh`` with the variable taken as the project
+    folder); whether one does is for the caller to see."""
     try:
         words = shlex.split(command, comments=True)
     except ValueError:
@@ -280,6 +281,7 @@ def files_named(command: str) -> list[str]:
         ):
             if word.startswith(variable):
                 word = "." + word[len(variable) :]
-        if word and not word.startswith("-") and ("/" in word or "." in word) and "$" not in word:
-            named.append(word)
+        for candidate in (word, word.split("=", 1)[1] if "=" in word else ""):
+            if candidate and "$" not in candidate and "\0" not in candidate:
+                named.append(candidate)
     return named

@@ -3,6 +3,7 @@ scripts, and the app (the "ask" question, ``/extensions``)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -256,3 +257,35 @@ async def test_a_failing_session_start_hook_and_a_blocked_prompt_leave_the_app_w
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: "hello back" in screen_text(app))
     assert len(model.requests) == 1
+
+
+async def test_a_projects_hook_waits_for_a_running_tool_call_and_the_call_for_it(project_dir: Path) -> None:
+    """The hash check and the hook's run cannot have a tool's write land between them."""
+    from zett_tui.config.hooks import HookConfig
+    from zett_tui.runtime.hooks.runner import SessionHooks
+
+    marker = project_dir / "ran"
+    config = project_dir / ".zett" / "config.toml"
+    hooks = SessionHooks(
+        (HookConfig("Stop", f"echo ran >> {marker}", source="project", config_file=config),),
+        cwd=project_dir,
+        report=lambda text, level: None,
+        session_id=lambda: "s",
+        is_trusted=lambda root: True,
+    )
+    tool_running = hooks.tool_running()
+    await tool_running.__aenter__()
+    hook = asyncio.create_task(hooks.run("Stop", {}))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not hook.done() and not marker.exists()  # waits for the tool call
+
+    second_tool = asyncio.create_task(hooks.tool_running().__aenter__())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not second_tool.done()  # a waiting hook is not starved by new calls
+
+    await tool_running.__aexit__(None, None, None)
+    await hook
+    assert marker.read_text() == "ran\n"
+    await second_tool

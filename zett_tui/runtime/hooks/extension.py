@@ -82,7 +82,7 @@ class HooksExtension(ExternalEventExtension):
         self, context: AgentRunContext, call: ToolCall, call_next: Callable[[], Awaitable[Any]]
     ) -> Any:
         if not self.hooks.has("PreToolUse"):
-            return await call_next()
+            return await self._run(call_next)
         arguments = dict(call.arguments) if isinstance(call.arguments, dict) else {}
         outcome = await self.hooks.run(
             "PreToolUse",
@@ -106,7 +106,13 @@ class HooksExtension(ExternalEventExtension):
             if answer != "once":
                 said = f": {note}" if note else ""
                 raise HookRefused(f"The user did not let this {call.name} call run (a hook asked){said}")
-        return await call_next()
+        return await self._run(call_next)
+
+    async def _run(self, call_next: Callable[[], Awaitable[Any]]) -> Any:
+        """The call itself (and what is inside this extension: the gates, their dialogs): a
+        project's hooks do not run meanwhile, so what they were checked against stays put."""
+        async with self.hooks.tool_running():
+            return await call_next()
 
     async def _ask(
         self, context: AgentRunContext, call: ToolCall, arguments: dict[str, Any], reason: str

@@ -10,15 +10,18 @@ A project's hooks run only while the folder is trusted *as it is now*: before ea
 ``.zett/`` files and the scripts its hooks name are hashed again (``config.trust.still_trusted``).
 A model that edits ``.zett/hooks/check.sh`` (or the config) in the middle of a session changes the
 hash, and from then on the project's hooks stay off until the user trusts the folder again.
+That check and the run it allows happen while no tool call of zett's runs (``RunGuard``): a
+write in the same parallel batch cannot land between the hash and the hook.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,52 @@ log = logging.getLogger(__name__)
 
 Report = Callable[[str, str], None]
 """(text, level) -> the user hears it (the host's notices)."""
+
+
+class RunGuard:
+    """Tool calls run together; a project's hooks run alone, while no tool call runs.
+
+    Counters on one event loop, no lock: a state change wakes every waiter (``_changed``), which
+    looks again. A hook that waits keeps new tool calls from starting, so it is not starved."""
+
+    def __init__(self) -> None:
+        self._tools = 0
+        self._hook = False
+        self._hooks_waiting = 0
+        self._changed = asyncio.Event()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def _until(self, ready: Callable[[], bool]) -> None:
+        while not ready():
+            await self._changed.wait()
+
+    @contextlib.asynccontextmanager
+    async def tool(self) -> AsyncIterator[None]:
+        await self._until(lambda: not self._hook and not self._hooks_waiting)
+        self._tools += 1
+        try:
+            yield
+        finally:
+            self._tools -= 1
+            self._notify()
+
+    @contextlib.asynccontextmanager
+    async def hook(self) -> AsyncIterator[None]:
+        self._hooks_waiting += 1
+        try:
+            await self._until(lambda: not self._hook and not self._tools)
+        finally:
+            self._hooks_waiting -= 1
+            self._notify()  # a tool call that waited behind this hook looks again
+        self._hook = True
+        try:
+            yield
+        finally:
+            self._hook = False
+            self._notify()
 
 
 class SessionHooks:
@@ -59,6 +108,8 @@ class SessionHooks:
         self.failures: dict[HookConfig, str] = {}
         #: Project folders whose files changed since they were trusted: their hooks stay off.
         self._untrusted: set[Path] = set()
+        #: Keeps a project's hooks apart from tool calls (None: no project hooks, nothing to keep).
+        self.guard = RunGuard() if any(hook.source == "project" for hook in self.hooks) else None
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
@@ -75,7 +126,27 @@ class SessionHooks:
 
     async def run(self, event: str, fields: Mapping[str, Any], names: Sequence[str] = ()) -> EventOutcome:
         """Run the hooks of ``event`` that match ``names`` (all of them when empty)."""
-        hooks = [hook for hook in self.matching(event, names) if await self._may_run(hook)]
+        matching = self.matching(event, names)
+        if not matching:
+            return EventOutcome()
+        if self.guard is not None and any(hook.source == "project" for hook in matching):
+            async with self.guard.hook():
+                return await self._run_all(event, fields, matching)
+        return await self._run_all(event, fields, matching)
+
+    @contextlib.asynccontextmanager
+    async def tool_running(self) -> AsyncIterator[None]:
+        """Around a tool call's run: a project's hooks wait for it (and it for them)."""
+        if self.guard is None:
+            yield
+            return
+        async with self.guard.tool():
+            yield
+
+    async def _run_all(
+        self, event: str, fields: Mapping[str, Any], matching: list[HookConfig]
+    ) -> EventOutcome:
+        hooks = [hook for hook in matching if await self._may_run(hook)]
         if not hooks:
             return EventOutcome()
         payload = {**self._common(event), **fields}

@@ -47,6 +47,7 @@ from zett_tui.runtime.events import (
 from zett_tui.runtime.extension_stack import build_extension_stack
 from zett_tui.runtime.extensions.registry import ExtensionReport
 from zett_tui.runtime.files.read_gate import ReadGate
+from zett_tui.runtime.hooks.host_events import prompt_submitted, session_started
 from zett_tui.runtime.hooks.runner import SessionHooks
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
@@ -244,48 +245,21 @@ class AgentHost:
             reasoning_effort=options.reasoning_effort,
         )
         if stack.hooks is not None and self.hooks.has("SessionStart"):
-            source = "resume" if options.session_id is not None else "startup"
-            outcome = await self.hooks.run("SessionStart", {"source": source}, (source,))
-            stack.hooks.session_context = outcome.context
-            for reason in outcome.blocks:  # exit 2 cannot stop a session from starting: shown, that is all
-                self._storage_notice(f"A SessionStart hook said: {reason}", "warning")
+            resumed = options.session_id is not None
+            await session_started(self.hooks, stack.hooks, resumed=resumed, notify=self._storage_notice)
         log.info("agent ready: model=%s session=%s", options.model_label, self._session_id)
 
     async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
         """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
         agent = self._require_agent()
         if self.hooks.has("UserPromptSubmit"):
-            submitted = await self._prompt_hooks(prompt, sink)
+            submitted = await prompt_submitted(self.hooks, prompt, sink, self.notices)
             if isinstance(submitted, TurnFinished):
                 return submitted
             prompt = submitted
         prompt = await self._with_attachments(prompt, sink)
         stream = agent.stream(encodable(prompt), **self._request_options(), metadata=self._turn_metadata())
         return await self._run(stream, sink)
-
-    async def _prompt_hooks(self, prompt: str, sink: Sink) -> str | TurnFinished:
-        """Run the ``UserPromptSubmit`` hooks: the prompt with what they add for the model, or the
-        turn's end when one blocked it (nothing reaches the model or the history then)."""
-        try:
-            outcome = await self.hooks.run("UserPromptSubmit", {"prompt": prompt})
-        except asyncio.CancelledError:
-            self.notices.pass_to(sink)
-            sink(TurnFinished("cancelled"))
-            raise
-        self.notices.pass_to(sink)
-        reason = outcome.block or outcome.stop
-        if reason is not None:
-            sink(
-                Notice(
-                    f"⛔ A UserPromptSubmit hook blocked this prompt; it was not sent: {reason}", "warning"
-                )
-            )
-            finished = TurnFinished("blocked", reason)
-            sink(finished)
-            return finished
-        if outcome.context:
-            return f"{prompt}\n\n<user-prompt-submit-hook>\n{outcome.context}\n</user-prompt-submit-hook>"
-        return prompt
 
     async def _with_attachments(self, prompt: str, sink: Sink) -> str:
         """The prompt with its ``@path`` files attached, read as the read tools would read them

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from zett_tui.config.converters import InvalidValue, describe_value
+from zett_tui.config.hooks import HookConfig, read_hooks
 from zett_tui.config.mcp_servers import McpServerConfig, mcp_server
 from zett_tui.config.schema import (
     EXTENSION_ORIGIN_KEYS,
@@ -22,6 +23,7 @@ from zett_tui.config.schema import (
     ConfigProblem,
     EndpointConfig,
     ExtensionConfig,
+    HookTables,
     Key,
     NamedTables,
     SandboxSettings,
@@ -61,6 +63,10 @@ class Layer:
     rejected: set[Key] = field(default_factory=set)
     """Keys that were present but refused, and already reported."""
     problems: list[ConfigProblem] = field(default_factory=list)
+    hooks: list[HookConfig] = field(default_factory=list)
+    """The file's ``[[hooks.EVENT]]`` tables that passed the checks."""
+    hook_lines: Mapping[tuple[str, int], int] = field(default_factory=dict)
+    """The line of each ``[[hooks.EVENT]]`` header (``config.hooks.hook_entry_lines``)."""
 
     def report(self, key: Key, message: str, *, at: Key | None = None) -> None:
         """Record a problem with ``key``, pointing at the line of ``at`` (default: ``key``)."""
@@ -105,12 +111,27 @@ class Layer:
                 self.report(key, unknown_key_message(key, schema))
             elif isinstance(node, Setting):
                 self.take(node, key, value)
+            elif isinstance(node, HookTables):
+                self._read_hooks(value)
             elif not isinstance(value, dict):
                 self.report(key, f"expected a table, got {describe_value(value)}")
             elif isinstance(node, NamedTables):
                 self._walk_named(value, node, key)
             else:
                 self._walk(value, node, key)
+
+    def _read_hooks(self, table: object) -> None:
+        def report(key: Key, message: str) -> None:
+            line = None
+            if len(key) > 2 and isinstance(key[2], int):
+                line = self.hook_lines.get((str(key[1]), key[2]))
+            if line is None:
+                line = self.line_of(key[:2])
+            self.problems.append(ConfigProblem(self.path, line, format_key(key), message + self.note))
+
+        self.hooks += read_hooks(
+            table, source=self.source or "user", config_file=self.path, lines=self.hook_lines, report=report
+        )
 
     def _walk_named(self, tables: Mapping[str, Any], node: NamedTables, prefix: Key) -> None:
         for name, value in tables.items():
@@ -189,6 +210,7 @@ def assemble(
             **{str(key[1]): value for key, value in merged.items() if key[0] == "checkpoints"}
         ),
         mcp_servers=tuple(mcp_servers),
+        hooks=tuple(hook for layer in layers for hook in layer.hooks),
         no_color=no_color,
         sources=sources,
     )

@@ -33,6 +33,7 @@ from zett_tui.config.converters import (
     convert_sandbox_mode,
     convert_theme,
 )
+from zett_tui.config.hooks import HOOK_EVENTS, HOOK_KEYS, HookConfig
 from zett_tui.config.mcp_servers import (
     MCP_SERVER_FIELDS,
     SERVER_NAME,
@@ -161,6 +162,8 @@ class Settings:
     """What the checkpoints record; from the user's config only."""
     mcp_servers: tuple[McpServerConfig, ...] = ()
     """The ``[mcp_servers.NAME]`` tables (``zett_tui.config.mcp_servers``), the user's first."""
+    hooks: tuple[HookConfig, ...] = ()
+    """The ``[[hooks.EVENT]]`` tables (``zett_tui.config.hooks``), the user's first, each in file order."""
     no_color: bool = False
     """The ``NO_COLOR`` environment variable is set to something: show no colour."""
     sources: tuple[Path, ...] = ()
@@ -216,7 +219,12 @@ class NamedTables:
     """Names (compared in lower case) that would be shadowed by something built in."""
 
 
-Schema = Mapping[str, "Setting | NamedTables | Schema"]
+@dataclass(frozen=True)
+class HookTables:
+    """``[[hooks.EVENT]]``: arrays of tables, checked as a whole by ``config.hooks.read_hooks``."""
+
+
+Schema = Mapping[str, "Setting | NamedTables | HookTables | Schema"]
 
 
 EXTENSION_SCHEMA: Mapping[str, Setting] = {
@@ -285,13 +293,16 @@ SCHEMA: Schema = {
         name_pattern=SERVER_NAME,
         name_rule=SERVER_NAME_RULE,
     ),
+    "hooks": HookTables(),
 }
 
 
 def resolve_setting(key: Key) -> Setting | None:
     """The ``Setting`` at ``key`` (``("endpoints", "x", "base_url")`` works for any name), or None."""
-    node: Setting | NamedTables | Schema = SCHEMA
+    node: Setting | NamedTables | HookTables | Schema = SCHEMA
     for part in key:
+        if isinstance(node, HookTables):
+            return None
         if isinstance(node, NamedTables):
             if (
                 not isinstance(part, str)
@@ -314,6 +325,8 @@ def _leaf_names(schema: Schema, prefix: str = "") -> list[str]:
             names.append(prefix + name)
         elif isinstance(node, NamedTables):
             names.extend(_leaf_names(node.schema, f"{prefix}{name}.<name>."))
+        elif isinstance(node, HookTables):
+            names.extend(f"{prefix}{name}.{event}.{key}" for event in HOOK_EVENTS for key in HOOK_KEYS)
         else:
             names.extend(_leaf_names(node, f"{prefix}{name}."))
     return names

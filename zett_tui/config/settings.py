@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from zett_tui.config.hooks import hook_entry_lines
 from zett_tui.config.layers import Layer, assemble
 from zett_tui.config.saving import ConfigSaveError, save_user_setting
 from zett_tui.config.schema import (
@@ -151,6 +152,7 @@ def _file_layer(path: Path, sources: list[Path], source: str, *, inside: Path | 
         text, document = read
         sources.append(path)
         layer.line_of = TomlOutline.of(text).line_of
+        layer.hook_lines = hook_entry_lines(text)
         layer.read_document(document)
     return layer
 

@@ -1,7 +1,8 @@
 """Workspace trust: a project's ``.zett/`` settings and extensions load only once the user trusts it.
 
-What a project folder would load is ``.zett/config.toml`` and every file under
-``.zett/extensions/`` (``__pycache__`` aside). Their paths and contents are hashed together
+What a project folder would load is ``.zett/config.toml``, every file under
+``.zett/extensions/`` and ``.zett/hooks/`` (``__pycache__`` aside) and the project files its hook
+commands name (``./scripts/check.sh``). Their paths and contents are hashed together
 (SHA-256); the trust store (``data_dir()/trust.json``, 0600) keeps, per folder, the hash the user
 decided on and whether they trusted it. Any change to those files changes the hash, so zett asks
 again; a refusal is remembered the same way, so zett does not ask at every start.
@@ -33,6 +34,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from zett_tui.config.hooks import describe_hooks, files_named, hook_commands
 from zett_tui.config.mcp_servers import describe_mcp_servers
 from zett_tui.config.settings import PROJECT_DIR_NAME, project_root
 from zett_tui.core import paths
@@ -115,6 +117,8 @@ class ProjectFiles:
                 lines.append(line)
         servers = document.get("mcp_servers")
         lines.extend(describe_mcp_servers(servers if isinstance(servers, dict) else {}))
+        if "hooks" in document:
+            lines.extend(describe_hooks(document["hooks"]))
         return lines
 
 
@@ -218,12 +222,34 @@ class _Collector:
             return
         self.config_bytes = self._read(zett / "config.toml")
         self._walk(zett / "extensions", depth=0)
+        self._walk(zett / "hooks", depth=0)
+        self._read_hook_scripts()
         for folder in PROJECT_COMMAND_FOLDERS:
             self._walk(self.root / folder, depth=0, keep=lambda name: name.endswith(".md"))
         for folder in PROJECT_SKILL_FOLDERS:  # what zett reads of a skill: its SKILL.md
             self._walk(self.root / folder, depth=0, keep=lambda name: name == "SKILL.md")
         self.entries.sort()
         self.left_out.sort()
+
+    def _read_hook_scripts(self) -> None:
+        """The files inside the project that the config's hook commands name (``./check.sh``,
+        ``python3 scripts/lint.py``): a hook's script is trusted with the config that runs it.
+        A word that names nothing inside the project (``jq``, ``/usr/bin/env``) is not a project file."""
+        try:
+            document = tomllib.loads(self.config_bytes.decode("utf-8")) if self.config_bytes else {}
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return
+        read = {relative for relative, _ in self.entries}
+        for command in hook_commands(document.get("hooks")):
+            for word in files_named(command):
+                path = self.root / word
+                real = Path(os.path.realpath(path))
+                if real != self.root and not real.is_relative_to(self.root):
+                    continue
+                if not real.is_file() or self._relative(real) in read:
+                    continue
+                read.add(self._relative(real))
+                self._read(real)
 
     def _walk(self, folder: Path, *, depth: int, keep: Callable[[str], bool] | None = None) -> None:
         try:

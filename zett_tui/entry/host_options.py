@@ -25,6 +25,7 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
         "redact": launch.redact,
         "context_window": launch.context_window,
         "extensions": launch.extensions,
+        "hooks": launch.hooks,
     }
     if launch.sandbox is not None:
         settings["sandbox"] = launch.sandbox

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from zett_tui.config.hooks import HookConfig
     from zett_tui.config.mcp_servers import McpServerConfig
     from zett_tui.config.schema import ExtensionConfig, SandboxSettings
     from zett_tui.config.trust import ProjectFiles
@@ -62,3 +63,5 @@ class LaunchSettings:
     checkpoint_max_file_bytes: int | None = None
     #: The MCP servers to start: the user's, and a trusted project's (``Settings.mcp_servers``).
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    #: The ``[[hooks.EVENT]]`` commands: the user's, and a trusted project's (``Settings.hooks``).
+    hooks: tuple[HookConfig, ...] = ()

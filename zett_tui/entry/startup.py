@@ -146,6 +146,7 @@ def prepare_launch(
         sandbox=settings.sandbox,
         checkpoint_max_file_bytes=settings.checkpoints.max_file_bytes,
         mcp_servers=settings.mcp_servers,
+        hooks=settings.hooks,
         project_trust=project,
         reload=lambda: prepare_launch(
             cwd=cwd, env=env, model=model, reasoning_effort=reasoning_effort, theme=theme

@@ -23,6 +23,7 @@ DECISION_EVENTS = frozenset(
     | {"read_access_requested"}
     | {"sandbox_escape_requested"}
     | {"mcp_approval_requested"}
+    | {"hook_approval_requested"}
 )
 
 
@@ -124,7 +125,7 @@ class PlanModeChanged:
 
 @dataclass(frozen=True, slots=True)
 class TurnFinished:
-    status: str  # "completed" | "failed" | "cancelled"
+    status: str  # "completed" | "failed" | "cancelled" | "blocked" (by a UserPromptSubmit hook)
     error: str | None = None
     answer: str = ""
 

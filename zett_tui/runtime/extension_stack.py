@@ -10,11 +10,14 @@ kept here, and checked by the attack corpus and the read-containment tests:
    one. The checkpoints sit just outside it, inside the gates: what they see is going to run.
 4. Configured extensions sit inside zett's own (at the default priority): Plan Mode and the edit
    gate see a call first, and a call an outer extension passes on still meets them.
-5. MCP tools (``runtime.mcp``) sit inside the Plan Mode guard and the edit gate and decide each
+5. The hooks (``runtime.hooks``) sit outside the shell's approval, the Plan Mode guard and the
+   edit gate: a PreToolUse hook sees a call first and can refuse it (or have zett ask) before any
+   of them; what it lets through still meets every one of them, so it can only be stricter.
+6. MCP tools (``runtime.mcp``) sit inside the Plan Mode guard and the edit gate and decide each
    ``mcp__`` call themselves (Plan Mode, the permission mode, the approval question) before it
    reaches the server; the checkpoints are inside them, so an MCP call that is going to run takes
    a checkpoint first, unless its server marks the tool ``readOnlyHint``.
-6. The read gate runs the read tools itself, so it is the innermost middleware: every other
+7. The read gate runs the read tools itself, so it is the innermost middleware: every other
    extension sees a read call (and its result) as it would the tool's.
 
 No Textual here; the host calls ``build_extension_stack`` from ``AgentHost.start``.
@@ -45,6 +48,7 @@ from zett_tui.runtime.modes import PermissionMode
 
 if TYPE_CHECKING:
     from zett_tui.checkpoints.recording import CheckpointExtension
+    from zett_tui.runtime.hooks.runner import SessionHooks
     from zett_tui.runtime.host import HostOptions
     from zett_tui.runtime.mcp.extension import McpToolsExtension
     from zett_tui.runtime.recorder import Redactor
@@ -68,6 +72,8 @@ class ExtensionStack:
     shell_sandbox: Any
     #: What loaded from where, what did not and why (``/extensions``), zett's bundled ones first.
     report: ExtensionReport
+    #: The hooks' extension (``runtime.hooks.extension.HooksExtension``); None without hooks.
+    hooks: Any = None
 
 
 async def build_extension_stack(
@@ -81,6 +87,7 @@ async def build_extension_stack(
     mode_of: Callable[[str], PermissionMode],
     notify: Callable[[str, str], None],
     report_failure: Callable[[str], None],
+    hooks: SessionHooks | None = None,
 ) -> ExtensionStack:
     """The extensions of one host's agent, in the order the module docstring gives.
 
@@ -123,6 +130,7 @@ async def build_extension_stack(
         options.cwd,
         is_exempt=_zett_files_for_the_model(plan_guard, kept_output_dir, options.readable_folders),
     )
+    hooks_extension = _hooks_extension(hooks, notify)
     bundled = [
         bundled_entry("plan_guard", plan_guard),
         bundled_entry("edit_approval", edit_gate),
@@ -143,6 +151,8 @@ async def build_extension_stack(
         ProjectInstructionsExtension(options.cwd, notify=notify),
         FileSystemExtension(read_only=False),
         _bash_extension(),
+        # Outside every gate: a hook's refusal comes before any question about the call.
+        *([hooks_extension] if hooks_extension is not None else []),
         ShellApprovalExtension(storage=shell_policy),
         plan_guard,
         edit_gate,
@@ -182,6 +192,7 @@ async def build_extension_stack(
         shell_policy=shell_policy,
         shell_sandbox=shell_sandbox,
         report=report,
+        hooks=hooks_extension,
     )
 
 
@@ -221,6 +232,15 @@ def _mcp_extension(
             saved=McpRules(options.cwd),
         )
     ]
+
+
+def _hooks_extension(hooks: SessionHooks | None, notify: Callable[[str, str], None]) -> Any:
+    """The PreToolUse / PostToolUse / Stop hooks, when the session has any hooks at all."""
+    if not hooks:
+        return None
+    from zett_tui.runtime.hooks.extension import HooksExtension
+
+    return HooksExtension(hooks, notify=notify)
 
 
 def _bash_extension() -> AgentExtension:

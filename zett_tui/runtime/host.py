@@ -26,6 +26,7 @@ from zett_agent.model import AgentModel, ReasoningEffort
 from zett_tui import __version__
 from zett_tui.checkpoints.journal import TurnRecord
 from zett_tui.checkpoints.recording import CHANGES_LEVEL, CheckpointExtension, SessionCheckpoints
+from zett_tui.config.hooks import HookConfig
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
 from zett_tui.core.inert_text import encodable
@@ -47,6 +48,8 @@ from zett_tui.runtime.events import (
 from zett_tui.runtime.extension_stack import build_extension_stack
 from zett_tui.runtime.extensions.registry import ExtensionReport
 from zett_tui.runtime.files.read_gate import ReadGate
+from zett_tui.runtime.hooks.host_events import prompt_submitted, session_started
+from zett_tui.runtime.hooks.runner import SessionHooks
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
@@ -104,6 +107,8 @@ class HostOptions:
     #: The process's MCP servers (``runtime.mcp.manager.McpManager``), started and stopped by
     #: whoever made it (the app, ``zett -p``); None: no MCP tools.
     mcp_manager: Any = None
+    #: The ``[[hooks.EVENT]]`` commands of the user's config (and of a trusted project's).
+    hooks: Sequence[HookConfig] = ()
 
 
 class AgentHost:
@@ -145,6 +150,15 @@ class AgentHost:
         self.checkpoints: SessionCheckpoints | None = None
         #: Which turns a conversation rewind took out of the model's context (``sessions.rewind_marks``).
         self.rewound = RewoundTurns()
+        #: The session's hooks (``runtime.hooks``); ``SessionStart`` has run once ``start`` returns.
+        self.hooks = SessionHooks(
+            options.hooks,
+            cwd=options.cwd,
+            report=self._storage_notice,
+            session_id=lambda: self.session_id,
+            transcript_path=lambda: self.files.transcript if self.files is not None else None,
+            mode=lambda: self.mode.value,
+        )
 
     @property
     def recorder(self) -> TurnRecorder | None:
@@ -221,6 +235,7 @@ class AgentHost:
             mode_of=self.mode_of,
             notify=self._storage_notice,
             report_failure=self._extension_failed,
+            hooks=self.hooks,
         )
         self.plan_guard = stack.plan_guard
         self.edit_gate = stack.edit_gate
@@ -236,11 +251,19 @@ class AgentHost:
             extensions=stack.extensions,
             reasoning_effort=options.reasoning_effort,
         )
+        if stack.hooks is not None and self.hooks.has("SessionStart"):
+            resumed = options.session_id is not None
+            await session_started(self.hooks, stack.hooks, resumed=resumed, notify=self._storage_notice)
         log.info("agent ready: model=%s session=%s", options.model_label, self._session_id)
 
     async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
         """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
         agent = self._require_agent()
+        if self.hooks.has("UserPromptSubmit"):
+            submitted = await prompt_submitted(self.hooks, prompt, sink, self.notices)
+            if isinstance(submitted, TurnFinished):
+                return submitted
+            prompt = submitted
         prompt = await self._with_attachments(prompt, sink)
         stream = agent.stream(encodable(prompt), **self._request_options(), metadata=self._turn_metadata())
         return await self._run(stream, sink)
@@ -356,7 +379,7 @@ class AgentHost:
             log.warning("turn failed: %s", type(error).__name__, exc_info=True)
             await self._retry_storage()
             self.notices.pass_to(sink)
-            finished = TurnFinished("failed", self.options.describe_error(error))
+            finished = TurnFinished("failed", _describe_turn_error(error, self.options.describe_error))
             sink(finished)
             return finished
         await self._retry_storage()
@@ -661,6 +684,13 @@ def _never_raising(sink: Sink) -> Sink:
             log.warning("the UI failed to take %s", type(event).__name__, exc_info=True)
 
     return guarded
+
+
+def _describe_turn_error(error: BaseException, describe: Callable[[BaseException], str]) -> str:
+    """A hook that ended the turn says so in its own words; anything else is ``describe``'s."""
+    from zett_tui.runtime.hooks.extension import HookStoppedTurn
+
+    return str(error) if isinstance(error, HookStoppedTurn) else describe(error)
 
 
 def _encodable_after(redact: Redactor) -> Redactor:

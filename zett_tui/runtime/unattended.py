@@ -156,6 +156,7 @@ class UnattendedPolicy:
             "exit_plan_mode": self._plan_mode,
             "sandbox_escape_requested": self._sandbox_escape,
             "mcp_approval_requested": self._mcp,
+            "hook_approval_requested": self._hook,
         }
         handler = handlers.get(decision.kind, self._unknown)
         return handler(decision)
@@ -272,6 +273,13 @@ class UnattendedPolicy:
         }
         target = "enter" if decision.kind == "enter_plan_mode" else "exit"
         return AutoAnswer(reply, False, "plan_mode", target, "non-interactive mode")
+
+    def _hook(self, decision: DecisionRequested) -> AutoAnswer:
+        """A hook wants the user asked: nobody is here to ask, so the call does not run."""
+        tool = str(decision.payload.get("tool", ""))
+        note = "This non-interactive run cannot ask the user, as a PreToolUse hook wanted."
+        reply = {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "refuse", "note": note}
+        return AutoAnswer(reply, False, "hook", tool, "a hook asks the user first; nobody can answer here")
 
     def _unknown(self, decision: DecisionRequested) -> AutoAnswer:
         reply = {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "abort"}

@@ -34,6 +34,7 @@ from zett_tui.runtime.shell.policy import Rule
 from zett_tui.ui.modals.ask_user import DECLINED, AskUserDialog
 from zett_tui.ui.modals.choice_dialog import Picked
 from zett_tui.ui.modals.edit_approval import APPLY, APPLY_ALL, REJECT, edit_approval_dialog
+from zett_tui.ui.modals.hook_approval import hook_approval_dialog
 from zett_tui.ui.modals.mcp_approval import mcp_approval_dialog
 from zett_tui.ui.modals.plan_dialogs import (
     APPROVE_ASK,
@@ -326,6 +327,31 @@ def mcp_approval(
     return screen, answer
 
 
+def hook_approval(
+    decision: DecisionRequested, host: AgentHost | None, cwd: Path
+) -> tuple[Screen[Any], ToAnswer]:
+    payload = decision.payload
+    call_id = payload.get("tool_call_id")
+    tool = str(payload.get("tool", ""))
+    arguments = payload.get("arguments")
+    screen = hook_approval_dialog(
+        tool, arguments if isinstance(arguments, dict) else {}, str(payload.get("reason") or "")
+    )
+
+    def answer(picked: Picked | None) -> Answer:
+        if _value(picked, None) == "once":
+            return Answer(
+                {"tool_call_id": call_id, "decision": "once"}, f"✓ You let {tool} run (a hook asked)"
+            )
+        note = _note(picked)
+        return Answer(
+            {"tool_call_id": call_id, "decision": "refuse", "note": note},
+            _with_note(f"✗ You did not let {tool} run (a hook asked)", note),
+        )
+
+    return screen, answer
+
+
 # -- Plan Mode ------------------------------------------------------------------------------------
 
 
@@ -466,4 +492,5 @@ FACTORIES: dict[str, DialogFactory] = {
     "read_access_requested": read_access,
     "sandbox_escape_requested": sandbox_escape,
     "mcp_approval_requested": mcp_approval,
+    "hook_approval_requested": hook_approval,
 }

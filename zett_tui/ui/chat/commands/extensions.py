@@ -17,6 +17,7 @@ from zett_tui.runtime.extensions.registry import ExtensionReport
 from zett_tui.ui.chat.commands.registry import SlashCommand, slash_command
 
 if TYPE_CHECKING:
+    from zett_tui.runtime.hooks.runner import SessionHooks
     from zett_tui.ui.chat.command_context import CommandContext
 
 
@@ -36,7 +37,7 @@ def extensions_command(ctx: CommandContext, arguments: str) -> None:
     if ctx.host is None:
         ctx.say("zett is still starting; the extensions load with the model.", "info")
         return
-    text = describe_extensions(ctx.host.extension_report, _folder_line(ctx))
+    text = describe_extensions(ctx.host.extension_report, _folder_line(ctx)) + describe_hooks(ctx.host.hooks)
     listing = describe_file_commands(ctx.commands.added().values(), ctx.commands.problems, ctx.commands.notes)
     ctx.say(text + listing, "info")
 
@@ -56,6 +57,26 @@ def describe_file_commands(
     if notes:
         lines.append("\nNot loaded on purpose:")
         lines += [f"  {note}" for note in notes]
+    return "\n".join(lines)
+
+
+def describe_hooks(hooks: SessionHooks) -> str:
+    """The hooks in the order they are configured (the user's first), each with its file and line."""
+    if not hooks.hooks:
+        return (
+            '\nHooks: none ([[hooks.PreToolUse]] command = "..." in a config file adds one; see the README).'
+        )
+    lines = ["\nHooks (shell commands, run outside the sandbox as your shell would):"]
+    for hook in hooks.hooks:
+        matcher = hook.matcher if hook.matcher not in ("", "*") else "(all)"
+        lines.append(
+            f"  {hook.event:<16} {matcher:<14} {hook.command}\n{'':<20}{hook.source}, {hook.where}, "
+            f"timeout {hook.timeout:g} s"
+        )
+        if hooks.is_off(hook):
+            lines.append(f"{'':<20}OFF: the project's files changed since you trusted them")
+        elif hook in hooks.failures:
+            lines.append(f"{'':<20}failed this session: {hooks.failures[hook]}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,43 @@
+"""A hook asked zett to check with the user (``permissionDecision: "ask"``): run this tool call?
+
+Choices: Run once · Don't run… (an optional note for the model). Running it once still leaves
+the call to zett's own rules, which may ask again (an edit in ask mode, a shell command): the
+hook's question comes on top of them, never instead of them. The arguments are shown as the MCP
+question shows them (escaped, bounded); the hook's reason is made inert.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from zett_tui.core.inert_text import make_inert
+from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
+from zett_tui.ui.modals.mcp_approval import shown_arguments
+
+ONCE = "once"
+REFUSE = "refuse"
+MAX_REASON_CHARS = 600
+
+
+def hook_approval_dialog(tool: str, arguments: dict[str, Any], reason: str) -> ChoiceDialog:
+    """A dialog whose value is ``ONCE`` or ``REFUSE`` (Esc; the note goes to the model)."""
+    said = make_inert(reason.strip())[:MAX_REASON_CHARS] or "(it gave no reason)"
+    details = Text(f"A PreToolUse hook asks you first: {said}", style="dim")
+    body = Vertical(
+        Static(details, classes="details"),
+        Static(Text(shown_arguments(arguments), style="bold"), classes="mcp-arguments"),
+    )
+    choices = [
+        Choice("Run once", ONCE, "affirm"),
+        Choice(
+            "Don't run",
+            REFUSE,
+            "deny",
+            note="Anything the model should know? (optional; Enter sends, nothing runs)",
+        ),
+    ]
+    return ChoiceDialog(f"Run {make_inert(tool)}?", body, choices, decline_value=REFUSE)

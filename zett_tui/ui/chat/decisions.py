@@ -14,15 +14,17 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.screen import Screen
 
 from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
 from zett_tui.ui.chat.answers import FACTORIES, SETTLED, Answer, DialogFactory
+from zett_tui.ui.chat.question_line import question_line
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.app import ZettApp
     from zett_tui.ui.chat.screen import ChatScreen
 
 log = logging.getLogger(__name__)
@@ -92,6 +94,7 @@ class DecisionDialogs:
         self.chat.status.activity = "waiting for you"
         if self.chat.launch.bell:
             self.chat.app.bell()
+        cast("ZettApp", self.chat.app).attention.dialog_opened(question_line(decision))
         self.chat.app.push_screen(screen, dismissed)
 
     def _send(self, decision: DecisionRequested, answer: Answer) -> None:

@@ -654,11 +654,13 @@ def test_notify_is_auto_or_off_from_a_file_or_the_environment(ws: Workspace) -> 
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ('"sometimes"', "expected \"auto\" or \"off\", got 'sometimes'"),
+        ('"sometimes"', 'expected "auto" or "off", got \'sometimes\''),
         ("false", 'expected "auto" or "off", got a boolean (false)'),
     ],
 )
-def test_a_bad_notify_value_is_one_line_and_keeps_the_default(ws: Workspace, value: str, message: str) -> None:
+def test_a_bad_notify_value_is_one_line_and_keeps_the_default(
+    ws: Workspace, value: str, message: str
+) -> None:
     user = ws.write_user(f"[ui]\nnotify = {value}\n")
     settings, problems = ws.load()
     assert [str(p) for p in problems] == [f"{user}:2: ui.notify: {message}"]
@@ -667,5 +669,5 @@ def test_a_bad_notify_value_is_one_line_and_keeps_the_default(ws: Workspace, val
 
 def test_a_bad_zett_notify_is_named_in_its_message(ws: Workspace) -> None:
     settings, problems = ws.load(env={"ZETT_NOTIFY": "loud"})
-    assert [str(p) for p in problems] == ["ZETT_NOTIFY: expected \"auto\" or \"off\", got 'loud'"]
+    assert [str(p) for p in problems] == ['ZETT_NOTIFY: expected "auto" or "off", got \'loud\'']
     assert settings.ui.notify == "auto"

@@ -140,6 +140,10 @@ class ZettApp(App[str | None]):
     def on_app_blur(self, _event: events.AppBlur) -> None:
         self.attention.focus_changed(False)
 
+    def on_unmount(self) -> None:
+        """However zett ends (quit, crash, the test harness), while the driver still writes."""
+        self.attention.closing()
+
     def collect_when_quiet(self) -> None:
         """Once a whole garbage collection is due (``long_lived_objects``), run it when the user
         has left zett alone for a while and no turn runs: it takes a noticeable moment."""
@@ -323,7 +327,6 @@ class ZettApp(App[str | None]):
         if self._quitting:
             return
         self._quitting = True
-        self.attention.closing()
         await self.chat.shutdown()
         await asyncio.to_thread(self.mcp.stop)
         self.exit(self.chat.host.session_id if self.chat.host is not None else None)

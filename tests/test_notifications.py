@@ -187,6 +187,31 @@ async def test_a_hostile_10_kb_prompt_cannot_end_or_split_the_sequence(terminal:
     )
 
 
+async def test_a_shell_approval_says_which_command(terminal: list[str]) -> None:
+    gate = asyncio.Event()
+    step = gated(tool_step("c1", "bash", {"command": "rm -rf build; make"}), gate)
+    app = make_app(ScriptedModel(step, text_step("Built.")), notify="auto")
+    async with ready_app(app) as pilot:
+        await submit(pilot, "Rebuild")
+        await look_away(pilot, gate)
+        await dialog_armed(pilot)
+        await wait_for(pilot, lambda: TITLE_WAITING in "".join(terminal))
+    assert "".join(terminal).startswith(f"{ESC}]9;zett: waiting for you - Run rm -rf build make?{BEL}")
+
+
+async def test_leaving_while_a_dialog_waits_sets_the_title_only(terminal: list[str]) -> None:
+    app = make_app(ScriptedModel(tool_step("q1", "ask_user", {"question": "Which name?"})), notify="auto")
+    async with ready_app(app) as pilot:
+        await submit(pilot, "Rename it")
+        await dialog_armed(pilot, AskUserDialog)
+        assert terminal == []  # you were looking when it opened
+        app.post_message(events.AppBlur())
+        await wait_for(pilot, lambda: bool(terminal))
+        assert "".join(terminal) == TITLE_WAITING
+        app.post_message(events.AppFocus())
+        await wait_for(pilot, lambda: "".join(terminal) == TITLE_WAITING + TITLE_BACK)
+
+
 async def test_in_tmux_the_notification_goes_through_its_passthrough(
     terminal: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -286,3 +311,22 @@ def test_no_tmux_no_question() -> None:
     assert tmux_pane.pane_in_view({"TMUX": "x", "TMUX_PANE": "%1"}, which=lambda name: None) is None
     assert tmux_pane.pane_in_view({}, runner=lambda command: "101") is None
     assert tmux_pane.pane_in_view({"TMUX": "x", "TMUX_PANE": "%1"}, which=str, runner=lambda c: None) is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "payload", "line"),
+    [
+        ("shell_approval_requested", {"command": "make"}, "Run make?"),
+        ("edit_approval_requested", {"path": "a.py", "operation": "write"}, "Write a.py?"),
+        ("edit_approval_requested", {"path": ["not", "text"]}, "Edit ?"),
+        ("mcp_approval_requested", {"server": "git", "tool": "git_log"}, "Call git git_log?"),
+        ("read_access_requested", {"path": "/etc/hosts"}, "Read /etc/hosts?"),
+        ("ask_user", {"question": 42}, ""),
+        ("something_new", {}, "A question"),
+    ],
+)
+def test_every_question_has_a_line_whatever_its_payload(kind: str, payload: dict[str, Any], line: str) -> None:
+    from zett_tui.runtime.events import DecisionRequested
+    from zett_tui.ui.chat.question_line import question_line
+
+    assert question_line(DecisionRequested(kind, "s1", payload)) == line

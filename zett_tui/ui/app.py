@@ -91,7 +91,7 @@ class ZettApp(App[str | None]):
         #: The MCP servers of this process (started with the first agent, ``ui/chat/mcp_status.py``).
         self.mcp = ProcessMcp()
         #: Notifications and the terminal title when zett needs the user (``ui/attention.py``).
-        self.attention = Attention(self, lambda: self.chat.launch.notify)
+        self.attention = Attention(self, lambda: self.chat.launch.notify, lambda: self.chat.dialog_waiting)
 
     @staticmethod
     def _new_chat(launch: LaunchSettings) -> ChatScreen:

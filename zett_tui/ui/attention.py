@@ -36,10 +36,12 @@ __all__ = ["Attention"]
 class Attention:
     """The app's one voice for "zett needs you": notifications and the terminal title."""
 
-    def __init__(self, app: App[Any], setting: Callable[[], str]) -> None:
+    def __init__(self, app: App[Any], setting: Callable[[], str], dialog_waiting: Callable[[], bool]) -> None:
         self._app = app
         #: ``[ui] notify`` now ("auto" or "off"): the current chat's, which a reload can change.
         self._setting = setting
+        #: A dialog is open and waits for the user's answer.
+        self._dialog_waiting = dialog_waiting
         #: A focus event has arrived: the terminal reports focus, ``app.app_focus`` can be trusted.
         self._focus_reported = False
         #: zett's title is on the terminal (the one before it pushed on the title stack).
@@ -50,10 +52,14 @@ class Attention:
     # -- what the app tells it -------------------------------------------------------------------
 
     def focus_changed(self, focused: bool) -> None:
-        """The terminal reported focus in (True) or out."""
+        """The terminal reported focus in (True) or out. Leaving while a dialog waits changes the
+        title only: the user has seen the dialog."""
         self._focus_reported = True
         if focused:
             self.user_is_here()
+        elif self._dialog_waiting() and self._setting() == "auto":
+            self._write([notify.set_title(notify.TITLE_WAITING, push=not self._title_set)])
+            self._title_set = True
 
     def user_is_here(self) -> None:
         """A key, a click, a paste or focus back: the title goes back to what it was."""

@@ -24,8 +24,10 @@ from zett_agent.model import ModelEvent, ModelRequest
 
 from tests.fakes.scripted_model import ScriptedModel, Step, failing_step, text_step, tool_step
 from tests.ui_helpers import dialog_armed, idle, make_app, ready_app, submit, wait_for
+from zett_tui.runtime.events import DecisionRequested
 from zett_tui.terminal import notify, tmux_pane
 from zett_tui.ui.app import ZettApp
+from zett_tui.ui.chat.question_line import question_line
 from zett_tui.ui.modals.ask_user import AskUserDialog
 
 ESC, BEL = "\x1b", "\a"
@@ -325,8 +327,7 @@ def test_no_tmux_no_question() -> None:
         ("something_new", {}, "A question"),
     ],
 )
-def test_every_question_has_a_line_whatever_its_payload(kind: str, payload: dict[str, Any], line: str) -> None:
-    from zett_tui.runtime.events import DecisionRequested
-    from zett_tui.ui.chat.question_line import question_line
-
+def test_every_question_has_a_line_whatever_its_payload(
+    kind: str, payload: dict[str, Any], line: str
+) -> None:
     assert question_line(DecisionRequested(kind, "s1", payload)) == line

@@ -257,6 +257,18 @@ async def test_tmux_without_focus_events_is_asked_whether_the_pane_is_in_view(
     assert TITLE_DONE in written
 
 
+async def test_without_focus_events_a_key_is_you_coming_back(
+    terminal: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake_tmux(tmp_path, monkeypatch, "011")  # another pane of zett's window is the active one
+    app = make_app(ScriptedModel(text_step("Tidied.")), notify="auto")
+    async with ready_app(app) as pilot:
+        await submit(pilot, "Tidy the README")
+        await wait_for(pilot, lambda: "".join(terminal).endswith(TITLE_DONE))
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "".join(terminal).endswith(TITLE_DONE + TITLE_BACK))
+
+
 async def test_tmux_pane_in_view_gets_nothing(
     terminal: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -1,7 +1,7 @@
 """The escape sequences that ask the terminal for the user's attention: a desktop notification and
 the window title.
 
-- **Notification**: OSC 9 (``ESC ] 9 ; text BEL``: iTerm2, WezTerm, kitty, Ghostty, foot...) and
+- **Notification**: OSC 9 (``ESC ] 9 ; text BEL``: iTerm2, WezTerm, kitty, Ghostty...) and
   OSC 777 (``ESC ] 777 ; notify ; title ; body BEL``: VTE terminals such as GNOME Terminal,
   urxvt, foot, WezTerm, Ghostty). Which of the two a terminal honours cannot be asked (it never
   answers), so both are sent, except where the environment names a terminal known to show OSC 9:
@@ -57,9 +57,10 @@ _OSC9_TERMS = ("xterm-kitty", "xterm-ghostty", "wezterm")
 
 
 def snippet(text: str, limit: int = SNIPPET_MAX_CHARS) -> str:
-    """The first non-empty line of ``text``, made safe to put inside an escape sequence: escape
-    sequences, control characters (C0, DEL, C1 such as ``\\x9c``), format and bidi characters and
-    ``;`` become spaces, runs of spaces one, and it is cut to ``limit`` characters."""
+    """The first non-empty line of ``text``, made safe to put inside an escape sequence: control
+    characters (C0 with ESC and BEL, DEL, C1 such as ``\\x9c``) and bidi controls are dropped (what
+    is left of an escape sequence is plain text), other unprintable characters and ``;`` become
+    spaces, runs of spaces one, and it is cut to ``limit`` characters."""
     lines = (line.strip() for line in make_inert(text).splitlines())
     first = next((line for line in lines if line), "")[: limit * 4]  # bound the work on a huge line
     cleaned = "".join(

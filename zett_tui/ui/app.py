@@ -117,8 +117,8 @@ class ZettApp(App[str | None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self._last_input = time.monotonic()
-            if isinstance(event, events.Key | events.MouseDown | events.Paste):
-                self.attention.user_is_here()
+        if isinstance(event, events.Key | events.MouseDown | events.Paste):
+            self.attention.user_is_here()
         if (
             isinstance(event, events.Key | events.Paste)
             and not event.is_forwarded

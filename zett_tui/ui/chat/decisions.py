@@ -5,7 +5,8 @@ after another, none lost. When the turn ends or is cancelled, open and queued di
 without answering; the runtime has already given up on them, and a late answer would be refused.
 
 What each answer means for the runtime lives in ``zett_tui.ui.chat.answers``; this module
-only shows dialogs, sends answers, keeps the one-line record, and runs what an answer asked for
+only shows dialogs (ringing the bell, and telling ``ui/attention.py`` so a user who is elsewhere
+gets a notification), sends answers, keeps the one-line record, and runs what an answer asked for
 afterwards (a steering note, a saved rule, the mode chosen with a plan).
 """
 

@@ -307,7 +307,7 @@ def test_unknown_key_is_skipped_with_a_suggestion_and_the_rest_applies(ws: Works
     ("text", "line", "key", "message"),
     [
         ('theme = "nord"\n', 1, "theme", "unknown key; did you mean 'ui.theme'?"),
-        ("[ui]\ncolour = 1\n", 2, "ui.colour", "unknown key (known here: theme, bell, animations)"),
+        ("[ui]\ncolour = 1\n", 2, "ui.colour", "unknown key (known here: theme, bell, notify, animations)"),
         (
             '[ui]\ntheme = "nord"\nmodel = "demo"\n',
             3,
@@ -642,3 +642,32 @@ def test_checkpoint_size_bound_is_the_users_to_set_not_the_projects(ws: Workspac
     settings, problems = ws.load()
     assert settings.checkpoints.max_file_bytes == int(2.5 * 1024 * 1024)
     assert len(problems) == 1 and str(problems[0]).startswith(f"{project}:2: checkpoints.max_file_mb")
+
+
+def test_notify_is_auto_or_off_from_a_file_or_the_environment(ws: Workspace) -> None:
+    assert ws.load_clean().ui.notify == "auto"
+    ws.write_user('[ui]\nnotify = "OFF"\n')
+    assert ws.load_clean().ui.notify == "off"
+    assert ws.load_clean(env={"ZETT_NOTIFY": "auto"}).ui.notify == "auto"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"sometimes"', 'expected "auto" or "off", got \'sometimes\''),
+        ("false", 'expected "auto" or "off", got a boolean (false)'),
+    ],
+)
+def test_a_bad_notify_value_is_one_line_and_keeps_the_default(
+    ws: Workspace, value: str, message: str
+) -> None:
+    user = ws.write_user(f"[ui]\nnotify = {value}\n")
+    settings, problems = ws.load()
+    assert [str(p) for p in problems] == [f"{user}:2: ui.notify: {message}"]
+    assert settings.ui.notify == "auto"
+
+
+def test_a_bad_zett_notify_is_named_in_its_message(ws: Workspace) -> None:
+    settings, problems = ws.load(env={"ZETT_NOTIFY": "loud"})
+    assert [str(p) for p in problems] == ['ZETT_NOTIFY: expected "auto" or "off", got \'loud\'']
+    assert settings.ui.notify == "auto"

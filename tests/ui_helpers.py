@@ -23,6 +23,7 @@ def make_app(model: ScriptedModel, *, factory: Callable[[], Any] | None = None, 
             "model_label": "scripted:test",
             "model_factory": factory or (lambda: model),
             "bell": False,
+            "notify": "off",  # tests of notifications turn them on (tests/test_notifications.py)
             **launch,
         }
     )

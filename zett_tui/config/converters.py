@@ -121,6 +121,19 @@ def convert_theme(value: object) -> str | None:
     return None if theme.lower() == "auto" else theme
 
 
+NOTIFY_MODES = ("auto", "off")
+
+
+def convert_notify(value: object) -> str:
+    """``[ui] notify``: ``auto`` or ``off`` (any case)."""
+    if not isinstance(value, str):
+        raise InvalidValue(f'expected "auto" or "off", got {describe_value(value)}')
+    mode = value.strip().lower()
+    if mode not in NOTIFY_MODES:
+        raise InvalidValue(f'expected "auto" or "off", got {value.strip()!r}')
+    return mode
+
+
 def convert_base_url(value: object) -> str:
     url = _non_empty_string(value)
     try:

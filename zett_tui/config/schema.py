@@ -26,6 +26,7 @@ from zett_tui.config.converters import (
     convert_import_path,
     convert_megabytes,
     convert_model,
+    convert_notify,
     convert_options,
     convert_pattern,
     convert_reasoning_effort,
@@ -74,6 +75,10 @@ class UISettings:
     """A theme name; None (or ``"auto"`` in a file) follows the terminal background."""
     bell: bool = True
     """Ring the terminal bell when a dialog opens, so a hidden tmux pane still gets attention."""
+    notify: str = "auto"
+    """``auto``: when a dialog opens or a turn ends while you are elsewhere (the terminal is not
+    focused, or zett's tmux pane is not in view), a desktop notification and the terminal title say
+    so; ``off``: neither."""
     animations: bool = True
     """Spinners and other motion; turn off on slow links or for screen readers."""
 
@@ -251,6 +256,7 @@ ENDPOINT_SCHEMA: Mapping[str, Setting] = {
 UI_SCHEMA: Mapping[str, Setting] = {
     "theme": Setting(convert_theme),
     "bell": Setting(convert_bool),
+    "notify": Setting(convert_notify),
     "animations": Setting(convert_bool),
 }
 

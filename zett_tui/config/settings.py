@@ -52,6 +52,7 @@ ENV_SETTINGS: Mapping[str, Key] = {
     "ZETT_MODEL": ("model",),
     "ZETT_REASONING_EFFORT": ("reasoning_effort",),
     "ZETT_THEME": ("ui", "theme"),
+    "ZETT_NOTIFY": ("ui", "notify"),
 }
 """Environment variables that set a key; ``ZETT_NO_BELL`` and ``NO_COLOR`` are handled apart."""
 _TRUE_WORDS = ("1", "true", "yes", "on")

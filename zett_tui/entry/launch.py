@@ -37,6 +37,8 @@ class LaunchSettings:
     #: (level, text) lines shown in the transcript at start: config problems, how to set a key.
     notices: list[tuple[str, str]] = field(default_factory=list)
     bell: bool = True
+    #: ``[ui] notify``: "auto" (a notification and the title when the user is elsewhere) or "off".
+    notify: str = "auto"
     theme: str | None = None
     #: "dark" or "light" as the terminal answered before the app started (OSC 11); None: unknown.
     terminal_background: str | None = None

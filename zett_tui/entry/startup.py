@@ -138,6 +138,7 @@ def prepare_launch(
         cwd=cwd,
         notices=notices,
         bell=settings.ui.bell,
+        notify=settings.ui.notify,
         theme=settings.ui.theme,
         animations=settings.ui.animations,
         redact=redact,

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.core import paths
+from zett_tui.terminal.passthrough import SCREEN_DCS_MAX_BYTES, screen_chunks, tmux_passthrough
 
 log = logging.getLogger(__name__)
 
@@ -64,15 +65,11 @@ OSC52_MAX_BYTES = 100_000
 longer ones without a word; 100,000 bytes is the cap the common OSC 52 helpers use (hterm's
 osc52.sh, vim-oscyank), which the terminals people use with them accept."""
 
-SCREEN_DCS_MAX_BYTES = 768
-"""GNU screen drops DCS strings longer than this (since 4.2.1), framing included."""
-
 TOOL_TIMEOUT_SECONDS = 2.0
 """How long a clipboard tool (xclip, tmux …) may take before it counts as failed."""
 
 _SSH_VARIABLES = ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT")
 _ESC = "\x1b"
-_ST = "\x1b\\"
 
 Runner = Callable[[Sequence[str], bytes], bool]
 """Runs a command with the bytes on its stdin; True when it exited with status 0."""
@@ -122,24 +119,15 @@ def osc52(data: bytes) -> str:
     return f"{_ESC}]52;c;{base64.b64encode(data).decode('ascii')}\a"
 
 
-def _tmux_passthrough(sequence: str) -> str:
-    return f"{_ESC}Ptmux;{sequence.replace(_ESC, _ESC + _ESC)}{_ST}"
-
-
-def _screen_chunks(sequence: str) -> list[str]:
-    size = SCREEN_DCS_MAX_BYTES - 4  # each chunk is framed by ESC P … ESC \
-    return [f"{_ESC}P{sequence[start : start + size]}{_ST}" for start in range(0, len(sequence), size)]
-
-
 def terminal_sequences(data: bytes, env: Mapping[str, str], *, plain_too: bool = True) -> list[str]:
     """What to write to the terminal for ``data``: the OSC 52 sequence in the form(s) that get
     through whatever multiplexer zett runs in. ``plain_too`` (tmux only): also send it unwrapped."""
     sequence = osc52(data)
     if env.get("TMUX"):
-        wrapped = [_tmux_passthrough(sequence)]
+        wrapped = [tmux_passthrough(sequence)]
         return [*wrapped, sequence] if plain_too else wrapped
     if env.get("STY"):
-        return _screen_chunks(sequence)
+        return screen_chunks(sequence)
     return [sequence]
 
 

@@ -32,6 +32,7 @@ from zett_tui.ui.app_messages import (
     SettingsReloaded,
     ThemeRequested,
 )
+from zett_tui.ui.attention import Attention
 from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
 from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.session_choices import SessionChoices
@@ -89,6 +90,8 @@ class ZettApp(App[str | None]):
         self._quiet_timer: Timer | None = None
         #: The MCP servers of this process (started with the first agent, ``ui/chat/mcp_status.py``).
         self.mcp = ProcessMcp()
+        #: Notifications and the terminal title when zett needs the user (``ui/attention.py``).
+        self.attention = Attention(self, lambda: self.chat.launch.notify, lambda: self.chat.dialog_waiting)
 
     @staticmethod
     def _new_chat(launch: LaunchSettings) -> ChatScreen:
@@ -114,6 +117,8 @@ class ZettApp(App[str | None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self._last_input = time.monotonic()
+        if isinstance(event, events.Key | events.MouseDown | events.Paste):
+            self.attention.user_is_here()
         if (
             isinstance(event, events.Key | events.Paste)
             and not event.is_forwarded
@@ -128,6 +133,16 @@ class ZettApp(App[str | None]):
             if prompt is not None and send_to_prompt(prompt, event):  # in order (keys_in_order.py)
                 return
         await super().on_event(event)
+
+    def on_app_focus(self, _event: events.AppFocus) -> None:
+        self.attention.focus_changed(True)
+
+    def on_app_blur(self, _event: events.AppBlur) -> None:
+        self.attention.focus_changed(False)
+
+    def on_unmount(self) -> None:
+        """However zett ends (quit, crash, the test harness), while the driver still writes."""
+        self.attention.closing()
 
     def collect_when_quiet(self) -> None:
         """Once a whole garbage collection is due (``long_lived_objects``), run it when the user

@@ -5,7 +5,8 @@ after another, none lost. When the turn ends or is cancelled, open and queued di
 without answering; the runtime has already given up on them, and a late answer would be refused.
 
 What each answer means for the runtime lives in ``zett_tui.ui.chat.answers``; this module
-only shows dialogs, sends answers, keeps the one-line record, and runs what an answer asked for
+only shows dialogs (ringing the bell, and telling ``ui/attention.py`` so a user who is elsewhere
+gets a notification), sends answers, keeps the one-line record, and runs what an answer asked for
 afterwards (a steering note, a saved rule, the mode chosen with a plan).
 """
 
@@ -14,15 +15,17 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.screen import Screen
 
 from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
 from zett_tui.ui.chat.answers import FACTORIES, SETTLED, Answer, DialogFactory
+from zett_tui.ui.chat.question_line import question_line
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.app import ZettApp
     from zett_tui.ui.chat.screen import ChatScreen
 
 log = logging.getLogger(__name__)
@@ -92,6 +95,7 @@ class DecisionDialogs:
         self.chat.status.activity = "waiting for you"
         if self.chat.launch.bell:
             self.chat.app.bell()
+        cast("ZettApp", self.chat.app).attention.dialog_opened(question_line(decision))
         self.chat.app.push_screen(screen, dismissed)
 
     def _send(self, decision: DecisionRequested, answer: Answer) -> None:

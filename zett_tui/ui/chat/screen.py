@@ -147,6 +147,11 @@ class ChatScreen(Screen[None]):
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
 
+    @property
+    def dialog_waiting(self) -> bool:
+        """A dialog is open and waits for the user's answer."""
+        return self._dialogs is not None and self._dialogs.open is not None
+
     def close_dialogs(self) -> None:
         """Close the open and queued dialogs, if any were made (a turn was cancelled)."""
         if self._dialogs is not None:

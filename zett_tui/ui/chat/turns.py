@@ -47,6 +47,9 @@ class TurnRunner:
         self._steerable = False
         #: The model of the last answer shown: an answer is labelled when its model differs.
         self.answer_model = answer_model
+        #: What the running turn is for (its prompt), and how the runtime said it ended.
+        self._about = ""
+        self._ended: str | None = None
 
     # -- what the rest of the UI asks --------------------------------------------------------------
 
@@ -149,6 +152,7 @@ class TurnRunner:
             on_activity=self._set_activity,
         )
         self._presenter = presenter
+        self._about, self._ended = "/compact", None
         chat.status.activity = "compacting"
         self._steerable = False
         self._worker = chat.run_worker(
@@ -210,6 +214,13 @@ class TurnRunner:
             if self._presenter is not None:
                 self._presenter.finish(TurnFinished("failed", f"Internal error: {event.worker.error!r}"))
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            ended = "failed" if event.state is WorkerState.ERROR else self._ended
+            if (
+                event.state is not WorkerState.CANCELLED
+                and ended in ("completed", "failed")
+                and not self.queued
+            ):
+                cast("ZettApp", chat.app).attention.turn_ended(self._about, failed=ended == "failed")
             self._worker = None
             self.queue.forget_steers()
             chat.status.activity = "idle"
@@ -229,6 +240,7 @@ class TurnRunner:
         else:
             chat.say("Continuing…")
         chat.transcript.following = True
+        self._about, self._ended = prompt if prompt is not None else "Continuing the interrupted turn", None
         model = host.model_label
         self._presenter = TurnPresenter(
             chat.transcript,
@@ -303,6 +315,7 @@ class TurnRunner:
                     self.queue.steer_delivered(event.text)
                 presenter.handle(event)
                 if isinstance(event, TurnFinished):
+                    self._ended = event.status
                     chat.status.input_tokens = presenter.stats.input_tokens
                     chat.status.output_tokens = presenter.stats.output_tokens
                     if presenter.answered:

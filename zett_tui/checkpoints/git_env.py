@@ -85,10 +85,12 @@ def run_git(
     extra_env: Mapping[str, str] | None = None,
     check: bool = True,
     bare: bool = False,
+    accept: tuple[int, ...] = (0,),
 ) -> bytes:
     """Run one git command of the store in ``work_tree``; its stdout. Raises ``GitFailed``.
 
     ``bare``: no work tree (creating the store); the command runs in ``git_dir``'s parent.
+    ``accept``: the exit codes that are not a failure (``check=False``: every one).
     """
     git = git_path()
     if git is None:
@@ -112,7 +114,7 @@ def run_git(
         )
     except FileNotFoundError as error:
         raise GitMissing(str(error)) from error
-    if check and done.returncode != 0:
+    if check and done.returncode not in accept:
         complaint = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitFailed(complaint[0] if complaint else f"git {args[0]} exited with {done.returncode}")
     return done.stdout

@@ -26,7 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zett_tui.checkpoints.git_env import run_git
+from zett_tui.checkpoints.bulk import BULK_FILES, BULK_STAGE_CONFIG, prewrite_trees, scratch_ref
+from zett_tui.checkpoints.git_env import GitFailed, run_git
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, write_private_text
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -96,10 +97,19 @@ def project_key(project: Path) -> str:
 class CheckpointStore:
     """The checkpoint store of one project (``root/<project key>``), created on first use."""
 
-    def __init__(self, project: Path, root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+    def __init__(
+        self,
+        project: Path,
+        root: Path,
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        bulk_files: int = BULK_FILES,
+    ) -> None:
         self.project = Path(os.path.realpath(project))
         self.root = root
         self.max_file_bytes = max_file_bytes
+        #: From this many new or changed files on, a checkpoint writes packs (``bulk``).
+        self.bulk_files = bulk_files
         self.folder = root / project_key(self.project)
         self.git_dir = self.folder / "objects.git"
         # One index per process (two zett processes on one project never share one), started from
@@ -160,11 +170,14 @@ class CheckpointStore:
         with self._lock:
             self.ensure()
             self._prepare_index()
-            too_large = self._stage()
+            too_large, many = self._stage()
+            scratch = scratch_ref(os.getpid())
+            packed = many and prewrite_trees(self.git_dir, self.project, self._index, scratch)
             tree = self._git(["write-tree"], index=True).decode().strip()
             note = json.dumps({"message": message, "too_large": too_large})
             commit = self._git(["commit-tree", tree, "-m", note]).decode().strip()
-            self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])
+            refs = f"update {REF_PREFIX}/{ref} {commit}\n" + (f"delete {scratch}\n" if packed else "")
+            self._git(["update-ref", "--stdin"], stdin=refs.encode())
             self._takes += 1
             if self._takes == 1 or self._takes % 20 == 0:
                 self._keep_index()
@@ -189,12 +202,14 @@ class CheckpointStore:
             os.chmod(temporary, PRIVATE_FILE_MODE)
             os.replace(temporary, self._kept_index)
 
-    def _stage(self) -> list[str]:
-        """Make the index hold the project's files as they are; the files left out for their size.
+    def _stage(self) -> tuple[list[str], bool]:
+        """Make the index hold the project's files as they are.
 
-        git's own index does the work: its stat cache skips unchanged files and its tree cache
-        spares ``write-tree`` the unchanged folders. ``info/attributes`` turns every filter,
-        ``eol`` and ``ident`` off, so the blobs are the files' bytes.
+        The files left out for their size, and whether there were many new or changed files (then
+        their blobs went into one pack: ``bulk``). git's own index does the work: its stat cache
+        skips unchanged files and its tree cache spares ``write-tree`` the unchanged folders.
+        ``info/attributes`` turns every filter, ``eol`` and ``ident`` off, so the blobs are the
+        files' bytes.
         """
         base = self._ignore_lines()
         _write_private_bytes(self._excludes, base)
@@ -212,10 +227,12 @@ class CheckpointStore:
         grown: list[bytes] = []
         lstat = os.lstat
         limit = self.max_file_bytes
+        count = 0
         for record in listed.split(b"\0"):
             tag, _, path = record.partition(b" ")
             if not path:
                 continue
+            count += 1
             if path == b".gitignore" or path.endswith(b"/.gitignore"):
                 rules_changed = True
             if path.endswith(b"/"):  # a nested repository: its own files are its own
@@ -237,15 +254,8 @@ class CheckpointStore:
             _write_private_bytes(self._excludes, base + b"".join(line + b"\n" for line in left_out))
         if grown:  # recorded when it was small: out of the index before ``add`` would read it
             self._unstage(grown)
-        # Exit 1 when a file cannot be read: the rest is recorded all the same.
-        run_git(
-            self.git_dir,
-            self.project,
-            ["-c", f"core.excludesFile={self._excludes}", *STAGE_CONFIG, "add", "-A", "--ignore-errors"],
-            index_file=self._index,
-            extra_env=LITERAL,
-            check=False,
-        )
+        many = count >= self.bulk_files
+        self._add_all(many)
         ignored: list[bytes] = []
         if rules_changed:
             ignored = self._git(
@@ -256,7 +266,38 @@ class CheckpointStore:
             self._unstage(dropped)
         with contextlib.suppress(OSError):
             os.chmod(self._index, PRIVATE_FILE_MODE)
-        return sorted(too_large)
+        return sorted(too_large), many
+
+    def _add_all(self, many: bool) -> None:
+        """``git add -A`` into the index; with ``many``, the new blobs into one pack.
+
+        Exit 1 when a file cannot be read: the rest is recorded all the same. git gives up on the
+        whole command (the index left as it was) when a file shrinks while it reads it: tried
+        once more the usual way, and a second failure is the checkpoint's.
+        """
+        tries = [BULK_STAGE_CONFIG, ()] if many else [(), ()]
+        for attempt, extra in enumerate(tries):
+            try:
+                run_git(
+                    self.git_dir,
+                    self.project,
+                    [
+                        "-c",
+                        f"core.excludesFile={self._excludes}",
+                        *STAGE_CONFIG,
+                        *extra,
+                        "add",
+                        "-A",
+                        "--ignore-errors",
+                    ],
+                    index_file=self._index,
+                    extra_env=LITERAL,
+                    accept=(0, 1),
+                )
+                return
+            except GitFailed:
+                if attempt == len(tries) - 1:
+                    raise
 
     def _unstage(self, paths: list[bytes]) -> None:
         """Take ``paths`` out of the index (the files themselves are not touched)."""

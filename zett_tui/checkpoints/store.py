@@ -26,7 +26,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zett_tui.checkpoints.bulk import BULK_FILES, BULK_STAGE_CONFIG, prewrite_trees, scratch_ref
+from zett_tui.checkpoints.bulk import (
+    BULK_FILES,
+    BULK_STAGE_CONFIG,
+    BULK_STAGE_ENV,
+    prewrite_trees,
+    scratch_ref,
+)
 from zett_tui.checkpoints.git_env import GitFailed, run_git
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, write_private_text
 
@@ -277,6 +283,7 @@ class CheckpointStore:
         """
         tries = [BULK_STAGE_CONFIG, ()] if many else [(), ()]
         for attempt, extra in enumerate(tries):
+            env = {**LITERAL, **BULK_STAGE_ENV} if extra else LITERAL
             try:
                 run_git(
                     self.git_dir,
@@ -291,7 +298,7 @@ class CheckpointStore:
                         "--ignore-errors",
                     ],
                     index_file=self._index,
-                    extra_env=LITERAL,
+                    extra_env=env,
                     accept=(0, 1),
                 )
                 return

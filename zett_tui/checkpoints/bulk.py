@@ -19,20 +19,27 @@ that every later lookup walks.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from zett_tui.checkpoints.git_env import GitFailed, run_git
+from zett_tui.checkpoints.index_merge import IndexMergeRefused, merge_indexes
 
 #: From this many new or changed files on, a checkpoint writes packs (about the point where the
 #: two ways take as long on a 2-core machine; below it a pack per checkpoint is not worth it).
 BULK_FILES = 1000
 #: Settings of ``git add`` for many files: every non-empty blob into one pack, fast compression.
 BULK_STAGE_CONFIG = ("-c", "core.bigFileThreshold=1", "-c", "pack.compression=1")
-#: zlib's state for each blob (about 270 KB) is over glibc's mmap threshold: every file mapped
-#: fresh pages, faulted them in zeroed and unmapped them (a quarter of ``add``'s system time).
-#: Kept in the heap, the same memory serves the next file. Other C libraries ignore it.
-BULK_STAGE_ENV = {"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=4194304"}
+#: zlib's state for each blob (about 270 KB) is over glibc's mmap threshold, and freed it goes
+#: back to the system: every file mapped or grew the heap, faulted fresh zeroed pages in and
+#: gave them back (half of ``add``'s system time). Kept in the heap (neither mapped nor trimmed),
+#: the same memory serves the next file. Other C libraries ignore the variable.
+BULK_STAGE_ENV = {
+    "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=67108864"
+}
 #: The ref the trees' throwaway commit is kept under until the checkpoint's own commit holds them.
 SCRATCH_REF_PREFIX = "refs/zett-scratch"
 #: Kept a pack however few its trees (by default ``fast-import`` unpacks under 100 objects).
@@ -96,3 +103,86 @@ def quote_path(path: bytes) -> bytes:
             out.append(byte)
     out += b'"'
     return bytes(out)
+
+
+def split_pathspecs(files: list[tuple[bytes, int]], parts: int) -> list[list[bytes]] | None:
+    """Literal pathspecs for ``parts`` adds of about the same work, covering every file; or None.
+
+    ``files`` are (path, size). The work of a file is its bytes plus a fixed cost (opening it,
+    its entry). The project is cut at its top folders, a folder holding more than a part's share
+    cut at its own entries in turn; a project that will not cut into ``parts`` non-empty parts
+    of at most ``MAX_PATHSPECS`` pathspecs is None (one ``add`` then).
+    """
+    if parts < 2 or not files:
+        return None
+    units = _units(files, b"")
+    total = sum(work for work, _ in units.values())
+    for _ in range(_MAX_DEPTH):
+        heaviest = max(units, key=lambda unit: units[unit][0])
+        work, is_folder = units[heaviest]
+        if work <= total / parts or not is_folder:
+            break
+        del units[heaviest]
+        units.update(_units(files, heaviest + b"/"))
+    if not parts <= len(units) <= MAX_PATHSPECS:
+        return None
+    bins: list[tuple[int, int, list[bytes]]] = [(0, n, []) for n in range(parts)]
+    for unit in sorted(units, key=lambda unit: -units[unit][0]):
+        work, n, specs = heapq.heappop(bins)
+        specs.append(unit)
+        heapq.heappush(bins, (work + units[unit][0], n, specs))
+    return [specs for _, _, specs in sorted(bins, key=lambda item: item[1])]
+
+
+#: More pathspecs and git's matching (each path against each pathspec) costs more than it saves.
+MAX_PATHSPECS = 256
+_MAX_DEPTH = 8
+#: The work of a file besides its bytes, in bytes (about what opening one costs).
+_FILE_COST = 16_384
+
+
+def _units(files: list[tuple[bytes, int]], prefix: bytes) -> dict[bytes, tuple[int, bool]]:
+    """The entries right under ``prefix`` that hold files: their work, and whether a folder."""
+    units: dict[bytes, tuple[int, bool]] = {}
+    for path, size in files:
+        if not path.startswith(prefix):
+            continue
+        name, slash, _rest = path[len(prefix) :].partition(b"/")
+        unit = prefix + name
+        work, folder = units.get(unit, (0, False))
+        units[unit] = (work + size + _FILE_COST, folder or bool(slash))
+    return units
+
+
+def add_in_parts(
+    git_dir: Path, project: Path, add: list[str], env: dict[str, str], index: Path, parts: list[list[bytes]]
+) -> bool:
+    """Run ``add`` (``git add -A`` and its settings) over each part at once, each into its own
+    index, and join those into ``index``; False (nothing left behind) when that could not be done.
+
+    Only for an index that does not exist yet: the parts start empty and hold different paths.
+    """
+    scratch = [index.with_name(f"{index.name}.part{n}") for n in range(len(parts))]
+
+    def run(n: int) -> None:
+        run_git(
+            git_dir,
+            project,
+            [*add, "--", *(os.fsdecode(spec) for spec in parts[n])],
+            index_file=scratch[n],
+            extra_env=env,
+            accept=(0, 1),
+        )
+
+    try:
+        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+            list(pool.map(run, range(len(parts))))
+        merge_indexes(scratch, index)
+    except (GitFailed, IndexMergeRefused, OSError) as error:
+        log.debug("the parallel add did not work out (one add instead): %s", error)
+        return False
+    finally:
+        for path in scratch:
+            with contextlib.suppress(OSError):
+                path.unlink()
+    return True

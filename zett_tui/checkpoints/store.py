@@ -30,8 +30,10 @@ from zett_tui.checkpoints.bulk import (
     BULK_FILES,
     BULK_STAGE_CONFIG,
     BULK_STAGE_ENV,
+    add_in_parts,
     prewrite_trees,
     scratch_ref,
+    split_pathspecs,
 )
 from zett_tui.checkpoints.git_env import GitFailed, run_git
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, write_private_text
@@ -54,6 +56,8 @@ STAGE_CONFIG = (
 )
 #: Paths are names, never patterns (a file called ``*`` is that file).
 LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+#: A first checkpoint's ``git add`` runs in at most this many parts at once (one per core).
+MAX_ADDS = 4
 
 
 @dataclass(frozen=True)
@@ -231,6 +235,8 @@ class CheckpointStore:
         left_out: list[bytes] = []
         unnamed: list[bytes] = []
         grown: list[bytes] = []
+        #: The files ``add`` will read, with their sizes (for splitting the work).
+        to_add: list[tuple[bytes, int]] = []
         lstat = os.lstat
         limit = self.max_file_bytes
         count = 0
@@ -256,12 +262,14 @@ class CheckpointStore:
                     unnamed.append(path)
                 else:
                     left_out.append(b"/" + _glob_escape(path))
+            else:
+                to_add.append((path, info.st_size))
         if left_out:
             _write_private_bytes(self._excludes, base + b"".join(line + b"\n" for line in left_out))
         if grown:  # recorded when it was small: out of the index before ``add`` would read it
             self._unstage(grown)
         many = count >= self.bulk_files
-        self._add_all(many)
+        self._add_all(to_add if many else None)
         ignored: list[bytes] = []
         if rules_changed:
             ignored = self._git(
@@ -274,31 +282,36 @@ class CheckpointStore:
             os.chmod(self._index, PRIVATE_FILE_MODE)
         return sorted(too_large), many
 
-    def _add_all(self, many: bool) -> None:
-        """``git add -A`` into the index; with ``many``, the new blobs into one pack.
+    def _add_all(self, many: list[tuple[bytes, int]] | None) -> None:
+        """``git add -A`` into the index; with ``many`` (the files to read), the blobs into packs.
 
+        Into an empty index (a first checkpoint) the work is split over the cores: an ``add`` per
+        part of the project, each into its own index, joined after (``index_merge``).
         Exit 1 when a file cannot be read: the rest is recorded all the same. git gives up on the
         whole command (the index left as it was) when a file shrinks while it reads it: tried
         once more the usual way, and a second failure is the checkpoint's.
         """
+        bulk = {**LITERAL, **BULK_STAGE_ENV}
+
+        def command(extra: Sequence[str]) -> list[str]:
+            excludes = f"core.excludesFile={self._excludes}"
+            return ["-c", excludes, *STAGE_CONFIG, *extra, "add", "-A", "--ignore-errors"]
+
+        if many and not self._index.exists():
+            parts = split_pathspecs(many, min(os.cpu_count() or 1, MAX_ADDS))
+            if parts and add_in_parts(
+                self.git_dir, self.project, command(BULK_STAGE_CONFIG), bulk, self._index, parts
+            ):
+                return
         tries = [BULK_STAGE_CONFIG, ()] if many else [(), ()]
         for attempt, extra in enumerate(tries):
-            env = {**LITERAL, **BULK_STAGE_ENV} if extra else LITERAL
             try:
                 run_git(
                     self.git_dir,
                     self.project,
-                    [
-                        "-c",
-                        f"core.excludesFile={self._excludes}",
-                        *STAGE_CONFIG,
-                        *extra,
-                        "add",
-                        "-A",
-                        "--ignore-errors",
-                    ],
+                    command(extra),
                     index_file=self._index,
-                    extra_env=env,
+                    extra_env=bulk if extra else LITERAL,
                     accept=(0, 1),
                 )
                 return

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -62,6 +63,12 @@ def timed(action) -> float:  # type: ignore[no-untyped-def]
     return time.perf_counter() - started
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (git): what load on the machine does not change."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def disk_bytes(folder: Path) -> int:
     """What ``folder`` takes on disk (blocks: a loose object of 300 bytes takes 4 KB)."""
     total = 0
@@ -83,6 +90,7 @@ WAYS = {"packs": BULK_FILES, "loose objects (before)": 10**9}
 def first_checkpoints(project: Path, base: Path, runs: int) -> dict[str, CheckpointStore]:
     """The first checkpoint into an empty store, each way in turn; the last store of each way."""
     seconds: dict[str, list[float]] = {way: [] for way in WAYS}
+    cpu: dict[str, list[float]] = {way: [] for way in WAYS}
     facts: dict[str, str] = {}
     kept: dict[str, CheckpointStore] = {}
     load_before = os.getloadavg()
@@ -91,7 +99,9 @@ def first_checkpoints(project: Path, base: Path, runs: int) -> dict[str, Checkpo
         for way in order:
             root = base / f"store-{way.split()[0]}-{run}"
             store = CheckpointStore(project, root, bulk_files=WAYS[way])
+            cpu_before = cpu_seconds()
             seconds[way].append(timed(lambda store=store: store.take("bench/first")))
+            cpu[way].append(cpu_seconds() - cpu_before)
             facts[way] = (
                 f"{loose_objects(store)} loose objects, {disk_bytes(store.folder) / 1_048_576:.0f} MB on disk"
             )
@@ -103,7 +113,8 @@ def first_checkpoints(project: Path, base: Path, runs: int) -> dict[str, Checkpo
     for way, times in seconds.items():
         print(
             f"first checkpoint, empty store, {way}: median {statistics.median(times):.2f} s"
-            f" ({min(times):.2f}-{max(times):.2f}, {runs} runs; {facts[way]})"
+            f" ({min(times):.2f}-{max(times):.2f}, {runs} runs; CPU {statistics.median(cpu[way]):.2f} s;"
+            f" {facts[way]})"
         )
     print(
         f"  load average (1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} after, {os.cpu_count()} cores"

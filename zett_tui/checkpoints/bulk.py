@@ -1,19 +1,24 @@
-"""Recording many new files at once (a project's first checkpoint) as packs, not loose objects.
+"""Recording many new files at once (a project's first checkpoint): packs, split over the cores.
 
 ``git add`` writes each new blob as a loose object: a file of its own, created, written, linked
 and renamed. For the first checkpoint of a 20,000-file project that is 20,000 files created in
-the store (plus one per folder from ``write-tree``), and the file system's inode work, not the
-hashing, was most of its time. Two switches avoid it when a checkpoint has many new files:
+the store (plus one per folder from ``write-tree``), and the file system's inode work was most
+of its time. When a checkpoint has many new or changed files:
 
 - ``git add`` with ``core.bigFileThreshold=1`` streams every blob into one pack (git's "bulk
   checkin", made for big files; it also skips an object the store already has);
+- into an empty index the project is cut into parts of about equal work, one ``git add`` per
+  core runs on each part into an index of its own, and ``index_merge`` joins them;
 - the trees are written first by ``git fast-import`` into one pack, from the index's listing, so
   ``write-tree`` finds every tree there and writes none. ``write-tree`` stays the authority:
   should ``fast-import`` fail or build a different tree, ``write-tree`` writes the right one
   itself, and nothing else is taken from ``fast-import``.
 
 A checkpoint of few changed files keeps loose objects: a pack per checkpoint would pile up packs
-that every later lookup walks.
+that every later lookup walks. The user's own ``.git/objects`` is not borrowed (as an alternate)
+even where it holds the same blobs: the user's ``git gc`` would delete objects the checkpoints
+need, and a project's ``.git`` that came with it (an archive) could hold an object whose bytes
+are not its name, which a restore would then write.
 """
 
 from __future__ import annotations

@@ -216,7 +216,7 @@ class CheckpointStore:
         """Make the index hold the project's files as they are.
 
         The files left out for their size, and whether there were many new or changed files (then
-        their blobs went into one pack: ``bulk``). git's own index does the work: its stat cache
+        their blobs and trees went into packs: ``bulk``). git's own index does the work: its stat cache
         skips unchanged files and its tree cache spares ``write-tree`` the unchanged folders.
         ``info/attributes`` turns every filter, ``eol`` and ``ident`` off, so the blobs are the
         files' bytes.
@@ -282,8 +282,8 @@ class CheckpointStore:
             os.chmod(self._index, PRIVATE_FILE_MODE)
         return sorted(too_large), many
 
-    def _add_all(self, many: list[tuple[bytes, int]] | None) -> None:
-        """``git add -A`` into the index; with ``many`` (the files to read), the blobs into packs.
+    def _add_all(self, files: list[tuple[bytes, int]] | None) -> None:
+        """``git add -A`` into the index; given the many ``files`` it reads, the blobs into packs.
 
         Into an empty index (a first checkpoint) the work is split over the cores: an ``add`` per
         part of the project, each into its own index, joined after (``index_merge``).
@@ -291,19 +291,19 @@ class CheckpointStore:
         whole command (the index left as it was) when a file shrinks while it reads it: tried
         once more the usual way, and a second failure is the checkpoint's.
         """
-        bulk = {**LITERAL, **BULK_STAGE_ENV}
+        bulk_env = {**LITERAL, **BULK_STAGE_ENV}
 
         def command(extra: Sequence[str]) -> list[str]:
             excludes = f"core.excludesFile={self._excludes}"
             return ["-c", excludes, *STAGE_CONFIG, *extra, "add", "-A", "--ignore-errors"]
 
-        if many and not self._index.exists():
-            parts = split_pathspecs(many, min(os.cpu_count() or 1, MAX_ADDS))
+        if files and not self._index.exists():
+            parts = split_pathspecs(files, min(os.cpu_count() or 1, MAX_ADDS))
             if parts and add_in_parts(
-                self.git_dir, self.project, command(BULK_STAGE_CONFIG), bulk, self._index, parts
+                self.git_dir, self.project, command(BULK_STAGE_CONFIG), bulk_env, self._index, parts
             ):
                 return
-        tries = [BULK_STAGE_CONFIG, ()] if many else [(), ()]
+        tries = [BULK_STAGE_CONFIG, ()] if files else [(), ()]
         for attempt, extra in enumerate(tries):
             try:
                 run_git(
@@ -311,7 +311,7 @@ class CheckpointStore:
                     self.project,
                     command(extra),
                     index_file=self._index,
-                    extra_env=bulk if extra else LITERAL,
+                    extra_env=bulk_env if extra else LITERAL,
                     accept=(0, 1),
                 )
                 return

@@ -186,8 +186,9 @@ class CheckpointStore:
             tree = self._git(["write-tree"], index=True).decode().strip()
             note = json.dumps({"message": message, "too_large": too_large})
             commit = self._git(["commit-tree", tree, "-m", note]).decode().strip()
-            refs = f"update {REF_PREFIX}/{ref} {commit}\n" + (f"delete {scratch}\n" if packed else "")
-            self._git(["update-ref", "--stdin"], stdin=refs.encode())
+            self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])
+            if packed:  # the checkpoint's commit holds the trees now
+                self._git(["update-ref", "-d", scratch])
             self._takes += 1
             if self._takes == 1 or self._takes % 20 == 0:
                 self._keep_index()

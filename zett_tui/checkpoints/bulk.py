@@ -27,6 +27,7 @@ import contextlib
 import heapq
 import logging
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -50,6 +51,9 @@ BULK_STAGE_ENV = {
 SCRATCH_REF_PREFIX = "refs/zett-scratch"
 #: Kept a pack however few its trees (by default ``fast-import`` unpacks under 100 objects).
 _IMPORT_CONFIG = ["-c", "pack.compression=1", "-c", "fastimport.unpackLimit=0"]
+
+#: A path of printable ASCII other than the quote and the backslash: quoted as it is.
+_PLAIN = re.compile(rb"[\x20\x21\x23-\x5b\x5d-\x7e]*")
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +103,8 @@ def fast_import_stream(listing: bytes, ref: str) -> bytes:
 
 def quote_path(path: bytes) -> bytes:
     """``path`` C-quoted as ``fast-import`` reads it: any byte, a newline or a quote included."""
+    if _PLAIN.fullmatch(path):
+        return b'"' + path + b'"'
     out = bytearray(b'"')
     for byte in path:
         if byte in (0x22, 0x5C):

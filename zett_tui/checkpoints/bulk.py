@@ -35,8 +35,8 @@ from zett_tui.checkpoints.git_env import GitFailed, run_git
 from zett_tui.checkpoints.index_merge import IndexMergeRefused, merge_indexes
 
 #: From this many new or changed files on, a checkpoint writes packs. Packs are already faster
-#: here (1,000 new files: 0.41 s against 0.74 s, loaded 2-core machine); a lower bound would make
-#: a pack of many ordinary checkpoints, and every lookup searches each pack until a gc.
+#: here (1,000 new files: 0.41 s against 0.74 s, loaded 2-core machine); a lower bound would give
+#: ordinary checkpoints packs of their own, and every lookup searches each pack until a gc.
 BULK_FILES = 1000
 #: Settings of ``git add`` for many files: every non-empty blob into one pack, fast compression.
 BULK_STAGE_CONFIG = ("-c", "core.bigFileThreshold=1", "-c", "pack.compression=1")

@@ -3,10 +3,14 @@
 Builds a project of N files (default 20,000) holding M megabytes (default 200) in a temporary
 folder, a git repository like a real one, and measures ``CheckpointStore`` directly:
 
-- the first checkpoint of a session (every file hashed into an empty store); target: at most 3 s,
-  and never in the way (it runs in a thread while the answer streams: ``tests/test_checkpoint_turns``);
+- the first checkpoint of a session (every file hashed into an empty store), median of
+  ``--first-runs`` (default 5) against the baseline in the same run, taken in turn: the same
+  store writing a loose object per file (``bulk_files`` out of reach), as before the packs;
+  target: at most 3 s, and never in the way (it runs in a thread while the answer streams:
+  ``tests/test_checkpoint_turns``); the load average is printed with it (a shared machine);
 - the same in a fresh process with the store already full (a second session on the project);
-- a later checkpoint after one small edit, median of R; target: at most 150 ms;
+- a later checkpoint after one small edit, median of R, in the stores of both ways in turn;
+  target: at most 150 ms;
 - the store's growth for a turn of 10 small edits (before, a checkpoint per edit, after);
   target: under 50 KB;
 - restoring a turn that changed 100 files; target: under 1 s.
@@ -17,12 +21,15 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
+import shutil
 import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
+from zett_tui.checkpoints.bulk import BULK_FILES
 from zett_tui.checkpoints.store import CheckpointStore
 
 
@@ -56,11 +63,88 @@ def timed(action) -> float:  # type: ignore[no-untyped-def]
     return time.perf_counter() - started
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (git): what load on the machine does not change."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def disk_bytes(folder: Path) -> int:
+    """What ``folder`` takes on disk (blocks: a loose object of 300 bytes takes 4 KB)."""
+    total = 0
+    for current, _dirs, files in os.walk(folder):
+        for name in files:
+            total += os.lstat(os.path.join(current, name)).st_blocks * 512
+    return total
+
+
+def loose_objects(store: CheckpointStore) -> int:
+    objects = store.git_dir / "objects"
+    return sum(len(os.listdir(d)) for d in objects.iterdir() if len(d.name) == 2)
+
+
+#: The two ways a first checkpoint is measured, and their ``bulk_files``.
+WAYS = {"packs": BULK_FILES, "loose objects (before)": 10**9}
+
+
+def first_checkpoints(project: Path, base: Path, runs: int) -> dict[str, CheckpointStore]:
+    """The first checkpoint into an empty store, each way in turn; the last store of each way."""
+    seconds: dict[str, list[float]] = {way: [] for way in WAYS}
+    cpu: dict[str, list[float]] = {way: [] for way in WAYS}
+    facts: dict[str, str] = {}
+    kept: dict[str, CheckpointStore] = {}
+    load_before = os.getloadavg()
+    for run in range(runs):
+        order = list(WAYS) if run % 2 == 0 else list(reversed(WAYS))
+        for way in order:
+            root = base / f"store-{way.split()[0]}-{run}"
+            store = CheckpointStore(project, root, bulk_files=WAYS[way])
+            cpu_before = cpu_seconds()
+            seconds[way].append(timed(lambda store=store: store.take("bench/first")))
+            cpu[way].append(cpu_seconds() - cpu_before)
+            facts[way] = (
+                f"{loose_objects(store)} loose objects, {disk_bytes(store.folder) / 1_048_576:.0f} MB on disk"
+            )
+            if run == runs - 1:
+                kept[way] = store
+            else:
+                shutil.rmtree(root)
+    load_after = os.getloadavg()
+    for way, times in seconds.items():
+        print(
+            f"first checkpoint, empty store, {way}: median {statistics.median(times):.2f} s"
+            f" ({min(times):.2f}-{max(times):.2f}, {runs} runs; CPU {statistics.median(cpu[way]):.2f} s;"
+            f" {facts[way]})"
+        )
+    print(
+        f"  load average (1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} after, {os.cpu_count()} cores"
+    )
+    return kept
+
+
+def later_checkpoints(stores: dict[str, CheckpointStore], made: list[Path], runs: int) -> None:
+    """A checkpoint after one small edit, in each way's store in turn (the packs must not slow it)."""
+    later: dict[str, list[float]] = {way: [] for way in WAYS}
+    for run in range(runs):
+        target = made[run * 37 % len(made)]
+        with target.open("a") as stream:
+            stream.write(f"# edit {run}\n")
+        for way in list(WAYS) if run % 2 == 0 else list(reversed(WAYS)):
+            store = stores[way]
+            later[way].append(timed(lambda store=store, run=run: store.take(f"bench/later-{run}")))
+    for way, times in later.items():
+        print(
+            f"later checkpoint after a small edit, first one in {way}: median"
+            f" {statistics.median(times) * 1000:.0f} ms, worst {max(times) * 1000:.0f} ms"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=20_000)
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--first-runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         base = Path(temporary)
@@ -68,24 +152,14 @@ def main() -> None:
         project.mkdir()
         made = build_project(project, args.files, args.megabytes)
         age(made)
-        store_root = base / "store"
-        store = CheckpointStore(project, store_root)
-        first = timed(lambda: store.take("bench/first"))
         print(f"project: {args.files} files, {args.megabytes} MB")
-        print(f"first checkpoint, empty store: {first:.2f} s")
-        second_session = CheckpointStore(project, store_root)
+        stores = first_checkpoints(project, base, args.first_runs)
+        store = stores["packs"]
+        second_session = CheckpointStore(project, store.root)
         print(
             f"first checkpoint of a second session (store full): {timed(lambda: second_session.take('bench/second')):.2f} s"
         )
-        later: list[float] = []
-        for run in range(args.runs):
-            target = made[run * 37 % len(made)]
-            with target.open("a") as stream:
-                stream.write(f"# edit {run}\n")
-            later.append(timed(lambda run=run: store.take(f"bench/later-{run}")))
-        print(
-            f"later checkpoint after a small edit: median {statistics.median(later) * 1000:.0f} ms, worst {max(later) * 1000:.0f} ms"
-        )
+        later_checkpoints(stores, made, args.runs)
         size_before = store.size_bytes()
         store.take("bench/turn/before")
         for step in range(10):
@@ -106,7 +180,10 @@ def main() -> None:
         restore = timed(lambda: store.restore(before.commit, paths))
         assert all(p.read_text() != "rewritten by the agent\n" for p in changed)
         print(f"restore of a turn that changed 100 files: {restore * 1000:.0f} ms")
-        print(f"store size: {store.size_bytes() / 1_048_576:.1f} MB (project {args.megabytes} MB)")
+        print(
+            f"store size: {store.size_bytes() / 1_048_576:.1f} MB, {disk_bytes(store.folder) / 1_048_576:.1f} MB"
+            f" on disk (project {args.megabytes} MB)"
+        )
         del after
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from zett_tui.checkpoints.bulk import BULK_FILES
 from zett_tui.checkpoints.store import CheckpointStore
 
 GIT = "/usr/bin/git"
@@ -23,9 +24,11 @@ def tree_digest(folder: Path) -> str:
         for name in sorted(files + dirs):
             path = os.path.join(current, name)
             info = os.lstat(path)
-            digest.update(f"{os.path.relpath(path, folder)} {info.st_mode:o}\n".encode())
+            digest.update(
+                f"{os.path.relpath(path, folder)} {info.st_mode:o}\n".encode(errors="surrogateescape")
+            )
             if stat.S_ISLNK(info.st_mode):
-                digest.update(os.readlink(path).encode())
+                digest.update(os.fsencode(os.readlink(path)))
             elif stat.S_ISREG(info.st_mode):
                 digest.update(Path(path).read_bytes())
     return digest.hexdigest()
@@ -46,9 +49,15 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.fixture(params=[BULK_FILES, 1], ids=["loose", "packs"])
+def bulk_files(request: pytest.FixtureRequest) -> int:
+    """Every store test runs both ways: few files (loose objects) and many (packs)."""
+    return int(request.param)
+
+
 @pytest.fixture
-def store(tmp_path: Path, project: Path) -> CheckpointStore:
-    return CheckpointStore(project, tmp_path / "store")
+def store(tmp_path: Path, project: Path, bulk_files: int) -> CheckpointStore:
+    return CheckpointStore(project, tmp_path / "store", bulk_files=bulk_files)
 
 
 def test_restores_bytes_modes_deletions_and_creations(store: CheckpointStore, project: Path) -> None:
@@ -105,7 +114,9 @@ def test_a_hostile_gitattributes_changes_no_byte_and_runs_nothing(
     assert not marker.exists()
 
 
-def test_works_without_git_respects_ignores_and_size_bound(tmp_path: Path, project: Path) -> None:
+def test_works_without_git_respects_ignores_and_size_bound(
+    tmp_path: Path, project: Path, bulk_files: int
+) -> None:
     (project / ".gitignore").write_text("build/\n")
     (project / "build").mkdir()
     (project / "build" / "out.o").write_text("object\n")
@@ -113,7 +124,7 @@ def test_works_without_git_respects_ignores_and_size_bound(tmp_path: Path, proje
     (project / ".zett" / "ignore").write_text("*.log\n")
     (project / "debug.log").write_text("noise\n")
     (project / "big.bin").write_bytes(b"x" * 2048)
-    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1024)
+    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1024, bulk_files=bulk_files)
     taken = store.take("s/1/before")
     recorded = set(store.entries(taken.commit))
     assert "src/app.py" in recorded and "run.sh" in recorded
@@ -242,9 +253,9 @@ def test_a_project_that_is_gone_cannot_be_recorded(
 
 
 def test_the_size_bound_names_exactly_the_large_files_as_they_grow_and_shrink(
-    tmp_path: Path, project: Path
+    tmp_path: Path, project: Path, bulk_files: int
 ) -> None:
-    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1024)
+    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1024, bulk_files=bulk_files)
     (project / "big[1] *.bin").write_bytes(b"x" * 2048)
     (project / "big1 a.bin").write_bytes(b"small\n")
     first = store.take("s/1/a")
@@ -286,7 +297,7 @@ def test_a_second_session_records_the_same_files(
 ) -> None:
     first = store.take("s/1/a")
     (project / "README").write_text("edited between sessions\n")
-    later = CheckpointStore(project, tmp_path / "store").take("s/2/a")
+    later = CheckpointStore(project, tmp_path / "store", bulk_files=store.bulk_files).take("s/2/a")
     assert [c.path for c in store.changes(first.commit, later.commit)] == ["README"]
     assert store.blob_bytes([store.entries(later.commit)["README"].blob]).popitem()[1] == (
         b"edited between sessions\n"

@@ -86,11 +86,13 @@ def run_git(
     check: bool = True,
     bare: bool = False,
     complaints: list[str] | None = None,
+    accept: tuple[int, ...] = (0,),
 ) -> bytes:
     """Run one git command of the store in ``work_tree``; its stdout. Raises ``GitFailed``.
 
     ``bare``: no work tree (creating the store); the command runs in ``git_dir``'s parent.
     ``complaints``: given, git's stderr lines are added to it.
+    ``accept``: the exit codes that are not a failure (``check=False``: every one).
     """
     git = git_path()
     if git is None:
@@ -116,7 +118,7 @@ def run_git(
         raise GitMissing(str(error)) from error
     if complaints is not None:
         complaints.extend(done.stderr.decode("utf-8", "replace").splitlines())
-    if check and done.returncode != 0:
+    if check and done.returncode not in accept:
         complaint = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitFailed(complaint[0] if complaint else f"git {args[0]} exited with {done.returncode}")
     return done.stdout

@@ -26,7 +26,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zett_tui.checkpoints.git_env import run_git
+from zett_tui.checkpoints.bulk import (
+    BULK_FILES,
+    BULK_STAGE_CONFIG,
+    BULK_STAGE_ENV,
+    add_in_parts,
+    prewrite_trees,
+    scratch_ref,
+    split_pathspecs,
+)
+from zett_tui.checkpoints.git_env import GitFailed, run_git
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, write_private_text
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -47,6 +56,8 @@ STAGE_CONFIG = (
 )
 #: Paths are names, never patterns (a file called ``*`` is that file).
 LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+#: A first checkpoint's ``git add`` runs in at most this many parts at once (one per core).
+MAX_ADDS = 4
 
 
 @dataclass(frozen=True)
@@ -98,10 +109,19 @@ def project_key(project: Path) -> str:
 class CheckpointStore:
     """The checkpoint store of one project (``root/<project key>``), created on first use."""
 
-    def __init__(self, project: Path, root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+    def __init__(
+        self,
+        project: Path,
+        root: Path,
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        bulk_files: int = BULK_FILES,
+    ) -> None:
         self.project = Path(os.path.realpath(project))
         self.root = root
         self.max_file_bytes = max_file_bytes
+        #: From this many new or changed files on, a checkpoint writes packs (``bulk``).
+        self.bulk_files = bulk_files
         self.folder = root / project_key(self.project)
         self.git_dir = self.folder / "objects.git"
         # One index per process (two zett processes on one project never share one), started from
@@ -164,11 +184,15 @@ class CheckpointStore:
         with self._lock:
             self.ensure()
             self._prepare_index()
-            too_large = self._stage()
+            too_large, many = self._stage()
+            scratch = scratch_ref(os.getpid())
+            packed = many and prewrite_trees(self.git_dir, self.project, self._index, scratch)
             tree = self._git(["write-tree"], index=True).decode().strip()
             note = json.dumps({"message": message, "too_large": too_large})
             commit = self._git(["commit-tree", tree, "-m", note]).decode().strip()
             self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])
+            if packed:  # the checkpoint's commit holds the trees now
+                self._git(["update-ref", "-d", scratch])
             self._takes += 1
             if self._takes == 1 or self._takes % 20 == 0:
                 self._keep_index()
@@ -194,12 +218,14 @@ class CheckpointStore:
             os.chmod(temporary, PRIVATE_FILE_MODE)
             os.replace(temporary, self._kept_index)
 
-    def _stage(self) -> list[str]:
-        """Make the index hold the project's files as they are; the files left out for their size.
+    def _stage(self) -> tuple[list[str], bool]:
+        """Make the index hold the project's files as they are.
 
-        git's own index does the work: its stat cache skips unchanged files and its tree cache
-        spares ``write-tree`` the unchanged folders. ``info/attributes`` turns every filter,
-        ``eol`` and ``ident`` off, so the blobs are the files' bytes.
+        The files left out for their size, and whether there were many new or changed files (then
+        their blobs and trees went into packs: ``bulk``). git's own index does the work: its stat cache
+        skips unchanged files and its tree cache spares ``write-tree`` the unchanged folders.
+        ``info/attributes`` turns every filter, ``eol`` and ``ident`` off, so the blobs are the
+        files' bytes.
         """
         base = self._ignore_lines()
         _write_private_bytes(self._excludes, base)
@@ -215,12 +241,16 @@ class CheckpointStore:
         left_out: list[bytes] = []
         unnamed: list[bytes] = []
         grown: list[bytes] = []
+        #: The files ``add`` will read, with their sizes (for splitting the work).
+        to_add: list[tuple[bytes, int]] = []
         lstat = os.lstat
         limit = self.max_file_bytes
+        count = 0
         for record in listed.split(b"\0"):
             tag, _, path = record.partition(b" ")
             if not path:
                 continue
+            count += 1
             if path == b".gitignore" or path.endswith(b"/.gitignore"):
                 rules_changed = True
             if path.endswith(b"/"):  # a nested repository: its own files are its own
@@ -238,22 +268,17 @@ class CheckpointStore:
                     unnamed.append(path)
                 else:
                     left_out.append(b"/" + _glob_escape(path))
+            else:
+                to_add.append((path, info.st_size))
         if left_out:
             _write_private_bytes(self._excludes, base + b"".join(line + b"\n" for line in left_out))
         if grown:  # recorded when it was small: out of the index before ``add`` would read it
             self._unstage(grown)
-        # Exit 1 when a file cannot be read: the rest is recorded all the same, and the file is
-        # named (the index still has it as it was last recorded, if it was).
+        many = count >= self.bulk_files
+        # A file that cannot be read is named in git's complaints (exit 1): the rest is recorded
+        # all the same, and the file is reported (the index still has it as last recorded).
         complaints: list[str] = []
-        run_git(
-            self.git_dir,
-            self.project,
-            ["-c", f"core.excludesFile={self._excludes}", *STAGE_CONFIG, "add", "-A", "--ignore-errors"],
-            index_file=self._index,
-            extra_env=LITERAL,
-            check=False,
-            complaints=complaints,
-        )
+        self._add_all(to_add if many else None, complaints)
         self._unreadable = _unreadable_files(complaints)
         ignored: list[bytes] = []
         if rules_changed:
@@ -265,7 +290,54 @@ class CheckpointStore:
             self._unstage(dropped)
         with contextlib.suppress(OSError):
             os.chmod(self._index, PRIVATE_FILE_MODE)
-        return sorted(too_large)
+        return sorted(too_large), many
+
+    def _add_all(self, files: list[tuple[bytes, int]] | None, complaints: list[str]) -> None:
+        """``git add -A`` into the index; given the many ``files`` it reads, the blobs into packs.
+
+        Into an empty index (a first checkpoint) the work is split over the cores: an ``add`` per
+        part of the project, each into its own index, joined after (``index_merge``).
+        Exit 1 when a file cannot be read: the rest is recorded all the same. git gives up on the
+        whole command (the index left as it was) when a file shrinks while it reads it: tried
+        once more the usual way, and a second failure is the checkpoint's. git's complaints about
+        files it could not read are added to ``complaints``.
+        """
+        bulk_env = {**LITERAL, **BULK_STAGE_ENV}
+
+        def command(extra: Sequence[str]) -> list[str]:
+            excludes = f"core.excludesFile={self._excludes}"
+            return ["-c", excludes, *STAGE_CONFIG, *extra, "add", "-A", "--ignore-errors"]
+
+        if files and not self._index.exists():
+            parts = split_pathspecs(files, min(os.cpu_count() or 1, MAX_ADDS))
+            if parts and add_in_parts(
+                self.git_dir,
+                self.project,
+                command(BULK_STAGE_CONFIG),
+                bulk_env,
+                self._index,
+                parts,
+                complaints,
+            ):
+                return
+        tries = [BULK_STAGE_CONFIG, ()] if files else [(), ()]
+        for attempt, extra in enumerate(tries):
+            said: list[str] = []
+            try:
+                run_git(
+                    self.git_dir,
+                    self.project,
+                    command(extra),
+                    index_file=self._index,
+                    extra_env=bulk_env if extra else LITERAL,
+                    accept=(0, 1),
+                    complaints=said,
+                )
+                complaints.extend(said)
+                return
+            except GitFailed:
+                if attempt == len(tries) - 1:
+                    raise
 
     def _unstage(self, paths: list[bytes]) -> None:
         """Take ``paths`` out of the index (the files themselves are not touched)."""

@@ -346,3 +346,35 @@ async def test_without_a_user_to_ask_a_hooks_question_refuses_the_call(project: 
 
     assert not reply.allowed
     assert "cannot ask the user" in last_tool_result(model.requests[1])
+
+
+@pytest.mark.parametrize("how", ["write_file", "bash"])
+async def test_a_user_hook_does_not_run_a_project_script_the_agent_rewrote(
+    project: Path, hosts, tmp_path: Path, how: str
+) -> None:
+    # The attack: the user's own hook runs ./pre.py from the project, outside the sandbox; in auto
+    # mode the model rewrites pre.py (an edit, or a sandboxed shell command) so the next hook run
+    # would write outside the project unsandboxed.
+    victim = tmp_path / "outside" / "pwned"
+    victim.parent.mkdir()
+    pre = script(project, "pre.py", "sys.exit(0)\n")
+    hostile = f"open({str(victim)!r}, 'w').write('ran outside the sandbox')\n"
+    rewrite = (
+        tool_step("c1", "write_file", {"path": "pre.py", "content": hostile})
+        if how == "write_file"
+        else tool_step("c1", "bash", {"command": f"printf '%s' {json.dumps(hostile)} > pre.py"})
+    )
+    model = ScriptedModel(rewrite, read_call("c2"), text_step("done"))
+    host = await hosts(
+        model, cwd=project, hooks=(hook("PreToolUse", pre),), permission_mode=PermissionMode.AUTO
+    )
+    sink = Collector()
+
+    await host.run_turn("tidy up", sink)
+
+    assert "open(" in pre.read_text()  # the rewrite happened
+    assert not victim.exists()
+    assert len(inputs(pre)) == 1  # the hook ran for the first call only
+    assert "the notes" in last_tool_result(model.requests[2])  # the turn went on
+    [warning] = [event.text for event in sink.of(Notice) if "is off for this session" in event.text]
+    assert str(pre) in warning and "restart zett" in warning

@@ -12,6 +12,10 @@ A model that edits ``.zett/hooks/check.sh`` (or the config) in the middle of a s
 hash, and from then on the project's hooks stay off until the user trusts the folder again.
 That check and the run it allows happen while no tool call of zett's runs (``RunGuard``): a
 write in the same parallel batch cannot land between the hash and the hook.
+
+A hook of the user's own config that names a file inside the project (``./check.sh``) is held to
+the same: the file is fingerprinted when the session starts (``named_files``), and once it changed
+the hook stays off for the session. The same guard keeps tool calls apart from those checks.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from zett_tui.config.hooks import HookConfig
+from zett_tui.runtime.hooks.named_files import changed, fingerprints, project_files
 from zett_tui.runtime.hooks.process import run_command
 from zett_tui.runtime.hooks.protocol import CLAUDE_PERMISSION_MODES, EventOutcome, HookReply, interpret
 
@@ -108,15 +113,29 @@ class SessionHooks:
         self.failures: dict[HookConfig, str] = {}
         #: Project folders whose files changed since they were trusted: their hooks stay off.
         self._untrusted: set[Path] = set()
-        #: Keeps a project's hooks apart from tool calls (None: no project hooks, nothing to keep).
-        self.guard = RunGuard() if any(hook.source == "project" for hook in self.hooks) else None
+        #: The project files each of the user's hooks runs, as they were at the session's start.
+        self._named: dict[HookConfig, dict[Path, str | None]] = {}
+        for hook in self.hooks:
+            if hook.source != "project" and (named := project_files(hook.command, cwd)):
+                self._named[hook] = fingerprints(named)
+        #: User hooks whose project files changed during the session: they stay off.
+        self._changed: set[HookConfig] = set()
+        #: Keeps checked hooks apart from tool calls (None: no hook depends on project files).
+        self.guard = RunGuard() if any(map(self._checked, self.hooks)) else None
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
 
     def is_off(self, hook: HookConfig) -> bool:
-        """A project's hook whose folder changed since it was trusted: it does not run."""
-        return hook.source == "project" and self._folder_of(hook) in self._untrusted
+        """A project's hook whose folder changed since it was trusted, or a user's hook whose project
+        files changed during the session: it does not run."""
+        if hook.source == "project":
+            return self._folder_of(hook) in self._untrusted
+        return hook in self._changed
+
+    def _checked(self, hook: HookConfig) -> bool:
+        """Whether a hook's run depends on project files that are checked before it."""
+        return hook.source == "project" or hook in self._named
 
     def has(self, event: str) -> bool:
         return any(hook.event == event for hook in self.hooks)
@@ -129,7 +148,7 @@ class SessionHooks:
         matching = self.matching(event, names)
         if not matching:
             return EventOutcome()
-        if self.guard is not None and any(hook.source == "project" for hook in matching):
+        if self.guard is not None and any(map(self._checked, matching)):
             async with self.guard.hook():
                 return await self._run_all(event, fields, matching)
         return await self._run_all(event, fields, matching)
@@ -188,7 +207,7 @@ class SessionHooks:
 
     async def _may_run(self, hook: HookConfig) -> bool:
         if hook.source != "project":
-            return True
+            return await self._files_unchanged(hook)
         root = self._folder_of(hook)
         if root in self._untrusted:
             return False
@@ -198,6 +217,23 @@ class SessionHooks:
         self._report(
             f"Project hooks of {root} are off: its .zett/ files or the scripts its hooks run changed "
             "since you trusted them. Review them with /extensions trust.",
+            "warning",
+        )
+        return False
+
+    async def _files_unchanged(self, hook: HookConfig) -> bool:
+        """A user's hook runs only while the project files it names are as the session found them."""
+        if hook in self._changed:
+            return False
+        before = self._named.get(hook)
+        if not before or not (moved := await asyncio.to_thread(changed, before)):
+            return True
+        self._changed.add(hook)
+        names = ", ".join(str(path) for path in moved)
+        self._report(
+            f"{hook.label} ({hook.where}) is off for this session: {names} changed since the session "
+            "started, and a hook runs outside the sandbox. Look at the change, then restart zett to "
+            "run it again.",
             "warning",
         )
         return False

@@ -255,6 +255,7 @@ class ChatScreen(Screen[None]):
             window_guessed=host.context_window_guessed,
         )
         self.host = host
+        self.composer.read_rules = host.read_access  # the @ chips follow the session's read grants
         host.listen_between_turns(lambda notice: self.say(notice.text, notice.level))
         freeze_startup_objects()
         self.run_worker(self._show_session_id(host.session_id), group="session-id", exit_on_error=False)

@@ -105,9 +105,17 @@ def readable(foreground: int, background: int, minimum: float = TEXT_CONTRAST) -
     )
 
 
-_USABLE_BACKGROUNDS = tuple(
-    background for background in range(16) if any(readable(fg, background) for fg in range(16))
-)
+_READABLE_ON = {
+    decorative: [
+        tuple(
+            fg for fg in range(16) if readable(fg, bg, DECORATIVE_CONTRAST if decorative else TEXT_CONTRAST)
+        )
+        for bg in range(16)
+    ]
+    for decorative in (False, True)
+}
+"""The ANSI colours readable on each ANSI background, for text and for borders and bars."""
+_USABLE_BACKGROUNDS = tuple(background for background in range(16) if _READABLE_ON[False][background])
 
 
 def _distance(first: ColorTriplet, second: ColorTriplet) -> float:
@@ -146,32 +154,42 @@ def _usable_background(color: ColorTriplet) -> int:
     return _nearest(color, _USABLE_BACKGROUNDS)
 
 
-@lru_cache(maxsize=4096)
 def readable_style(style: Style, decorative: bool, blank: bool) -> Style:
     """``style`` with its drawn colours moved to ANSI colours that read well (see the module
     docstring); ``style`` itself when they already do."""
-    foreground, background = (style.bgcolor, style.color) if style.reverse else (style.color, style.bgcolor)
-    if background is None or background.triplet is None:
+    if style.reverse:
+        if blank:
+            return style  # a bar drawn in its colour (the scrollbar's thumb)
+        foreground, background = style.bgcolor, style.color
+    else:
+        foreground, background = style.color, style.bgcolor
+    if background is None:
         return style
-    if blank and style.reverse:
-        return style  # a bar drawn in its colour (the scrollbar's thumb)
-    back = _usable_background(background.triplet)
-    fore: int | None = None
-    if not blank and foreground is not None and foreground.triplet is not None:
-        minimum = DECORATIVE_CONTRAST if decorative else TEXT_CONTRAST
-        fore = ansi_number(foreground)
-        if not readable(fore, back, minimum):
-            choices = [number for number in range(16) if readable(number, back, minimum)]
-            fore = _nearest(foreground.triplet, choices)
-    new_back = None if back == ansi_number(background) else RichColor.from_triplet(VGA[back])
-    new_fore = None
-    if fore is not None and foreground is not None and fore != ansi_number(foreground):
-        new_fore = RichColor.from_triplet(VGA[fore])
-    if new_back is None and new_fore is None:
+    new_fore, new_back = _repair(None if blank else foreground, background, decorative)
+    if new_fore is None and new_back is None:
         return style
     if style.reverse:
         return style + Style(color=new_back, bgcolor=new_fore)
     return style + Style(color=new_fore, bgcolor=new_back)
+
+
+@lru_cache(maxsize=4096)
+def _repair(
+    foreground: RichColor | None, background: RichColor, decorative: bool
+) -> tuple[RichColor | None, RichColor | None]:
+    """(new foreground, new background) for a drawn pair, None for a colour that stays. Cached on
+    the colours: a style also carries each row's offsets, so styles rarely repeat."""
+    if background.triplet is None:
+        return None, None
+    back = _usable_background(background.triplet)
+    new_back = None if back == ansi_number(background) else RichColor.from_triplet(VGA[back])
+    if foreground is None or foreground.triplet is None:
+        return None, new_back
+    readable_on = _READABLE_ON[decorative][back]
+    fore = ansi_number(foreground)
+    if fore in readable_on:
+        return None, new_back
+    return RichColor.from_triplet(VGA[_nearest(foreground.triplet, readable_on)]), new_back
 
 
 class ReadableIn16Colours(LineFilter):

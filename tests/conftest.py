@@ -45,6 +45,9 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in _KEY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TZ", "UTC")
+    # Textual picks the colours it sends from TERM and COLORTERM: pinned, so what a test draws
+    # does not depend on the terminal it runs in (tests of 16 colours set TERM=xterm themselves)
+    monkeypatch.setenv("COLORTERM", "truecolor")
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import idle, make_app, notices, ready_app, screen_text, wait_for
-from zett_tui.runtime.files.attachments import MAX_FILE_BYTES, attach_mentions, mentioned_paths
+from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
+from tests.ui_helpers import idle, make_app, notices, ready_app, screen_text, submit, wait_for
+from zett_tui.runtime.files.attachments import MAX_FILE_BYTES, attach_mentions, mentioned_paths, preview_chips
 from zett_tui.runtime.files.read_access import ReadAccess
 
 
@@ -125,3 +125,84 @@ async def test_a_resumed_session_shows_the_prompt_as_typed_not_the_attached_file
     async with ready_app(app):
         assert [block.plain_text() for block in app.chat.transcript.blocks[:1]] == ["summarize @notes.md now"]
         assert "remember the milk" not in screen_text(app)
+
+
+# -- what the user allowed for the session ---------------------------------------------------------
+
+
+def test_a_file_the_user_allowed_for_the_session_is_attached_and_says_so(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere" / "notes.txt"
+    outside.parent.mkdir()
+    outside.write_text("SHARED NOTES\n")
+    (outside.parent / "other.txt").write_text("NOT GRANTED\n")
+    access = ReadAccess(project_dir)
+    access.grant(outside)  # the read dialog's "Allow for this session", for this file only
+    result = attach_mentions(f"use @{outside} and @{outside.parent}/other.txt", access, project_dir)
+    [attachment] = result.attached
+    assert "SHARED NOTES" in result.message and "NOT GRANTED" not in result.message
+    assert attachment.chip == f"{outside} (1 line; outside the project, allowed this session)"
+    assert preview_chips(f"@{outside} @{outside.parent}/other.txt", access, project_dir) == [
+        f"📎 {outside} (outside the project, allowed this session)",
+        f"⚠ not attached: {outside.parent}/other.txt",
+    ]
+
+
+def test_a_session_grant_of_a_folder_never_reaches_a_credential_store_or_a_process_environment(
+    tmp_path: Path, project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home-folder"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+    (home / "todo.txt").write_text("buy milk\n")
+    (home / "env").symlink_to("/proc/self/environ")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ZETT_TEST_CANARY", "ENVIRON-CANARY")
+    access = ReadAccess(project_dir)
+    access.grant(home)  # "for this session" on a glob of the home folder
+    prompt = "see @~/todo.txt @~/.ssh/id_ed25519 @~/.ssh @~/env @/proc/self/environ @~"
+    result = attach_mentions(prompt, access, project_dir)
+    assert "buy milk" in result.message
+    assert "PRIVATE KEY" not in result.message and "ENVIRON-CANARY" not in result.message
+    assert [attachment.path for attachment in result.attached] == ["~/todo.txt", "~/"]
+    assert ".ssh" not in result.attached[1].content  # not even named in the folder's listing
+    assert len(result.left_out) == 4 and all("always asks" in line for line in result.left_out)
+    chips = preview_chips(prompt, access, project_dir)
+    assert [chip.startswith("📎") for chip in chips] == [True, False, False, False, False, True]
+
+
+async def test_after_yes_for_this_session_the_prompt_box_and_the_model_get_the_file(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    from zett_agent.messages import UserMessage
+
+    from tests.test_dialogs import dialog_closed, open_dialog
+
+    outside = tmp_path / "shared" / "spec.md"
+    outside.parent.mkdir()
+    outside.write_text("SPEC-CANARY: the limit is 42\n")
+    model = ScriptedModel(
+        tool_step("c1", "read_file", {"path": str(outside)}),
+        text_step("Read it."),
+        text_step("The limit is 42."),
+    )
+    app = make_app(model, cwd=project_dir)
+    async with ready_app(app, size=(120, 40)) as pilot:
+        composer = app.chat.composer
+        await submit(pilot, "read the spec")
+        dialog = await open_dialog(pilot)
+        composer.load_text(f"and now @{outside}")  # drafted while the question is open
+        await pilot.pause()
+        assert composer.border_subtitle == f"⚠ not attached: {outside}"  # nothing allowed yet
+        await pilot.press("down", "enter")  # Allow for this session
+        await dialog_closed(pilot, dialog)
+        await wait_for(pilot, lambda: idle(app))
+        assert composer.border_subtitle == f"📎 {outside} (outside the project, allowed this session)"
+        assert "📎" in screen_text(app)
+        await pilot.press("end", "enter")
+        await wait_for(pilot, lambda: idle(app) and len(model.requests) == 3)
+        [*_, sent] = [m for m in model.requests[2].messages if isinstance(m, UserMessage)]
+        assert isinstance(sent.content, str) and "SPEC-CANARY" in sent.content
+        assert f"📎 attached {outside} (1 line; outside the project, allowed this session)" in notices(app)
+        assert not any("is not attached" in line for line in notices(app))

@@ -263,7 +263,8 @@ async def test_ctrl_f_from_the_prompt_keeps_the_draft_and_typing_goes_to_the_fin
 
 
 def test_hits_are_placed_in_cells_with_wide_characters_and_smart_case() -> None:
-    from zett_tui.ui.widgets.transcript_search import fold, is_case_sensitive, line_spans
+    from zett_tui.ui.widgets.find_highlight import line_spans
+    from zett_tui.ui.widgets.transcript_search import fold, is_case_sensitive
 
     line = (("日本 Zebra ", 1), ("zebra", 2))
     assert line_spans(line, "zebra", False) == [(5, 10), (11, 16)]  # 日本 is four cells
@@ -309,3 +310,93 @@ async def test_f1_lists_the_find_keys() -> None:
         assert keys.get("Ctrl+F") == "Find in the transcript"
         assert "Next match" in keys.values() and "Previous match" in keys.values()
         await pilot.pause()
+
+
+def highlighted_runs(transcript: Transcript) -> list[tuple[str, bool]]:
+    """Each run of highlighted text on the transcript's rows now, top to bottom: (text, is current)."""
+    match = transcript.get_component_rich_style("transcript--find-match").bgcolor
+    current = transcript.get_component_rich_style("transcript--find-current").bgcolor
+    runs: list[tuple[str, bool]] = []
+    for y in range(transcript.scrollable_content_region.height):
+        for segment in transcript.render_line(y):
+            background = segment.style.bgcolor if segment.style else None
+            if background in (match, current) and segment.text:
+                runs.append((segment.text, background == current))
+    return runs
+
+
+def wrapped_at_the_edge(width: int) -> tuple[str, str]:
+    """Two answers whose needle the transcript must break across two rows at ``width`` cells: a
+    phrase wrapped at its space, and a word too long for a row, folded inside "needle"."""
+    words = "lorem " * ((width - 8) // 6)  # "zebra" ends the first row, "crossing" starts the next
+    folded = "a" * (width - 3) + "needle" + "b" * 20  # "nee" ends the first row
+    return f"{words}zebra crossing ends here.\n", f"{folded}\n"
+
+
+async def test_a_match_broken_by_a_soft_wrap_is_highlighted_on_both_rows() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        await settle(pilot)
+        phrase, folded = wrapped_at_the_edge(transcript.scrollable_content_region.width)
+        for text in (phrase, folded):
+            answer = transcript.add(AnswerBlock())
+            answer.append(text)
+            answer.finish()
+        await settle(pilot)
+        lines = [line.rstrip() for line in view(transcript)]
+        assert any(line.endswith("zebra") for line in lines)  # the case is what the test says
+        assert any(line.endswith("aaanee") for line in lines)
+        await open_and_type(pilot, "zebra crossing")
+        assert bar(app).label == "1 of 1"
+        assert highlighted_runs(transcript) == [("zebra", True), ("crossing", True)]
+        find_input(app).value = ""
+        await pilot.press(*"needle")
+        await settle(pilot)
+        assert bar(app).label == "1 of 1"
+        assert highlighted_runs(transcript) == [("nee", True), ("dle", True)]
+
+
+async def test_a_wrapped_match_that_is_not_current_is_highlighted_as_a_match() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        await settle(pilot)
+        phrase, _folded = wrapped_at_the_edge(transcript.scrollable_content_region.width)
+        for text in ("A zebra crossing first.\n", phrase):
+            answer = transcript.add(AnswerBlock())
+            answer.append(text)
+            answer.finish()
+        await settle(pilot)
+        await open_and_type(pilot, "zebra crossing")
+        assert bar(app).label == "1 of 2"
+        assert highlighted_runs(transcript) == [
+            ("zebra crossing", True),
+            ("zebra", False),
+            ("crossing", False),
+        ]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert bar(app).label == "2 of 2"
+        assert highlighted_runs(transcript) == [
+            ("zebra crossing", False),
+            ("zebra", True),
+            ("crossing", True),
+        ]
+
+
+async def test_words_that_only_meet_across_two_separate_lines_are_not_a_match() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        tool = transcript.add(ToolBlock("c1", "bash", "ls"))
+        tool.finish("done", "the zebra\ncrossing sign\na zebra crossing", 0.2)
+        transcript.toggle_block(tool)  # rows of output, one under the other
+        answer = transcript.add(AnswerBlock())
+        answer.append("One zebra.\n\nCrossing the road.\n")
+        answer.finish()
+        await settle(pilot)
+        assert "  │ the zebra" in [line.rstrip() for line in view(transcript)]
+        await open_and_type(pilot, "zebra crossing")
+        assert bar(app).label == "1 of 1"
+        assert highlighted_runs(transcript) == [("zebra crossing", True)]

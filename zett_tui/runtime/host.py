@@ -47,6 +47,7 @@ from zett_tui.runtime.events import (
 )
 from zett_tui.runtime.extension_stack import build_extension_stack
 from zett_tui.runtime.extensions.registry import ExtensionReport
+from zett_tui.runtime.files.read_access import ReadAccess
 from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.hooks.host_events import prompt_submitted, session_started
 from zett_tui.runtime.hooks.runner import SessionHooks
@@ -268,17 +269,22 @@ class AgentHost:
         stream = agent.stream(encodable(prompt), **self._request_options(), metadata=self._turn_metadata())
         return await self._run(stream, sink)
 
+    def read_access(self) -> ReadAccess:
+        """This session's read rules, with what the user allowed "for this session" in the read
+        dialog: what the model's read tools and ``@`` attachments may read without asking."""
+        if self.read_gate is not None:
+            return self.read_gate.access(self._session_id)
+        return ReadAccess(self.options.cwd)
+
     async def _with_attachments(self, prompt: str, sink: Sink) -> str:
         """The prompt with its ``@path`` files attached, read as the read tools would read them
         (``runtime/files/attachments.py``); a line says what was attached and what was not."""
         if "@" not in prompt:
             return prompt
         from zett_tui.runtime.files.attachments import attach_mentions
-        from zett_tui.runtime.files.read_access import ReadAccess
 
         cwd = self.options.cwd
-        access = self.read_gate.access(self._session_id) if self.read_gate is not None else ReadAccess(cwd)
-        attached = await asyncio.to_thread(attach_mentions, prompt, access, cwd)
+        attached = await asyncio.to_thread(attach_mentions, prompt, self.read_access(), cwd)
         if attached.attached:
             sink(Notice("📎 attached " + " · ".join(attachment.chip for attachment in attached.attached)))
         for line in attached.left_out:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import TextArea
@@ -36,6 +37,7 @@ from zett_tui.ui.attention import Attention
 from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
 from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.session_choices import SessionChoices
+from zett_tui.ui.sixteen_colours import ReadableIn16Colours, runs_in_16_colours
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
 from zett_tui.ui.textual_compat import (
     discard_exit_output,
@@ -92,6 +94,10 @@ class ZettApp(App[str | None]):
         self.mcp = ProcessMcp()
         #: Notifications and the terminal title when zett needs the user (``ui/attention.py``).
         self.attention = Attention(self, lambda: self.chat.launch.notify, lambda: self.chat.dialog_waiting)
+        #: After Textual's own: on a 16-colour terminal, pairs the downgrade spoils are fixed.
+        self._zett_filters: list[LineFilter] = (
+            [ReadableIn16Colours()] if runs_in_16_colours(self.console.color_system) else []
+        )
 
     @staticmethod
     def _new_chat(launch: LaunchSettings) -> ChatScreen:
@@ -161,6 +167,9 @@ class ZettApp(App[str | None]):
     def _quiet_timer_fired(self) -> None:
         self._quiet_timer = None
         self.collect_when_quiet()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        return [*super().get_line_filters(), *self._zett_filters]
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)

@@ -2,12 +2,14 @@
 it without a tool call. No Textual here.
 
 Contained exactly like the model's own ``read_file`` (``read_gate``): the decision is made on the
-real path, with the session's read rules. Inside the project a file is read (at most
-``MAX_FILE_BYTES``, at most ``MAX_TOTAL_BYTES`` for the whole prompt, text only) through
+real path, with the session's read rules, grants included: what the user let the model read "for
+this session" in the read dialog is attached too, and says so. What the rules let through is read
+(at most ``MAX_FILE_BYTES``, at most ``MAX_TOTAL_BYTES`` for the whole prompt, text only) through
 ``contained_tools.open_verified``, which is safe from a path swapped in the meantime. A path the
-rules do not let through without asking (outside the project, a credential store, zett's own
-folders) is **not read**: the mention stays in the prompt as written, a line says why, and the
-model can ask to read it with its tools, which goes through the read gate's dialog.
+rules do not let through without asking (outside the project and not granted, a credential store
+or a process environment under a broader grant, zett's own folders) is **not read**: the mention
+stays in the prompt as written, a line says why, and the model can ask to read it with its tools,
+which goes through the read gate's dialog.
 
 A mention is ``@`` at the start of the prompt or after a space, then a path (``"quoted"`` when it
 holds spaces, as the composer's ``@`` finder inserts it). ``me@host`` is not a mention, nor is a
@@ -19,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from zett_tui.runtime.files.contained_tools import NotReadable, open_verified, printable
@@ -35,6 +37,9 @@ MAX_LISTING = 200
 #: Between the prompt as typed and what it attaches, in the message sent (and recorded).
 ATTACHED_MARKER = "\n\nAttached by the user with @ (read by zett):\n\n"
 
+#: What a chip adds for a path outside the project that a session grant lets through.
+GRANTED_NOTE = "outside the project, allowed this session"
+
 _MENTION = re.compile(r'(?:(?<=\s)|^)@("(?:[^"\\]|\\.)+"|[^\s"]+)')
 
 
@@ -46,10 +51,12 @@ class Attachment:
     kind: str  # "file" or "folder"
     size: str
     content: str
+    #: Outside the project, attached because the user allowed reading it for the session.
+    granted: bool = False
 
     @property
     def chip(self) -> str:
-        return f"{self.path} ({self.size})"
+        return f"{self.path} ({self.size}{'; ' + GRANTED_NOTE if self.granted else ''})"
 
 
 @dataclass
@@ -75,13 +82,22 @@ def typed_part(message: str) -> str:
 
 def preview_chips(prompt: str, access: ReadAccess, cwd: Path) -> list[str]:
     """What the ``@`` mentions of ``prompt`` will do, one short chip each, for the prompt box:
-    ``📎 path`` for what will be attached, ``⚠ path`` for a path that will not be read. Reads no
+    ``📎 path`` for what will be attached (a folder as ``path/``, with a note when only a session
+    grant lets it through), ``⚠ not attached: path`` for a path that will not be read. Reads no
     file (only resolves the paths)."""
     chips = []
     for path in mentioned_paths(prompt):
         real = real_path(path, cwd)
-        if os.path.lexists(real):
-            chips.append(("📎 " if access.verdict(real).allowed else "⚠ not attached: ") + printable(path))
+        if not os.path.lexists(real):
+            continue
+        verdict = access.verdict(real)
+        shown = printable(path)
+        if not verdict.allowed:
+            chips.append(f"⚠ not attached: {shown}")
+            continue
+        if real.is_dir() and not shown.endswith("/"):
+            shown += "/"
+        chips.append(f"📎 {shown}" + (f" ({GRANTED_NOTE})" if verdict.granted else ""))
     return chips
 
 
@@ -115,6 +131,8 @@ def attach_mentions(prompt: str, access: ReadAccess, cwd: Path) -> AttachedPromp
         if attachment is None:
             result.left_out.append(f"@{printable(path)} is not attached: it is not text (a binary file)")
             continue
+        if verdict.granted:
+            attachment = replace(attachment, granted=True)
         budget -= len(attachment.content.encode())
         result.attached.append(attachment)
     if result.attached:

@@ -61,6 +61,8 @@ class ReadVerdict:
     inside_project: bool
     #: The secret place it lies in: asks even under a broad grant.
     place: SecretPlace | None
+    #: Allowed only by a grant (the user's "yes" for the session, ``--allow-read``, a "once").
+    granted: bool = False
 
     @property
     def why(self) -> str:
@@ -91,10 +93,10 @@ class ReadAccess:
         inside = is_inside(real, self.project_root)
         if self.exempt(real):
             return ReadVerdict(real, True, inside, None)
-        allowed = (inside and place is None) or any(
-            grant.covers(real, place) for grant in (*self.grants, *extra)
-        )
-        return ReadVerdict(real, allowed, inside, place)
+        if inside and place is None:
+            return ReadVerdict(real, True, inside, place)
+        granted = any(grant.covers(real, place) for grant in (*self.grants, *extra))
+        return ReadVerdict(real, granted, inside, place, granted=granted)
 
     def allows(self, real: Path, extra: Sequence[ReadGrant] = ()) -> bool:
         return self.verdict(real, extra).allowed

@@ -275,6 +275,7 @@ class ChatScreen(Screen[None]):
             window_guessed=host.context_window_guessed,
         )
         self.host = host
+        self.composer.read_rules = host.read_access  # the @ chips follow the session's read grants
         host.listen_between_turns(self._say_notice)
 
         freeze_startup_objects()

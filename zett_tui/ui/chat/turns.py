@@ -293,6 +293,7 @@ class TurnRunner:
             DecisionRequested,
             PlanModeChanged,
             SteeringDelivered,
+            ToolFinished,
             TurnFinished,
         )
 
@@ -314,6 +315,8 @@ class TurnRunner:
                 if isinstance(event, SteeringDelivered):
                     self.queue.steer_delivered(event.text)
                 presenter.handle(event)
+                if isinstance(event, ToolFinished):  # a read's "yes, for this session" may change
+                    chat.composer.show_attachments()  # what an @ in the draft attaches
                 if isinstance(event, TurnFinished):
                     self._ended = event.status
                     chat.status.input_tokens = presenter.stats.input_tokens

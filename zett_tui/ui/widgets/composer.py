@@ -191,8 +191,10 @@ class Composer(TextArea):
         self._search_lock = threading.Lock()
         self._listing = False
         self._listing_problem = ""
-        #: The project's read rules, for the ``@`` chips (made at the first ``@``).
-        self._read_rules: ReadAccess | None = None
+        #: The session's read rules, grants included, for the ``@`` chips (the chat sets it once the
+        #: agent is ready); until then the project's own rules (made at the first ``@``).
+        self.read_rules: Callable[[], ReadAccess] | None = None
+        self._project_rules: ReadAccess | None = None
 
     # -- keys -----------------------------------------------------------------------------------
 
@@ -387,22 +389,28 @@ class Composer(TextArea):
         if event.text_area is self:
             self.update_completion()
             if isinstance(event, TextArea.Changed):
-                self._show_attachments()
+                self.show_attachments()
 
-    def _show_attachments(self) -> None:
-        """Under the box, a chip for each file or folder an ``@`` will attach (or will not)."""
+    def show_attachments(self) -> None:
+        """Under the box, a chip for each file or folder an ``@`` will attach (or will not), by the
+        session's read rules as they are now (call it again when a grant may have changed them)."""
         text = self.text
         chips = ""
         if "@" in text:
             from zett_tui.runtime.files.attachments import preview_chips
-            from zett_tui.runtime.files.read_access import ReadAccess
 
-            root = self.project_files.root
-            if self._read_rules is None:
-                self._read_rules = ReadAccess(root)
-            chips = "  ".join(preview_chips(text, self._read_rules, root))
+            chips = "  ".join(preview_chips(text, self._rules(), self.project_files.root))
         if chips != self.border_subtitle:
             self.border_subtitle = chips
+
+    def _rules(self) -> ReadAccess:
+        if self.read_rules is not None:
+            return self.read_rules()
+        if self._project_rules is None:
+            from zett_tui.runtime.files.read_access import ReadAccess
+
+            self._project_rules = ReadAccess(self.project_files.root)
+        return self._project_rules
 
     def update_completion(self) -> None:
         """Open, refresh or close the menu for where the cursor is now."""

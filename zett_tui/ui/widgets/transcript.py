@@ -24,7 +24,8 @@ How it stays cheap:
   bottom (wheel, keys, scrollbar) stops following, and then new output never moves the view: the
   block under the top of the screen is the anchor. Scrolling back to the bottom resumes following.
 - Find (Ctrl+F, `find`): the query is counted in each block's text, not its render
-  (transcript_search.py); hits are highlighted only on the lines drawn, the current one strongly.
+  (transcript_search.py); hits are highlighted only on the lines drawn, the current one strongly,
+  a hit broken by a soft wrap on both its rows (find_highlight.py).
   While find is open the view does not follow new output; closing it goes back to where it was.
 - Copy: mouse selection copies the text as shown (Textual's selection, via `get_selection`);
   select-all (double click) and `plain_text`/`last_code_block` give the raw sources.
@@ -49,6 +50,7 @@ from textual.widget import Widget
 
 from zett_tui.ui.textual_compat import set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
+from zett_tui.ui.widgets.find_highlight import FindHighlight, match_styles
 from zett_tui.ui.widgets.transcript_blocks import (
     AnswerBlock,
     Block,
@@ -65,8 +67,9 @@ from zett_tui.ui.widgets.transcript_render import (
     RenderContext,
     choose_code_theme,
     foreground_only,
+    overlay,
 )
-from zett_tui.ui.widgets.transcript_search import FindState, Span, block_hits, line_spans
+from zett_tui.ui.widgets.transcript_search import FindState
 
 __all__ = [
     "AnswerBlock",
@@ -101,21 +104,6 @@ _FIND_PREPARE_BUDGET = 0.008
 """Seconds of search-text conversion per idle step while find is open (a keystroke waits no longer)."""
 _FIND_KEY_BUDGET = 0.02
 """Seconds a keystroke may spend converting blocks' text; the rest is counted in idle steps after."""
-
-
-def _overlay(strip: Strip, style: Style) -> Strip:
-    """`strip` with `style` applied over its own styles (so a background shows on every segment)."""
-    return Strip([Segment(text, old + style if old else style) for text, old, _ in strip], strip.cell_length)
-
-
-def _mark(strip: Strip, spans: list[tuple[Span, Style]]) -> Strip:
-    """`strip` with each span of cells overlaid with its style (spans in order, not overlapping)."""
-    cuts = [cut for (start, end), _style in spans for cut in (start, end)]
-    pieces = strip.divide([*cuts, strip.cell_length])
-    marked = [pieces[0]]
-    for number, (_span, style) in enumerate(spans):
-        marked.extend((_overlay(pieces[2 * number + 1], style), pieces[2 * number + 2]))
-    return Strip.join(marked)
 
 
 def resolve_block_styles(widget: Widget) -> BlockStyles:
@@ -249,6 +237,7 @@ class Transcript(ScrollView, can_focus=True):
         """The line last drawn at each virtual row (so an update repaints only the rows that changed)."""
         self._find: FindState | None = None
         self._find_styles: tuple[Style, Style] | None = None
+        self._find_highlight = FindHighlight()
         self._pending_anchor: _Anchor | None = None
         """Where the next update puts the view (a find match, or back where the reader was)."""
         self.on_find_changed: Callable[[], None] | None = None
@@ -317,6 +306,7 @@ class Transcript(ScrollView, can_focus=True):
         if self._find is not None:  # find stays open, on the new (empty) transcript
             query, self._find = self._find.query, FindState(("bottom", 0, 0), (0, 0))
             self._find.set_query(query, [])
+            self._find_highlight.forget()
         self._unseen_output = False
         self._following = True
         self._forget_strips()
@@ -392,6 +382,7 @@ class Transcript(ScrollView, can_focus=True):
             origin = ("block", index, (top - layout.tops[index]) / max(1, layout.heights[index]))
         on_screen = (layout.block_at(top), layout.block_at(top + self._viewport_height() - 1))
         self._find = FindState(origin, on_screen if layout.blocks else (0, 0))
+        self._find_highlight.forget()
         self._set_following(False)
         if self.is_attached:
             self.set_timer(_PREFETCH_DELAY, self._prepare_find)
@@ -413,7 +404,6 @@ class Transcript(ScrollView, can_focus=True):
         state = self._find
         if state is not None and state.total:
             state.current = state.step(direction)
-            state.current_hit = None
             self._show_current()
 
     def close_find(self) -> None:
@@ -421,6 +411,7 @@ class Transcript(ScrollView, can_focus=True):
         state, self._find = self._find, None
         if state is None:
             return
+        self._find_highlight.forget()
         self._collapse_found(state, keep=None)
         if state.origin[0] == "bottom":
             self._set_following(True)
@@ -477,58 +468,26 @@ class Transcript(ScrollView, can_focus=True):
             return
         index, nth = state.current
         block = layout.blocks[index]
-        hits = block_hits(layout.lines(index), state.needle, state.case_sensitive)
+        query = (state.needle, state.case_sensitive, state.counts[index])
+        hits = self._find_highlight.hits(index, layout.lines(index), *query)
         if nth >= len(hits) and block.expandable and not block.expanded and block.toggle():
             state.expanded.add(index)
             self._toggled.add(index)
             self._dirty.add(index)
-            hits = block_hits(layout.lines(index), state.needle, state.case_sensitive)
-        self._pending_anchor = ("show", index, hits[min(nth, len(hits) - 1)][0] if hits else 0)
+            hits = self._find_highlight.hits(index, layout.lines(index), *query)
+        first_row = hits[min(nth, len(hits) - 1)][0][0] if hits else 0
+        self._pending_anchor = ("show", index, first_row)
         self._schedule_sync()
 
-    def _current_hit(self) -> tuple[int, int, int, int] | None:
-        """(block, line of the block, first cell, end cell) of the current match on its rendered lines."""
-        state = self._find
-        if state is None or state.current is None or state.current[0] >= len(self._layout):
-            return None
-        index, nth = state.current
-        lines = self._layout.lines(index)
-        cached = state.current_hit
-        if cached is None or cached[0] is not lines:
-            hits = block_hits(lines, state.needle, state.case_sensitive)
-            cached = state.current_hit = (lines, hits[min(nth, len(hits) - 1)] if hits else None)
-        hit = cached[1]
-        return None if hit is None else (index, *hit)
-
-    def _find_match_styles(self) -> tuple[Style, Style]:
-        """(every match: a background under the text's own colours, the current match)."""
-        if self._find_styles is None:
-            match = self.get_component_rich_style("transcript--find-match")
-            self._find_styles = (
-                Style(
-                    bgcolor=match.bgcolor, bold=match.bold, underline=match.underline, reverse=match.reverse
-                ),
-                self.get_component_rich_style("transcript--find-current"),
-            )
-        return self._find_styles
-
-    def _mark_matches(self, strip: Strip, line: Line, virtual_y: int) -> Strip:
+    def _mark_matches(self, strip: Strip, virtual_y: int) -> Strip:
         state = self._find
         assert state is not None
-        width = strip.cell_length
-        spans = [
-            (start, min(end, width))
-            for start, end in line_spans(line, state.needle, state.case_sensitive)
-            if start < width
-        ]
-        if not spans:
-            return strip
-        match, current = self._find_match_styles()
+        if self._find_styles is None:
+            self._find_styles = match_styles(self)
         layout = self._layout
         index = layout.block_at(virtual_y)
-        row = virtual_y - layout.body_top(index)
-        hit = self._current_hit()
-        return _mark(strip, [(span, current if hit == (index, row, *span) else match) for span in spans])
+        at = (index, virtual_y - layout.body_top(index))
+        return self._find_highlight.mark_row(strip, state, at, layout.lines(index), self._find_styles)
 
     # ------------------------------------------------------------------ styles
 
@@ -595,12 +554,12 @@ class Transcript(ScrollView, can_focus=True):
             if self._layout.width != width:
                 strip = strip.crop_extend(0, width, base)
             if self._selected is not None and self._in_block(virtual_y, self._selected):
-                strip = _overlay(strip, Style(bgcolor=self._render_context().styles.selected.bgcolor))
+                strip = overlay(strip, Style(bgcolor=self._render_context().styles.selected.bgcolor))
             selection = self._frame_selection
             if selection is not None and (span := selection.get_span(virtual_y)) is not None:
                 strip = self._highlight(strip, *span)
             if self._find is not None and self._find.needle:
-                strip = self._mark_matches(strip, line, virtual_y)
+                strip = self._mark_matches(strip, virtual_y)
             strip = strip.apply_offsets(0, virtual_y)
         if self._unseen_output and y == self._viewport_height() - 1 and width > len(NEW_OUTPUT_BADGE):
             badge = Segment(NEW_OUTPUT_BADGE, base + self._render_context().styles.new_output)
@@ -647,7 +606,7 @@ class Transcript(ScrollView, can_focus=True):
         if self.screen.get_component_styles("screen--selection").color.a == 0:
             style = Style(bgcolor=style.bgcolor)  # a transparent foreground keeps the text colours
         before, selected, after = strip.divide([start, end, strip.cell_length])
-        return Strip.join([before, _overlay(selected, style), after])
+        return Strip.join([before, overlay(selected, style), after])
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text as shown. Select-all copies every block's source instead (cheap, raw)."""
@@ -780,7 +739,6 @@ class Transcript(ScrollView, can_focus=True):
             if state.jump_wanted:
                 state.jump_wanted = False
                 self._show_current()
-        state.current_hit = None
         self.refresh()
         if self.on_find_changed is not None:
             self.on_find_changed()

@@ -20,6 +20,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
+from textual.strip import Strip
 
 if TYPE_CHECKING:  # Pygments is imported at the first code block, not before the first frame
     from pygments.lexer import Lexer
@@ -80,6 +81,11 @@ class BlockStyles:
 
 BACKGROUND_STYLES = frozenset({"user", "inline_code", "code_block", "selected", "new_output"})
 """Fields of `BlockStyles` that keep the background colour of their component class."""
+
+
+def overlay(strip: Strip, style: Style) -> Strip:
+    """`strip` with `style` applied over its own styles (so a background shows on every segment)."""
+    return Strip([Segment(text, old + style if old else style) for text, old, _ in strip], strip.cell_length)
 
 
 def foreground_only(style: Style) -> Style:

@@ -1,15 +1,14 @@
-"""Find in the transcript: counting a query in every block, and placing its hits on rendered lines.
+"""Find in the transcript: counting a query in every block, and stepping from match to match.
 
 Kept off the render path: a keystroke counts the query in each block's `search_text()` (what the block
 shows when expanded, without Markdown syntax), which is converted once per block version and kept
 here, so typing costs one `str.count` per block, not a render. The converting is done ahead, in idle
 time, as soon as the find bar opens (`FindIndex.prepare`); a key typed before that is done converts
-for at most a fixed budget and leaves the rest `pending`, counted in idle steps after it. Hits are
-placed on rendered lines only for the lines on screen and for the block of the current match.
+for at most a fixed budget and leaves the rest `pending`, counted in idle steps after it. Placing the
+hits on rendered lines, for highlighting, is find_highlight.py's job.
 
 Smart case: a query with a capital letter matches case exactly; an all-lowercase one ignores case.
-Matches do not overlap; one broken across two rendered lines (a wrapped phrase) is counted but not
-highlighted.
+Matches do not overlap.
 """
 
 from __future__ import annotations
@@ -18,17 +17,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rich.cells import cell_len
-
 from zett_tui.ui.widgets.transcript_blocks import Block
-from zett_tui.ui.widgets.transcript_render import Line
 
 _UNCOUNTED = -1
 """The version recorded for a block not counted yet (no block has it, so it is counted next time)."""
-Span = tuple[int, int]
-"""Cells [start, end) of a hit on a rendered line."""
-Hit = tuple[int, int, int]
-"""(line of the block, first cell, cell after the last) of a hit in a block's rendered lines."""
 
 
 def is_case_sensitive(query: str) -> bool:
@@ -45,32 +37,6 @@ def fold(text: str, case_sensitive: bool) -> str:
     if len(lowered) == len(text):
         return lowered
     return "".join(low if len(low := char.lower()) == 1 else char for char in text)
-
-
-def line_spans(line: Line, needle: str, case_sensitive: bool) -> list[Span]:
-    """Where `needle` (already folded) occurs on a rendered line, in cells."""
-    if not needle:
-        return []
-    text = "".join(part for part, _style in line)
-    haystack = fold(text, case_sensitive)
-    spans: list[Span] = []
-    start = haystack.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        spans.append((start, end))
-        start = haystack.find(needle, end)
-    if spans and not text.isascii():  # wide characters: a character index is not a column
-        spans = [(cell_len(text[:start]), cell_len(text[:end])) for start, end in spans]
-    return spans
-
-
-def block_hits(lines: Sequence[Line], needle: str, case_sensitive: bool) -> list[Hit]:
-    """Every hit in a block's rendered lines, in reading order."""
-    return [
-        (offset, start, end)
-        for offset, line in enumerate(lines)
-        for start, end in line_spans(line, needle, case_sensitive)
-    ]
 
 
 class FindIndex:
@@ -122,8 +88,6 @@ class FindState:
     """(block index, which hit in that block) of the current match."""
     expanded: set[int] = field(default_factory=set)
     """Blocks find expanded to show a hit (collapsed again when it closes)."""
-    current_hit: tuple[object, Hit | None] | None = None
-    """(the block's rendered lines, the current hit on them), kept until the block renders again."""
     index: FindIndex = field(default_factory=FindIndex)
     prepared: int = 0
     """Blocks before this one have their search text converted."""
@@ -144,7 +108,6 @@ class FindState:
         )
         self.query, self.needle, self.case_sensitive = query, needle, case_sensitive
         self.current = None
-        self.current_hit = None
         if not narrowing:
             self.counts, self.versions = [], []
         self.recount(blocks, narrowing=narrowing, budget_s=budget_s)

@@ -129,15 +129,28 @@ async def test_an_untrusted_projects_commands_and_skills_do_not_load(project_dir
         assert ".claude/skills: not loaded" in listing
 
 
-async def test_a_claude_only_repository_is_told_how_to_trust_it(project_dir: Path) -> None:
-    write(project_dir / ".claude" / "commands" / "lint.md", "lint it")
-    app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
+async def test_a_claude_only_repository_is_asked_about_and_its_files_load_once_trusted(
+    project_dir: Path,
+) -> None:
+    from dataclasses import replace
+
+    from zett_tui.entry.startup import prepare_launch
+    from zett_tui.ui.app import ZettApp
+
+    write(project_dir / ".claude" / "commands" / "lint.md", "lint $1")
+    skill(project_dir / ".claude" / "skills", "deploy", "Deploy the site", "Run the deploy")
+    launch = prepare_launch(cwd=project_dir, env={}, ask_trust=True)
+    assert launch.project_trust is not None  # no .zett/ here, and still a question
+    app = ZettApp(replace(launch, model_factory=ScriptedModel, model_label="scripted:test", bell=False))
+    async with app.run_test(size=(110, 40)) as pilot:
+        await dialog_armed(pilot)
+        text = screen_text(app)
+        assert ".claude/commands/lint.md" in text and ".claude/skills/deploy/SKILL.md" in text
+        await pilot.press("2")
         await wait_ready(pilot)
-        assert app.chat.commands.get("lint") is None
-        await submit(pilot, "/extensions")
-        await wait_for(pilot, lambda: any("Not loaded on purpose:" in t for t in notices(app)))
-        assert any("create .zett/ beside it" in t for t in notices(app))
+        assert app.chat.commands.get("deploy") is not None
+        await submit(pilot, "/lint src")
+        await wait_for(pilot, lambda: prompts(app) == ["lint src"])
 
 
 async def test_a_trusted_projects_command_is_marked_as_the_projects(project_dir: Path) -> None:

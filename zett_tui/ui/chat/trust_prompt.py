@@ -1,10 +1,12 @@
-"""The question "trust this folder's .zett/ settings and extensions?", and what each answer does.
+"""The question "trust this folder's settings, extensions, commands and MCP servers?", and what each
+answer does.
 
-Asked once at start, before the agent is built, when the project folder has files in ``.zett/``
-the user has not decided on (or that changed since); ``/extensions trust`` asks again at any
-time. The answer is kept by ``zett_tui.config.trust`` against a hash of exactly those files.
+Asked once at start, before the agent is built, when the project folder has files zett would load
+(``.zett/``, ``.mcp.json``, ``.claude/commands``, skill folders) that the user has not decided on
+(or that changed since); ``/extensions trust`` asks again at any time. The answer is kept by
+``zett_tui.config.trust`` against a hash of exactly those files.
 
-The question lists what was left out of ``.zett/`` unread (a link outside the folder, a named
+The question lists what was left out unread (a link outside the folder, a named
 pipe, a file over the size limit: ``ProjectFiles.left_out``), so the user knows what the answer
 does not cover.
 
@@ -44,6 +46,7 @@ WARNING = (
     "Settings can choose the model and the server your prompts and files go to."
 )
 _MAX_CONFIG_LINES = 200
+NOTHING_TO_LOAD = "no .zett/, .mcp.json, .claude/commands or skill folder"
 
 
 def trust_dialog(project: ProjectFiles, state: TrustState) -> ChoiceDialog:
@@ -52,7 +55,7 @@ def trust_dialog(project: ProjectFiles, state: TrustState) -> ChoiceDialog:
         Choice("Don't trust it (asked again only when these files change)", DISTRUST),
         Choice("Trust this folder and load them", TRUST, "warning"),
     ]
-    title = f"Load the zett settings and extensions in {project.root}?"
+    title = f"Load the settings, extensions, commands and MCP servers in {project.root}?"
     body = Static(describe_project(project, state), classes="trust-details")
     return ChoiceDialog(title, body, choices, decline_value=LATER, warning=WARNING, key_help=KEYS)
 
@@ -75,7 +78,7 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
             text.append(f"  {line}\n", style="yellow")
     code = project.code_to_run()
     if code:
-        text.append("\nExtensions and MCP servers the config names:\n", style="bold")
+        text.append("\nExtensions and MCP servers this folder names:\n", style="bold")
         for line in code:
             text.append(f"  {line}\n")
     config = project.config_text()
@@ -128,7 +131,9 @@ async def review_trust(chat: ChatScreen) -> None:
     """``/extensions trust``: ask about this folder now; the answer applies from the next session."""
     project = find_project(chat.launch.cwd, os.environ)
     if project is None:
-        chat.say("There are no .zett/ settings or extensions in this folder or above it.", "info")
+        chat.say(
+            f"There is nothing here or above for zett to load from a project ({NOTHING_TO_LOAD}).", "info"
+        )
         return
     decision = await ask(chat, project)
     if decision == LATER:

@@ -1,7 +1,7 @@
 """``/extensions [trust]``: what extensions run, from where, what is off and what failed.
 
-``/extensions trust`` asks again whether to trust this folder's ``.zett/`` settings and
-extensions (to trust a folder after saying no, or to stop trusting one).
+``/extensions trust`` asks again whether to trust this folder's settings, extensions, commands,
+skills and MCP servers (to trust a folder after saying no, or to stop trusting one).
 """
 
 from __future__ import annotations
@@ -96,14 +96,14 @@ def describe_extensions(report: ExtensionReport, folder_line: str) -> str:
 def _folder_line(ctx: CommandContext) -> str:
     project = find_project(ctx.cwd, os.environ)
     if project is None:
-        return "This folder has no .zett/ settings or extensions."
+        return "This folder has no project settings, extensions, commands or MCP servers (.zett/, .mcp.json, .claude/)."
     state = trust_state(project)
     left_out = "".join(f"\n  left out: {line}" for line in project.left_out_lines())
     if state is TrustState.TRUSTED:
-        return f"{project.root}/.zett: trusted (/extensions trust to review).{left_out}"
+        return f"{project.root}: trusted (/extensions trust to review).{left_out}"
     if state is TrustState.DECLINED:
-        return f"{project.root}/.zett: not trusted, not loaded (/extensions trust to review).{left_out}"
+        return f"{project.root}: not trusted, not loaded (/extensions trust to review).{left_out}"
     return (
-        f"{project.root}/.zett: not loaded, you have not trusted these files (/extensions trust to review)."
+        f"{project.root}: not loaded, you have not trusted these files (/extensions trust to review)."
         + left_out
     )

@@ -4,6 +4,7 @@ its server does not mark read-only without asking; quitting stops the servers.""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -14,7 +15,7 @@ import pytest
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
 from tests.test_dialogs import dialog_closed, open_dialog, shown
-from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, prompts, ready_app, submit, wait_for
 from zett_tui.config.mcp_servers import McpServerConfig
 from zett_tui.runtime.mcp.manager import ServerState
 from zett_tui.runtime.modes import PermissionMode
@@ -283,3 +284,76 @@ def test_a_damaged_saved_file_allows_nothing_and_is_moved_aside_on_the_next_save
     rules.allow("mcp__fake__lookup")
     assert McpRules(project_dir).allowed() == {"mcp__fake__lookup"}
     assert rules.path.with_name(rules.path.name + ".corrupt").exists()
+
+
+def fake_server_project(project_dir: Path, *, trusted: bool) -> None:
+    """A repository with only a ``.mcp.json`` naming the fake server and a ``.claude`` command."""
+    from zett_tui.config import trust
+
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "tests.fakes.mcp_server"],
+        "env": {"PYTHONPATH": str(ROOT)},
+    }
+    (project_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {"fake": server}}), encoding="utf-8")
+    (project_dir / ".claude" / "commands").mkdir(parents=True)
+    (project_dir / ".claude" / "commands" / "ship.md").write_text("ship $1", encoding="utf-8")
+    (project_dir / ".claude" / "skills" / "deploy").mkdir(parents=True)
+    (project_dir / ".claude" / "skills" / "deploy" / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Deploy the site\n---\nRun it.\n", encoding="utf-8"
+    )
+    project = trust.project_files(project_dir)
+    assert project is not None
+    trust.remember(project, trusted=trusted)
+
+
+async def test_trusting_mid_session_starts_the_projects_servers_into_this_session(
+    stop_servers: list[ZettApp], project_dir: Path
+) -> None:
+    from tests.test_extensions import app_for_project
+
+    fake_server_project(project_dir, trusted=False)
+    model = ScriptedModel(text_step("shipped"))
+    app = app_for_project(project_dir, model)
+    stop_servers.append(app)
+    async with ready_app(app, size=(140, 40)) as pilot:
+        assert app.chat.commands.get("ship") is None
+        await submit(pilot, "/extensions trust")
+        await dialog_armed(pilot)
+        await pilot.press("2")
+        await wait_for(pilot, lambda: any(text.startswith("Trusted ") for text in notices(app)))
+        [said] = [text for text in notices(app) if text.startswith("Trusted ")]
+        assert "Starting its MCP servers now: fake (/mcp shows them)." in said
+        manager = app.mcp.manager
+        assert manager is not None
+        await wait_for(pilot, lambda: "fake" in manager.configs and servers_ready(app), timeout=60)
+        await submit(pilot, "/ship v2")  # the project's command is offered at once too
+        await wait_for(pilot, lambda: idle(app) and len(model.requests) == 1, timeout=30)
+        assert prompts(app) == ["ship v2"]
+    assert "mcp__fake__lookup" in {tool.name for tool in model.requests[0].tools}
+    assert "- deploy: Deploy the site" in "\n".join(
+        str(message.content) for message in model.requests[0].messages
+    )
+
+
+async def test_distrusting_mid_session_stops_the_projects_servers_and_withdraws_its_commands(
+    stop_servers: list[ZettApp], project_dir: Path
+) -> None:
+    from tests.test_extensions import app_for_project
+
+    fake_server_project(project_dir, trusted=True)
+    app = app_for_project(project_dir, ScriptedModel(text_step("ok")))
+    stop_servers.append(app)
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: servers_ready(app), timeout=60)
+        assert app.chat.commands.get("ship") is not None
+        await submit(pilot, "/extensions trust")
+        await dialog_armed(pilot)
+        await pilot.press("1")
+        await wait_for(pilot, lambda: any(text.startswith("Not trusted: ") for text in notices(app)))
+        [said] = [text for text in notices(app) if text.startswith("Not trusted: ")]
+        assert "Its MCP servers are stopped: fake." in said
+        manager = app.mcp.manager
+        assert manager is not None
+        assert [status.state for status in manager.statuses()] == [ServerState.DISABLED]
+        assert app.chat.commands.get("ship") is None

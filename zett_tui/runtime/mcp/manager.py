@@ -296,6 +296,26 @@ class McpManager:
             if name not in self._disabled:
                 self._submit(self._launch(name))
 
+    def add(self, servers: Sequence[McpServerConfig]) -> list[str]:
+        """Start each of ``servers`` whose name this manager does not have yet (a project trusted
+        mid-session); returns their names. A name already configured keeps its running server."""
+        fresh = [server for server in servers if server.name not in self._configs]
+        with self._lock:
+            for server in fresh:
+                self._configs[server.name] = server
+                if not server.enabled:
+                    self._disabled.add(server.name)
+            running = self._thread is not None
+        if not running:
+            self.start()
+        else:
+            for server in fresh:
+                if server.enabled:
+                    self._submit(self._launch(server.name))
+        if fresh:
+            self._on_change()
+        return [server.name for server in fresh]
+
     def statuses(self) -> list[ServerStatus]:
         result: list[ServerStatus] = []
         for name, config in self._configs.items():

@@ -28,6 +28,7 @@ from textual.widgets import Static
 
 from zett_tui.config.trust import ProjectFiles, TrustState, find_project, remember, trust_state
 from zett_tui.entry.launch import LaunchSettings
+from zett_tui.runtime.mcp.lifetime import ProcessMcp
 from zett_tui.ui.app_messages import SettingsReloaded
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 
@@ -128,7 +129,9 @@ async def settle_project_trust(chat: ChatScreen) -> None:
 
 
 async def review_trust(chat: ChatScreen) -> None:
-    """``/extensions trust``: ask about this folder now; the answer applies from the next session."""
+    """``/extensions trust``: ask about this folder now. Its MCP servers start (or stop) and its
+    commands and skills are offered (or withdrawn) at once; its settings and extensions, which
+    shape the agent itself, apply from the next session."""
     project = find_project(chat.launch.cwd, os.environ)
     if project is None:
         chat.say(
@@ -141,12 +144,51 @@ async def review_trust(chat: ChatScreen) -> None:
     launch = chat.launch
     if decision == TRUST:
         updated = _reloaded(chat, launch, for_now=False)
-        message = f"Trusted {project.root}. Its settings and extensions load from the next session (/new)."
+        now = _started_servers(chat, updated)
+        message = (
+            f"Trusted {project.root}. {now}Its commands and skills are offered now; its settings and "
+            "extensions load from the next session (/new)."
+        )
     else:
         updated = replace(launch, project_trust=None)
-        message = f"Not trusted: {project.root}. From the next session (/new) its .zett/ files stay unloaded."
+        now = _stopped_servers(chat)
+        message = (
+            f"Not trusted: {project.root}. {now}Its commands and skills are withdrawn; from the next "
+            "session (/new) none of its files load."
+        )
+    await _offer_files_again(chat)
     chat.say(message, "info")
     chat.post_message(SettingsReloaded(_carry_over(launch, updated)))
+
+
+#: Where a project's MCP servers come from (``McpServerConfig.source``).
+PROJECT_SERVER_SOURCES = ("project", ".mcp.json")
+
+
+def _started_servers(chat: ChatScreen, updated: LaunchSettings) -> str:
+    """Start the trusted project's MCP servers in this run; the sentence that says which."""
+    holder = getattr(chat.app, "mcp", None)
+    if not isinstance(holder, ProcessMcp):
+        return ""
+    project_servers = [server for server in updated.mcp_servers if server.source in PROJECT_SERVER_SOURCES]
+    started = holder.add(project_servers)
+    if not started:
+        return ""
+    return f"Starting its MCP servers now: {', '.join(started)} (/mcp shows them). "
+
+
+def _stopped_servers(chat: ChatScreen) -> str:
+    holder = getattr(chat.app, "mcp", None)
+    if not isinstance(holder, ProcessMcp):
+        return ""
+    stopped = holder.stop_servers_from(PROJECT_SERVER_SOURCES)
+    return f"Its MCP servers are stopped: {', '.join(stopped)}. " if stopped else ""
+
+
+async def _offer_files_again(chat: ChatScreen) -> None:
+    from zett_tui.ui.chat.workspace_commands import offer_workspace_files
+
+    await offer_workspace_files(chat)
 
 
 def _reloaded(chat: ChatScreen, launch: LaunchSettings, *, for_now: bool = True) -> LaunchSettings:

@@ -32,7 +32,7 @@ def mcp_command(ctx: CommandContext, arguments: str) -> None:
         ctx.say("zett is still starting; the MCP servers are shown once the model is ready.", "info")
         return
     manager: McpManager | None = ctx.host.options.mcp_manager
-    if manager is None:
+    if manager is None or not manager.configs:
         ctx.say(
             f"No MCP servers are configured. Add a [mcp_servers.NAME] table to {paths.config_file()} "
             "(the README's “MCP servers” shows how).",

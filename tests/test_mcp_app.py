@@ -357,3 +357,52 @@ async def test_distrusting_mid_session_stops_the_projects_servers_and_withdraws_
         assert manager is not None
         assert [status.state for status in manager.statuses()] == [ServerState.DISABLED]
         assert app.chat.commands.get("ship") is None
+
+
+async def test_extensions_lists_each_server_with_where_it_came_from_its_state_and_what_did_not_load(
+    stop_servers: list[ZettApp], project_dir: Path
+) -> None:
+    from tests.test_extensions import app_for_project
+    from zett_tui.config import trust
+    from zett_tui.core import paths
+
+    fake = {
+        "command": sys.executable,
+        "args": ["-m", "tests.fakes.mcp_server"],
+        "env": {"PYTHONPATH": str(ROOT)},
+    }
+    user_config = paths.config_file()
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(
+        f'[mcp_servers.mine]\ncommand = {json.dumps(sys.executable)}\nargs = ["-m", "tests.fakes.mcp_server"]\n'
+        f"env = {{ PYTHONPATH = {json.dumps(str(ROOT))} }}\n[mcp_servers.nothing]\nenabled = true\n",
+        encoding="utf-8",
+    )
+    document = {"mcpServers": {"theirs": fake, "broken": {"command": 3}}}
+    (project_dir / ".mcp.json").write_text(json.dumps(document), encoding="utf-8")
+    project = trust.project_files(project_dir)
+    assert project is not None
+    trust.remember(project, trusted=True)
+    app = app_for_project(project_dir, ScriptedModel())
+    stop_servers.append(app)
+    async with ready_app(app, size=(160, 50)) as pilot:
+        await wait_for(pilot, lambda: servers_ready(app), timeout=60)
+        await submit(pilot, "/extensions")
+        await wait_for(pilot, lambda: "MCP servers (/mcp lists their tools):" in notices(app)[-1])
+        listing = notices(app)[-1]
+    mcp_json = project_dir.resolve() / ".mcp.json"
+    assert (
+        f"  mine             ready with 6 tools\n                   from user config {user_config}" in listing
+    )
+    assert (
+        f"  theirs           ready with 6 tools\n                   from project .mcp.json {mcp_json}"
+        in listing
+    )
+    not_loaded = listing.split("MCP servers not loaded:\n", 1)[1].splitlines()
+    assert not_loaded[0] == (
+        f"  {user_config}:5: mcp_servers.nothing: "
+        'needs command = "program" (with args) or url = "https://..."; server ignored'
+    )
+    assert not_loaded[1].startswith(
+        f"  {mcp_json}: mcpServers.broken: command: expected the program to start"
+    )

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from zett_tui.config.layers import Layer, assemble
-from zett_tui.config.project_folder import PROJECT_DIR_NAME, home_folder, project_root
+from zett_tui.config.project_folder import MCP_JSON_NAME, PROJECT_DIR_NAME, home_folder, project_root
 from zett_tui.config.saving import ConfigSaveError, save_user_setting
 from zett_tui.config.schema import (
     ALL_KEYS,
@@ -97,7 +97,7 @@ def _with_mcp_json(settings: Settings, root: Path, problems: list[ConfigProblem]
     if project is None:
         return settings
     servers, lines = mcp_json_servers(project, taken={server.name for server in settings.mcp_servers})
-    problems.extend(ConfigProblem(None, None, None, line) for line in lines)
+    problems.extend(_mcp_json_problem(root / MCP_JSON_NAME, line) for line in lines)
     if not servers:
         return settings
     return replace(settings, mcp_servers=(*settings.mcp_servers, *servers))
@@ -159,6 +159,22 @@ def _file_layer(path: Path, sources: list[Path], source: str, *, inside: Path | 
         layer.line_of = TomlOutline.of(text).line_of
         layer.read_document(document)
     return layer
+
+
+def _mcp_json_problem(path: Path, line: str) -> ConfigProblem:
+    """``PATH: text`` or ``PATH:LINE: text`` (how ``read_mcp_json`` words a problem) as a
+    ``ConfigProblem`` of that file, so it is told apart from the others (``is_about_mcp``)."""
+    rest = line.removeprefix(str(path))
+    number, colon, text = rest.removeprefix(":").partition(": ")
+    if colon and number.isdigit():
+        return ConfigProblem(path, int(number), None, text)
+    return ConfigProblem(path, None, None, rest.removeprefix(": "))
+
+
+def is_about_mcp(problem: ConfigProblem) -> bool:
+    """Whether ``problem`` kept an MCP server from loading (``[mcp_servers.NAME]`` or ``.mcp.json``)."""
+    about_table = (problem.key or "").startswith("mcp_servers")
+    return about_table or (problem.path is not None and problem.path.name == MCP_JSON_NAME)
 
 
 def _refuse_in_project(project: Layer, user: Layer, user_path: Path) -> Layer:

@@ -62,3 +62,5 @@ class LaunchSettings:
     checkpoint_max_file_bytes: int | None = None
     #: The MCP servers to start: the user's, and a trusted project's (``Settings.mcp_servers``).
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    #: One line per MCP server (or ``.mcp.json``) that did not load, naming the file: ``/extensions``.
+    mcp_problems: tuple[str, ...] = ()

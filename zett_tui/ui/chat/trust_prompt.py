@@ -144,6 +144,7 @@ async def review_trust(chat: ChatScreen) -> None:
     launch = chat.launch
     if decision == TRUST:
         updated = _reloaded(chat, launch, for_now=False)
+        chat.launch = replace(launch, mcp_servers=updated.mcp_servers, mcp_problems=updated.mcp_problems)
         now = _started_servers(chat, updated)
         message = (
             f"Trusted {project.root}. {now}Its commands and skills are offered now; its settings and "

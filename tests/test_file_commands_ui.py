@@ -283,3 +283,113 @@ async def test_zett_p_expands_a_command_and_offers_skills(own_home: Path) -> Non
     assert "bad.md: is not valid UTF-8" in result.err
     await run(model, "/tidy")
     assert sent_prompt(model, 1).startswith('Use the skill "tidy"')
+
+
+# -- a command's own model ------------------------------------------------------------------------
+
+
+async def test_a_commands_model_answers_its_turn_and_the_sessions_model_the_next() -> None:
+    from tests.test_models_switch import Models, catalog, status_text
+
+    user_command("quick.md", "---\nmodel: scripted:fast\n---\nSummarize $1.")
+    session = ScriptedModel(text_step("from the session's model"))
+    fast = ScriptedModel(text_step("from the fast model"))
+    app = make_app(session, model_catalog=catalog(Models(scripted_fast=[fast])))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "/quick README.md")
+        await wait_for(pilot, lambda: idle(app) and len(fast.requests) == 1)
+        assert "scripted:test" in status_text(app)  # the session did not switch
+        await submit(pilot, "and now?")
+        await wait_for(pilot, lambda: idle(app) and len(session.requests) == 1)
+        labels = [block.label for block in answers(app)]
+        assert fast.closed and not session.closed  # built for the one turn, closed after it
+    assert sent_prompt(fast) == "Summarize README.md."
+    assert sent_prompt(session) == "and now?"
+    assert labels == ["scripted:fast", "scripted:test"]
+
+
+async def test_a_bare_model_name_is_a_model_of_the_provider_in_use() -> None:
+    from tests.test_models_switch import Models, catalog
+
+    user_command("deep.md", "---\nmodel: bigmodel\n---\nThink hard.")
+    big = ScriptedModel(text_step("thought"))
+    app = make_app(ScriptedModel(), model_catalog=catalog(Models(scripted_bigmodel=[big])))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "/deep")
+        await wait_for(pilot, lambda: idle(app) and len(big.requests) == 1)
+    assert sent_prompt(big) == "Think hard."
+
+
+@pytest.mark.parametrize(
+    ("model", "why"),
+    [
+        ("haiku", "'haiku' is Claude Code's short name; give the model's full name"),
+        ("anthropic:claude-haiku-5", "ANTHROPIC_API_KEY"),
+        ("demo:x", "The demo model takes no model name"),
+    ],
+)
+async def test_a_model_the_provider_cannot_serve_is_one_line_and_the_sessions_model_answers(
+    model: str, why: str
+) -> None:
+    from tests.test_models_switch import Models, catalog
+
+    user_command("quick.md", f"---\nmodel: {model}\n---\nDo it.")
+    session = ScriptedModel(text_step("done"))
+    app = make_app(session, model_catalog=catalog(Models()))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "/quick")
+        await wait_for(pilot, lambda: idle(app) and len(session.requests) == 1)
+        [line] = [text for text in notices(app) if text.startswith("/quick: model")]
+    assert line.startswith(f"/quick: model {model!r} cannot be used (") and why in line
+    assert line.endswith("); scripted:test answers it.") and "\n" not in line
+    assert sent_prompt(session) == "Do it."
+
+
+def test_the_rules_for_a_bare_name_follow_the_provider_in_use() -> None:
+    from zett_tui.providers.build import ModelChoice, ModelSpecError
+    from zett_tui.providers.catalog import ModelCatalog
+    from zett_tui.providers.command_model import select_command_model
+
+    def catalog_on(provider: str) -> ModelCatalog:
+        keys = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
+        return ModelCatalog({}, keys, current=ModelChoice(provider, "m"), builder=lambda choice: None)
+
+    anthropic_turn = select_command_model("claude-haiku-5", catalog_on("anthropic"))
+    assert anthropic_turn is not None and anthropic_turn.choice.spec == "anthropic:claude-haiku-5"
+    ollama_turn = select_command_model("qwen3:8b", catalog_on("ollama"))
+    assert ollama_turn is not None and ollama_turn.choice.spec == "ollama:qwen3:8b"
+    assert select_command_model("m", catalog_on("ollama")) is None  # the model in use already
+    for provider, name, why in (
+        ("anthropic", "gpt-5.5", "Anthropic serves claude-... models, not 'gpt-5.5'"),
+        ("openai", "claude-haiku-5", "OpenAI serves gpt-... and o... models, not 'claude-haiku-5'"),
+        ("demo", "claude-haiku-5", "the offline demo model, which serves no other model"),
+    ):
+        with pytest.raises(ModelSpecError, match=why.replace(".", r"\.")):
+            select_command_model(name, catalog_on(provider))
+
+
+async def test_zett_p_runs_a_command_with_its_model_or_says_in_one_line_why_not() -> None:
+    import io
+
+    from tests.test_models_switch import Models, catalog
+    from zett_tui.entry.headless import run_headless
+    from zett_tui.entry.launch import LaunchSettings
+
+    async def run(model: ScriptedModel, prompt: str, models: Models) -> str:
+        launch = LaunchSettings("scripted:test", lambda: model, cwd=Path.cwd(), model_catalog=catalog(models))
+        err = io.StringIO()
+        assert await run_headless(launch, prompt, out=io.StringIO(), err=err, handle_signals=False) == 0
+        return err.getvalue()
+
+    user_command("quick.md", "---\nmodel: scripted:fast\n---\nQuick: $1")
+    user_command("alias.md", "---\nmodel: sonnet\n---\nAlias: $1")
+    fast = ScriptedModel(text_step("fast answer"))
+    session = ScriptedModel(text_step("session answer"))
+    await run(session, "/quick x", Models(scripted_fast=[fast]))
+    assert sent_prompt(fast) == "Quick: x" and session.requests == []
+    err = await run(session, "/alias y", Models())
+    assert sent_prompt(session) == "Alias: y"
+    assert "/alias: model 'sonnet' cannot be used ('sonnet' is Claude Code's short name" in err

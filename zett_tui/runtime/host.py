@@ -49,6 +49,7 @@ from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
+from zett_tui.runtime.turn_model import TurnModel
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
 from zett_tui.workspace.git_branch import git_branch
@@ -231,12 +232,40 @@ class AgentHost:
         )
         log.info("agent ready: model=%s session=%s", options.model_label, self._session_id)
 
-    async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
-        """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
+    async def run_turn(self, prompt: str, sink: Sink, *, model: TurnModel | None = None) -> TurnFinished:
+        """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn.
+
+        ``model``: answer this turn with another model (recorded as the turn's model). When it
+        cannot be built, a line says why and the session's model answers."""
         agent = self._require_agent()
         prompt = await self._with_attachments(prompt, sink)
-        stream = agent.stream(encodable(prompt), **self._request_options(), metadata=self._turn_metadata())
-        return await self._run(stream, sink)
+        options, metadata = self._request_options(), self._turn_metadata()
+        built = await self._turn_model(model, sink) if model is not None else None
+        if built is not None and model is not None:
+            options.update(model=built, reasoning_effort=ReasoningEffort(model.reasoning_effort))
+            metadata["zett"]["model"] = model.label
+        stream = agent.stream(encodable(prompt), **options, metadata=metadata)
+        try:
+            return await self._run(stream, sink)
+        finally:
+            if built is not None:
+                self._retired_models.append(built)
+                if not self._running:
+                    await self._close_retired_models()
+
+    async def _turn_model(self, model: TurnModel, sink: Sink) -> AgentModel | None:
+        try:
+            return await asyncio.to_thread(model.factory)
+        except Exception as error:
+            log.warning("the model %s for one turn could not be built", model.label, exc_info=True)
+            sink(
+                Notice(
+                    f"Could not start {model.label} for this turn ({model.describe_error(error)}); "
+                    f"{self.options.model_label} answers it.",
+                    "warning",
+                )
+            )
+            return None
 
     async def _with_attachments(self, prompt: str, sink: Sink) -> str:
         """The prompt with its ``@path`` files attached, read as the read tools would read them

@@ -95,6 +95,13 @@ def load_workspace_files(cwd: Path, env: Mapping[str, str]) -> WorkspaceFiles:
     return WorkspaceFiles(commands, skills, command_problems + skill_problems, untrusted)
 
 
+def command_named_in(text: str, files: WorkspaceFiles) -> MarkdownCommand | None:
+    """The Markdown command ``/NAME args`` in ``text`` names, if any."""
+    stripped = text.strip()
+    name = stripped[1:].partition(" ")[0] if stripped.startswith("/") else ""
+    return next((command for command in files.commands if name and command.name == name), None)
+
+
 def expand_prompt(text: str, files: WorkspaceFiles) -> str:
     """``text`` as ``zett -p`` sends it: ``/NAME args`` naming a Markdown command or a skill is
     expanded as the chat would, anything else is sent as it is."""

@@ -79,11 +79,30 @@ def _command(command: MarkdownCommand) -> SlashCommand:
     source = f"{command.origin.kind} command"
 
     def run(ctx: CommandContext, arguments: str) -> None:
-        ctx.send_prompt(command.expand(arguments))
+        text = command.expand(arguments)
+        if command.model:
+            _send_with_its_model(ctx, command, text, f"/{command.name} {arguments}".rstrip())
+        else:
+            ctx.send_prompt(text)
 
-    model = f" [model: {command.model}, not switched]" if command.model else ""
+    model = f" [model: {command.model}]" if command.model else ""
     description = f"{command.description or command.path.name} ({source}){model}"
     return SlashCommand(command.name, description, run, command.argument_hint, source)
+
+
+def _send_with_its_model(ctx: CommandContext, command: MarkdownCommand, text: str, typed: str) -> None:
+    """The command's turn, answered by the model its front matter names (``providers.command_model``);
+    one that cannot be used is one line, and the session's model answers."""
+    from zett_tui.runtime.turn_model import model_for_command
+
+    current = ctx.host.model_label if ctx.host is not None else ctx.launch.model_label
+    model, problem = model_for_command(command.name, command.model, ctx.launch.model_catalog, current)
+    if problem:
+        ctx.say(problem, "warning")
+    if model is None:
+        ctx.send_prompt(text)
+    else:
+        ctx.send_prompt_with_model(text, model, put_back=typed)
 
 
 def _skill_command(skill: Skill) -> SlashCommand:

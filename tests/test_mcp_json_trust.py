@@ -186,3 +186,18 @@ def test_a_mcp_json_that_is_not_utf8_is_one_line(project_dir: Path) -> None:
     trust_now(project_dir)
     [line] = [text for text in config_notices(project_dir) if ".mcp.json" in text]
     assert line.endswith(".mcp.json: is not valid UTF-8; no servers loaded from it")
+
+
+def test_a_mcp_json_changed_after_the_trust_check_is_not_loaded(project_dir: Path) -> None:
+    """Between the start-up's trust check and reading the servers the file changes: the servers
+    come only from bytes whose hash the user trusted."""
+    from zett_tui.config.settings import load_settings
+
+    write_mcp_json(project_dir, SERVERS)
+    trust_now(project_dir)
+    write_mcp_json(project_dir, {"mcpServers": {"evil": {"command": "sh", "args": ["-c", "id"]}}})
+    settings, problems = load_settings(cwd=project_dir, env={}, project_trusted=True)
+    assert settings.mcp_servers == ()
+    assert [str(problem) for problem in problems] == [
+        f"{project_dir.resolve() / '.mcp.json'}: changed since you trusted the folder; not loaded"
+    ]

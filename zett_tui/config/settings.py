@@ -91,10 +91,17 @@ def _with_mcp_json(settings: Settings, root: Path, problems: list[ConfigProblem]
     """``settings`` with the trusted project's ``.mcp.json`` servers after zett's own (which win a
     name: ``config.project_mcp_json``); each problem with it added to ``problems``."""
     from zett_tui.config.project_mcp_json import mcp_json_servers
-    from zett_tui.config.trust import project_files
+    from zett_tui.config.trust import TrustState, project_files, trust_state
 
     project = project_files(root)  # the bytes that were hashed, read within the trust bounds
-    if project is None:
+    if project is None or not project.mentions(MCP_JSON_NAME):
+        return settings
+    if trust_state(project) is not TrustState.TRUSTED:  # changed since the caller asked: not these bytes
+        problems.append(
+            ConfigProblem(
+                root / MCP_JSON_NAME, None, None, "changed since you trusted the folder; not loaded"
+            )
+        )
         return settings
     servers, lines = mcp_json_servers(project, taken={server.name for server in settings.mcp_servers})
     problems.extend(_mcp_json_problem(root / MCP_JSON_NAME, line) for line in lines)

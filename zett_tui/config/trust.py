@@ -97,6 +97,10 @@ class ProjectFiles:
         """``.zett/config.toml`` as it was read for the hash (None when it was not read)."""
         return self.content(f"{PROJECT_DIR_NAME}/config.toml")
 
+    def mentions(self, relative: str) -> bool:
+        """Whether ``relative`` was read for the hash or left out of it (it is there either way)."""
+        return relative in self.contents or any(path == relative for path, _ in self.left_out)
+
     def content(self, relative: str) -> bytes | None:
         """The file at ``relative`` (``.mcp.json``) as it was hashed; None when it was not read."""
         return self.contents.get(relative)

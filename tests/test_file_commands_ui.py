@@ -393,3 +393,26 @@ async def test_zett_p_runs_a_command_with_its_model_or_says_in_one_line_why_not(
     err = await run(session, "/alias y", Models())
     assert sent_prompt(session) == "Alias: y"
     assert "/alias: model 'sonnet' cannot be used ('sonnet' is Claude Code's short name" in err
+
+
+async def test_a_command_with_its_own_model_is_not_steered_into_a_running_turn() -> None:
+    import asyncio
+
+    from tests.test_models_switch import Models, catalog
+    from tests.test_steer_and_queue import a_turn_running
+
+    user_command("quick.md", "---\nmodel: scripted:fast\n---\nQuick: $1")
+    gate = asyncio.Event()
+    session = ScriptedModel(text_step("Working on it.", gate=gate))
+    fast = ScriptedModel(text_step("fast answer"))
+    app = make_app(session, model_catalog=catalog(Models(scripted_fast=[fast])))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await a_turn_running(pilot, gate, "long work")
+        await submit(pilot, "/quick x")
+        await wait_for(pilot, lambda: any("runs with its own model" in text for text in notices(app)))
+        assert app.chat.composer.text == "/quick x"  # back in the prompt, to send once idle
+        gate.set()
+        await wait_for(pilot, lambda: idle(app))
+        assert fast.requests == [] and len(session.requests) == 1
+        assert "Quick: x" not in "\n".join(str(m.content) for m in session.requests[0].messages)

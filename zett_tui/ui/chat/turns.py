@@ -86,8 +86,8 @@ class TurnRunner:
         host = self._chat.host
         if host is None or self.busy or len(self.queue):
             self._chat.say(
-                f"{put_back.split()[0]} runs with its own model ({model.label}), so it waits for no turn: "
-                "nothing was sent; send it again once zett is idle.",
+                f"{put_back.split()[0]} runs with its own model ({model.label}) in a turn of its own: "
+                "nothing was sent while another runs; send it again once zett is idle.",
                 "warning",
             )
             if not self._chat.composer.text:

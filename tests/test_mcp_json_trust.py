@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -201,3 +202,19 @@ def test_a_mcp_json_changed_after_the_trust_check_is_not_loaded(project_dir: Pat
     assert [str(problem) for problem in problems] == [
         f"{project_dir.resolve() / '.mcp.json'}: changed since you trusted the folder; not loaded"
     ]
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [(os.mkfifo, "is a named pipe"), (os.mkdir, "is a folder")],
+    ids=["named-pipe", "folder"],
+)
+def test_a_mcp_json_that_is_not_a_file_is_never_opened(project_dir: Path, make: Any, why: str) -> None:
+    make(project_dir / ".mcp.json")
+    project = trust.project_files(project_dir)  # a pipe opened for reading would block for ever
+    assert project is not None
+    [line] = project.left_out_lines()
+    assert line.startswith(f".mcp.json: {why}")
+    trust.remember(project, trusted=True)
+    [notice] = [text for text in config_notices(project_dir) if ".mcp.json" in text]
+    assert why in notice and notice.endswith("no servers loaded from it")

@@ -336,7 +336,7 @@ async def test_trusting_mid_session_starts_the_projects_servers_into_this_sessio
     )
 
 
-async def test_distrusting_mid_session_stops_the_projects_servers_and_withdraws_its_commands(
+async def test_distrusting_mid_session_stops_the_projects_servers_and_trusting_again_starts_them(
     stop_servers: list[ZettApp], project_dir: Path
 ) -> None:
     from tests.test_extensions import app_for_project
@@ -357,6 +357,11 @@ async def test_distrusting_mid_session_stops_the_projects_servers_and_withdraws_
         assert manager is not None
         assert [status.state for status in manager.statuses()] == [ServerState.DISABLED]
         assert app.chat.commands.get("ship") is None
+        await submit(pilot, "/extensions trust")  # and trusted again: the server comes back
+        await dialog_armed(pilot)
+        await pilot.press("2")
+        await wait_for(pilot, lambda: any("Starting its MCP servers now: fake" in t for t in notices(app)))
+        await wait_for(pilot, lambda: servers_ready(app), timeout=60)
 
 
 async def test_extensions_lists_each_server_with_where_it_came_from_its_state_and_what_did_not_load(

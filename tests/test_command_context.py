@@ -57,6 +57,9 @@ class StandIn:
     def send_prompt(self, text: str) -> None:
         self.sent.append(text)
 
+    def send_prompt_with_model(self, text: str, model: Any, *, put_back: str) -> None:
+        self.sent.append(text)
+
     def continue_turn(self) -> None:
         self.said.append(("continue", "test"))
 

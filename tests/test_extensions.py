@@ -611,7 +611,7 @@ async def test_extensions_command_lists_what_runs_what_is_off_and_what_failed() 
     assert "tool_output      off      turned off by enabled = false" in listing
     assert "git_status       off" in listing
     assert "missing (user, zett_no_such_module:Thing): ModuleNotFoundError" in listing
-    assert "This folder has no .zett/ settings or extensions." in listing
+    assert "This folder has no project settings, extensions, commands or MCP servers" in listing
 
 
 async def test_extensions_trust_asks_again_and_applies_from_the_next_session(project_dir: Path) -> None:

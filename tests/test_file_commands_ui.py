@@ -129,15 +129,28 @@ async def test_an_untrusted_projects_commands_and_skills_do_not_load(project_dir
         assert ".claude/skills: not loaded" in listing
 
 
-async def test_a_claude_only_repository_is_told_how_to_trust_it(project_dir: Path) -> None:
-    write(project_dir / ".claude" / "commands" / "lint.md", "lint it")
-    app = make_app(ScriptedModel())
-    async with app.run_test(size=(110, 30)) as pilot:
+async def test_a_claude_only_repository_is_asked_about_and_its_files_load_once_trusted(
+    project_dir: Path,
+) -> None:
+    from dataclasses import replace
+
+    from zett_tui.entry.startup import prepare_launch
+    from zett_tui.ui.app import ZettApp
+
+    write(project_dir / ".claude" / "commands" / "lint.md", "lint $1")
+    skill(project_dir / ".claude" / "skills", "deploy", "Deploy the site", "Run the deploy")
+    launch = prepare_launch(cwd=project_dir, env={}, ask_trust=True)
+    assert launch.project_trust is not None  # no .zett/ here, and still a question
+    app = ZettApp(replace(launch, model_factory=ScriptedModel, model_label="scripted:test", bell=False))
+    async with app.run_test(size=(110, 40)) as pilot:
+        await dialog_armed(pilot)
+        text = screen_text(app)
+        assert ".claude/commands/lint.md" in text and ".claude/skills/deploy/SKILL.md" in text
+        await pilot.press("2")
         await wait_ready(pilot)
-        assert app.chat.commands.get("lint") is None
-        await submit(pilot, "/extensions")
-        await wait_for(pilot, lambda: any("Not loaded on purpose:" in t for t in notices(app)))
-        assert any("create .zett/ beside it" in t for t in notices(app))
+        assert app.chat.commands.get("deploy") is not None
+        await submit(pilot, "/lint src")
+        await wait_for(pilot, lambda: prompts(app) == ["lint src"])
 
 
 async def test_a_trusted_projects_command_is_marked_as_the_projects(project_dir: Path) -> None:
@@ -270,3 +283,136 @@ async def test_zett_p_expands_a_command_and_offers_skills(own_home: Path) -> Non
     assert "bad.md: is not valid UTF-8" in result.err
     await run(model, "/tidy")
     assert sent_prompt(model, 1).startswith('Use the skill "tidy"')
+
+
+# -- a command's own model ------------------------------------------------------------------------
+
+
+async def test_a_commands_model_answers_its_turn_and_the_sessions_model_the_next() -> None:
+    from tests.test_models_switch import Models, catalog, status_text
+
+    user_command("quick.md", "---\nmodel: scripted:fast\n---\nSummarize $1.")
+    session = ScriptedModel(text_step("from the session's model"))
+    fast = ScriptedModel(text_step("from the fast model"))
+    app = make_app(session, model_catalog=catalog(Models(scripted_fast=[fast])))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "/quick README.md")
+        await wait_for(pilot, lambda: idle(app) and len(fast.requests) == 1)
+        assert "scripted:test" in status_text(app)  # the session did not switch
+        await submit(pilot, "and now?")
+        await wait_for(pilot, lambda: idle(app) and len(session.requests) == 1)
+        labels = [block.label for block in answers(app)]
+        assert fast.closed and not session.closed  # built for the one turn, closed after it
+    assert sent_prompt(fast) == "Summarize README.md."
+    assert sent_prompt(session) == "and now?"
+    assert labels == ["scripted:fast", "scripted:test"]
+
+
+async def test_a_bare_model_name_is_a_model_of_the_provider_in_use() -> None:
+    from tests.test_models_switch import Models, catalog
+
+    user_command("deep.md", "---\nmodel: bigmodel\n---\nThink hard.")
+    big = ScriptedModel(text_step("thought"))
+    app = make_app(ScriptedModel(), model_catalog=catalog(Models(scripted_bigmodel=[big])))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "/deep")
+        await wait_for(pilot, lambda: idle(app) and len(big.requests) == 1)
+    assert sent_prompt(big) == "Think hard."
+
+
+@pytest.mark.parametrize(
+    ("model", "why"),
+    [
+        ("haiku", "'haiku' is Claude Code's short name; give the model's full name"),
+        ("anthropic:claude-haiku-5", "ANTHROPIC_API_KEY"),
+        ("demo:x", "The demo model takes no model name"),
+    ],
+)
+async def test_a_model_the_provider_cannot_serve_is_one_line_and_the_sessions_model_answers(
+    model: str, why: str
+) -> None:
+    from tests.test_models_switch import Models, catalog
+
+    user_command("quick.md", f"---\nmodel: {model}\n---\nDo it.")
+    session = ScriptedModel(text_step("done"))
+    app = make_app(session, model_catalog=catalog(Models()))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await submit(pilot, "/quick")
+        await wait_for(pilot, lambda: idle(app) and len(session.requests) == 1)
+        [line] = [text for text in notices(app) if text.startswith("/quick: model")]
+    assert line.startswith(f"/quick: model {model!r} cannot be used (") and why in line
+    assert line.endswith("); scripted:test answers it.") and "\n" not in line
+    assert sent_prompt(session) == "Do it."
+
+
+def test_the_rules_for_a_bare_name_follow_the_provider_in_use() -> None:
+    from zett_tui.providers.build import ModelChoice, ModelSpecError
+    from zett_tui.providers.catalog import ModelCatalog
+    from zett_tui.providers.command_model import select_command_model
+
+    def catalog_on(provider: str) -> ModelCatalog:
+        keys = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
+        return ModelCatalog({}, keys, current=ModelChoice(provider, "m"), builder=lambda choice: None)
+
+    anthropic_turn = select_command_model("claude-haiku-5", catalog_on("anthropic"))
+    assert anthropic_turn is not None and anthropic_turn.choice.spec == "anthropic:claude-haiku-5"
+    ollama_turn = select_command_model("qwen3:8b", catalog_on("ollama"))
+    assert ollama_turn is not None and ollama_turn.choice.spec == "ollama:qwen3:8b"
+    assert select_command_model("m", catalog_on("ollama")) is None  # the model in use already
+    for provider, name, why in (
+        ("anthropic", "gpt-5.5", "Anthropic serves claude-... models, not 'gpt-5.5'"),
+        ("openai", "claude-haiku-5", "OpenAI serves gpt-... and o... models, not 'claude-haiku-5'"),
+        ("demo", "claude-haiku-5", "the offline demo model, which serves no other model"),
+    ):
+        with pytest.raises(ModelSpecError, match=why.replace(".", r"\.")):
+            select_command_model(name, catalog_on(provider))
+
+
+async def test_zett_p_runs_a_command_with_its_model_or_says_in_one_line_why_not() -> None:
+    import io
+
+    from tests.test_models_switch import Models, catalog
+    from zett_tui.entry.headless import run_headless
+    from zett_tui.entry.launch import LaunchSettings
+
+    async def run(model: ScriptedModel, prompt: str, models: Models) -> str:
+        launch = LaunchSettings("scripted:test", lambda: model, cwd=Path.cwd(), model_catalog=catalog(models))
+        err = io.StringIO()
+        assert await run_headless(launch, prompt, out=io.StringIO(), err=err, handle_signals=False) == 0
+        return err.getvalue()
+
+    user_command("quick.md", "---\nmodel: scripted:fast\n---\nQuick: $1")
+    user_command("alias.md", "---\nmodel: sonnet\n---\nAlias: $1")
+    fast = ScriptedModel(text_step("fast answer"))
+    session = ScriptedModel(text_step("session answer"))
+    await run(session, "/quick x", Models(scripted_fast=[fast]))
+    assert sent_prompt(fast) == "Quick: x" and session.requests == []
+    err = await run(session, "/alias y", Models())
+    assert sent_prompt(session) == "Alias: y"
+    assert "/alias: model 'sonnet' cannot be used ('sonnet' is Claude Code's short name" in err
+
+
+async def test_a_command_with_its_own_model_is_not_steered_into_a_running_turn() -> None:
+    import asyncio
+
+    from tests.test_models_switch import Models, catalog
+    from tests.test_steer_and_queue import a_turn_running
+
+    user_command("quick.md", "---\nmodel: scripted:fast\n---\nQuick: $1")
+    gate = asyncio.Event()
+    session = ScriptedModel(text_step("Working on it.", gate=gate))
+    fast = ScriptedModel(text_step("fast answer"))
+    app = make_app(session, model_catalog=catalog(Models(scripted_fast=[fast])))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await a_turn_running(pilot, gate, "long work")
+        await submit(pilot, "/quick x")
+        await wait_for(pilot, lambda: any("runs with its own model" in text for text in notices(app)))
+        assert app.chat.composer.text == "/quick x"  # back in the prompt, to send once idle
+        gate.set()
+        await wait_for(pilot, lambda: idle(app))
+        assert fast.requests == [] and len(session.requests) == 1
+        assert "Quick: x" not in "\n".join(str(m.content) for m in session.requests[0].messages)

@@ -4,6 +4,7 @@ its server does not mark read-only without asking; quitting stops the servers.""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -14,7 +15,7 @@ import pytest
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
 from tests.test_dialogs import dialog_closed, open_dialog, shown
-from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, prompts, ready_app, submit, wait_for
 from zett_tui.config.mcp_servers import McpServerConfig
 from zett_tui.runtime.mcp.manager import ServerState
 from zett_tui.runtime.modes import PermissionMode
@@ -283,3 +284,130 @@ def test_a_damaged_saved_file_allows_nothing_and_is_moved_aside_on_the_next_save
     rules.allow("mcp__fake__lookup")
     assert McpRules(project_dir).allowed() == {"mcp__fake__lookup"}
     assert rules.path.with_name(rules.path.name + ".corrupt").exists()
+
+
+def fake_server_project(project_dir: Path, *, trusted: bool) -> None:
+    """A repository with only a ``.mcp.json`` naming the fake server and a ``.claude`` command."""
+    from zett_tui.config import trust
+
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "tests.fakes.mcp_server"],
+        "env": {"PYTHONPATH": str(ROOT)},
+    }
+    (project_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {"fake": server}}), encoding="utf-8")
+    (project_dir / ".claude" / "commands").mkdir(parents=True)
+    (project_dir / ".claude" / "commands" / "ship.md").write_text("ship $1", encoding="utf-8")
+    (project_dir / ".claude" / "skills" / "deploy").mkdir(parents=True)
+    (project_dir / ".claude" / "skills" / "deploy" / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Deploy the site\n---\nRun it.\n", encoding="utf-8"
+    )
+    project = trust.project_files(project_dir)
+    assert project is not None
+    trust.remember(project, trusted=trusted)
+
+
+async def test_trusting_mid_session_starts_the_projects_servers_into_this_session(
+    stop_servers: list[ZettApp], project_dir: Path
+) -> None:
+    from tests.test_extensions import app_for_project
+
+    fake_server_project(project_dir, trusted=False)
+    model = ScriptedModel(text_step("shipped"))
+    app = app_for_project(project_dir, model)
+    stop_servers.append(app)
+    async with ready_app(app, size=(140, 40)) as pilot:
+        assert app.chat.commands.get("ship") is None
+        await submit(pilot, "/extensions trust")
+        await dialog_armed(pilot)
+        await pilot.press("2")
+        await wait_for(pilot, lambda: any(text.startswith("Trusted ") for text in notices(app)))
+        [said] = [text for text in notices(app) if text.startswith("Trusted ")]
+        assert "Starting its MCP servers now: fake (/mcp shows them)." in said
+        manager = app.mcp.manager
+        assert manager is not None
+        await wait_for(pilot, lambda: "fake" in manager.configs and servers_ready(app), timeout=60)
+        await submit(pilot, "/ship v2")  # the project's command is offered at once too
+        await wait_for(pilot, lambda: idle(app) and len(model.requests) == 1, timeout=30)
+        assert prompts(app) == ["ship v2"]
+    assert "mcp__fake__lookup" in {tool.name for tool in model.requests[0].tools}
+    assert "- deploy: Deploy the site" in "\n".join(
+        str(message.content) for message in model.requests[0].messages
+    )
+
+
+async def test_distrusting_mid_session_stops_the_projects_servers_and_trusting_again_starts_them(
+    stop_servers: list[ZettApp], project_dir: Path
+) -> None:
+    from tests.test_extensions import app_for_project
+
+    fake_server_project(project_dir, trusted=True)
+    app = app_for_project(project_dir, ScriptedModel(text_step("ok")))
+    stop_servers.append(app)
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: servers_ready(app), timeout=60)
+        assert app.chat.commands.get("ship") is not None
+        await submit(pilot, "/extensions trust")
+        await dialog_armed(pilot)
+        await pilot.press("1")
+        await wait_for(pilot, lambda: any(text.startswith("Not trusted: ") for text in notices(app)))
+        [said] = [text for text in notices(app) if text.startswith("Not trusted: ")]
+        assert "Its MCP servers are stopped: fake." in said
+        manager = app.mcp.manager
+        assert manager is not None
+        assert [status.state for status in manager.statuses()] == [ServerState.DISABLED]
+        assert app.chat.commands.get("ship") is None
+        await submit(pilot, "/extensions trust")  # and trusted again: the server comes back
+        await dialog_armed(pilot)
+        await pilot.press("2")
+        await wait_for(pilot, lambda: any("Starting its MCP servers now: fake" in t for t in notices(app)))
+        await wait_for(pilot, lambda: servers_ready(app), timeout=60)
+
+
+async def test_extensions_lists_each_server_with_where_it_came_from_its_state_and_what_did_not_load(
+    stop_servers: list[ZettApp], project_dir: Path
+) -> None:
+    from tests.test_extensions import app_for_project
+    from zett_tui.config import trust
+    from zett_tui.core import paths
+
+    fake = {
+        "command": sys.executable,
+        "args": ["-m", "tests.fakes.mcp_server"],
+        "env": {"PYTHONPATH": str(ROOT)},
+    }
+    user_config = paths.config_file()
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(
+        f'[mcp_servers.mine]\ncommand = {json.dumps(sys.executable)}\nargs = ["-m", "tests.fakes.mcp_server"]\n'
+        f"env = {{ PYTHONPATH = {json.dumps(str(ROOT))} }}\n[mcp_servers.nothing]\nenabled = true\n",
+        encoding="utf-8",
+    )
+    document = {"mcpServers": {"theirs": fake, "broken": {"command": 3}}}
+    (project_dir / ".mcp.json").write_text(json.dumps(document), encoding="utf-8")
+    project = trust.project_files(project_dir)
+    assert project is not None
+    trust.remember(project, trusted=True)
+    app = app_for_project(project_dir, ScriptedModel())
+    stop_servers.append(app)
+    async with ready_app(app, size=(160, 50)) as pilot:
+        await wait_for(pilot, lambda: servers_ready(app), timeout=60)
+        await submit(pilot, "/extensions")
+        await wait_for(pilot, lambda: "MCP servers (/mcp lists their tools):" in notices(app)[-1])
+        listing = notices(app)[-1]
+    mcp_json = project_dir.resolve() / ".mcp.json"
+    assert (
+        f"  mine             ready with 6 tools\n                   from user config {user_config}" in listing
+    )
+    assert (
+        f"  theirs           ready with 6 tools\n                   from project .mcp.json {mcp_json}"
+        in listing
+    )
+    not_loaded = listing.split("MCP servers not loaded:\n", 1)[1].splitlines()
+    assert not_loaded[0] == (
+        f"  {user_config}:5: mcp_servers.nothing: "
+        'needs command = "program" (with args) or url = "https://..."; server ignored'
+    )
+    assert not_loaded[1].startswith(
+        f"  {mcp_json}: mcpServers.broken: command: expected the program to start"
+    )

@@ -185,7 +185,7 @@ async def test_a_turn_that_fails_inside_zett_ends_as_failed_with_the_error_shown
         assert host is not None
         real_run_turn = host.run_turn
 
-        async def broken_run_turn(prompt: str, sink: object) -> None:
+        async def broken_run_turn(prompt: str, sink: object, **_options: object) -> None:
             raise RuntimeError("a bug in zett")
 
         host.run_turn = broken_run_turn  # type: ignore[method-assign]

@@ -352,7 +352,7 @@ def _zett_itself_to_usr_share(home: Path, zett: Path) -> str:
 def _huge_config(home: Path, zett: Path) -> str:
     with open(zett / "config.toml", "r+b") as handle:
         handle.truncate(2 << 30)  # 2 GB, sparse
-    return ".zett/config.toml: is 2 GB, over the 1 MB zett reads from .zett/ in all"
+    return ".zett/config.toml: is 2 GB, over the 1 MB zett reads of a project's files in all"
 
 
 def _fifo_config(home: Path, zett: Path) -> str:
@@ -422,7 +422,7 @@ def _over_the_total(home: Path, zett: Path) -> str:
     folder.mkdir()
     for name in ("a.py", "b.py"):
         (folder / name).write_bytes(b"#" * (600 * 1024))
-    return ".zett/extensions/b.py: is 600 KB, over the 1 MB zett reads from .zett/ in all"
+    return ".zett/extensions/b.py: is 600 KB, over the 1 MB zett reads of a project's files in all"
 
 
 def _too_deep(home: Path, zett: Path) -> str:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from zett_tui.config.converters import InvalidValue, describe_value
+from zett_tui.config.project_folder import MCP_JSON_NAME
 
 if TYPE_CHECKING:
     from zett_tui.config.layers import Layer
@@ -260,7 +261,6 @@ def server_from_fields(
     )
 
 
-MCP_JSON_NAME = ".mcp.json"
 _MCP_JSON_TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
 
 
@@ -271,6 +271,8 @@ def read_mcp_json(text: str, path: Path) -> tuple[list[McpServerConfig], list[st
         document = json.loads(text)
     except json.JSONDecodeError as error:
         return [], [f"{path}:{error.lineno}: not valid JSON: {error.msg}; no servers loaded from it"]
+    except RecursionError:
+        return [], [f"{path}: nested too deeply to read; no servers loaded from it"]
     entries = document.get("mcpServers") if isinstance(document, dict) else None
     if not isinstance(entries, dict):
         return [], [f'{path}: expected {{"mcpServers": {{...}}}}; no servers loaded from it']
@@ -294,13 +296,7 @@ def read_mcp_json(text: str, path: Path) -> tuple[list[McpServerConfig], list[st
             for key, (convert, item_list) in MCP_SERVER_FIELDS.items():
                 if key not in entry:
                     continue
-                value = entry[key]
-                if item_list:
-                    if not isinstance(value, list):
-                        raise InvalidValue(f"{key}: expected an array, got {describe_value(value)}")
-                    fields[key] = [convert(item) for item in value]
-                else:
-                    fields[key] = convert(value)
+                fields[key] = _json_field(key, entry[key], convert, item_list)
         except ValueError as error:
             problems.append(f"{where}: {error}; server ignored")
             continue
@@ -310,6 +306,18 @@ def read_mcp_json(text: str, path: Path) -> tuple[list[McpServerConfig], list[st
         elif server:
             problems.append(f"{where}: {server}")
     return servers, problems
+
+
+def _json_field(key: str, value: object, convert: Callable[[object], object], item_list: bool) -> object:
+    """One field of a ``.mcp.json`` entry, checked; the error names the field."""
+    try:
+        if not item_list:
+            return convert(value)
+        if not isinstance(value, list):
+            raise InvalidValue(f"expected an array, got {describe_value(value)}")
+        return [convert(item) for item in value]
+    except InvalidValue as error:
+        raise InvalidValue(f"{key}: {error}") from None
 
 
 def describe_mcp_servers(tables: Mapping[str, Any]) -> list[str]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from zett_tui.config.hooks import hook_entry_lines
 from zett_tui.config.layers import Layer, assemble
+from zett_tui.config.project_folder import MCP_JSON_NAME, PROJECT_DIR_NAME, home_folder, project_root
 from zett_tui.config.saving import ConfigSaveError, save_user_setting
 from zett_tui.config.schema import (
     ALL_KEYS,
@@ -47,7 +49,6 @@ __all__ = [
     "save_user_setting",
 ]
 
-PROJECT_DIR_NAME = ".zett"
 ENV_SETTINGS: Mapping[str, Key] = {
     "ZETT_MODEL": ("model",),
     "ZETT_REASONING_EFFORT": ("reasoning_effort",),
@@ -69,19 +70,46 @@ def load_settings(
 ) -> tuple[Settings, list[ConfigProblem]]:
     """Read every layer; return the settings and what was wrong (each bad item skipped).
 
-    ``project_trusted=False`` leaves the project's ``.zett/config.toml`` out entirely: the app
-    passes the answer of ``zett_tui.config.trust`` (a cloned repository's settings and extensions apply
-    only once the user trusts that folder).
+    ``project_trusted=False`` leaves the project's ``.zett/config.toml`` and ``.mcp.json`` out
+    entirely: the app passes the answer of ``zett_tui.config.trust`` (a cloned repository's
+    settings, extensions and MCP servers apply only once the user trusts that folder).
     """
     sources: list[Path] = []
     user_path = user_config if user_config is not None else paths.config_file()
     layers = [_file_layer(user_path, sources, "user")]
-    project_path = find_project_config(cwd, home=_home(env))
-    if project_path is not None and project_trusted:
-        project = _file_layer(project_path, sources, "project", inside=project_path.parent.parent)
+    root = project_root(cwd, env) if project_trusted else None
+    if root is not None:
+        project_path = root / PROJECT_DIR_NAME / "config.toml"
+        project = _file_layer(project_path, sources, "project", inside=root)
         layers.append(_refuse_in_project(project, layers[0], user_path))
     layers += [_env_layer(env), _flag_layer(flags or {})]
-    return assemble(layers, no_color=bool(env.get("NO_COLOR")), sources=tuple(sources))
+    settings, problems = assemble(layers, no_color=bool(env.get("NO_COLOR")), sources=tuple(sources))
+    if root is not None:
+        settings = _with_mcp_json(settings, root, problems)
+    return settings, problems
+
+
+def _with_mcp_json(settings: Settings, root: Path, problems: list[ConfigProblem]) -> Settings:
+    """``settings`` with the trusted project's ``.mcp.json`` servers after zett's own (which win a
+    name: ``config.project_mcp_json``); each problem with it added to ``problems``."""
+    from zett_tui.config.project_mcp_json import mcp_json_servers
+    from zett_tui.config.trust import TrustState, project_files, trust_state
+
+    project = project_files(root)  # the bytes that were hashed, read within the trust bounds
+    if project is None or not project.mentions(MCP_JSON_NAME):
+        return settings
+    if trust_state(project) is not TrustState.TRUSTED:  # changed since the caller asked: not these bytes
+        problems.append(
+            ConfigProblem(
+                root / MCP_JSON_NAME, None, None, "changed since you trusted the folder; not loaded"
+            )
+        )
+        return settings
+    servers, lines = mcp_json_servers(project, taken={server.name for server in settings.mcp_servers})
+    problems.extend(_mcp_json_problem(root / MCP_JSON_NAME, line) for line in lines)
+    if not servers:
+        return settings
+    return replace(settings, mcp_servers=(*settings.mcp_servers, *servers))
 
 
 def find_project_config(cwd: Path, *, home: Path | None = None) -> Path | None:
@@ -103,17 +131,11 @@ def find_project_config(cwd: Path, *, home: Path | None = None) -> Path | None:
     return None
 
 
-def project_root(cwd: Path, env: Mapping[str, str]) -> Path | None:
-    """The folder whose ``.zett/`` is this project's (what ``load_settings`` reads), or None."""
-    found = find_project_config(cwd, home=_home(env))
-    return found.parent.parent if found is not None else None
-
-
 def describe_config_locations(cwd: Path | None = None) -> str:
     """Where settings come from, for the "no model configured" help."""
     user_path = paths.config_file()
     folder = Path.cwd() if cwd is None else cwd
-    project = find_project_config(folder, home=_home(os.environ))
+    project = find_project_config(folder, home=home_folder(os.environ))
     if project is None:
         project_line = f"{folder / PROJECT_DIR_NAME / 'config.toml'} (create .zett/ there to use one)"
     else:
@@ -125,15 +147,6 @@ def describe_config_locations(cwd: Path | None = None) -> str:
         "Environment variables win over both: ZETT_MODEL, ZETT_REASONING_EFFORT, ZETT_THEME.\n"
         'For example: model = "anthropic", "ollama:qwen3", or "demo" to try zett without a key.'
     )
-
-
-def _home(env: Mapping[str, str]) -> Path | None:
-    if env.get("HOME"):
-        return Path(env["HOME"])
-    try:
-        return Path.home()
-    except RuntimeError:
-        return None
 
 
 def _file_layer(path: Path, sources: list[Path], source: str, *, inside: Path | None = None) -> Layer:
@@ -156,6 +169,22 @@ def _file_layer(path: Path, sources: list[Path], source: str, *, inside: Path | 
         layer.hook_lines = hook_entry_lines(text)
         layer.read_document(document)
     return layer
+
+
+def _mcp_json_problem(path: Path, line: str) -> ConfigProblem:
+    """``PATH: text`` or ``PATH:LINE: text`` (how ``read_mcp_json`` words a problem) as a
+    ``ConfigProblem`` of that file, so it is told apart from the others (``is_about_mcp``)."""
+    rest = line.removeprefix(str(path))
+    number, colon, text = rest.removeprefix(":").partition(": ")
+    if colon and number.isdigit():
+        return ConfigProblem(path, int(number), None, text)
+    return ConfigProblem(path, None, None, rest.removeprefix(": "))
+
+
+def is_about_mcp(problem: ConfigProblem) -> bool:
+    """Whether ``problem`` kept an MCP server from loading (``[mcp_servers.NAME]`` or ``.mcp.json``)."""
+    about_table = (problem.key or "").startswith("mcp_servers")
+    return about_table or (problem.path is not None and problem.path.name == MCP_JSON_NAME)
 
 
 def _refuse_in_project(project: Layer, user: Layer, user_path: Path) -> Layer:

@@ -1,8 +1,11 @@
-"""Workspace trust: a project's ``.zett/`` settings and extensions load only once the user trusts it.
+"""Workspace trust: a project's settings, extensions, commands, skills and MCP servers load only once
+the user trusts it.
 
-What a project folder would load is ``.zett/config.toml``, every file under
-``.zett/extensions/`` and ``.zett/hooks/`` (``__pycache__`` aside) and the project files its hook
-commands name (``./scripts/check.sh``). Their paths and contents are hashed together
+What a project folder (``config.project_folder``: the nearest one with ``.zett/``, ``.mcp.json``,
+``.claude/commands`` or a skill folder) would load is ``.zett/config.toml``, every file under
+``.zett/extensions/`` and ``.zett/hooks/`` (``__pycache__`` aside), the project files its hook
+commands name (``./scripts/check.sh``), ``.mcp.json``, and the Markdown commands and ``SKILL.md``
+files of its command and skill folders. Their paths and contents are hashed together
 (SHA-256); the trust store (``data_dir()/trust.json``, 0600) keeps, per folder, the hash the user
 decided on and whether they trusted it. Any change to those files changes the hash, so zett asks
 again; a refusal is remembered the same way, so zett does not ask at every start.
@@ -36,7 +39,13 @@ from typing import Any
 
 from zett_tui.config.hooks import describe_hooks, files_named, hook_commands
 from zett_tui.config.mcp_servers import describe_mcp_servers
-from zett_tui.config.settings import PROJECT_DIR_NAME, project_root
+from zett_tui.config.project_folder import (
+    MCP_JSON_NAME,
+    PROJECT_COMMAND_FOLDERS,
+    PROJECT_DIR_NAME,
+    PROJECT_SKILL_FOLDERS,
+    project_root,
+)
 from zett_tui.core import paths
 from zett_tui.core.contained_read import (
     PROJECT_FILES_MAX_BYTES,
@@ -49,11 +58,9 @@ from zett_tui.core.contained_read import (
 
 log = logging.getLogger(__name__)
 
+__all__ = ["PROJECT_COMMAND_FOLDERS", "PROJECT_SKILL_FOLDERS"]  # where they were first defined
+
 TRUST_FILE_NAME = "trust.json"
-#: A project's Markdown command folders and skill folders: what is in them is hashed too, so they
-#: load only once trusted (``zett_tui.workspace.extension_folders``).
-PROJECT_COMMAND_FOLDERS = (".zett/commands", ".claude/commands")
-PROJECT_SKILL_FOLDERS = (".agents/skills", ".claude/skills", ".zett/skills")
 _STORE_VERSION = 1
 
 
@@ -69,10 +76,10 @@ class TrustState(StrEnum):
 
 @dataclass(frozen=True)
 class ProjectFiles:
-    """What one project folder's ``.zett/`` would load, what was left out of it, and its hash."""
+    """What one project folder would load, what was left out of it, and its hash."""
 
     root: Path
-    """The folder that holds ``.zett/`` (resolved)."""
+    """The project folder (resolved): the one that holds ``.zett/``, ``.mcp.json``, ``.claude/``..."""
     files: tuple[str, ...]
     """Paths relative to ``root``, sorted: ``.zett/config.toml``, ``.zett/extensions/lint.py``..."""
     digest: str
@@ -80,12 +87,25 @@ class ProjectFiles:
     left_out: tuple[tuple[str, str], ...] = ()
     """(path relative to ``root``, why) for each entry that was not read: a link outside the
     project, a named pipe, a file over the size limit, more files than zett reads before asking."""
-    config_bytes: bytes | None = field(default=None, repr=False)
-    """``.zett/config.toml`` as it was read for the hash (None when it was not read)."""
+    contents: Mapping[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    """Each file of ``files`` as it was read for the hash: what loads is what was trusted."""
 
     @property
     def config_file(self) -> Path:
         return self.root / PROJECT_DIR_NAME / "config.toml"
+
+    @property
+    def config_bytes(self) -> bytes | None:
+        """``.zett/config.toml`` as it was read for the hash (None when it was not read)."""
+        return self.content(f"{PROJECT_DIR_NAME}/config.toml")
+
+    def mentions(self, relative: str) -> bool:
+        """Whether ``relative`` was read for the hash or left out of it (it is there either way)."""
+        return relative in self.contents or any(path == relative for path, _ in self.left_out)
+
+    def content(self, relative: str) -> bytes | None:
+        """The file at ``relative`` (``.mcp.json``) as it was hashed; None when it was not read."""
+        return self.contents.get(relative)
 
     def config_text(self) -> str | None:
         """The config file as it was hashed, as text (for showing it), or None when it was not read."""
@@ -98,17 +118,20 @@ class ProjectFiles:
         return [f"{relative}: {why}; not read" for relative, why in self.left_out]
 
     def code_to_run(self) -> list[str]:
-        """One line per extension the config names: its name, where the code is, its options.
+        """One line per extension the config names (its name, where the code is, its options) and
+        per MCP server of the config and of ``.mcp.json`` (exactly what it runs or reaches).
 
-        Best effort over the raw file, for the question; ``load_settings`` does the real checking.
+        Best effort over the raw files, for the question; ``load_settings`` does the real checking.
         """
         text = self.config_text()
         try:
             document = tomllib.loads(text) if text else {}
         except tomllib.TOMLDecodeError:
-            return ["(.zett/config.toml is not valid TOML; zett would report it and skip it)"]
+            document = {}
+            lines = ["(.zett/config.toml is not valid TOML; zett would report it and skip it)"]
+        else:
+            lines = []
         tables = document.get("extensions")
-        lines: list[str] = []
         for name, table in (tables if isinstance(tables, dict) else {}).items():
             if not isinstance(table, dict):
                 continue
@@ -116,10 +139,24 @@ class ProjectFiles:
             if line:
                 lines.append(line)
         servers = document.get("mcp_servers")
-        lines.extend(describe_mcp_servers(servers if isinstance(servers, dict) else {}))
+        servers = servers if isinstance(servers, dict) else {}
+        lines.extend(describe_mcp_servers(servers))
+        lines.extend(self._mcp_json_lines(taken=servers))
         if "hooks" in document:
             lines.extend(describe_hooks(document["hooks"]))
         return lines
+
+    def _mcp_json_lines(self, *, taken: Mapping[str, Any]) -> list[str]:
+        from zett_tui.config.project_mcp_json import mcp_json_servers
+
+        if self.content(MCP_JSON_NAME) is None:
+            return []  # not there, or left out (the question lists that apart)
+        servers, problems = mcp_json_servers(self, taken=taken)
+        lines = []
+        for server in servers:
+            verb = "connects to" if server.url is not None else "runs"
+            lines.append(f"MCP server {server.name} ({MCP_JSON_NAME}): {verb} {server.launch_line()}")
+        return lines + [problem.replace(f"{self.root}/", "", 1) for problem in problems]
 
 
 def _describe_extension(name: str, table: Mapping[str, Any]) -> str:
@@ -140,7 +177,7 @@ def _describe_extension(name: str, table: Mapping[str, Any]) -> str:
 
 
 def find_project(cwd: Path, env: Mapping[str, str]) -> ProjectFiles | None:
-    """The project folder above ``cwd`` and what it would load; None when there is nothing to load."""
+    """The project folder at or above ``cwd`` and what it would load; None when there is nothing to load."""
     root = project_root(cwd, env)
     if root is None:
         return None
@@ -148,7 +185,7 @@ def find_project(cwd: Path, env: Mapping[str, str]) -> ProjectFiles | None:
 
 
 def project_files(root: Path) -> ProjectFiles | None:
-    """What ``root/.zett/`` would load, hashed now; None when it holds nothing that loads.
+    """What the project folder ``root`` would load, hashed now; None when it holds nothing that loads.
 
     Reads at most ``MAX_READ_BYTES`` in ``MAX_FILES`` files after looking at ``MAX_ENTRIES``
     folder entries, and only what lies inside ``root`` (see ``_Collector``).
@@ -172,14 +209,14 @@ def project_files(root: Path) -> ProjectFiles | None:
         tuple(relative for relative, _ in collected.entries),
         digest.hexdigest(),
         tuple(collected.left_out),
-        collected.config_bytes,
+        dict(collected.entries),
     )
 
 
-#: At most this many bytes of ``.zett/`` files are read before the user answers (and ever after:
+#: At most this many bytes of a project's files are read before the user answers (and ever after:
 #: a file left out for its size is not loaded either).
 MAX_READ_BYTES = PROJECT_FILES_MAX_BYTES
-#: At most this many files are read from ``.zett/``.
+#: At most this many files are read from a project.
 MAX_FILES = 256
 #: At most this many entries of ``.zett/extensions/`` (and the folders below it) are looked at.
 MAX_ENTRIES = 2_000
@@ -188,7 +225,8 @@ MAX_DEPTH = 8
 
 
 class _Collector:
-    """Reads ``root/.zett/config.toml`` and ``root/.zett/extensions/**`` within fixed bounds.
+    """Reads ``root/.zett/config.toml``, ``root/.mcp.json``, ``root/.zett/extensions/**`` and the
+    command and skill folders within fixed bounds.
 
     Every path is resolved first: whatever lies outside ``root`` (``.zett/extensions ->
     /usr/share``, a file linked to ``~/key.pem``) is left out unread, and so is anything that is
@@ -203,31 +241,29 @@ class _Collector:
         self.root = root
         self.entries: list[tuple[str, bytes]] = []
         self.left_out: list[tuple[str, str]] = []
-        self.config_bytes: bytes | None = None
         self._bytes_left = MAX_READ_BYTES
         self._files_left = MAX_FILES
         self._entries_left = MAX_ENTRIES
         self._seen: set[Path] = set()
+        self.config_bytes: bytes | None = None
 
     def run(self) -> None:
         zett = self.root / PROJECT_DIR_NAME
-        try:
-            real = resolve(zett, inside=self.root)
-        except FileNotFoundError:
-            return
-        except NotRead as why:
-            self._leave_out(zett, str(why))
-            return
-        if not real.is_dir():
-            return
-        self.config_bytes = self._read(zett / "config.toml")
-        self._walk(zett / "extensions", depth=0)
-        self._walk(zett / "hooks", depth=0)
-        self._read_hook_scripts()
+        has_zett = self._is_folder(zett)
+        if has_zett:
+            self.config_bytes = self._read(zett / "config.toml")
+        self._read(self.root / MCP_JSON_NAME)  # before the folders: their many files cannot crowd it out
+        if has_zett:
+            self._walk(zett / "extensions", depth=0)
+            self._walk(zett / "hooks", depth=0)
+            self._read_hook_scripts()
+        in_zett = f"{PROJECT_DIR_NAME}/"
         for folder in PROJECT_COMMAND_FOLDERS:
-            self._walk(self.root / folder, depth=0, keep=lambda name: name.endswith(".md"))
+            if has_zett or not folder.startswith(in_zett):
+                self._walk(self.root / folder, depth=0, keep=lambda name: name.endswith(".md"))
         for folder in PROJECT_SKILL_FOLDERS:  # what zett reads of a skill: its SKILL.md
-            self._walk(self.root / folder, depth=0, keep=lambda name: name == "SKILL.md")
+            if has_zett or not folder.startswith(in_zett):
+                self._walk(self.root / folder, depth=0, keep=lambda name: name == "SKILL.md")
         self.entries.sort()
         self.left_out.sort()
 
@@ -250,6 +286,17 @@ class _Collector:
                     continue
                 read.add(self._relative(real))
                 self._read(real)
+
+    def _is_folder(self, folder: Path) -> bool:
+        """Whether ``folder`` is a folder inside ``root`` (left out with its reason when it leads outside)."""
+        try:
+            real = resolve(folder, inside=self.root)
+        except FileNotFoundError:
+            return False
+        except NotRead as why:
+            self._leave_out(folder, str(why))
+            return False
+        return real.is_dir()
 
     def _walk(self, folder: Path, *, depth: int, keep: Callable[[str], bool] | None = None) -> None:
         try:
@@ -321,7 +368,7 @@ class _Collector:
                 path,
                 inside=self.root,
                 max_bytes=self._bytes_left,
-                limit=f"the {describe_size(MAX_READ_BYTES)} zett reads from .zett/ in all",
+                limit=f"the {describe_size(MAX_READ_BYTES)} zett reads of a project's files in all",
             )
         except FileNotFoundError:
             return None

@@ -114,7 +114,7 @@ def read_contained(path: Path, *, inside: Path | None, max_bytes: int) -> Contai
 def read_whole_contained(path: Path, *, inside: Path | None, max_bytes: int, limit: str = "") -> bytes:
     """The whole file, as ``read_contained`` allows; ``NotRead`` when it is larger than ``max_bytes``.
 
-    ``limit`` names the limit in the refusal ("the 1 MB zett reads from .zett/ in all").
+    ``limit`` names the limit in the refusal ("the 1 MB zett reads of a project's files in all").
     """
     limit = limit or f"the {describe_size(max_bytes)} limit"
     real = resolve(path, inside=inside)

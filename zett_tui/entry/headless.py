@@ -336,7 +336,13 @@ async def _run_turn(
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.mcp.lifetime import started_for_one_turn
     from zett_tui.runtime.skills_extension import with_skills
-    from zett_tui.workspace.extension_folders import WorkspaceFiles, expand_prompt, load_workspace_files
+    from zett_tui.runtime.turn_model import TurnModel, model_for_command
+    from zett_tui.workspace.extension_folders import (
+        WorkspaceFiles,
+        command_named_in,
+        expand_prompt,
+        load_workspace_files,
+    )
 
     try:
         files = await asyncio.to_thread(load_workspace_files, launch.cwd, dict(os.environ))
@@ -346,6 +352,14 @@ async def _run_turn(
         files = WorkspaceFiles([], [], [])
     for problem in files.problems:
         writer.warning(str(problem))
+    command = command_named_in(prompt, files)
+    turn_model: TurnModel | None = None
+    if command is not None and command.model:  # the command's own model answers, as in the chat
+        turn_model, model_problem = model_for_command(
+            command.name, command.model, launch.model_catalog, launch.model_label
+        )
+        if model_problem:
+            writer.warning(model_problem)
     prompt = expand_prompt(prompt, files)
     mcp = await started_for_one_turn(launch.mcp_servers, writer.warning)
     host = AgentHost(with_skills(host_options(launch, mcp), files.skills))
@@ -370,7 +384,7 @@ async def _run_turn(
             else:
                 log.info("late or duplicate answer to %s ignored", event.kind)
 
-        finished = await host.run_turn(prompt, sink)
+        finished = await host.run_turn(prompt, sink, model=turn_model)
         return EXIT_OK if finished.status == "completed" else EXIT_FAILED
     finally:
         await host.aclose()

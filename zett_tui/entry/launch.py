@@ -67,3 +67,5 @@ class LaunchSettings:
     mcp_servers: tuple[McpServerConfig, ...] = ()
     #: The ``[[hooks.EVENT]]`` commands: the user's, and a trusted project's (``Settings.hooks``).
     hooks: tuple[HookConfig, ...] = ()
+    #: One line per MCP server (or ``.mcp.json``) that did not load, naming the file: ``/extensions``.
+    mcp_problems: tuple[str, ...] = ()

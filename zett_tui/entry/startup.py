@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zett_tui.config.schema import Settings
-from zett_tui.config.settings import describe_config_locations, load_settings
+from zett_tui.config.settings import describe_config_locations, is_about_mcp, load_settings
 from zett_tui.config.trust import ProjectFiles, TrustState, find_project, trust_state, untrusted_notice
 from zett_tui.core.logs import setup_logging
 from zett_tui.core.redact import redactor_from_environment
@@ -148,6 +148,7 @@ def prepare_launch(
         checkpoint_max_file_bytes=settings.checkpoints.max_file_bytes,
         mcp_servers=settings.mcp_servers,
         hooks=settings.hooks,
+        mcp_problems=tuple(str(problem) for problem in problems if is_about_mcp(problem)),
         project_trust=project,
         reload=lambda: prepare_launch(
             cwd=cwd, env=env, model=model, reasoning_effort=reasoning_effort, theme=theme

@@ -54,6 +54,7 @@ from zett_tui.runtime.hooks.runner import SessionHooks
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
+from zett_tui.runtime.turn_model import TurnModel
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
 from zett_tui.sessions.rewind_marks import RewoundTurns, mark_record, read_rewound
@@ -257,8 +258,11 @@ class AgentHost:
             await session_started(self.hooks, stack.hooks, resumed=resumed, notify=self._storage_notice)
         log.info("agent ready: model=%s session=%s", options.model_label, self._session_id)
 
-    async def run_turn(self, prompt: str, sink: Sink) -> TurnFinished:
-        """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn."""
+    async def run_turn(self, prompt: str, sink: Sink, *, model: TurnModel | None = None) -> TurnFinished:
+        """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn.
+
+        ``model``: answer this turn with another model (recorded as the turn's model). When it
+        cannot be built, a line says why and the session's model answers."""
         agent = self._require_agent()
         if self.hooks.has("UserPromptSubmit"):
             submitted = await prompt_submitted(self.hooks, prompt, sink, self.notices)
@@ -266,8 +270,33 @@ class AgentHost:
                 return submitted
             prompt = submitted
         prompt = await self._with_attachments(prompt, sink)
-        stream = agent.stream(encodable(prompt), **self._request_options(), metadata=self._turn_metadata())
-        return await self._run(stream, sink)
+        options, metadata = self._request_options(), self._turn_metadata()
+        built = await self._turn_model(model, sink) if model is not None else None
+        if built is not None and model is not None:
+            options.update(model=built, reasoning_effort=ReasoningEffort(model.reasoning_effort))
+            metadata["zett"]["model"] = model.label
+        stream = agent.stream(encodable(prompt), **options, metadata=metadata)
+        try:
+            return await self._run(stream, sink)
+        finally:
+            if built is not None:
+                self._retired_models.append(built)
+                if not self._running:
+                    await self._close_retired_models()
+
+    async def _turn_model(self, model: TurnModel, sink: Sink) -> AgentModel | None:
+        try:
+            return await asyncio.to_thread(model.factory)
+        except Exception as error:
+            log.warning("the model %s for one turn could not be built", model.label, exc_info=True)
+            sink(
+                Notice(
+                    f"Could not start {model.label} for this turn ({model.describe_error(error)}); "
+                    f"{self.options.model_label} answers it.",
+                    "warning",
+                )
+            )
+            return None
 
     def read_access(self) -> ReadAccess:
         """This session's read rules, with what the user allowed "for this session" in the read

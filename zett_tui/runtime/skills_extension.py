@@ -40,6 +40,10 @@ class SkillsExtension(AgentExtension):
     def skills(self) -> tuple[Skill, ...]:
         return tuple(self._skills.values())
 
+    def use(self, skills: Sequence[Skill]) -> None:
+        """Offer ``skills`` from the next model request on (a project trusted mid-session)."""
+        self._skills = {skill.name: skill for skill in skills}
+
     async def on_tool(self, context: AgentRunContext) -> None:
         if self._skills:
             context.register_tool(self._tool)
@@ -98,12 +102,20 @@ class SkillsExtension(AgentExtension):
 
 
 def with_skills(options: HostOptions, skills: Sequence[Skill]) -> HostOptions:
-    """``options`` with ``skills`` for the model, and the user's skill folders readable."""
-    if not skills:
-        return options
+    """``options`` with ``skills`` for the model, and the user's skill folders readable. The
+    extension is there with no skills too (it then adds nothing), so ``skills_of`` can give it a
+    trusted project's skills later."""
     readable = [skill.folder for skill in skills if skill.origin.kind == "user"]
     return dataclasses.replace(
         options,
         extra_extensions=(*options.extra_extensions, SkillsExtension(skills)),
         readable_folders=(*options.readable_folders, *readable),
     )
+
+
+def skills_of(options: HostOptions) -> SkillsExtension | None:
+    """The skills extension ``with_skills`` put in ``options``, if any."""
+    for extension in options.extra_extensions:
+        if isinstance(extension, SkillsExtension):
+            return extension
+    return None

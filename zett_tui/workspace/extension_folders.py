@@ -1,11 +1,10 @@
 """Which folders hold Markdown commands and skills: the user's always, a project's only when trusted.
 
-The project is the folder that holds ``.zett/`` (``config.settings.project_root``). Its command
-and skill files are part of what the trust question hashes (``config.trust``), so they load only
-once the user trusted exactly what is there now, and a change asks again; a file the trust
-question did not read (past its limits) does not load. A
-repository without ``.zett/`` (only ``.claude/commands/``, say) has nothing to trust, so its
-files do not load: creating ``.zett/`` there makes zett ask.
+The project is the nearest folder holding ``.zett/``, ``.mcp.json``, ``.claude/commands`` or a
+skill folder (``config.project_folder.project_root``): a repository with only ``.claude/`` is one
+too. Its command and skill files are part of what the trust question hashes (``config.trust``),
+so they load only once the user trusted exactly what is there now, and a change asks again; a
+file the trust question did not read (past its limits) does not load.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zett_tui.config.settings import project_root
+from zett_tui.config.project_folder import project_root
 from zett_tui.config.trust import (
     PROJECT_COMMAND_FOLDERS,
     PROJECT_SKILL_FOLDERS,
@@ -88,15 +87,19 @@ def load_workspace_files(cwd: Path, env: Mapping[str, str]) -> WorkspaceFiles:
     untrusted: list[str] = []
     if project is None:
         root = project_root(cwd, env) or cwd
-        how = (
-            "/extensions trust reviews it"
-            if (root / ".zett").is_dir()
-            else "create .zett/ beside it, then /extensions trust"
-        )
         for folder in (*PROJECT_COMMAND_FOLDERS, *PROJECT_SKILL_FOLDERS):
             if (root / folder).is_dir():
-                untrusted.append(f"{root / folder}: not loaded, this folder is not trusted ({how})")
+                untrusted.append(
+                    f"{root / folder}: not loaded, this folder is not trusted (/extensions trust reviews it)"
+                )
     return WorkspaceFiles(commands, skills, command_problems + skill_problems, untrusted)
+
+
+def command_named_in(text: str, files: WorkspaceFiles) -> MarkdownCommand | None:
+    """The Markdown command ``/NAME args`` in ``text`` names, if any."""
+    stripped = text.strip()
+    name = stripped[1:].partition(" ")[0] if stripped.startswith("/") else ""
+    return next((command for command in files.commands if name and command.name == name), None)
 
 
 def expand_prompt(text: str, files: WorkspaceFiles) -> str:

@@ -26,8 +26,8 @@ from typing import Any
 
 from zett_agent.extensions.base import AgentExtension
 
+from zett_tui.config.project_folder import PROJECT_DIR_NAME
 from zett_tui.config.schema import ExtensionConfig
-from zett_tui.config.settings import PROJECT_DIR_NAME
 from zett_tui.core import paths
 from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS, BundledExtension
 from zett_tui.runtime.extensions.guard import GuardedExtension

@@ -86,7 +86,8 @@ class ProcessMcp:
     """The app's one manager: started by the first chat that builds an agent, stopped at quit.
 
     A later chat (a new or resumed session) gets the same manager: each server starts once per
-    process, whichever session is open.
+    process, whichever session is open. The manager exists even with no servers configured, so
+    a project trusted mid-session (``add``) can start its servers into the running agent.
     """
 
     def __init__(self) -> None:
@@ -98,8 +99,33 @@ class ProcessMcp:
     ) -> McpManager | None:
         if not self._started:
             self._started = True
-            self.manager = start_for_process(servers, on_change)
+            from zett_tui.runtime.mcp.manager import McpManager
+
+            manager = McpManager(servers, on_change=on_change)
+            manager.start()
+            atexit.register(manager.stop)
+            self.manager = manager
         return self.manager
+
+    def add(self, servers: Sequence[McpServerConfig]) -> list[str]:
+        """Start those of ``servers`` the process does not run yet; their names. Before ``start``
+        nothing: the first agent starts what its settings name."""
+        return self.manager.add(servers) if self.manager is not None else []
+
+    def stop_servers_from(self, sources: Sequence[str]) -> list[str]:
+        """Stop, for the rest of this run, each running server whose ``source`` is in ``sources``."""
+        manager = self.manager
+        if manager is None:
+            return []
+        names = [name for name, config in manager.configs.items() if config.source in sources]
+        stopped = [
+            status.name
+            for status in manager.statuses()
+            if status.name in names and status.state != "disabled"
+        ]
+        for name in stopped:
+            manager.disable(name)
+        return stopped
 
     def stop(self) -> None:
         manager, self.manager = self.manager, None

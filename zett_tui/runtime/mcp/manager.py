@@ -296,6 +296,37 @@ class McpManager:
             if name not in self._disabled:
                 self._submit(self._launch(name))
 
+    def add(self, servers: Sequence[McpServerConfig]) -> list[str]:
+        """Start each of ``servers`` whose name this manager does not have yet (a project trusted
+        mid-session), and start again one of the same source that was stopped (trusted again, as
+        it is now); returns their names. A running server keeps running as it was configured."""
+        revived = [
+            server
+            for server in servers
+            if server.name in self._disabled
+            and server.enabled
+            and server.source == getattr(self._configs.get(server.name), "source", None)
+        ]
+        for server in revived:
+            self._configs[server.name] = server
+            self.restart(server.name)
+        fresh = [server for server in servers if server.name not in self._configs]
+        with self._lock:
+            for server in fresh:
+                self._configs[server.name] = server
+                if not server.enabled:
+                    self._disabled.add(server.name)
+            running = self._thread is not None
+        if not running:
+            self.start()
+        else:
+            for server in fresh:
+                if server.enabled:
+                    self._submit(self._launch(server.name))
+        if fresh or revived:
+            self._on_change()
+        return [server.name for server in (*revived, *fresh)]
+
     def statuses(self) -> list[ServerStatus]:
         result: list[ServerStatus] = []
         for name, config in self._configs.items():

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.chat.screen import ChatScreen
     from zett_tui.ui.widgets.transcript import Block
@@ -62,6 +63,9 @@ class ChatCommandContext:
 
     def send_prompt(self, text: str) -> None:
         self._chat.turns.submit(text)
+
+    def send_prompt_with_model(self, text: str, model: TurnModel, *, put_back: str) -> None:
+        self._chat.turns.submit_with_model(text, model, put_back=put_back)
 
     def continue_turn(self) -> None:
         self._chat.turns.continue_interrupted()

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.widgets.transcript import Block
 
@@ -70,6 +71,11 @@ class CommandContext(Protocol):
 
     def send_prompt(self, text: str) -> None:
         """Send ``text`` as the user's prompt, through the turn runner (queued while one runs)."""
+        ...
+
+    def send_prompt_with_model(self, text: str, model: TurnModel, *, put_back: str) -> None:
+        """Send ``text`` as a turn that ``model`` answers (the session's model answers the next);
+        while a turn runs nothing is sent, a line says so and ``put_back`` returns to the prompt."""
         ...
 
     def continue_turn(self) -> None:

@@ -1,10 +1,12 @@
-"""The question "trust this folder's .zett/ settings and extensions?", and what each answer does.
+"""The question "trust this folder's settings, extensions, commands and MCP servers?", and what each
+answer does.
 
-Asked once at start, before the agent is built, when the project folder has files in ``.zett/``
-the user has not decided on (or that changed since); ``/extensions trust`` asks again at any
-time. The answer is kept by ``zett_tui.config.trust`` against a hash of exactly those files.
+Asked once at start, before the agent is built, when the project folder has files zett would load
+(``.zett/``, ``.mcp.json``, ``.claude/commands``, skill folders) that the user has not decided on
+(or that changed since); ``/extensions trust`` asks again at any time. The answer is kept by
+``zett_tui.config.trust`` against a hash of exactly those files.
 
-The question lists what was left out of ``.zett/`` unread (a link outside the folder, a named
+The question lists what was left out unread (a link outside the folder, a named
 pipe, a file over the size limit: ``ProjectFiles.left_out``), so the user knows what the answer
 does not cover.
 
@@ -26,6 +28,7 @@ from textual.widgets import Static
 
 from zett_tui.config.trust import ProjectFiles, TrustState, find_project, remember, trust_state
 from zett_tui.entry.launch import LaunchSettings
+from zett_tui.runtime.mcp.lifetime import ProcessMcp
 from zett_tui.ui.app_messages import SettingsReloaded
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 
@@ -44,6 +47,7 @@ WARNING = (
     "Settings can choose the model and the server your prompts and files go to."
 )
 _MAX_CONFIG_LINES = 200
+NOTHING_TO_LOAD = "no .zett/, .mcp.json, .claude/commands or skill folder"
 
 
 def trust_dialog(project: ProjectFiles, state: TrustState) -> ChoiceDialog:
@@ -52,7 +56,7 @@ def trust_dialog(project: ProjectFiles, state: TrustState) -> ChoiceDialog:
         Choice("Don't trust it (asked again only when these files change)", DISTRUST),
         Choice("Trust this folder and load them", TRUST, "warning"),
     ]
-    title = f"Load the zett settings and extensions in {project.root}?"
+    title = f"Load the settings, extensions, commands and MCP servers in {project.root}?"
     body = Static(describe_project(project, state), classes="trust-details")
     return ChoiceDialog(title, body, choices, decline_value=LATER, warning=WARNING, key_help=KEYS)
 
@@ -75,7 +79,7 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
             text.append(f"  {line}\n", style="yellow")
     code = project.code_to_run()
     if code:
-        text.append("\nExtensions and MCP servers the config names:\n", style="bold")
+        text.append("\nExtensions and MCP servers this folder names:\n", style="bold")
         for line in code:
             text.append(f"  {line}\n")
     config = project.config_text()
@@ -125,10 +129,14 @@ async def settle_project_trust(chat: ChatScreen) -> None:
 
 
 async def review_trust(chat: ChatScreen) -> None:
-    """``/extensions trust``: ask about this folder now; the answer applies from the next session."""
+    """``/extensions trust``: ask about this folder now. Its MCP servers start (or stop) and its
+    commands and skills are offered (or withdrawn) at once; its settings and extensions, which
+    shape the agent itself, apply from the next session."""
     project = find_project(chat.launch.cwd, os.environ)
     if project is None:
-        chat.say("There are no .zett/ settings or extensions in this folder or above it.", "info")
+        chat.say(
+            f"There is nothing here or above for zett to load from a project ({NOTHING_TO_LOAD}).", "info"
+        )
         return
     decision = await ask(chat, project)
     if decision == LATER:
@@ -136,12 +144,52 @@ async def review_trust(chat: ChatScreen) -> None:
     launch = chat.launch
     if decision == TRUST:
         updated = _reloaded(chat, launch, for_now=False)
-        message = f"Trusted {project.root}. Its settings and extensions load from the next session (/new)."
+        chat.launch = replace(launch, mcp_servers=updated.mcp_servers, mcp_problems=updated.mcp_problems)
+        now = _started_servers(chat, updated)
+        message = (
+            f"Trusted {project.root}. {now}Its commands and skills are offered now; its settings and "
+            "extensions load from the next session (/new)."
+        )
     else:
         updated = replace(launch, project_trust=None)
-        message = f"Not trusted: {project.root}. From the next session (/new) its .zett/ files stay unloaded."
+        now = _stopped_servers(chat)
+        message = (
+            f"Not trusted: {project.root}. {now}Its commands and skills are withdrawn; from the next "
+            "session (/new) none of its files load."
+        )
+    await _offer_files_again(chat)
     chat.say(message, "info")
     chat.post_message(SettingsReloaded(_carry_over(launch, updated)))
+
+
+#: Where a project's MCP servers come from (``McpServerConfig.source``).
+PROJECT_SERVER_SOURCES = ("project", ".mcp.json")
+
+
+def _started_servers(chat: ChatScreen, updated: LaunchSettings) -> str:
+    """Start the trusted project's MCP servers in this run; the sentence that says which."""
+    holder = getattr(chat.app, "mcp", None)
+    if not isinstance(holder, ProcessMcp):
+        return ""
+    project_servers = [server for server in updated.mcp_servers if server.source in PROJECT_SERVER_SOURCES]
+    started = holder.add(project_servers)
+    if not started:
+        return ""
+    return f"Starting its MCP servers now: {', '.join(started)} (/mcp shows them). "
+
+
+def _stopped_servers(chat: ChatScreen) -> str:
+    holder = getattr(chat.app, "mcp", None)
+    if not isinstance(holder, ProcessMcp):
+        return ""
+    stopped = holder.stop_servers_from(PROJECT_SERVER_SOURCES)
+    return f"Its MCP servers are stopped: {', '.join(stopped)}. " if stopped else ""
+
+
+async def _offer_files_again(chat: ChatScreen) -> None:
+    from zett_tui.ui.chat.workspace_commands import offer_workspace_files
+
+    await offer_workspace_files(chat)
 
 
 def _reloaded(chat: ChatScreen, launch: LaunchSettings, *, for_now: bool = True) -> LaunchSettings:

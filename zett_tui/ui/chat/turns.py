@@ -27,6 +27,7 @@ from zett_tui.ui.widgets.transcript import UserBlock
 if TYPE_CHECKING:
     from zett_tui.runtime.events import UIEvent
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.app import ZettApp
     from zett_tui.ui.chat.presenter import TurnPresenter
     from zett_tui.ui.chat.screen import ChatScreen
@@ -77,6 +78,26 @@ class TurnRunner:
             self.queue.steer_sent(encodable(text))  # as the runtime will say it was delivered
             return
         self.queue_for_later(text)
+
+    def submit_with_model(self, text: str, model: TurnModel, *, put_back: str) -> None:
+        """A prompt answered by ``model`` for this turn only (a Markdown command's ``model``).
+
+        It needs a turn of its own: while a turn runs (or prompts wait) it is not sent, a line
+        says so, and ``put_back`` (the command as typed) goes back into an empty prompt."""
+        if not self._may_send(text):
+            return
+        host = self._chat.host
+        if host is None or self.busy or len(self.queue):
+            self._chat.say(
+                f"{put_back.split()[0]} runs with its own model ({model.label}) in a turn of its own: "
+                "nothing was sent while another runs; send it again once zett is idle.",
+                "warning",
+            )
+            if not self._chat.composer.text:
+                self._chat.composer.load_text(put_back)
+            return
+        self._start_turn(host, text, model=model)
+        self._sync_queue()
 
     def queue_for_later(self, text: str) -> None:
         """A prompt sent with Tab during a turn (or Enter before the model is ready): it waits."""
@@ -230,8 +251,9 @@ class TurnRunner:
 
     # -- running -----------------------------------------------------------------------------------
 
-    def _start_turn(self, host: AgentHost, prompt: str | None) -> None:
-        """Start a turn for ``prompt``, or carry on the interrupted one when it is None."""
+    def _start_turn(self, host: AgentHost, prompt: str | None, *, model: TurnModel | None = None) -> None:
+        """Start a turn for ``prompt``, or carry on the interrupted one when it is None; ``model``
+        answers it instead of the session's model."""
         from zett_tui.ui.chat.presenter import TurnPresenter
 
         chat = self._chat
@@ -241,29 +263,31 @@ class TurnRunner:
             chat.say("Continuing…")
         chat.transcript.following = True
         self._about, self._ended = prompt if prompt is not None else "Continuing the interrupted turn", None
-        model = host.model_label
+        label = model.label if model is not None else host.model_label
         self._presenter = TurnPresenter(
             chat.transcript,
             schedule=lambda delay, callback: chat.set_timer(delay, callback),
-            model_label=model if model != self.answer_model else None,
+            model_label=label if label != self.answer_model else None,
             on_activity=self._set_activity,
         )
         chat.status.activity = "thinking"
         self._steerable = True
         self._worker = chat.run_worker(
-            self._run_turn(host, prompt, self._presenter),
+            self._run_turn(host, prompt, self._presenter, model),
             group="turn",
             exclusive=True,
             exit_on_error=False,
         )
 
-    async def _run_turn(self, host: AgentHost, prompt: str | None, presenter: TurnPresenter) -> None:
-        sink = self._sink(presenter, host.model_label)
+    async def _run_turn(
+        self, host: AgentHost, prompt: str | None, presenter: TurnPresenter, model: TurnModel | None = None
+    ) -> None:
+        sink = self._sink(presenter, model.label if model is not None else host.model_label)
         try:
             if prompt is None:
                 await host.continue_turn(sink)
             else:
-                await host.run_turn(prompt, sink)
+                await host.run_turn(prompt, sink, model=model)
         finally:
             self._chat.dialogs.close_all()
 

@@ -29,7 +29,10 @@ log = logging.getLogger(__name__)
 
 
 async def offer_workspace_files(chat: ChatScreen) -> WorkspaceFiles:
-    """Load the commands and skills off the event loop, offer them in ``chat``, say what failed."""
+    """Load the commands and skills off the event loop, offer them in ``chat``, say what failed.
+
+    Called again when the folder's trust changes mid-session: the commands offered are then
+    exactly the new ones, the host's skills too, and only problems not said before are said."""
     try:
         files = await asyncio.to_thread(load_workspace_files, chat.launch.cwd, dict(os.environ))
     except Exception as error:  # whatever went wrong, zett starts without them and says so
@@ -39,12 +42,20 @@ async def offer_workspace_files(chat: ChatScreen) -> WorkspaceFiles:
     lines = [str(problem) for problem in files.problems]
     commands, taken = slash_commands(files)
     lines += taken
-    for clash in chat.commands.add(commands):
+    for clash in chat.commands.replace_added(commands):
         lines.append(f"/{clash.name} ({clash.source}) is not offered: zett has a built-in /{clash.name}")
+    said = set(chat.commands.problems)
     chat.commands.problems = lines
     chat.commands.notes = files.untrusted
     for line in lines:
-        chat.say(line, "warning")
+        if line not in said:
+            chat.say(line, "warning")
+    if chat.host is not None:
+        from zett_tui.runtime.skills_extension import skills_of
+
+        extension = skills_of(chat.host.options)
+        if extension is not None:
+            extension.use(files.skills)
     return files
 
 
@@ -68,11 +79,30 @@ def _command(command: MarkdownCommand) -> SlashCommand:
     source = f"{command.origin.kind} command"
 
     def run(ctx: CommandContext, arguments: str) -> None:
-        ctx.send_prompt(command.expand(arguments))
+        text = command.expand(arguments)
+        if command.model:
+            _send_with_its_model(ctx, command, text, f"/{command.name} {arguments}".rstrip())
+        else:
+            ctx.send_prompt(text)
 
-    model = f" [model: {command.model}, not switched]" if command.model else ""
+    model = f" [model: {command.model}]" if command.model else ""
     description = f"{command.description or command.path.name} ({source}){model}"
     return SlashCommand(command.name, description, run, command.argument_hint, source)
+
+
+def _send_with_its_model(ctx: CommandContext, command: MarkdownCommand, text: str, typed: str) -> None:
+    """The command's turn, answered by the model its front matter names (``providers.command_model``);
+    one that cannot be used is one line, and the session's model answers."""
+    from zett_tui.runtime.turn_model import model_for_command
+
+    current = ctx.host.model_label if ctx.host is not None else ctx.launch.model_label
+    model, problem = model_for_command(command.name, command.model, ctx.launch.model_catalog, current)
+    if problem:
+        ctx.say(problem, "warning")
+    if model is None:
+        ctx.send_prompt(text)
+    else:
+        ctx.send_prompt_with_model(text, model, put_back=typed)
 
 
 def _skill_command(skill: Skill) -> SlashCommand:

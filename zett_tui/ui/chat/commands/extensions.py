@@ -1,7 +1,8 @@
-"""``/extensions [trust]``: what extensions run, from where, what is off and what failed.
+"""``/extensions [trust]``: what extensions, commands, skills and MCP servers run, from where, what
+is off and what failed.
 
-``/extensions trust`` asks again whether to trust this folder's ``.zett/`` settings and
-extensions (to trust a folder after saying no, or to stop trusting one).
+``/extensions trust`` asks again whether to trust this folder's settings, extensions, commands,
+skills and MCP servers (to trust a folder after saying no, or to stop trusting one).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from zett_tui.config.trust import TrustState, find_project, trust_state
 from zett_tui.core import paths
 from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS
 from zett_tui.runtime.extensions.registry import ExtensionReport
+from zett_tui.ui.chat.commands.mcp import describe_state
 from zett_tui.ui.chat.commands.registry import SlashCommand, slash_command
 
 if TYPE_CHECKING:
     from zett_tui.runtime.hooks.runner import SessionHooks
+    from zett_tui.runtime.mcp.manager import McpManager
     from zett_tui.ui.chat.command_context import CommandContext
 
 
@@ -39,7 +42,30 @@ def extensions_command(ctx: CommandContext, arguments: str) -> None:
         return
     text = describe_extensions(ctx.host.extension_report, _folder_line(ctx)) + describe_hooks(ctx.host.hooks)
     listing = describe_file_commands(ctx.commands.added().values(), ctx.commands.problems, ctx.commands.notes)
-    ctx.say(text + listing, "info")
+    servers = describe_mcp_sources(ctx.host.options.mcp_manager, ctx.launch.mcp_problems)
+    ctx.say(text + listing + servers, "info")
+
+
+#: How ``/extensions`` names where a server came from (``McpServerConfig.source``).
+MCP_SOURCE_LABELS = {"user": "user config", "project": "project config", ".mcp.json": "project .mcp.json"}
+
+
+def describe_mcp_sources(manager: McpManager | None, problems: Sequence[str]) -> str:
+    """Each MCP server with where it came from (the file) and its state, then what did not load."""
+    lines: list[str] = []
+    statuses = manager.statuses() if manager is not None else []
+    if statuses and manager is not None:
+        lines.append("\nMCP servers (/mcp lists their tools):")
+        for status in statuses:
+            config = manager.configs[status.name]
+            where = MCP_SOURCE_LABELS.get(config.source, config.source)
+            if config.config_file is not None:
+                where += f" {config.config_file}"
+            lines.append(f"  {status.name:<16} {describe_state(status)}\n{'':<19}from {where}")
+    if problems:
+        lines.append("\nMCP servers not loaded:")
+        lines += [f"  {problem}" for problem in problems]
+    return "\n".join(lines)
 
 
 def describe_file_commands(
@@ -117,14 +143,14 @@ def describe_extensions(report: ExtensionReport, folder_line: str) -> str:
 def _folder_line(ctx: CommandContext) -> str:
     project = find_project(ctx.cwd, os.environ)
     if project is None:
-        return "This folder has no .zett/ settings or extensions."
+        return "This folder has no project settings, extensions, commands or MCP servers (.zett/, .mcp.json, .claude/)."
     state = trust_state(project)
     left_out = "".join(f"\n  left out: {line}" for line in project.left_out_lines())
     if state is TrustState.TRUSTED:
-        return f"{project.root}/.zett: trusted (/extensions trust to review).{left_out}"
+        return f"{project.root}: trusted (/extensions trust to review).{left_out}"
     if state is TrustState.DECLINED:
-        return f"{project.root}/.zett: not trusted, not loaded (/extensions trust to review).{left_out}"
+        return f"{project.root}: not trusted, not loaded (/extensions trust to review).{left_out}"
     return (
-        f"{project.root}/.zett: not loaded, you have not trusted these files (/extensions trust to review)."
+        f"{project.root}: not loaded, you have not trusted these files (/extensions trust to review)."
         + left_out
     )

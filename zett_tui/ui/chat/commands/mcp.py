@@ -32,7 +32,7 @@ def mcp_command(ctx: CommandContext, arguments: str) -> None:
         ctx.say("zett is still starting; the MCP servers are shown once the model is ready.", "info")
         return
     manager: McpManager | None = ctx.host.options.mcp_manager
-    if manager is None:
+    if manager is None or not manager.configs:
         ctx.say(
             f"No MCP servers are configured. Add a [mcp_servers.NAME] table to {paths.config_file()} "
             "(the README's “MCP servers” shows how).",
@@ -62,7 +62,7 @@ def mcp_command(ctx: CommandContext, arguments: str) -> None:
 def describe_servers(statuses: list[ServerStatus]) -> str:
     lines = ["MCP servers:"]
     for status in statuses:
-        lines.append(f"  {status.name}: {_state(status)}")
+        lines.append(f"  {status.name}: {describe_state(status)}")
         lines.append(f"      {status.launch_line}")
         for tool in status.tools:
             read_only = tool.annotations is not None and tool.annotations.read_only_hint
@@ -75,7 +75,8 @@ def describe_servers(statuses: list[ServerStatus]) -> str:
     return "\n".join(lines)
 
 
-def _state(status: ServerStatus) -> str:
+def describe_state(status: ServerStatus) -> str:
+    """``ready with 3 tools``, ``failed: why``, ``disabled (...)`` or ``starting…``."""
     if status.state is ServerState.READY:
         count = len(status.tools)
         return f"ready with {count} tool{'s' if count != 1 else ''}"

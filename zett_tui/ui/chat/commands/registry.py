@@ -70,6 +70,11 @@ class CommandList:
         self._added.update({name: command for name, command in commands.items() if name not in builtin})
         return clashes
 
+    def replace_added(self, commands: Mapping[str, SlashCommand]) -> list[SlashCommand]:
+        """Offer exactly ``commands`` from files now (the files were read again); as ``add``."""
+        self._added.clear()
+        return self.add(commands)
+
     def added(self) -> Mapping[str, SlashCommand]:
         """The commands from files, by name."""
         return dict(self._added)

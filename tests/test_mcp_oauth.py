@@ -1,0 +1,244 @@
+"""Signing in to an OAuth-protected remote MCP server (tests/fakes/oauth_mcp_server.py), from zett's side.
+
+The test plays the user's browser: it takes the authorization URL zett hands to the UI, opens it
+(the fake authorization server consents at once) and follows the redirect to zett's callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import queue
+import stat
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+
+from tests.fakes.oauth_mcp_server import OAuthMcpServer, play_browser
+from tests.test_mcp_manager import wait_for
+from zett_tui.config.mcp_servers import McpServerConfig
+from zett_tui.runtime.mcp import oauth_tokens
+from zett_tui.runtime.mcp.manager import McpManager, ServerState, ServerStatus
+
+
+class SignIns:
+    """What the UI was asked to show: (server, authorization URL, whether it is a sign-in again)."""
+
+    def __init__(self) -> None:
+        self.shown: queue.Queue[tuple[str, str, bool]] = queue.Queue()
+
+    def __call__(self, server: str, url: str, again: bool) -> None:
+        self.shown.put((server, url, again))
+
+    def next(self) -> tuple[str, str, bool]:
+        return self.shown.get(timeout=30)
+
+    def none_shown(self) -> bool:
+        return self.shown.empty()
+
+
+@pytest.fixture
+def remote() -> Iterator[OAuthMcpServer]:
+    with OAuthMcpServer() as server:
+        yield server
+
+
+@pytest.fixture
+def managers() -> Iterator[list[McpManager]]:
+    started: list[McpManager] = []
+    yield started
+    for manager in started:
+        manager.stop()
+
+
+def connect(managers: list[McpManager], remote: OAuthMcpServer, sign_ins: SignIns, **options: float) -> McpManager:
+    config = McpServerConfig("remote", url=remote.url, transport="http", startup_timeout=10)
+    manager = McpManager([config], environ={}, on_sign_in_url=sign_ins, **options)  # type: ignore[arg-type]
+    managers.append(manager)
+    manager.start()
+    return manager
+
+
+def status(manager: McpManager) -> ServerStatus:
+    return manager.statuses()[0]
+
+
+def ready(manager: McpManager) -> bool:
+    return status(manager).state is ServerState.READY
+
+
+def whoami(manager: McpManager) -> str:
+    result = asyncio.run(manager.call_tool("remote", "whoami", {}))
+    return str(result.content[0].text)  # type: ignore[union-attr]
+
+
+def sign_in(manager: McpManager, sign_ins: SignIns) -> None:
+    _, url, _ = sign_ins.next()
+    page = play_browser(url)
+    assert page.status_code == 200 and "signed in to remote" in page.text
+    wait_for(lambda: ready(manager))
+
+
+def test_the_first_connect_asks_to_sign_in_and_then_the_tools_work(
+    managers: list[McpManager], remote: OAuthMcpServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    sign_ins = SignIns()
+    manager = connect(managers, remote, sign_ins)
+    server, url, again = sign_ins.next()
+    assert (server, again) == ("remote", False)
+    assert url.startswith(f"{remote.origin}/authorize?")
+    assert status(manager).state is ServerState.SIGNING_IN
+    assert status(manager).sign_in == "needs sign-in" and status(manager).sign_in_url == url
+    assert play_browser(url).status_code == 200
+    wait_for(lambda: ready(manager))
+    assert status(manager).sign_in == "signed in"
+    client_id = next(iter(remote.authority.clients))
+    assert whoami(manager) == f"client {client_id}"
+    # the registration's redirect URI is the one zett listened on, on 127.0.0.1
+    registered = remote.authority.clients[client_id].redirect_uris or []
+    assert [str(uri).rsplit(":", 1)[0] for uri in registered] == ["http://127.0.0.1"]
+
+    stored = oauth_tokens.token_path("remote")
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert stat.S_IMODE(stored.parent.stat().st_mode) == 0o700
+    token = remote.authority.issued[-1]
+    assert token.access_token in stored.read_text()
+    assert token.refresh_token is not None
+    logged = caplog.text
+    assert token.access_token not in logged and token.refresh_token not in logged
+
+
+def test_a_restart_uses_the_stored_tokens_without_a_new_sign_in(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
+    sign_ins = SignIns()
+    sign_in(connect(managers, remote, sign_ins), sign_ins)
+    managers.pop().stop()
+
+    again = connect(managers, remote, sign_ins)
+    wait_for(lambda: ready(again))
+    assert sign_ins.none_shown()
+    assert remote.authority.grants == ["code"]
+    assert whoami(again).startswith("client ")
+
+
+def test_an_expired_access_token_is_refreshed(managers: list[McpManager], remote: OAuthMcpServer) -> None:
+    sign_ins = SignIns()
+    sign_in(connect(managers, remote, sign_ins), sign_ins)
+    managers.pop().stop()
+    remote.authority.expire_access_tokens()
+    stored = oauth_tokens.token_path("remote")
+    document = json.loads(stored.read_text())
+    document["expires_at"] = 0  # an hour later
+    stored.write_text(json.dumps(document))
+
+    again = connect(managers, remote, sign_ins)
+    wait_for(lambda: ready(again))
+    assert remote.authority.grants == ["code", "refresh"]
+    assert sign_ins.none_shown()
+    assert remote.authority.issued[-1].access_token in stored.read_text()
+    assert whoami(again).startswith("client ")
+
+
+def test_a_refresh_the_server_refuses_asks_to_sign_in_again_once(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
+    sign_ins = SignIns()
+    sign_in(connect(managers, remote, sign_ins), sign_ins)
+    managers.pop().stop()
+    remote.authority.expire_access_tokens()
+    remote.authority.revoke_refresh_tokens()
+    stored = oauth_tokens.token_path("remote")
+    document = json.loads(stored.read_text())
+    document["expires_at"] = 0
+    stored.write_text(json.dumps(document))
+
+    again = connect(managers, remote, sign_ins, sign_in_timeout=2)
+    server, _, asked_again = sign_ins.next()
+    assert (server, asked_again) == ("remote", True)
+    wait_for(lambda: status(again).state is ServerState.FAILED)
+    assert "no sign-in within" in status(again).reason and "/mcp restart remote" in status(again).reason
+    assert status(again).sign_in == "needs sign-in"
+    assert sign_ins.none_shown()  # the sign-in that timed out is not asked again by itself
+
+
+def test_logout_forgets_the_tokens_and_the_next_connect_asks_again(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
+    sign_ins = SignIns()
+    manager = connect(managers, remote, sign_ins)
+    sign_in(manager, sign_ins)
+    assert manager.logout("remote") is True
+    assert not oauth_tokens.token_path("remote").exists()
+    assert status(manager).state is ServerState.SIGNED_OUT
+    assert status(manager).sign_in == "needs sign-in"
+    assert manager.ready_tools() == []
+
+    manager.restart("remote")
+    _, url, again = sign_ins.next()
+    assert again is False
+    assert play_browser(url).status_code == 200
+    wait_for(lambda: ready(manager))
+    assert remote.authority.grants == ["code", "code"]
+
+
+def test_logout_of_an_unknown_server_is_a_key_error(managers: list[McpManager], remote: OAuthMcpServer) -> None:
+    manager = connect(managers, remote, SignIns())
+    with pytest.raises(KeyError):
+        manager.logout("nope")
+
+
+def test_a_callback_with_another_state_is_refused_and_the_real_one_still_signs_in(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
+    sign_ins = SignIns()
+    manager = connect(managers, remote, sign_ins)
+    _, url, _ = sign_ins.next()
+    with httpx2.Client(timeout=30) as browser:
+        redirect = browser.get(url).headers["location"]
+        forged = redirect.split("state=")[0] + "state=forged"
+        assert browser.get(forged).status_code == 400
+        callback_root = redirect.split("/callback")[0]
+        assert browser.get(f"{callback_root}/other?{redirect.split('?', 1)[1]}").status_code == 404
+        assert status(manager).state is ServerState.SIGNING_IN
+        assert browser.get(redirect).status_code == 200
+    wait_for(lambda: ready(manager))
+
+
+def test_a_sign_in_nobody_finishes_times_out_with_a_clear_line_and_no_new_url(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
+    sign_ins = SignIns()
+    manager = connect(managers, remote, sign_ins, sign_in_timeout=1)
+    sign_ins.next()
+    wait_for(lambda: status(manager).state is ServerState.FAILED)
+    assert status(manager).reason == "no sign-in within 1 s; /mcp restart remote asks again"
+    assert sign_ins.none_shown()
+    assert remote.authority.grants == []
+
+
+def test_a_refused_consent_is_one_line(managers: list[McpManager], remote: OAuthMcpServer) -> None:
+    sign_ins = SignIns()
+    manager = connect(managers, remote, sign_ins)
+    _, url, _ = sign_ins.next()
+    with httpx2.Client(timeout=30) as browser:
+        redirect = browser.get(url).headers["location"]
+        state = redirect.split("state=")[1].split("&")[0]
+        assert browser.get(f"{redirect.split('?')[0]}?error=access_denied&state={state}").status_code == 200
+    wait_for(lambda: status(manager).state is ServerState.FAILED)
+    assert status(manager).reason == "the sign-in was refused: access_denied; /mcp restart remote asks again"
+
+
+def test_a_token_file_for_another_url_is_not_used(managers: list[McpManager], remote: OAuthMcpServer) -> None:
+    sign_ins = SignIns()
+    sign_in(connect(managers, remote, sign_ins), sign_ins)
+    managers.pop().stop()
+    with OAuthMcpServer() as elsewhere:
+        moved = connect(managers, elsewhere, sign_ins)
+        _, url, _ = sign_ins.next()
+        assert url.startswith(elsewhere.origin)
+        assert elsewhere.authority.access == {}
+        assert moved.statuses()[0].sign_in == "needs sign-in"

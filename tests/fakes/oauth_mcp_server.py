@@ -79,9 +79,13 @@ class MemoryAuthority:
     ) -> OAuthToken:
         self.codes.pop(authorization_code.code, None)
         self.grants.append("code")
-        return self._issue(authorization_code.client_id, authorization_code.scopes, authorization_code.resource)
+        return self._issue(
+            authorization_code.client_id, authorization_code.scopes, authorization_code.resource
+        )
 
-    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
         return self.refresh.get(refresh_token)
 
     async def exchange_refresh_token(
@@ -107,10 +111,18 @@ class MemoryAuthority:
     def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
         access, refresh = "at-" + secrets.token_urlsafe(24), "rt-" + secrets.token_urlsafe(24)
         self.access[access] = AccessToken(
-            token=access, client_id=client_id, scopes=scopes, expires_at=int(time.time()) + 3600, resource=resource
+            token=access,
+            client_id=client_id,
+            scopes=scopes,
+            expires_at=int(time.time()) + 3600,
+            resource=resource,
         )
-        self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource)
-        token = OAuthToken(access_token=access, expires_in=3600, refresh_token=refresh, scope=" ".join(scopes) or None)
+        self.refresh[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource
+        )
+        token = OAuthToken(
+            access_token=access, expires_in=3600, refresh_token=refresh, scope=" ".join(scopes) or None
+        )
         self.issued.append(token)
         return token
 
@@ -147,7 +159,13 @@ class OAuthMcpServer:
             token = get_access_token()
             return f"client {token.client_id if token else 'nobody'}"
 
-        config = uvicorn.Config(mcp.streamable_http_app(), host="127.0.0.1", port=self.port, log_level="warning")
+        config = uvicorn.Config(
+            mcp.streamable_http_app(),
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            timeout_graceful_shutdown=1,  # a stream the client left open does not hold up the test
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="oauth-mcp-server", daemon=True)
 

@@ -491,6 +491,8 @@ class McpManager:
         if server.task is None:
             return
         server.stopping.set()
+        if server.sign_in is not None and server.sign_in.waiting_url:
+            server.task.cancel()  # it waits for the browser, not for a stop it would notice
         _, pending = await asyncio.wait({server.task}, timeout=_STOP_TIMEOUT)
         for task in pending:
             task.cancel()

@@ -156,9 +156,10 @@ def _provider_class() -> Any:
 
         async def _initialize(self) -> None:
             await super()._initialize()
-            tokens = self.context.current_tokens
-            if tokens is not None and tokens.expires_in is not None:
-                self.context.update_token_expiry(tokens)
+            storage = self.context.storage
+            expires_at = storage.expires_at() if isinstance(storage, TokenFile) else None
+            if self.context.current_tokens is not None and expires_at is not None:
+                self.context.token_expiry_time = max(expires_at, 1.0)  # 0 would read as "never expires"
 
     return Provider
 

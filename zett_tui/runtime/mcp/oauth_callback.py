@@ -46,7 +46,10 @@ def port_of(uri: str) -> int | None:
 
 
 def port_is_free(port: int) -> bool:
+    """Whether zett can listen on ``port`` (as ``wait_for_callback`` does: a port whose last
+    connection is still in TIME_WAIT counts as free)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:

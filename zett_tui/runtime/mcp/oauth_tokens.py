@@ -74,7 +74,7 @@ class TokenFile:
         return float(value) if isinstance(value, int | float) else None
 
     async def get_tokens(self) -> OAuthToken | None:
-        """The stored tokens, ``expires_in`` counted from now (0 once expired: the SDK refreshes)."""
+        """The stored tokens, ``expires_in`` counted from now (0 once expired; ``expires_at`` is exact)."""
         from mcp.shared.auth import OAuthToken
         from pydantic import ValidationError
 

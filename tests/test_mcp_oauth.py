@@ -53,7 +53,9 @@ def managers() -> Iterator[list[McpManager]]:
         manager.stop()
 
 
-def connect(managers: list[McpManager], remote: OAuthMcpServer, sign_ins: SignIns, **options: float) -> McpManager:
+def connect(
+    managers: list[McpManager], remote: OAuthMcpServer, sign_ins: SignIns, **options: float
+) -> McpManager:
     config = McpServerConfig("remote", url=remote.url, transport="http", startup_timeout=10)
     manager = McpManager([config], environ={}, on_sign_in_url=sign_ins, **options)  # type: ignore[arg-type]
     managers.append(manager)
@@ -185,7 +187,9 @@ def test_logout_forgets_the_tokens_and_the_next_connect_asks_again(
     assert remote.authority.grants == ["code", "code"]
 
 
-def test_logout_of_an_unknown_server_is_a_key_error(managers: list[McpManager], remote: OAuthMcpServer) -> None:
+def test_logout_of_an_unknown_server_is_a_key_error(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
     manager = connect(managers, remote, SignIns())
     with pytest.raises(KeyError):
         manager.logout("nope")

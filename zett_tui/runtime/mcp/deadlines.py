@@ -50,7 +50,9 @@ class Deadlines:
                 waiter = asyncio.ensure_future(changed.wait())
                 try:
                     await asyncio.wait(
-                        {task, waiter}, timeout=budget if counting else None, return_when=asyncio.FIRST_COMPLETED
+                        {task, waiter},
+                        timeout=budget if counting else None,
+                        return_when=asyncio.FIRST_COMPLETED,
                     )
                 finally:
                     waiter.cancel()

@@ -181,7 +181,6 @@ class _Server:
                     self.restart_now.clear()
                     raise _Restart("restarted from /mcp")
 
-
     async def _oauth(self) -> Any:
         """The OAuth provider for a remote server (None for a command, or one given its own
         ``Authorization`` header)."""
@@ -316,7 +315,9 @@ def _http(url: str, headers: Mapping[str, str], auth: Any) -> Any:
     async def connect() -> Any:
         timeout = httpx2.Timeout(30.0, read=300.0)
         async with (
-            httpx2.AsyncClient(headers=dict(headers), timeout=timeout, follow_redirects=True, auth=auth) as client,
+            httpx2.AsyncClient(
+                headers=dict(headers), timeout=timeout, follow_redirects=True, auth=auth
+            ) as client,
             streamable_http_client(url, http_client=client) as streams,
         ):
             yield streams
@@ -389,7 +390,9 @@ class McpManager:
                 result.append(ServerStatus(name, ServerState.DISABLED, launch_line=config.launch_line()))
             elif name in self._signed_out:
                 result.append(
-                    ServerStatus(name, ServerState.SIGNED_OUT, launch_line=config.launch_line(), sign_in=NEEDS_SIGN_IN)
+                    ServerStatus(
+                        name, ServerState.SIGNED_OUT, launch_line=config.launch_line(), sign_in=NEEDS_SIGN_IN
+                    )
                 )
             elif server is None:
                 result.append(ServerStatus(name, ServerState.STARTING, launch_line=config.launch_line()))
@@ -514,7 +517,9 @@ class McpManager:
             state = server.state.value if server is not None else "not started"
             raise McpUnavailable(f"MCP server {name!r} is {state}{why}")
         try:
-            return await server.deadlines.run(server.session.call_tool(tool, arguments), server.config.tool_timeout)
+            return await server.deadlines.run(
+                server.session.call_tool(tool, arguments), server.config.tool_timeout
+            )
         except TimeoutError:
             raise TimeoutError(
                 f"MCP tool {tool!r} on server {name!r} gave no answer within {server.config.tool_timeout:g} s"

@@ -95,7 +95,9 @@ async def wait_for_callback(port: int, state: str, timeout: float, server: str) 
                 await writer.wait_closed()
 
     try:
-        listener = await asyncio.start_server(serve, "127.0.0.1", port, reuse_address=True, limit=_MAX_REQUEST)
+        listener = await asyncio.start_server(
+            serve, "127.0.0.1", port, reuse_address=True, limit=_MAX_REQUEST
+        )
     except OSError as error:
         raise SignInFailed(
             f"cannot listen on 127.0.0.1:{port} for the sign-in ({error.strerror or error}); "
@@ -107,8 +109,7 @@ async def wait_for_callback(port: int, state: str, timeout: float, server: str) 
                 return await asyncio.wait_for(asyncio.shield(answer), timeout)
             except TimeoutError:
                 raise SignInFailed(
-                    f"no sign-in within {_duration(timeout)}; "
-                    f"/mcp restart {server} asks again"
+                    f"no sign-in within {_duration(timeout)}; /mcp restart {server} asks again"
                 ) from None
     finally:
         answer.cancel()
@@ -138,8 +139,12 @@ async def _handle(
     error = query.get("error")
     if error:
         reason = query.get("error_description") or error
-        answer.set_exception(SignInFailed(f"the sign-in was refused: {reason[:200]}; /mcp restart {server} asks again"))
-        return "200 OK", _page("Sign-in refused", f"zett was not signed in to {server}. You can close this tab.")
+        answer.set_exception(
+            SignInFailed(f"the sign-in was refused: {reason[:200]}; /mcp restart {server} asks again")
+        )
+        return "200 OK", _page(
+            "Sign-in refused", f"zett was not signed in to {server}. You can close this tab."
+        )
     code = query.get("code")
     if not code:
         return "400 Bad Request", _page("No code", "The answer carried no authorization code.")

@@ -56,7 +56,9 @@ class TokenFile:
         except FileNotFoundError:
             return {}
         except (OSError, ValueError):
-            log.warning("MCP server %s: its sign-in file %s cannot be read; signing in again", self.server, self.path)
+            log.warning(
+                "MCP server %s: its sign-in file %s cannot be read; signing in again", self.server, self.path
+            )
             return {}
         if not isinstance(document, dict) or document.get("url") != self._digest:
             return {}

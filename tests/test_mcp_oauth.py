@@ -246,3 +246,114 @@ def test_a_token_file_for_another_url_is_not_used(managers: list[McpManager], re
         assert url.startswith(elsewhere.origin)
         assert elsewhere.authority.access == {}
         assert moved.statuses()[0].sign_in == "needs sign-in"
+
+
+async def test_the_chat_offers_to_open_the_address_and_logout_forgets_the_sign_in(
+    remote: OAuthMcpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import webbrowser
+
+    from tests.fakes.scripted_model import ScriptedModel
+    from tests.test_dialogs import dialog_closed, open_dialog, shown
+    from tests.ui_helpers import make_app, notices, ready_app, submit
+    from tests.ui_helpers import wait_for as wait_in_app
+    from zett_tui.ui.modals.choice_dialog import ChoiceDialog
+
+    opened: list[str] = []
+
+    def browser(url: str) -> bool:  # the user's browser, in the thread webbrowser.open runs in
+        opened.append(url)
+        play_browser(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", browser)
+    config = McpServerConfig("remote", url=remote.url, transport="http", startup_timeout=10)
+    app = make_app(ScriptedModel(), mcp_servers=(config,))
+    try:
+        async with ready_app(app, size=(140, 40)) as pilot:
+            dialog = await open_dialog(pilot, ChoiceDialog)
+            screen = shown(app)
+            assert "Sign in to MCP server remote" in screen and "Open it in the browser" in screen
+            assert any(
+                f"MCP server remote: it needs you to sign in at {remote.origin}/authorize?" in text
+                for text in notices(app)
+            )
+            await pilot.press("enter")
+            await dialog_closed(pilot, dialog)
+            manager = app.mcp.manager
+            assert manager is not None
+            await wait_in_app(pilot, lambda: ready(manager), timeout=30)
+            assert opened and opened[0].startswith(f"{remote.origin}/authorize?")
+            await submit(pilot, "/mcp")
+            await wait_in_app(
+                pilot, lambda: any("remote: ready with 1 tool (signed in)" in t for t in notices(app))
+            )
+
+            await submit(pilot, "/mcp logout remote")
+            await wait_in_app(
+                pilot, lambda: any("Signed out of MCP server remote" in t for t in notices(app))
+            )
+            assert not oauth_tokens.token_path("remote").exists()
+            await submit(pilot, "/mcp")
+            await wait_in_app(
+                pilot,
+                lambda: any(
+                    "remote: signed out (/mcp restart remote signs in again)" in t for t in notices(app)
+                ),
+            )
+            await submit(pilot, "/mcp logout nosuch")
+            await wait_in_app(
+                pilot, lambda: any("There is no MCP server 'nosuch'" in t for t in notices(app))
+            )
+
+            await submit(pilot, "/mcp restart remote")
+            again = await open_dialog(pilot, ChoiceDialog)
+            assert "Sign in to MCP server remote" in shown(app)
+            await pilot.press("escape")
+            await dialog_closed(pilot, again)
+            await submit(pilot, "/mcp")
+            await wait_in_app(
+                pilot,
+                lambda: any(
+                    "remote: waiting for you to sign in in the browser (needs sign-in)" in t
+                    and "sign in at http://127.0.0.1" in t
+                    for t in notices(app)
+                ),
+            )
+    finally:
+        app.mcp.stop()
+
+
+async def test_zett_p_prints_the_address_on_stderr_and_waits_for_the_browser(remote: OAuthMcpServer) -> None:
+    import io
+    import re
+    import threading
+    from pathlib import Path
+
+    from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
+    from zett_tui.entry.headless import run_headless
+    from zett_tui.entry.launch import LaunchSettings
+
+    model = ScriptedModel(tool_step("c1", "mcp__remote__whoami", {}), text_step("Done."))
+    config = McpServerConfig("remote", url=remote.url, transport="http", startup_timeout=10)
+    out, err = io.StringIO(), io.StringIO()
+
+    def user() -> None:  # reads stderr, opens the address
+        for _ in range(600):
+            found = re.search(r"MCP server remote needs you to sign in: open (\S+)", err.getvalue())
+            if found:
+                play_browser(found.group(1))
+                return
+            threading.Event().wait(0.05)
+
+    browser = threading.Thread(target=user, daemon=True)
+    browser.start()
+    launch = LaunchSettings(
+        model_label="scripted", model_factory=lambda: model, cwd=Path.cwd(), mcp_servers=(config,)
+    )
+    code = await run_headless(launch, "go", out=out, err=err, handle_signals=False, allow_mcp=["remote"])
+    browser.join(timeout=30)
+    assert code == 0
+    assert last_tool_result(model.requests[1]).startswith("client ")
+    token = remote.authority.issued[-1]
+    assert token.access_token not in err.getvalue() + out.getvalue()

@@ -11,6 +11,7 @@ import json
 import logging
 import queue
 import stat
+import threading
 from collections.abc import Iterator
 
 import httpx2
@@ -357,3 +358,46 @@ async def test_zett_p_prints_the_address_on_stderr_and_waits_for_the_browser(rem
     assert last_tool_result(model.requests[1]).startswith("client ")
     token = remote.authority.issued[-1]
     assert token.access_token not in err.getvalue() + out.getvalue()
+
+
+def test_a_sign_in_slower_than_the_startup_timeout_still_connects(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
+    sign_ins = SignIns()
+    config = McpServerConfig("remote", url=remote.url, transport="http", startup_timeout=0.5)
+    manager = McpManager([config], environ={}, on_sign_in_url=sign_ins)
+    managers.append(manager)
+    manager.start()
+    _, url, _ = sign_ins.next()
+    threading.Event().wait(1.5)  # the user reads the page: longer than the startup timeout
+    assert status(manager).state is ServerState.SIGNING_IN
+    assert play_browser(url).status_code == 200
+    wait_for(lambda: ready(manager))
+    assert sign_ins.none_shown()
+
+
+def test_a_registered_port_now_taken_registers_again_on_another(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
+    import socket
+
+    sign_ins = SignIns()
+    sign_in(connect(managers, remote, sign_ins), sign_ins)
+    managers.pop().stop()
+    stored = oauth_tokens.token_path("remote")
+    document = json.loads(stored.read_text())
+    old_port = int(document["client"]["redirect_uris"][0].rsplit(":", 1)[1].split("/")[0])
+    del document["tokens"]
+    stored.write_text(json.dumps(document))
+    with socket.socket() as squatter:
+        squatter.setsockopt(
+            socket.SOL_SOCKET, socket.SO_REUSEADDR, 1
+        )  # its last connection may be in TIME_WAIT
+        squatter.bind(("127.0.0.1", old_port))
+        squatter.listen()
+        manager = connect(managers, remote, sign_ins)
+        _, url, _ = sign_ins.next()
+        assert f"127.0.0.1%3A{old_port}" not in url
+        assert play_browser(url).status_code == 200
+        wait_for(lambda: ready(manager))
+    assert len(remote.authority.clients) == 2

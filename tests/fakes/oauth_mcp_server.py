@@ -46,6 +46,8 @@ class MemoryAuthority:
         self.grants: list[str] = []
         """``code`` or ``refresh`` per token issued, in order."""
         self.issued: list[OAuthToken] = []
+        self.presented: list[str] = []
+        """Every bearer token a request to ``/mcp`` came with."""
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -96,6 +98,7 @@ class MemoryAuthority:
         return self._issue(refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
+        self.presented.append(token)
         access = self.access.get(token)
         if access is None or (access.expires_at is not None and access.expires_at < time.time()):
             return None

@@ -412,3 +412,17 @@ def test_a_registered_port_now_taken_registers_again_on_another(
         assert play_browser(url).status_code == 200
         wait_for(lambda: ready(manager))
     assert len(remote.authority.clients) == 2
+
+
+def test_a_data_folder_that_refuses_writes_keeps_the_sign_in_for_the_run(
+    managers: list[McpManager], remote: OAuthMcpServer
+) -> None:
+    folder = oauth_tokens.tokens_dir()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("not a folder")  # whatever the user, writing a file under it fails
+    sign_ins = SignIns()
+    manager = connect(managers, remote, sign_ins)
+    sign_in(manager, sign_ins)
+    assert whoami(manager).startswith("client ")
+    assert status(manager).sign_in == "signed in"
+    assert sign_ins.none_shown_past_the_first_retry()

@@ -132,6 +132,7 @@ class _Server:
             except BaseException as error:  # an ExceptionGroup from anyio, OSError, McpError...
                 failed_sign_in = _sign_in_failure(error)
                 if failed_sign_in is not None and not self.stopping.is_set():
+                    failed_sign_in = self.config.mask(failed_sign_in, self.environ)
                     # asking again by itself would put a new URL in front of the user in a loop
                     log.warning("MCP server %s: %s", self.config.name, failed_sign_in)
                     if self.sign_in is not None:
@@ -432,11 +433,10 @@ class McpManager:
             raise KeyError(name)
         self._signed_out.add(name)
         server = self._servers.pop(name, None)
-        had_tokens = oauth_tokens.forget(name)
         if server is not None:
             self._submit(self._stop_and_forget(server))
         self._on_change()
-        return had_tokens
+        return oauth_tokens.forget(name)  # OSError: the data folder refused
 
     def disable(self, name: str) -> None:
         """Stop ``name`` for the rest of this process; its tools leave the next request."""
@@ -503,7 +503,10 @@ class McpManager:
 
     async def _stop_and_forget(self, server: _Server) -> None:
         await self._stop_server(server)
-        oauth_tokens.forget(server.config.name)  # a refresh that ended while it stopped stored new ones
+        try:
+            oauth_tokens.forget(server.config.name)  # a refresh that ended while it stopped stored new ones
+        except OSError:
+            log.warning("could not remove the sign-in of MCP server %s", server.config.name, exc_info=True)
 
     async def _stop_all(self) -> None:
         await asyncio.gather(*(self._stop_one(name) for name in list(self._servers)), return_exceptions=True)

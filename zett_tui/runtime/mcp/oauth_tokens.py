@@ -49,8 +49,12 @@ class TokenFile:
         self.server = server
         self.path = path or token_path(server)
         self._digest = _url_digest(url)
+        self._unsaved: dict[str, Any] | None = None
+        """What could not be written (the data folder refuses): the sign-in lasts for this run."""
 
     def _read(self) -> dict[str, Any]:
+        if self._unsaved is not None:
+            return self._unsaved
         try:
             document = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -66,7 +70,22 @@ class TokenFile:
 
     def _write(self, **changes: Any) -> None:
         document = {**self._read(), **changes, "version": _VERSION, "url": self._digest}
-        paths.write_private_text(self.path, json.dumps(document, indent=1))
+        self._save(document)
+
+    def _save(self, document: dict[str, Any]) -> None:
+        try:
+            paths.write_private_text(self.path, json.dumps(document, indent=1))
+        except OSError as error:
+            if self._unsaved is None:
+                log.warning(
+                    "MCP server %s: cannot keep its sign-in in %s (%s); it lasts for this run only",
+                    self.server,
+                    self.path,
+                    error.strerror or type(error).__name__,
+                )
+            self._unsaved = document
+        else:
+            self._unsaved = None
 
     def has_tokens(self) -> bool:
         return isinstance(self._read().get("tokens"), dict)
@@ -108,10 +127,10 @@ class TokenFile:
 
     def forget_client(self) -> None:
         """Drop the registration (its redirect port cannot be listened on again); tokens stay."""
-        document = self._read()
+        document = dict(self._read())
         if "client" in document:
             document.pop("client")
-            paths.write_private_text(self.path, json.dumps(document, indent=1))
+            self._save(document)
 
 
 def forget(server: str) -> bool:

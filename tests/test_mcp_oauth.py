@@ -426,3 +426,16 @@ def test_a_data_folder_that_refuses_writes_keeps_the_sign_in_for_the_run(
     assert whoami(manager).startswith("client ")
     assert status(manager).sign_in == "signed in"
     assert sign_ins.none_shown_past_the_first_retry()
+
+
+async def test_a_sign_in_address_that_is_not_http_is_never_shown() -> None:
+    from zett_tui.runtime.mcp.deadlines import Deadlines
+    from zett_tui.runtime.mcp.oauth import SignIn
+    from zett_tui.runtime.mcp.oauth_callback import SignInFailed
+
+    sign_ins = SignIns()
+    hostile = SignIn("remote", "http://127.0.0.1:9/mcp", sign_ins, Deadlines(), lambda: None)
+    for address in ("file:///etc/passwd", "javascript:alert(1)", "x-terminal-emulator://run"):
+        with pytest.raises(SignInFailed, match="not an http"):
+            await hostile._redirect(address)
+    assert sign_ins.none_shown()

@@ -120,6 +120,9 @@ class SignIn:
         self._changed()
 
     async def _redirect(self, authorization_url: str) -> None:
+        if urlsplit(authorization_url).scheme not in ("http", "https"):
+            # the address comes from the server's metadata and may be opened in a browser
+            raise SignInFailed("the server's sign-in address is not an http(s) address; not opened")
         again = self.state == SIGNED_IN or self.tokens.has_tokens()
         states = parse_qs(urlsplit(authorization_url).query).get("state", [""])
         self._expected_state = states[0]

@@ -33,8 +33,15 @@ from typing import IO, TYPE_CHECKING, Any
 from zett_tui.config.mcp_servers import McpServerConfig, MissingVariable
 from zett_tui.runtime.mcp import oauth_tokens
 from zett_tui.runtime.mcp.deadlines import Deadlines
-from zett_tui.runtime.mcp.oauth import NEEDS_SIGN_IN, SIGN_IN_TIMEOUT, OnUrl, SignIn, wants_oauth
-from zett_tui.runtime.mcp.oauth_callback import SignInFailed
+from zett_tui.runtime.mcp.oauth import (
+    NEEDS_SIGN_IN,
+    SIGN_IN_TIMEOUT,
+    OnUrl,
+    SignIn,
+    log_sign_in_url,
+    sign_in_failure,
+    wants_oauth,
+)
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -130,7 +137,7 @@ class _Server:
             except asyncio.CancelledError:
                 raise
             except BaseException as error:  # an ExceptionGroup from anyio, OSError, McpError...
-                failed_sign_in = _sign_in_failure(error)
+                failed_sign_in = sign_in_failure(error)
                 if failed_sign_in is not None and not self.stopping.is_set():
                     failed_sign_in = self.config.mask(failed_sign_in, self.environ)
                     # asking again by itself would put a new URL in front of the user in a loop
@@ -203,22 +210,6 @@ class _Server:
 
 class _Restart(Exception):
     pass
-
-
-def _sign_in_failure(error: BaseException) -> str | None:
-    """The one line of a failed OAuth sign-in inside ``error`` (an anyio group), if it is one."""
-    from mcp.client.auth import OAuthFlowError
-
-    if isinstance(error, SignInFailed):
-        return str(error)
-    if isinstance(error, OAuthFlowError):
-        return f"the sign-in failed: {_one_line(error)}"
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            found = _sign_in_failure(inner)
-            if found is not None:
-                return found
-    return None
 
 
 async def _wait_closed(session: ClientSession, deadlines: Deadlines) -> None:
@@ -326,10 +317,6 @@ def _http(url: str, headers: Mapping[str, str], auth: Any) -> Any:
     return connect()
 
 
-def _log_sign_in_url(server: str, url: str, again: bool) -> None:
-    log.warning("MCP server %s needs a sign-in; nothing shows its address in this run", server)
-
-
 def _one_line(error: BaseException) -> str:
     """The innermost message of an (anyio) exception group, on one line."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
@@ -355,7 +342,7 @@ class McpManager:
         sign_in_timeout: float = SIGN_IN_TIMEOUT,
     ) -> None:
         self._configs = {server.name: server for server in servers}
-        self._on_sign_in_url: OnUrl = on_sign_in_url or _log_sign_in_url
+        self._on_sign_in_url: OnUrl = on_sign_in_url or log_sign_in_url
         self._sign_in_timeout = sign_in_timeout
         self._signed_out: set[str] = set()
         self._environ = dict(os.environ if environ is None else environ)

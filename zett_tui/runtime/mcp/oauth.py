@@ -172,4 +172,23 @@ def wants_oauth(headers: dict[str, str]) -> bool:
     return not any(name.lower() == "authorization" for name in headers)
 
 
-__all__ = ["NEEDS_SIGN_IN", "SIGNED_IN", "SIGN_IN_TIMEOUT", "SignIn", "SignInFailed", "wants_oauth"]
+def log_sign_in_url(server: str, url: str, again: bool) -> None:
+    """Where the address goes when nothing shows it (a manager built without ``on_sign_in_url``)."""
+    log.warning("MCP server %s needs a sign-in; nothing shows its address in this run", server)
+
+
+def sign_in_failure(error: BaseException) -> str | None:
+    """The one line of a failed OAuth sign-in inside ``error`` (an anyio group), if it is one."""
+    from mcp.client.auth import OAuthFlowError
+
+    if isinstance(error, SignInFailed):
+        return str(error)
+    if isinstance(error, OAuthFlowError):
+        text = str(error).strip().splitlines()
+        return f"the sign-in failed: {(text[0] if text else type(error).__name__)[:300]}"
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = sign_in_failure(inner)
+            if found is not None:
+                return found
+    return None

@@ -18,19 +18,23 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported when a server starts: the app imports this module before its first frame
     from zett_tui.config.mcp_servers import McpServerConfig
     from zett_tui.runtime.mcp.manager import McpManager, ServerStatus
+    from zett_tui.runtime.mcp.oauth import OnUrl
 
 _POLL_SECONDS = 0.05
 
 
 def start_for_process(
-    servers: Sequence[McpServerConfig], on_change: Callable[[], None] | None = None
+    servers: Sequence[McpServerConfig],
+    on_change: Callable[[], None] | None = None,
+    on_sign_in_url: OnUrl | None = None,
 ) -> McpManager | None:
-    """A started manager for ``servers`` (None when there are none), stopped at exit at the latest."""
+    """A started manager for ``servers`` (None when there are none), stopped at exit at the latest.
+    ``on_sign_in_url`` shows a remote server's authorization URL (called from the manager's thread)."""
     if not servers:
         return None
     from zett_tui.runtime.mcp.manager import McpManager
 
-    manager = McpManager(servers, on_change=on_change)
+    manager = McpManager(servers, on_change=on_change, on_sign_in_url=on_sign_in_url)
     manager.start()
     atexit.register(manager.stop)
     return manager
@@ -42,12 +46,16 @@ def stop_for_process(manager: McpManager) -> None:
 
 
 async def settled(manager: McpManager, timeout: float) -> None:
-    """Returns once no enabled server is still starting, or after ``timeout`` seconds."""
+    """Returns once no enabled server is still starting, or after ``timeout`` seconds not counting
+    the time a server waits for the user to sign in (that wait has its own bound)."""
     from zett_tui.runtime.mcp.manager import ServerState
 
     deadline = time.monotonic() + timeout
-    while any(status.state is ServerState.STARTING for status in manager.statuses()):
-        if time.monotonic() >= deadline:
+    while True:
+        states = {status.state for status in manager.statuses()}
+        if ServerState.SIGNING_IN in states:
+            deadline += _POLL_SECONDS
+        elif ServerState.STARTING not in states or time.monotonic() >= deadline:
             return
         await asyncio.sleep(_POLL_SECONDS)
 
@@ -55,8 +63,15 @@ async def settled(manager: McpManager, timeout: float) -> None:
 async def started_for_one_turn(
     servers: Sequence[McpServerConfig], warn: Callable[[str], None]
 ) -> McpManager | None:
-    """``zett -p``: the servers started and settled; each one not ready is one warning line."""
-    manager = start_for_process(servers)
+    """``zett -p``: the servers started and settled; each one not ready is one warning line. A server
+    that needs a sign-in has its authorization URL printed through ``warn`` (stderr), and the run
+    waits for the browser (at most the sign-in timeout)."""
+
+    def show_url(server: str, url: str, again: bool) -> None:
+        expired = "'s sign-in has expired; sign in again" if again else " needs you to sign in"
+        warn(f"MCP server {server}{expired}: open {url}")
+
+    manager = start_for_process(servers, on_sign_in_url=show_url)
     if manager is None:
         return None
     from zett_tui.runtime.mcp.manager import ServerState
@@ -75,8 +90,11 @@ def status_line(statuses: Sequence[ServerStatus]) -> str:
     from zett_tui.runtime.mcp.manager import ServerState
 
     starting = sum(status.state is ServerState.STARTING for status in statuses)
+    signing_in = sum(status.state is ServerState.SIGNING_IN for status in statuses)
     failed = sum(status.state is ServerState.FAILED for status in statuses)
     parts = [f"{starting} starting"] if starting else []
+    if signing_in:
+        parts.append(f"{signing_in} waiting for sign-in (/mcp)")
     if failed:
         parts.append(f"{failed} failed (/mcp)")
     return f"MCP: {', '.join(parts)}" if parts else ""
@@ -95,13 +113,18 @@ class ProcessMcp:
         self._started = False
 
     def start(
-        self, servers: Sequence[McpServerConfig], on_change: Callable[[], None] | None = None
+        self,
+        servers: Sequence[McpServerConfig],
+        on_change: Callable[[], None] | None = None,
+        on_sign_in_url: OnUrl | None = None,
     ) -> McpManager | None:
         if not self._started:
             self._started = True
             from zett_tui.runtime.mcp.manager import McpManager
 
-            manager = McpManager(servers, on_change=on_change)
+            # Always a manager, empty when nothing is configured: trusting a project mid-session
+            # adds its servers to it (``add``).
+            manager = McpManager(servers, on_change=on_change, on_sign_in_url=on_sign_in_url)
             manager.start()
             atexit.register(manager.stop)
             self.manager = manager

@@ -10,6 +10,11 @@ a server before the first frame or the first turn.
 A server whose process or connection ends is started again after 1, 2, 4... seconds (at most
 ``MAX_BACKOFF``); ``stop`` ends them all. A stdio server's stderr is read line by line into
 zett's log (``zett_tui.runtime.mcp`` logger), never the terminal.
+
+A remote server that answers 401 is signed in to with OAuth (``oauth.SignIn``): the server waits
+in ``SIGNING_IN`` while the user is in the browser, with its timeouts paused (``Deadlines``); a
+sign-in that fails or times out is not retried by itself (``/mcp restart`` asks again), and
+``logout`` forgets the stored tokens.
 """
 
 from __future__ import annotations
@@ -26,6 +31,17 @@ from enum import StrEnum
 from typing import IO, TYPE_CHECKING, Any
 
 from zett_tui.config.mcp_servers import McpServerConfig, MissingVariable
+from zett_tui.runtime.mcp import oauth_tokens
+from zett_tui.runtime.mcp.deadlines import Deadlines
+from zett_tui.runtime.mcp.oauth import (
+    NEEDS_SIGN_IN,
+    SIGN_IN_TIMEOUT,
+    OnUrl,
+    SignIn,
+    log_sign_in_url,
+    sign_in_failure,
+    wants_oauth,
+)
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -41,8 +57,10 @@ _STOP_TIMEOUT = 5.0
 class ServerState(StrEnum):
     STARTING = "starting"
     READY = "ready"
+    SIGNING_IN = "waiting for sign-in"
     FAILED = "failed"
     DISABLED = "disabled"
+    SIGNED_OUT = "signed out"
 
 
 class McpUnavailable(RuntimeError):
@@ -60,6 +78,10 @@ class ServerStatus:
     reason: str = ""
     """Why it failed, one line."""
     launch_line: str = ""
+    sign_in: str = ""
+    """``signed in`` or ``needs sign-in`` for a server that uses OAuth; empty for the others."""
+    sign_in_url: str = ""
+    """The authorization URL while zett waits for the browser."""
 
 
 @dataclass
@@ -67,6 +89,8 @@ class _Server:
     config: McpServerConfig
     environ: Mapping[str, str]
     changed: Callable[[], None]
+    on_sign_in_url: OnUrl
+    sign_in_timeout: float = SIGN_IN_TIMEOUT
     state: ServerState = ServerState.STARTING
     tools: tuple[Tool, ...] = ()
     reason: str = ""
@@ -74,9 +98,23 @@ class _Server:
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     restart_now: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
+    deadlines: Deadlines = field(default_factory=Deadlines)
+    sign_in: SignIn | None = None
 
     def status(self) -> ServerStatus:
-        return ServerStatus(self.config.name, self.state, self.tools, self.reason, self.config.launch_line())
+        sign_in = self.sign_in
+        state = self.state
+        if sign_in is not None and sign_in.waiting_url and state is ServerState.STARTING:
+            state = ServerState.SIGNING_IN
+        return ServerStatus(
+            self.config.name,
+            state,
+            self.tools,
+            self.reason,
+            self.config.launch_line(),
+            sign_in=sign_in.state if sign_in is not None else "",
+            sign_in_url=sign_in.waiting_url if sign_in is not None else "",
+        )
 
     def _set(self, state: ServerState, reason: str = "") -> None:
         self.state, self.reason = state, reason
@@ -99,6 +137,15 @@ class _Server:
             except asyncio.CancelledError:
                 raise
             except BaseException as error:  # an ExceptionGroup from anyio, OSError, McpError...
+                failed_sign_in = sign_in_failure(error)
+                if failed_sign_in is not None and not self.stopping.is_set():
+                    failed_sign_in = self.config.mask(failed_sign_in, self.environ)
+                    # asking again by itself would put a new URL in front of the user in a loop
+                    log.warning("MCP server %s: %s", self.config.name, failed_sign_in)
+                    if self.sign_in is not None:
+                        self.sign_in.state = NEEDS_SIGN_IN
+                    self._set(ServerState.FAILED, failed_sign_in)
+                    return
                 reason = self.config.mask(_one_line(error), self.environ)
             if self.stopping.is_set():
                 return
@@ -122,16 +169,17 @@ class _Server:
         from mcp import ClientSession
 
         config = self.config
-        async with _transport(config, self.environ) as streams:
+        auth = await self._oauth()
+        async with _transport(config, self.environ, auth) as streams:
             read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
-                await asyncio.wait_for(session.initialize(), config.startup_timeout)
-                tools = await asyncio.wait_for(_all_tools(session), config.startup_timeout)
+                await self.deadlines.run(session.initialize(), config.startup_timeout)
+                tools = await self.deadlines.run(_all_tools(session), config.startup_timeout)
                 self.tools = tuple(tool for tool in tools if config.offers(tool.name))
                 self.session = session
                 self._set(ServerState.READY)
                 log.info("MCP server %s ready with %d tools", config.name, len(self.tools))
-                closed = asyncio.ensure_future(_wait_closed(session))
+                closed = asyncio.ensure_future(_wait_closed(session, self.deadlines))
                 stop = asyncio.ensure_future(self.stopping.wait())
                 restart = asyncio.ensure_future(self.restart_now.wait())
                 await asyncio.wait({closed, stop, restart}, return_when=asyncio.FIRST_COMPLETED)
@@ -141,16 +189,35 @@ class _Server:
                     self.restart_now.clear()
                     raise _Restart("restarted from /mcp")
 
+    async def _oauth(self) -> Any:
+        """The OAuth provider for a remote server (None for a command, or one given its own
+        ``Authorization`` header)."""
+        config = self.config
+        if config.url is None or not wants_oauth(config.resolved_headers(self.environ)):
+            return None
+        if self.sign_in is None or self.sign_in.url != config.resolved_url(self.environ):
+            self.sign_in = SignIn(
+                config.name,
+                config.resolved_url(self.environ),
+                self.on_sign_in_url,
+                self.deadlines,
+                self.changed,
+                self.sign_in_timeout,
+            )
+        await self.sign_in.prepare()
+        return self.sign_in.provider
+
 
 class _Restart(Exception):
     pass
 
 
-async def _wait_closed(session: ClientSession) -> None:
-    """Returns when the server stops answering: a ping every few seconds."""
+async def _wait_closed(session: ClientSession, deadlines: Deadlines) -> None:
+    """Returns when the server stops answering: a ping every few seconds (its clock paused while
+    the user signs in again)."""
     while True:
         await asyncio.sleep(5.0)
-        await asyncio.wait_for(session.send_ping(), 10.0)
+        await deadlines.run(session.send_ping(), 10.0)
 
 
 async def _all_tools(session: ClientSession) -> list[Tool]:
@@ -168,7 +235,7 @@ async def _all_tools(session: ClientSession) -> list[Tool]:
     raise RuntimeError("the server returned more than 100 pages of tools")
 
 
-def _transport(config: McpServerConfig, environ: Mapping[str, str]) -> Any:
+def _transport(config: McpServerConfig, environ: Mapping[str, str], auth: Any = None) -> Any:
     """The SDK's transport context for ``config``, with ``${VAR}`` filled in here, in memory."""
     if config.url is None:
         from mcp import StdioServerParameters
@@ -185,8 +252,8 @@ def _transport(config: McpServerConfig, environ: Mapping[str, str]) -> Any:
     if config.transport == "sse":
         from mcp.client.sse import sse_client
 
-        return sse_client(url, headers=headers)
-    return _http(url, headers)
+        return sse_client(url, headers=headers, auth=auth)
+    return _http(url, headers, auth)
 
 
 def _inherited() -> dict[str, str]:
@@ -230,7 +297,7 @@ def _log_lines(fd: int, name: str) -> None:
             log.info("MCP server %s: %s", name, line.rstrip())
 
 
-def _http(url: str, headers: Mapping[str, str]) -> Any:
+def _http(url: str, headers: Mapping[str, str], auth: Any) -> Any:
     from contextlib import asynccontextmanager
 
     import httpx2
@@ -240,7 +307,9 @@ def _http(url: str, headers: Mapping[str, str]) -> Any:
     async def connect() -> Any:
         timeout = httpx2.Timeout(30.0, read=300.0)
         async with (
-            httpx2.AsyncClient(headers=dict(headers), timeout=timeout, follow_redirects=True) as client,
+            httpx2.AsyncClient(
+                headers=dict(headers), timeout=timeout, follow_redirects=True, auth=auth
+            ) as client,
             streamable_http_client(url, http_client=client) as streams,
         ):
             yield streams
@@ -269,8 +338,13 @@ class McpManager:
         *,
         environ: Mapping[str, str] | None = None,
         on_change: Callable[[], None] | None = None,
+        on_sign_in_url: OnUrl | None = None,
+        sign_in_timeout: float = SIGN_IN_TIMEOUT,
     ) -> None:
         self._configs = {server.name: server for server in servers}
+        self._on_sign_in_url: OnUrl = on_sign_in_url or log_sign_in_url
+        self._sign_in_timeout = sign_in_timeout
+        self._signed_out: set[str] = set()
         self._environ = dict(os.environ if environ is None else environ)
         self._on_change = on_change or (lambda: None)
         self._servers: dict[str, _Server] = {}
@@ -333,6 +407,12 @@ class McpManager:
             server = self._servers.get(name)
             if name in self._disabled:
                 result.append(ServerStatus(name, ServerState.DISABLED, launch_line=config.launch_line()))
+            elif name in self._signed_out:
+                result.append(
+                    ServerStatus(
+                        name, ServerState.SIGNED_OUT, launch_line=config.launch_line(), sign_in=NEEDS_SIGN_IN
+                    )
+                )
             elif server is None:
                 result.append(ServerStatus(name, ServerState.STARTING, launch_line=config.launch_line()))
             else:
@@ -361,7 +441,20 @@ class McpManager:
         if name not in self._configs:
             raise KeyError(name)
         self._disabled.discard(name)
+        self._signed_out.discard(name)
         self._submit(self._restart(name))
+
+    def logout(self, name: str) -> bool:
+        """Forget ``name``'s OAuth tokens and registration and disconnect it; whether any were
+        stored. ``restart`` connects it again, asking the user to sign in."""
+        if name not in self._configs:
+            raise KeyError(name)
+        self._signed_out.add(name)
+        server = self._servers.pop(name, None)
+        if server is not None:
+            self._submit(self._stop_and_forget(server))
+        self._on_change()
+        return oauth_tokens.forget(name)  # OSError: the data folder refused
 
     def disable(self, name: str) -> None:
         """Stop ``name`` for the rest of this process; its tools leave the next request."""
@@ -397,7 +490,9 @@ class McpManager:
         return asyncio.run_coroutine_threadsafe(coroutine, loop)
 
     async def _launch(self, name: str) -> None:
-        server = _Server(self._configs[name], self._environ, self._on_change)
+        server = _Server(
+            self._configs[name], self._environ, self._on_change, self._on_sign_in_url, self._sign_in_timeout
+        )
         self._servers[name] = server
         server.task = asyncio.ensure_future(server.run())
 
@@ -417,10 +512,19 @@ class McpManager:
         if server.task is None:
             return
         server.stopping.set()
+        if server.sign_in is not None and server.sign_in.waiting_url:
+            server.task.cancel()  # it waits for the browser, not for a stop it would notice
         _, pending = await asyncio.wait({server.task}, timeout=_STOP_TIMEOUT)
         for task in pending:
             task.cancel()
             await asyncio.wait({task}, timeout=_STOP_TIMEOUT)
+
+    async def _stop_and_forget(self, server: _Server) -> None:
+        await self._stop_server(server)
+        try:
+            oauth_tokens.forget(server.config.name)  # a refresh that ended while it stopped stored new ones
+        except OSError:
+            log.warning("could not remove the sign-in of MCP server %s", server.config.name, exc_info=True)
 
     async def _stop_all(self) -> None:
         await asyncio.gather(*(self._stop_one(name) for name in list(self._servers)), return_exceptions=True)
@@ -434,7 +538,7 @@ class McpManager:
             state = server.state.value if server is not None else "not started"
             raise McpUnavailable(f"MCP server {name!r} is {state}{why}")
         try:
-            return await asyncio.wait_for(
+            return await server.deadlines.run(
                 server.session.call_tool(tool, arguments), server.config.tool_timeout
             )
         except TimeoutError:

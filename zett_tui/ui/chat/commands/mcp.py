@@ -1,8 +1,10 @@
-"""``/mcp [restart NAME | disable NAME]``: each MCP server's state and tools; restart or stop one.
+"""``/mcp [restart NAME | disable NAME | logout NAME]``: each MCP server's state and tools; restart, stop or sign out of one.
 
-A server is starting, ready with its tools, failed (with the reason, ``${VAR}`` values shown by
-name), or disabled (by ``enabled = false`` or ``/mcp disable``, for this run: ``/mcp restart``
-starts it again). Its tools are listed by the name the model calls them.
+A server is starting, waiting for an OAuth sign-in (with the address to open), ready with its
+tools, failed (with the reason, ``${VAR}`` values shown by name), disabled (by ``enabled = false``
+or ``/mcp disable``, for this run: ``/mcp restart`` starts it again) or signed out. A server that
+uses OAuth also says "signed in" or "needs sign-in". Its tools are listed by the name the model
+calls them. ``/mcp logout NAME`` forgets the server's stored tokens and disconnects it.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ _DESCRIPTION_WIDTH = 70
 
 @slash_command(
     "mcp",
-    "List the MCP servers and their tools; restart NAME or disable NAME (for this run)",
-    arguments="[restart NAME | disable NAME]",
+    "List the MCP servers and their tools; restart NAME, disable NAME (for this run) or logout NAME",
+    arguments="[restart NAME | disable NAME | logout NAME]",
 )
 def mcp_command(ctx: CommandContext, arguments: str) -> None:
     words = arguments.split()
@@ -43,15 +45,27 @@ def mcp_command(ctx: CommandContext, arguments: str) -> None:
         ctx.say(describe_servers(manager.statuses()), "info")
         return
     action, names = words[0].lower(), words[1:]
-    if action not in ("restart", "disable") or len(names) != 1:
-        ctx.say("/mcp takes no argument, 'restart NAME' or 'disable NAME'.", "warning")
+    if action not in ("restart", "disable", "logout") or len(names) != 1:
+        ctx.say("/mcp takes no argument, 'restart NAME', 'disable NAME' or 'logout NAME'.", "warning")
         return
     name = names[0]
     if name not in manager.configs:
         known = ", ".join(manager.configs) or "none"
         ctx.say(f"There is no MCP server {name!r} (configured: {known}).", "warning")
         return
-    if action == "restart":
+    if action == "logout":
+        try:
+            forgotten = manager.logout(name)
+        except OSError as error:
+            ctx.say(f"Could not forget the sign-in of MCP server {name}: {error.strerror or error}.", "error")
+            return
+        if forgotten:
+            ctx.say(
+                f"Signed out of MCP server {name}: its tokens are forgotten and it is disconnected.", "info"
+            )
+        else:
+            ctx.say(f"MCP server {name} had no stored sign-in; it is disconnected.", "info")
+    elif action == "restart":
         manager.restart(name)
         ctx.say(f"Starting MCP server {name} again; its tools come back once it is ready.", "info")
     else:
@@ -62,8 +76,13 @@ def mcp_command(ctx: CommandContext, arguments: str) -> None:
 def describe_servers(statuses: list[ServerStatus]) -> str:
     lines = ["MCP servers:"]
     for status in statuses:
-        lines.append(f"  {status.name}: {describe_state(status)}")
+        signed = (
+            f" ({status.sign_in})" if status.sign_in and status.state is not ServerState.SIGNED_OUT else ""
+        )
+        lines.append(f"  {status.name}: {describe_state(status)}{signed}")
         lines.append(f"      {status.launch_line}")
+        if status.sign_in_url:
+            lines.append(f"      sign in at {status.sign_in_url}")
         for tool in status.tools:
             read_only = tool.annotations is not None and tool.annotations.read_only_hint
             about = (tool.description or "").strip().splitlines()
@@ -84,4 +103,8 @@ def describe_state(status: ServerStatus) -> str:
         return f"failed: {status.reason}"
     if status.state is ServerState.DISABLED:
         return f"disabled (/mcp restart {status.name} starts it)"
+    if status.state is ServerState.SIGNED_OUT:
+        return f"signed out (/mcp restart {status.name} signs in again)"
+    if status.state is ServerState.SIGNING_IN:
+        return "waiting for you to sign in in the browser"
     return "starting…"

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from pygments.styles import get_style_by_name
 from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token
+from rich.color_triplet import ColorTriplet
 from textual.app import App
 from textual.color import Color
 from textual.theme import BUILTIN_THEMES, Theme
@@ -25,6 +26,7 @@ from zett_tui.config.settings import load_settings
 from zett_tui.core import paths
 from zett_tui.terminal.background import BackgroundQuery, ask, background_from_reply, query_background
 from zett_tui.ui.modals.theme_picker import ThemePicker
+from zett_tui.ui.sixteen_colours import contrast_ratio
 from zett_tui.ui.themes import (
     DARK_THEME,
     HIGH_CONTRAST_THEME,
@@ -236,17 +238,9 @@ def test_the_answer_read_after_start_up_work_keeps_the_keys_typed_meanwhile() ->
 # --- contrast ------------------------------------------------------------------------------------
 
 
-def _luminance(color: Color) -> float:
-    def linear(channel: int) -> float:
-        value = channel / 255
-        return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * linear(color.r) + 0.7152 * linear(color.g) + 0.0722 * linear(color.b)
-
-
 def contrast(first: Color, second: Color) -> float:
-    light, dark = sorted((_luminance(first), _luminance(second)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
+    """WCAG 2 contrast of two Textual colours, by the same formula the 16-colour filter uses."""
+    return contrast_ratio(ColorTriplet(first.r, first.g, first.b), ColorTriplet(second.r, second.g, second.b))
 
 
 _PERCENT = re.compile(r"(?P<color>.+?)\s+(?P<percent>\d+(\.\d+)?)%")

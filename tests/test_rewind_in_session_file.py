@@ -4,6 +4,7 @@ resumed model's context leaves them out, and undoing the rewind brings them back
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import shutil
@@ -121,3 +122,27 @@ def test_only_a_rewinds_own_line_hides_turns_not_a_turn_that_mentions_one(tmp_pa
     damaged = '{"version":1,"rewind":{"rewound":["r1"'
     path.write_text(json.dumps(turn) + "\n" + damaged + "\n" + json.dumps(lookalike) + "\n")
     assert not read_rewound(path).rewound
+
+
+async def test_a_fork_of_a_rewound_session_gives_its_model_what_the_originals_model_sees(
+    hosts: HostFactory,
+) -> None:
+    from zett_tui.entry.startup import fork_for_launch
+    from zett_tui.sessions.index import SessionIndex
+
+    host, _ = await two_turns_then_rewind_the_second(hosts)
+    await host.aclose()
+    original = SessionIndex().find(host.session_id)
+    assert original is not None
+    fork = await asyncio.to_thread(fork_for_launch, original)
+    model = ScriptedModel(text_step("forked answer"))
+    forked = await hosts(model, session_id=fork.session_id)
+    await forked.run_turn("go on in the copy", Collector())
+    sent = request_texts(model.requests[-1])
+    assert "first question" in sent and "first answer" in sent
+    assert "second question" not in sent and "second answer" not in sent
+    # The fork's file marks the same turn rewound, as the original's does.
+    out, err = io.StringIO(), io.StringIO()
+    assert show_session(fork.session_id, out, err=err) == 0, err.getvalue()
+    [second] = [line for line in out.getvalue().splitlines() if "second question" in line]
+    assert "rewound" in second

@@ -146,3 +146,30 @@ async def test_a_fork_of_a_rewound_session_gives_its_model_what_the_originals_mo
     assert show_session(fork.session_id, out, err=err) == 0, err.getvalue()
     [second] = [line for line in out.getvalue().splitlines() if "second question" in line]
     assert "rewound" in second
+
+
+async def test_sessions_list_and_show_count_real_turns_and_say_how_many_are_rewound(
+    hosts: HostFactory,
+) -> None:
+    from zett_tui.sessions.cli import list_sessions
+
+    def listed() -> dict[str, object]:
+        out = io.StringIO()
+        assert list_sessions(True, True, None, out, err=io.StringIO()) == 0
+        [row] = [row for row in json.loads(out.getvalue()) if row["session_id"] == host.session_id]
+        return row
+
+    model = ScriptedModel(text_step("first answer"), text_step("second answer"))
+    host = await hosts(model)
+    await host.run_turn("first question", Collector())
+    await host.run_turn("second question", Collector())
+    assert listed()["turns"] == 2  # cached: the rewind's line is read as new bytes of a grown file
+    assert host.checkpoints is not None
+    await host.checkpoints.rewind(host.checkpoints.records()[1], plan=None, conversation=True)
+    row = listed()
+    assert (row["turns"], row.get("rewound"), row["last_prompt"]) == (2, 1, "second question")
+    out = io.StringIO()
+    assert show_session(host.session_id, out, err=io.StringIO()) == 0
+    assert "Turns     2 (1 rewound) · " in out.getvalue()
+    (paths.sessions_dir() / ".index.json").unlink()  # and read afresh
+    assert (listed()["turns"], listed()["rewound"]) == (2, 1)

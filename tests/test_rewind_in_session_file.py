@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from tests.fakes.host import Collector, HostFactory
-from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.fakes.scripted_model import ScriptedModel, text_step, usage
 from tests.test_checkpoint_turns import request_texts
 from tests.ui_helpers import make_app, notices, ready_app, wait_for
 from zett_tui.core import paths
@@ -173,3 +173,25 @@ async def test_sessions_list_and_show_count_real_turns_and_say_how_many_are_rewo
     assert "Turns     2 (1 rewound) · " in out.getvalue()
     (paths.sessions_dir() / ".index.json").unlink()  # and read afresh
     assert (listed()["turns"], listed()["rewound"]) == (2, 1)
+
+
+async def test_a_session_resumed_after_a_rewind_shows_the_context_of_the_turns_left(
+    hosts: HostFactory,
+) -> None:
+    model = ScriptedModel(
+        text_step("first answer", tokens=usage(1000, 10)), text_step("second answer", tokens=usage(3000, 10))
+    )
+    host = await hosts(model)
+    await host.run_turn("first question", Collector())
+    await host.run_turn("second question", Collector())
+    assert host.checkpoints is not None
+    await host.checkpoints.rewind(host.checkpoints.records()[1], plan=None, conversation=True)
+    await host.aclose()
+    app = make_app(
+        ScriptedModel(), resume_path=session_file(host), session_id=host.session_id, model_label="scripted"
+    )
+    async with ready_app(app) as pilot:
+        await wait_for(pilot, lambda: app.chat.host is not None)
+        status = app.chat.status
+        # The figure the first turn left (the second is out of the context), measured, not guessed.
+        assert (status.context_tokens, status.context_estimated) == (1010, False)

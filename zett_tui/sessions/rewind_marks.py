@@ -116,16 +116,24 @@ def read_rewound(path: Path) -> RewoundTurns:
 def marks_in(stream: IO[bytes], start: int = 0) -> list[dict[str, list[str]]]:
     """The rewind marks of the lines from ``start`` (a line start) to the end of ``stream``, in
     order; a damaged mark is skipped (the session index counts a file's marks with this)."""
-    marks = []
-    for line in _candidate_lines_of(stream, start):
+    return [mark for _, mark in _marks_of(stream, start)]
+
+
+def marks_with_offsets(path: Path) -> list[tuple[int, dict[str, list[str]]]]:
+    """Every rewind mark of the session file ``path`` with the offset of its line, in order."""
+    with open(path, "rb") as stream:
+        return list(_marks_of(stream, 0))
+
+
+def _marks_of(stream: IO[bytes], start: int) -> Iterator[tuple[int, dict[str, list[str]]]]:
+    for offset, line in _candidate_lines_of(stream, start):
         try:
             data = json.loads(line)
         except (ValueError, RecursionError):
             continue
         mark = mark_of(data) if isinstance(data, dict) else None
         if mark is not None:
-            marks.append(mark)
-    return marks
+            yield offset, mark
 
 
 def is_mark_line(content: bytes) -> bool:
@@ -142,30 +150,34 @@ def is_mark_line(content: bytes) -> bool:
 def _candidate_lines(path: Path) -> Iterator[bytes]:
     """The whole lines of ``path`` that hold ``"rewind":{`` (each at most MAX_LINE_BYTES)."""
     with open(path, "rb") as stream:
-        yield from _candidate_lines_of(stream, 0)
+        for _, line in _candidate_lines_of(stream, 0):
+            yield line
 
 
-def _candidate_lines_of(stream: IO[bytes], start: int) -> Iterator[bytes]:
-    """The whole lines of ``stream`` from ``start`` that hold ``"rewind":{``."""
+def _candidate_lines_of(stream: IO[bytes], start: int) -> Iterator[tuple[int, bytes]]:
+    """The whole lines of ``stream`` from ``start`` that hold ``"rewind":{``, with their offsets."""
     stream.seek(start)
     carry = b""
+    base = start  # the offset of ``carry``'s first byte
     while True:
         block = stream.read(BLOCK_BYTES)
         data = carry + block
         end = data.rfind(b"\n") + 1 if block else len(data)
-        start = 0
+        position = 0
         while True:
-            hit = data.find(_NEEDLE, start, end)
+            hit = data.find(_NEEDLE, position, end)
             if hit < 0:
                 break
             line_start = data.rfind(b"\n", 0, hit) + 1
             line_end = data.find(b"\n", hit, end)
             line_end = end if line_end < 0 else line_end
             if line_end - line_start <= MAX_LINE_BYTES:
-                yield data[line_start:line_end]
-            start = line_end + 1
+                yield base + line_start, data[line_start:line_end]
+            position = line_end + 1
         carry = data[end:]
+        base += end
         if len(carry) > MAX_LINE_BYTES:
+            base += len(carry) - MAX_LINE_BYTES
             carry = carry[-MAX_LINE_BYTES:]  # a line longer than any record: only its end may matter
         if not block:
             return

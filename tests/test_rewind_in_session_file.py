@@ -195,3 +195,71 @@ async def test_a_session_resumed_after_a_rewind_shows_the_context_of_the_turns_l
         status = app.chat.status
         # The figure the first turn left (the second is out of the context), measured, not guessed.
         assert (status.context_tokens, status.context_estimated) == (1010, False)
+
+
+LONG = "word " * 2000
+#: What the first /compact writes: it summarizes the first two turns.
+SUMMARY = "Summary: the user asked the first question and the SECOND QUESTION."
+
+
+async def three_turns_compacted_then_rewound_to_the_second(
+    hosts: HostFactory, *later: object
+) -> tuple[AgentHost, ScriptedModel]:
+    """Turns 1-3, a /compact (turns 1-2 summarized), then a conversation rewind to before turn 2."""
+    model = ScriptedModel(
+        text_step("first answer " + LONG),
+        text_step("second answer " + LONG),
+        text_step("third answer"),
+        text_step(SUMMARY),
+        *later,
+    )
+    host = await hosts(model)
+    for prompt in ("first question", "second question", "third question"):
+        await host.run_turn(prompt, Collector())
+    assert await host.compact(Collector())
+    assert host.checkpoints is not None
+    await host.checkpoints.rewind(host.checkpoints.records()[1], plan=None, conversation=True)
+    return host, model
+
+
+async def test_a_summary_made_before_a_rewind_does_not_bring_the_rewound_turns_back(
+    hosts: HostFactory,
+) -> None:
+    host, model = await three_turns_compacted_then_rewound_to_the_second(hosts, text_step("fourth answer"))
+    await host.run_turn("fourth question", Collector())
+    sent = request_texts(model.requests[-1])
+    assert SUMMARY not in sent and "second answer" not in sent and "third question" not in sent
+    assert "first question" in sent and "first answer" in sent and "fourth question" in sent
+    await host.aclose()  # and so after a resume
+    resumed_model = ScriptedModel(text_step("fifth answer"))
+    again = await hosts(resumed_model, session_id=host.session_id)
+    await again.run_turn("fifth question", Collector())
+    sent = request_texts(resumed_model.requests[-1])
+    assert SUMMARY not in sent and "second question" not in sent
+    assert "first answer" in sent and "fourth answer" in sent
+
+
+async def test_a_compaction_after_a_rewind_summarizes_only_what_the_model_sees(hosts: HostFactory) -> None:
+    host, model = await three_turns_compacted_then_rewound_to_the_second(
+        hosts,
+        text_step("fourth answer"),
+        text_step("Summary: the first question was answered."),
+        text_step("fifth answer"),
+    )
+    await host.run_turn("fourth question", Collector())
+    assert await host.compact(Collector())  # the first turn summarized, the fourth kept
+    summarized = request_texts(model.requests[-1])
+    assert "first answer" in summarized
+    assert SUMMARY not in summarized and "second answer" not in summarized
+    await host.run_turn("fifth question", Collector())
+    sent = request_texts(model.requests[-1])
+    assert "Summary: the first question was answered." in sent
+    assert "first answer" not in sent and SUMMARY not in sent and "second question" not in sent
+    assert "fourth question" in sent and "fourth answer" in sent and "fifth question" in sent
+    await host.aclose()
+    resumed_model = ScriptedModel(text_step("sixth answer"))
+    again = await hosts(resumed_model, session_id=host.session_id)
+    await again.run_turn("sixth question", Collector())
+    resumed = request_texts(resumed_model.requests[-1])
+    assert "Summary: the first question was answered." in resumed and "fourth answer" in resumed
+    assert "first answer" not in resumed and "second question" not in resumed

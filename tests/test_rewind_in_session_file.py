@@ -263,3 +263,21 @@ async def test_a_compaction_after_a_rewind_summarizes_only_what_the_model_sees(h
     resumed = request_texts(resumed_model.requests[-1])
     assert "Summary: the first question was answered." in resumed and "fourth answer" in resumed
     assert "first answer" not in resumed and "second question" not in resumed
+
+
+async def test_undoing_a_rewind_after_a_compaction_brings_the_rewound_turns_back(hosts: HostFactory) -> None:
+    host, model = await three_turns_compacted_then_rewound_to_the_second(
+        hosts,
+        text_step("fourth answer"),
+        text_step("Summary: the first question was answered."),
+        text_step("after the undo"),
+    )
+    await host.run_turn("fourth question", Collector())
+    assert await host.compact(Collector())
+    assert host.checkpoints is not None
+    rewind = next(record for record in host.checkpoints.records() if record.kind == "rewind")
+    await host.checkpoints.rewind(rewind, plan=None, conversation=True)  # "before the rewind"
+    await host.run_turn("and now?", Collector())
+    sent = request_texts(model.requests[-1])
+    assert "second question" in sent and "second answer" in sent and "third answer" in sent
+    assert "Summary: the first question was answered." in sent and "fourth question" not in sent

@@ -143,7 +143,7 @@ async def _decide_conflicts(
     take: set[str] = set()
     target: TurnRecord = plan.target
     for path in plan.conflicts:
-        answer = await ask(ctx, dialogs.conflict_dialog(path))
+        answer = await ask(ctx, dialogs.conflict_dialog(path, elsewhere=path in plan.elsewhere))
         if answer == dialogs.SHOW_DIFF:
             diff = ""
             if target.before is not None:

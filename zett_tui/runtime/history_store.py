@@ -237,6 +237,8 @@ class HistoryStore:
         self.hidden_requests: Callable[[str], Collection[str]] = lambda session_id: ()
         #: Sessions ``load`` gave without their summary (made before a rewind): its version.
         self._unsummarized: dict[str, int] = {}
+        #: (summary, rewound requests) found to be of the conversation the model sees.
+        self._sound: set[tuple[Any, frozenset[str]]] = set()
 
     @property
     def path(self) -> Path | None:
@@ -289,8 +291,9 @@ class HistoryStore:
         hidden = frozenset(self.hidden_requests(session_id))
         snapshot = view.snapshot
         made_with, through = _summary_note(snapshot)
+        plain = snapshot is not None and through == snapshot.compacted_through_sequence
         if snapshot is None or (
-            not hidden and not made_with and through == snapshot.compacted_through_sequence
+            plain and ((not hidden and not made_with) or (snapshot.id, hidden) in self._sound)
         ):
             return _without(view, hidden)
         try:
@@ -302,6 +305,8 @@ class HistoryStore:
             return _without(view, hidden)
         covered = {record.request_id for record in earlier if record.sequence <= through}
         if hidden & covered == made_with & covered:
+            if plain:  # the next load of this summary with these turns rewound reads nothing more
+                self._sound.add((snapshot.id, hidden))
             between = [record for record in earlier if record.sequence > through]
             shown = snapshot.model_copy(update={"compacted_through_sequence": through})
             return _without(

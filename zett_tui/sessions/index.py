@@ -87,6 +87,13 @@ class SessionSummary:
     in_use_by: int | None = None
     #: How many of the turns a conversation rewind took out of the model's context.
     rewound: int = 0
+    #: How many lines are rewinds' (a turn's index counts them: it is its line number minus one).
+    rewind_lines: int = 0
+
+    @property
+    def lines(self) -> int:
+        """Complete lines in the file: the turns and the rewinds."""
+        return self.turns + self.rewind_lines
 
     @property
     def in_use(self) -> bool:
@@ -348,6 +355,7 @@ def _summary(
         last_activity=max(last, started),
         turns=max(0, facts.newlines - facts.marks),
         rewound=len(facts.rewound),
+        rewind_lines=facts.marks,
         last_status=status,
         path=path,
         size_bytes=facts.size,

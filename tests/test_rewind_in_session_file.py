@@ -281,3 +281,28 @@ async def test_undoing_a_rewind_after_a_compaction_brings_the_rewound_turns_back
     sent = request_texts(model.requests[-1])
     assert "second question" in sent and "second answer" in sent and "third answer" in sent
     assert "Summary: the first question was answered." in sent and "fourth question" not in sent
+
+
+async def test_a_fork_of_a_session_rewound_before_marks_existed_leaves_the_rewound_turn_out(
+    hosts: HostFactory,
+) -> None:
+    from zett_tui.entry.startup import fork_for_launch
+    from zett_tui.sessions.index import SessionIndex
+
+    host, _ = await two_turns_then_rewind_the_second(hosts)
+    await host.aclose()
+    path = session_file(host)
+    path.write_text(
+        "".join(path.read_text().splitlines(keepends=True)[:2])
+    )  # only the checkpoint record knows
+    original = SessionIndex().find(host.session_id)
+    assert original is not None
+    fork = await asyncio.to_thread(fork_for_launch, original)
+    model = ScriptedModel(text_step("forked answer"))
+    forked = await hosts(model, session_id=fork.session_id)
+    await forked.run_turn("go on in the copy", Collector())
+    sent = request_texts(model.requests[-1])
+    assert "first answer" in sent and "second question" not in sent
+    out = io.StringIO()
+    assert show_session(fork.session_id, out, err=io.StringIO()) == 0
+    assert "Turns     3 (1 rewound)" in out.getvalue()  # the fork's mark says it

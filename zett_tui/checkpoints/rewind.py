@@ -5,8 +5,9 @@ Only what the agent changed is taken back: the files the turns from the chosen o
 changed it by hand since) is not overwritten: it is a conflict the user decides (keep mine,
 take the checkpoint's). So is a file another zett session on the project changed while or after
 these turns ran (its own record lists it): a turn's record is the difference between the files
-before and after it, so it holds what another process changed meanwhile too. Files no turn touched are never touched. A rewind records the state
-before it as a checkpoint of its own, listed as "before the rewind", so it can be undone.
+before and after it, so it holds what another process changed meanwhile too. Files no turn
+touched are never touched. A rewind records the state before it as a checkpoint of its own,
+listed as "before the rewind", so it can be undone.
 All functions block (git): call them in a thread.
 """
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -385,3 +386,38 @@ async def test_a_cancelled_turn_is_recorded_and_the_next_turn_keeps_its_own(
     assert sorted(r.prompt for r in host.checkpoints.records()) == ["second turn", "stalls"]
     assert all(r.before and r.after for r in host.checkpoints.records())
     assert [line["status"] for line in session_lines(host)] == ["cancelled", "completed"]
+
+
+async def test_two_sessions_on_one_project_a_rewind_asks_before_undoing_the_others_change(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    """Session A's turn runs while session B (another zett on the project) changes a file: A's
+    record holds B's change too (it is what changed between A's checkpoints), so rewinding A asks
+    about that file instead of undoing B's work; A's own change goes back."""
+    from tests.fakes.host import wait_until
+
+    (project_dir / "a.txt").write_text("a before\n")
+    (project_dir / "b.txt").write_text("b before\n")
+    gate = asyncio.Event()
+    model_a = ScriptedModel(
+        tool_step("a1", "write_file", {"path": "a.txt", "content": "a by A\n"}),
+        text_step("A is done.", gate=gate),
+    )
+    model_b = ScriptedModel(
+        tool_step("b1", "write_file", {"path": "b.txt", "content": "b by B\n"}), text_step("B is done.")
+    )
+    host_a = await hosts(model_a, permission_mode=PermissionMode.AUTO)
+    host_b = await hosts(model_b, permission_mode=PermissionMode.AUTO)
+    turn_a = asyncio.ensure_future(host_a.run_turn("A's turn", Collector()))
+    await wait_until(lambda: len(model_a.requests) == 2)  # A's edit is done; its answer is streaming
+    await host_b.run_turn("B's turn", Collector())
+    gate.set()
+    await turn_a
+    assert host_a.checkpoints is not None
+    [record] = host_a.checkpoints.records()
+    assert sorted(record.paths) == ["a.txt", "b.txt"]  # what the checkpoints saw: B's change too
+    plan, outcome = await rewind_everything(host_a)
+    assert plan.restore == ["a.txt"] and plan.conflicts == ["b.txt"] and plan.elsewhere == ["b.txt"]
+    assert (project_dir / "a.txt").read_text() == "a before\n"
+    assert (project_dir / "b.txt").read_text() == "b by B\n"  # kept: B's, unless the user takes it
+    assert outcome.kept == ["b.txt"]

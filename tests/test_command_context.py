@@ -91,6 +91,9 @@ class StandIn:
     def model_switched(self, label: str, *, is_demo: bool) -> None:
         return None
 
+    def context_changed(self, measured: Any) -> None:
+        return None
+
     def review_trust(self) -> None:
         return None
 

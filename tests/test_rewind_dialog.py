@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
-from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
+from tests.fakes.host import Collector, HostFactory
+from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step, usage
 from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, wait_for
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
@@ -145,3 +147,64 @@ async def test_choosing_before_the_rewind_brings_the_conversation_back(project_d
         assert "change the notes" in "\n".join(
             str(getattr(m, "content", "")) for m in model.requests[-1].messages
         )
+
+
+async def test_the_context_meter_follows_a_conversation_rewind_and_its_undoing(project_dir: Path) -> None:
+    model = ScriptedModel(
+        text_step("first answer", tokens=usage(1000, 10)), text_step("second answer", tokens=usage(3000, 10))
+    )
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        status = app.chat.status
+        for prompt in ("first question", "second question"):
+            await submit(pilot, prompt)
+            await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
+        assert (status.context_tokens, status.context_estimated) == (3010, False)
+        await submit(pilot, "/rewind")
+        await dialog_armed(pilot)
+        await pilot.press("enter")  # the newest turn: the second
+        await choose(pilot, "Conversation only")
+        await wait_for(pilot, lambda: any("out of the model's context" in text for text in notices(app)))
+        await wait_for(pilot, lambda: status.context_tokens == 1010)  # what the first turn left
+        assert not status.context_estimated
+        app.chat.composer.clear()
+        await submit(pilot, "/rewind")
+        await dialog_armed(pilot)
+        await pilot.press("enter")  # before the rewind
+        await choose(pilot, "Conversation only")
+        await wait_for(pilot, lambda: status.context_tokens == 3010)
+
+
+async def test_a_file_another_zett_session_changed_during_the_turn_is_asked_about(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    (project_dir / "a.txt").write_text("a before\n")
+    (project_dir / "b.txt").write_text("b before\n")
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        tool_step("a1", "write_file", {"path": "a.txt", "content": "a by this session\n"}),
+        text_step("Done.", gate=gate),
+    )
+    other = await hosts(
+        ScriptedModel(
+            tool_step("b1", "write_file", {"path": "b.txt", "content": "b by the other\n"}), text_step("ok")
+        ),
+        permission_mode=PermissionMode.AUTO,
+    )
+    app = make_app(model, host_overrides={"permission_mode": PermissionMode.AUTO})
+    async with ready_app(app) as pilot:
+        await submit(pilot, "change a")
+        await wait_for(pilot, lambda: len(model.requests) == 2)
+        await other.run_turn("change b", Collector())  # another zett, while this turn runs
+        gate.set()
+        await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
+        await submit(pilot, "/rewind")
+        await dialog_armed(pilot)
+        await pilot.press("enter")
+        await choose(pilot, "Code only")
+        conflict = await dialog_armed(pilot)
+        assert conflict.title_text == "b.txt was also changed by another zett session in this project"
+        await pilot.press("enter")  # Keep mine
+        await wait_for(pilot, lambda: any("Code rewound" in text for text in notices(app)))
+    assert (project_dir / "a.txt").read_text() == "a before\n"
+    assert (project_dir / "b.txt").read_text() == "b by the other\n"

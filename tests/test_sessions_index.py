@@ -14,7 +14,7 @@ import pytest
 from zett_tui.core.paths import sessions_dir
 from zett_tui.sessions import index as index_module
 from zett_tui.sessions.ids import AmbiguousSession, UnknownSession, resolve_session_id, short_ids
-from zett_tui.sessions.index import CACHE_NAME, SessionIndex, SessionSummary
+from zett_tui.sessions.index import _CACHE_FORMAT, CACHE_NAME, SessionIndex, SessionSummary
 from zett_tui.sessions.lock import SessionLock
 from zett_tui.sessions.meta import set_title
 from zett_tui.sessions.naming import lock_path, session_path
@@ -205,7 +205,7 @@ def test_a_corrupt_cache_is_ignored_and_rebuilt(directory: Path, cache: str) -> 
     (directory / CACHE_NAME).write_text(cache)
     (summary,) = SessionIndex(directory).list_sessions()
     assert summary.title == "x"
-    assert json.loads((directory / CACHE_NAME).read_text())["format"] == 3
+    assert json.loads((directory / CACHE_NAME).read_text())["format"] == _CACHE_FORMAT
 
 
 def test_a_cache_entry_with_wrong_types_is_rebuilt(directory: Path) -> None:

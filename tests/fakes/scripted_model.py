@@ -43,9 +43,16 @@ def usage(input_tokens: int = 12, output_tokens: int = 5) -> ModelUsage:
 
 
 def text_step(
-    text: str, *, chunk: int = 8, reasoning: str = "", delay: float = 0.0, gate: asyncio.Event | None = None
+    text: str,
+    *,
+    chunk: int = 8,
+    reasoning: str = "",
+    delay: float = 0.0,
+    gate: asyncio.Event | None = None,
+    tokens: ModelUsage | None = None,
 ) -> Step:
-    """Stream ``text`` in ``chunk``-sized deltas; wait on ``gate`` after the first delta if given."""
+    """Stream ``text`` in ``chunk``-sized deltas; wait on ``gate`` after the first delta if given;
+    the response reports ``tokens`` (default: ``usage()``)."""
 
     async def step(request: ModelRequest) -> AsyncIterator[ModelEvent]:
         for index in range(0, len(reasoning), chunk):
@@ -57,7 +64,7 @@ def text_step(
             if delay:
                 await asyncio.sleep(delay)
         message = AssistantMessage(content=text)
-        yield ModelEvent.completed(ModelResponse(message, finish_reason="stop", usage=usage()))
+        yield ModelEvent.completed(ModelResponse(message, finish_reason="stop", usage=tokens or usage()))
 
     return step
 

@@ -53,6 +53,8 @@ class TurnRecord:
     hidden_requests: list[str] = field(default_factory=list)
     #: For a rewind that undid another: the requests it put back into the model's context.
     restored_requests: list[str] = field(default_factory=list)
+    #: When the turn (or rewind) ended and was recorded (ISO time; None in older records).
+    ended: str | None = None
 
     @property
     def added(self) -> int:
@@ -103,19 +105,19 @@ class CheckpointJournal:
 
     def records(self) -> list[TurnRecord]:
         """Every record, oldest first; a damaged line is skipped (and logged)."""
+        return _read_records(self.path)
+
+    def other_sessions_records(self) -> list[TurnRecord]:
+        """The records of every other session in the same store (another zett on the project)."""
+        found: list[TurnRecord] = []
         try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            return []
-        records: list[TurnRecord] = []
-        known = set(TurnRecord.__dataclass_fields__)
-        for line in text.splitlines():
-            try:
-                data = json.loads(line)
-                records.append(TurnRecord(**{k: v for k, v in data.items() if k in known}))
-            except (ValueError, TypeError):
-                log.warning("a damaged checkpoint record was skipped")
-        return records
+            paths = sorted(self.path.parent.glob("*.jsonl"))
+        except OSError:
+            return found
+        for path in paths:
+            if path.name != self.path.name and not path.is_symlink():
+                found.extend(_read_records(path))
+        return found
 
     def hidden_requests(self) -> frozenset[str]:
         """The requests out of the model's context now: taken out by a rewind, not put back since."""
@@ -123,3 +125,20 @@ class CheckpointJournal:
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)
+
+
+def _read_records(path: Path) -> list[TurnRecord]:
+    """Every record of one journal file, oldest first; a damaged line is skipped (and logged)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    records: list[TurnRecord] = []
+    known = set(TurnRecord.__dataclass_fields__)
+    for line in text.splitlines():
+        try:
+            data = json.loads(line)
+            records.append(TurnRecord(**{k: v for k, v in data.items() if k in known}))
+        except (ValueError, TypeError, AttributeError):
+            log.warning("a damaged checkpoint record was skipped")
+    return records

@@ -148,6 +148,7 @@ class SessionCheckpoints:
             after=after.commit if after else None,
             too_large=list(before.too_large) if before else [],
             unreadable=sorted(turn.unreadable | self._unreadable_paths(before, after)),
+            ended=datetime.now(UTC).isoformat(),
         )
         if before is None or after is None:
             record.missing = self._last_problem or "the checkpoint could not be taken"
@@ -272,7 +273,8 @@ class SessionCheckpoints:
         now = await self._take(f"rewind-{time.time_ns()}/before", "before the rewind")
         if now is None:
             raise RewindRefused(self._last_problem or "the files as they are now could not be recorded")
-        return await asyncio.to_thread(plan_code_rewind, self.store, records, target, now.commit)
+        others = await asyncio.to_thread(self.journal.other_sessions_records)
+        return await asyncio.to_thread(plan_code_rewind, self.store, records, target, now.commit, others)
 
     async def rewind(
         self,

@@ -3,8 +3,11 @@
 Only what the agent changed is taken back: the files the turns from the chosen one on changed
 (each turn's record lists them). A file that differs from what the agent left it as (the user
 changed it by hand since) is not overwritten: it is a conflict the user decides (keep mine,
-take the checkpoint's). Files no turn touched are never touched. A rewind records the state
-before it as a checkpoint of its own, listed as "before the rewind", so it can be undone.
+take the checkpoint's). So is a file another zett session on the project changed while or after
+these turns ran (its own record lists it): a turn's record is the difference between the files
+before and after it, so it holds what another process changed meanwhile too. Files no turn
+touched are never touched. A rewind records the state before it as a checkpoint of its own,
+listed as "before the rewind", so it can be undone.
 All functions block (git): call them in a thread.
 """
 
@@ -39,6 +42,8 @@ class RewindPlan:
     too_large: list[str] = field(default_factory=list)
     #: Files a checkpoint of these turns could not read: not restored (their record may be stale).
     unreadable: list[str] = field(default_factory=list)
+    #: The conflicts another zett session on the project changed while or after these turns ran.
+    elsewhere: list[str] = field(default_factory=list)
 
 
 def later_records(records: Sequence[TurnRecord], target: TurnRecord) -> list[TurnRecord]:
@@ -48,9 +53,14 @@ def later_records(records: Sequence[TurnRecord], target: TurnRecord) -> list[Tur
 
 
 def plan_code_rewind(
-    store: CheckpointStore, records: Sequence[TurnRecord], target: TurnRecord, now: str
+    store: CheckpointStore,
+    records: Sequence[TurnRecord],
+    target: TurnRecord,
+    now: str,
+    others: Sequence[TurnRecord] = (),
 ) -> RewindPlan:
-    """Which files go back and which ask, for a rewind to just before ``target``."""
+    """Which files go back and which ask, for a rewind to just before ``target``; ``others`` are
+    the records of the project's other sessions."""
     undone = later_records(records, target)
     missing = [record for record in undone if record.before is None or record.after is None]
     if missing:
@@ -74,6 +84,7 @@ def plan_code_rewind(
     for record in undone:
         for path in record.paths:
             touched.setdefault(path, []).append(record)
+    elsewhere = changed_elsewhere(others, since=target.at)
     for path, by in sorted(touched.items()):
         if path in unreadable:
             continue
@@ -87,8 +98,29 @@ def plan_code_rewind(
         wanted = entries(target.before or "").get(path) if target.before else None
         if current.get(path) == wanted:
             continue  # already as it was
-        (plan.conflicts if by_hand else plan.restore).append(path)
+        if path in elsewhere:
+            plan.elsewhere.append(path)
+        (plan.conflicts if by_hand or path in elsewhere else plan.restore).append(path)
     return plan
+
+
+def changed_elsewhere(others: Sequence[TurnRecord], *, since: str) -> set[str]:
+    """The files the ``others``' turns and rewinds changed that ended at or after ``since``."""
+    start = _time(since)
+    found: set[str] = set()
+    for record in others:
+        ended = _time(record.ended or record.at)
+        if start is None or ended is None or ended >= start:
+            found.update(record.paths)
+    return found
+
+
+def _time(text: str | None) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return when if when is None or when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def apply_code_rewind(
@@ -123,6 +155,7 @@ def rewind_record(
         hidden_requests=hidden_requests,
         restored_requests=restored_requests or [],
         missing=missing,
+        ended=datetime.now(UTC).isoformat(),
     )
 
 

@@ -94,15 +94,15 @@ class SessionFiles:
             await self.storage.retry_now()
 
     def recorded_context(self, model_label: str, window: int) -> ContextMeasured | None:
-        """The context figure the session's last recorded turn kept; counted by another model's
+        """The context figure the session's last recorded turn in the model's context kept; counted by another model's
         tokenizer, it is an estimate now. Blocking: it reads the end of the transcript."""
-        from zett_tui.sessions.reader import last_record_within
-        from zett_tui.sessions.recorded_turns import turn_view
+        from zett_tui.sessions.recorded_turns import last_turn_in_context, turn_view
 
         if self.recorder is None:
             return None
         try:
-            record = last_record_within(self.transcript, CONTEXT_SEARCH_BYTES)  # damage: said on screen
+            # damage: said on screen; after a rewind, the last turn still in the model's context
+            record = last_turn_in_context(self.transcript, CONTEXT_SEARCH_BYTES)
         except OSError:
             return None
         if record is None:

@@ -169,7 +169,7 @@ def show_session(
     started, last = _local_time(summary.started_at), _local_time(summary.last_activity)
     out.write(f"Started   {started}    Last activity  {last}\n")
     out.write(
-        f"Turns     {summary.turns} · {_size(summary.size_bytes)} · last turn {_status_word(summary.last_status)}\n"
+        f"Turns     {_turn_count(summary)} · {_size(summary.size_bytes)} · last turn {_status_word(summary.last_status)}\n"
     )
     out.write(f"File      {summary.path}\n")
     holder = lock_holder(lock_path(summary.path))
@@ -190,6 +190,11 @@ def show_session(
         )
     _warn_unread(notices, err)
     return OK
+
+
+def _turn_count(summary: SessionSummary) -> str:
+    """``12`` or ``12 (3 rewound)``: the turns, and how many a rewind took out of the model's context."""
+    return f"{summary.turns} ({summary.rewound} rewound)" if summary.rewound else str(summary.turns)
 
 
 def _warn_unread(notices: ReadNotices, err: TextIO) -> None:

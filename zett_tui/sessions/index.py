@@ -7,8 +7,9 @@ for the number of turns. Results are cached in ``.index.json`` in the sessions f
 file size and mtime: a file that only grew (a new turn was appended) costs a count of its new
 bytes and a look at its tail. A damaged or foreign cache file is ignored and rebuilt.
 
-``turns`` is the number of complete lines, so a damaged line counts as a turn; the transcript
-reader reports such lines when the session is opened.
+``turns`` is the number of complete lines but a conversation rewind's (``sessions.rewind_marks``),
+so a damaged line counts as a turn; the transcript reader reports such lines when the session is
+opened. ``rewound`` is how many of them a rewind took out of the model's context.
 """
 
 from __future__ import annotations
@@ -46,10 +47,11 @@ from zett_tui.sessions.reader import (
     read_last_records,
     zett_metadata,
 )
+from zett_tui.sessions.rewind_marks import RewoundTurns, is_mark_line, marks_in
 
 CACHE_NAME = ".index.json"
-#: 3: the prompts kept are redacted (a cache written before is rebuilt).
-_CACHE_FORMAT = 3
+#: 3: the prompts kept are redacted; 4: rewind lines are not turns (a cache written before is rebuilt).
+_CACHE_FORMAT = 4
 _SIGNATURE_BYTES = 32
 _IN_MEMORY_BYTES = 1 << 20
 #: How many damaged lines at either end are stepped over to find a readable one.
@@ -69,7 +71,7 @@ class SessionSummary:
     model: str | None
     started_at: datetime
     last_activity: datetime
-    #: Complete lines in the file (a damaged line counts).
+    #: Complete lines in the file but the rewinds' (a damaged line counts).
     turns: int
     #: Status of the last readable turn: completed, failed, cancelled, or "empty" for no turn.
     last_status: str
@@ -83,6 +85,15 @@ class SessionSummary:
     tail_torn: bool = False
     #: Pid of a running zett that holds the session's lock, when one does (-1 if unknown).
     in_use_by: int | None = None
+    #: How many of the turns a conversation rewind took out of the model's context.
+    rewound: int = 0
+    #: How many lines are rewinds' (a turn's index counts them: it is its line number minus one).
+    rewind_lines: int = 0
+
+    @property
+    def lines(self) -> int:
+        """Complete lines in the file: the turns and the rewinds."""
+        return self.turns + self.rewind_lines
 
     @property
     def in_use(self) -> bool:
@@ -108,6 +119,9 @@ class _Facts:
     head: dict[str, Any] | None
     tail: dict[str, Any] | None
     notices: list[str] = field(default_factory=list)
+    #: How many of the complete lines are rewinds, and the turns they leave rewound.
+    marks: int = 0
+    rewound: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         # dataclasses.asdict deep-copies everything and costs ~35 ms for 1,000 entries.
@@ -127,7 +141,13 @@ class _Facts:
             or (isinstance(part, dict) and all(v is None or isinstance(v, str) for v in part.values()))
             for part in (facts.head, facts.tail)
         )
-        others_ok = isinstance(facts.signature, str) and isinstance(facts.notices, list)
+        others_ok = (
+            isinstance(facts.signature, str)
+            and isinstance(facts.notices, list)
+            and type(facts.marks) is int
+            and isinstance(facts.rewound, list)
+            and all(isinstance(item, str) for item in facts.rewound)
+        )
         if not (numbers_ok and parts_ok and others_ok and type(facts.ends_with_newline) is bool):
             return None
         return facts
@@ -211,8 +231,8 @@ def _read_tail(
     for probed, raw in enumerate(iter_lines_backward(stream, end, terminated=ends_with_newline)):
         if probed >= _PROBE_LINES:
             return None
-        if not raw.terminated or raw.content is None:
-            continue
+        if not raw.terminated or raw.content is None or is_mark_line(raw.content):
+            continue  # a rewind's line says nothing of the last turn
         facts = _facts_of_line(raw.content, path=path, line_no=0, offset=raw.offset, notices=notices)
         if facts is not None:
             return facts
@@ -260,8 +280,12 @@ def _scan(path: Path, stat: os.stat_result, previous: _Facts | None) -> _Facts:
         if grew and previous is not None:
             newlines = previous.newlines + count_newlines(stream, previous.size)
             head = previous.head
+            rewound = RewoundTurns(set(previous.rewound))
+            marks = previous.marks + _apply_marks(rewound, stream, previous.size)
         else:
             newlines = count_newlines(stream, 0)
+            rewound = RewoundTurns()
+            marks = _apply_marks(rewound, stream, 0)
             # With no newline at all the only line is torn: nothing complete to read.
             head = _read_head(stream, path, notices) if newlines else None
         tail = _read_tail(stream, size, ends_with_newline, path, notices)
@@ -285,7 +309,17 @@ def _scan(path: Path, stat: os.stat_result, previous: _Facts | None) -> _Facts:
         head=head,
         tail=tail,
         notices=[f"{notice.line_no}\t{notice.reason}" for notice in notices],
+        marks=marks,
+        rewound=sorted(rewound.rewound),
     )
+
+
+def _apply_marks(rewound: RewoundTurns, stream: IO[bytes], start: int) -> int:
+    """Apply the rewind marks from ``start`` on to ``rewound``; how many there were."""
+    marks = marks_in(stream, start)
+    for mark in marks:
+        rewound.apply(mark)
+    return len(marks)
 
 
 def _session_id_for(name: str, facts: _Facts) -> str:
@@ -319,7 +353,9 @@ def _summary(
         model=tail.get("model") or head.get("model"),
         started_at=started,
         last_activity=max(last, started),
-        turns=facts.newlines,
+        turns=max(0, facts.newlines - facts.marks),
+        rewound=len(facts.rewound),
+        rewind_lines=facts.marks,
         last_status=status,
         path=path,
         size_bytes=facts.size,

@@ -22,8 +22,15 @@ from typing import Any
 from zett_tui.core.tool_display import key_argument
 from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
 from zett_tui.sessions.meta import one_line
-from zett_tui.sessions.reader import Notices, TurnRecord, iter_records, read_last_records
-from zett_tui.sessions.rewind_marks import RewoundTurns, mark_of, read_rewound
+from zett_tui.sessions.read_notices import ReadNotices
+from zett_tui.sessions.reader import (
+    Notices,
+    TurnRecord,
+    iter_records,
+    last_record_within,
+    read_last_records,
+)
+from zett_tui.sessions.rewind_marks import RewoundTurns, mark_of, marks_with_offsets, read_rewound
 
 _NORMAL_STOPS = {"end_turn", "tool_use"}
 
@@ -382,3 +389,43 @@ def load_last_turns(
         for index, record in enumerate(records)
     ]
     return TranscriptPage(turns, tail.has_earlier, tail.start_offset)
+
+
+def last_turn_in_context(path: Path, within_bytes: int) -> TurnRecord | None:
+    """The last turn whose context figure is still the model's context, or None.
+
+    Usually the file's last line. After a conversation rewind the last lines are the rewind's and
+    the turns it took out: the figure is then the last turn still in the context's, when the
+    rewinds since it only took out turns after it (one that put earlier turns back, or took some
+    out, changed the context that figure measured: None, and the caller estimates). Raises
+    ``OSError`` when the file cannot be read; reads at most ``within_bytes`` back from the end.
+    """
+    last = last_record_within(path, within_bytes)
+    if last is None or mark_of(last.data) is None:
+        return last  # no rewind since the last turn (a mark only ever follows the turns it names)
+    marks = marks_with_offsets(path)
+    now = RewoundTurns()
+    for _, mark in marks:
+        now.apply(mark)
+    after: set[str] = set()  # the rewound turns after the one looked for
+    size = path.stat().st_size
+    notices = ReadNotices(detail_limit=0)
+    before_offset: int | None = None
+    while True:
+        tail = read_last_records(path, 16, notices, before_offset=before_offset)
+        for record in reversed(tail.records):
+            if mark_of(record.data) is not None:
+                continue
+            request = record.data.get("request_id")
+            if request in now:
+                after.add(str(request))
+                continue
+            then = RewoundTurns()
+            for offset, mark in marks:
+                if offset < record.offset:
+                    then.apply(mark)
+            changed = now.rewound ^ then.rewound
+            return record if changed <= after else None
+        if not tail.records or tail.start_offset == 0 or size - tail.start_offset > within_bytes:
+            return None
+        before_offset = tail.start_offset

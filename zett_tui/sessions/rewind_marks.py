@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from zett_tui.sessions.line_blocks import BLOCK_BYTES, MAX_LINE_BYTES
 
@@ -113,27 +113,71 @@ def read_rewound(path: Path) -> RewoundTurns:
     return found
 
 
+def marks_in(stream: IO[bytes], start: int = 0) -> list[dict[str, list[str]]]:
+    """The rewind marks of the lines from ``start`` (a line start) to the end of ``stream``, in
+    order; a damaged mark is skipped (the session index counts a file's marks with this)."""
+    return [mark for _, mark in _marks_of(stream, start)]
+
+
+def marks_with_offsets(path: Path) -> list[tuple[int, dict[str, list[str]]]]:
+    """Every rewind mark of the session file ``path`` with the offset of its line, in order."""
+    with open(path, "rb") as stream:
+        return list(_marks_of(stream, 0))
+
+
+def _marks_of(stream: IO[bytes], start: int) -> Iterator[tuple[int, dict[str, list[str]]]]:
+    for offset, line in _candidate_lines_of(stream, start):
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        mark = mark_of(data) if isinstance(data, dict) else None
+        if mark is not None:
+            yield offset, mark
+
+
+def is_mark_line(content: bytes) -> bool:
+    """Whether one line of a session file (without its newline) is a rewind's."""
+    if _NEEDLE not in content:
+        return False
+    try:
+        data = json.loads(content)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and mark_of(data) is not None
+
+
 def _candidate_lines(path: Path) -> Iterator[bytes]:
     """The whole lines of ``path`` that hold ``"rewind":{`` (each at most MAX_LINE_BYTES)."""
     with open(path, "rb") as stream:
-        carry = b""
+        for _, line in _candidate_lines_of(stream, 0):
+            yield line
+
+
+def _candidate_lines_of(stream: IO[bytes], start: int) -> Iterator[tuple[int, bytes]]:
+    """The whole lines of ``stream`` from ``start`` that hold ``"rewind":{``, with their offsets."""
+    stream.seek(start)
+    carry = b""
+    base = start  # the offset of ``carry``'s first byte
+    while True:
+        block = stream.read(BLOCK_BYTES)
+        data = carry + block
+        end = data.rfind(b"\n") + 1 if block else len(data)
+        position = 0
         while True:
-            block = stream.read(BLOCK_BYTES)
-            data = carry + block
-            end = data.rfind(b"\n") + 1 if block else len(data)
-            start = 0
-            while True:
-                hit = data.find(_NEEDLE, start, end)
-                if hit < 0:
-                    break
-                line_start = data.rfind(b"\n", 0, hit) + 1
-                line_end = data.find(b"\n", hit, end)
-                line_end = end if line_end < 0 else line_end
-                if line_end - line_start <= MAX_LINE_BYTES:
-                    yield data[line_start:line_end]
-                start = line_end + 1
-            carry = data[end:]
-            if len(carry) > MAX_LINE_BYTES:
-                carry = carry[-MAX_LINE_BYTES:]  # a line longer than any record: only its end may matter
-            if not block:
-                return
+            hit = data.find(_NEEDLE, position, end)
+            if hit < 0:
+                break
+            line_start = data.rfind(b"\n", 0, hit) + 1
+            line_end = data.find(b"\n", hit, end)
+            line_end = end if line_end < 0 else line_end
+            if line_end - line_start <= MAX_LINE_BYTES:
+                yield base + line_start, data[line_start:line_end]
+            position = line_end + 1
+        carry = data[end:]
+        base += end
+        if len(carry) > MAX_LINE_BYTES:
+            base += len(carry) - MAX_LINE_BYTES
+            carry = carry[-MAX_LINE_BYTES:]  # a line longer than any record: only its end may matter
+        if not block:
+            return

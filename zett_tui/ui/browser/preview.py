@@ -40,7 +40,7 @@ def load_preview(summary: SessionSummary, hit: SearchHit | None, count: int = PR
     of the file, one near the start forwards from the start, whichever parses fewer turns.
     """
     notices = ReadNotices()
-    distance = summary.turns - hit.turn_index if hit is not None else 0
+    distance = summary.lines - hit.turn_index if hit is not None else 0  # indexes count every line
     if hit is None or distance <= 1:
         page = load_last_turns(summary.path, count, notices)
         return PreviewPage(summary.session_id, page.turns, page.has_earlier, 0, notices, hit)
@@ -50,7 +50,7 @@ def load_preview(summary: SessionSummary, hit: SearchHit | None, count: int = PR
         earlier = page.has_earlier or (bool(page.turns) and bool(kept) and kept[0] is not page.turns[0])
     else:
         kept, earlier = _turns_up_to(summary.path, hit.turn_index, count, notices)
-    later = max(0, summary.turns - 1 - kept[-1].index) if kept else 0
+    later = max(0, summary.lines - 1 - kept[-1].index) if kept else 0
     return PreviewPage(summary.session_id, kept, earlier, later, notices, hit)
 
 

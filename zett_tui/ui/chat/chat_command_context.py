@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.events import ContextMeasured
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.chat.commands.registry import CommandList
@@ -113,6 +114,15 @@ class ChatCommandContext:
                 estimated=True,
                 window_guessed=host.context_window_guessed,
             )
+
+    def context_changed(self, measured: ContextMeasured) -> None:
+        host = self._chat.host
+        self._chat.status.show_context(
+            measured.tokens,
+            measured.window,
+            estimated=measured.estimated,
+            window_guessed=host.context_window_guessed if host is not None else False,
+        )
 
     def review_trust(self) -> None:
         from zett_tui.ui.chat.trust_prompt import review_trust

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.events import ContextMeasured
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.chat.commands.registry import CommandList
@@ -109,6 +110,10 @@ class CommandContext(Protocol):
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:
         """Show the new model and its context meter in the status line."""
+        ...
+
+    def context_changed(self, measured: ContextMeasured) -> None:
+        """Show ``measured`` in the status line's context meter (the context changed between turns)."""
         ...
 
     def review_trust(self) -> None:

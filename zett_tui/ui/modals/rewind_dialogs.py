@@ -92,11 +92,20 @@ def what_dialog(
     )
 
 
-def conflict_dialog(path: str) -> ChoiceDialog:
-    """A file the user changed by hand after the agent touched it."""
+def conflict_dialog(path: str, *, elsewhere: bool = False) -> ChoiceDialog:
+    """A file the user changed by hand after the agent touched it (or another zett session on the
+    project changed while or after these turns ran: ``elsewhere``)."""
+    if elsewhere:
+        title = f"{path} was also changed by another zett session in this project"
+        body = "Rewinding would overwrite that session's change."
+    else:
+        title, body = (
+            f"{path} was changed by hand after the agent changed it",
+            "Rewinding would overwrite your change.",
+        )
     return ChoiceDialog(
-        f"{path} was changed by hand after the agent changed it",
-        Static(Text("Rewinding would overwrite your change.")),
+        title,
+        Static(Text(body)),
         [
             Choice("Keep mine", KEEP_MINE, "affirm"),
             Choice("Take the checkpoint's", TAKE_CHECKPOINT, "warning"),

@@ -116,6 +116,11 @@ async def rewind_flow(ctx: CommandContext, checkpoints: SessionCheckpoints) -> N
     for problem in outcome.problems:
         ctx.say(problem, "warning")
     restored = outcome.record.restored_requests if outcome.record is not None else []
+    host = ctx.host
+    if conversation and outcome.record is not None and host is not None:
+        hidden = outcome.record.hidden_requests
+        if hidden or restored:  # the context the next turn starts from changed: so does the meter
+            ctx.context_changed(await host.estimate_context())
     if conversation and restored:
         count = len(restored)
         ctx.say(
@@ -138,7 +143,7 @@ async def _decide_conflicts(
     take: set[str] = set()
     target: TurnRecord = plan.target
     for path in plan.conflicts:
-        answer = await ask(ctx, dialogs.conflict_dialog(path))
+        answer = await ask(ctx, dialogs.conflict_dialog(path, elsewhere=path in plan.elsewhere))
         if answer == dialogs.SHOW_DIFF:
             diff = ""
             if target.before is not None:

@@ -17,6 +17,7 @@ import pytest
 
 from zett_tui.config import saving
 from zett_tui.config.settings import ConfigSaveError, load_settings, save_user_setting
+from zett_tui.config.toml_edit import set_toml_value
 
 HAND_WRITTEN = (
     "# zett settings, hand written\n"
@@ -56,7 +57,7 @@ def _assert_refused(config: Path, before: bytes, key: str, value: object, match:
 def test_changing_a_value_keeps_every_other_byte(config: Path) -> None:
     config.write_text(HAND_WRITTEN)
     save_user_setting(config, "ui.theme", "gruvbox")
-    assert config.read_text() == HAND_WRITTEN.replace("'nord'", '"gruvbox"')
+    assert config.read_text() == HAND_WRITTEN.replace("'nord'", "'gruvbox'")
 
 
 def test_adding_a_key_only_adds_its_line(config: Path) -> None:
@@ -84,7 +85,7 @@ def test_a_utf8_bom_is_kept_and_the_file_still_loads(config: Path) -> None:
     config.write_bytes(b"\xef\xbb\xbf" + HAND_WRITTEN.encode())
     save_user_setting(config, "ui.theme", "gruvbox")
     raw = config.read_bytes()
-    assert raw == b"\xef\xbb\xbf" + HAND_WRITTEN.replace("'nord'", '"gruvbox"').encode()
+    assert raw == b"\xef\xbb\xbf" + HAND_WRITTEN.replace("'nord'", "'gruvbox'").encode()
     settings, problems = load_settings(cwd=config.parent, env={}, user_config=config)
     assert problems == [] and settings.ui.theme == "gruvbox"
 
@@ -98,7 +99,7 @@ def test_a_symlink_is_followed_and_stays_a_link(config: Path, tmp_path: Path) ->
     config.symlink_to(real)
     save_user_setting(config, "ui.theme", "gruvbox")
     assert config.is_symlink() and os.readlink(config) == str(real)
-    assert real.read_text() == HAND_WRITTEN.replace("'nord'", '"gruvbox"')
+    assert real.read_text() == HAND_WRITTEN.replace("'nord'", "'gruvbox'")
     assert stat.S_IMODE(real.stat().st_mode) == 0o600
     assert stat.S_IMODE(dotfiles.stat().st_mode) == 0o755, "the dotfiles folder is the user's"
     assert _leftovers(dotfiles) == ["zett.toml"]
@@ -188,7 +189,7 @@ def test_a_file_just_under_the_limit_is_edited(config: Path) -> None:
     padding = "".join(f"# padding line {index}\n" for index in range(2_000))
     config.write_text(HAND_WRITTEN + padding)
     save_user_setting(config, "ui.theme", "gruvbox")
-    assert config.read_text() == HAND_WRITTEN.replace("'nord'", '"gruvbox"') + padding
+    assert config.read_text() == HAND_WRITTEN.replace("'nord'", "'gruvbox'") + padding
 
 
 def test_saves_at_the_same_time_all_land(config: Path) -> None:
@@ -251,3 +252,15 @@ def test_when_tomlkit_fails_or_disturbs_the_file_nothing_is_written(
     monkeypatch.setattr(tomlkit, "parse", broken_parse)
     config.write_text(HAND_WRITTEN)
     _assert_refused(config, HAND_WRITTEN.encode(), "ui.theme", "x", "set ui.theme by hand")
+
+
+@pytest.mark.parametrize(
+    ("before", "value", "after"),
+    [
+        ("theme = 'nord'\n", "gruvbox", "theme = 'gruvbox'\n"),  # the user's quotes are kept
+        ('theme = "nord"\n', "gruvbox", 'theme = "gruvbox"\n'),
+        ("theme = 'nord'\n", "it's", 'theme = "it\'s"\n'),  # a literal cannot hold a quote
+    ],
+)
+def test_a_replaced_string_keeps_its_quote_style_when_it_can(before: str, value: str, after: str) -> None:
+    assert set_toml_value(before, ("theme",), value) == after

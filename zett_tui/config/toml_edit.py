@@ -67,7 +67,9 @@ def _set(document: Any, key: Key, value: str | bool | int) -> None:
         container = container[name]
     leaf = str(key[-1])
     if leaf in container:
-        container[leaf] = value  # a value replaced in place keeps its comment and spacing
+        # A value replaced in place keeps its comment and spacing, and a string its quote style
+        # (tomlkit 0.15.3 does that itself, 0.15.2 wrote "..." always: one answer for both).
+        container[leaf] = _in_the_style_of(container[leaf], value)
     elif isinstance(container, InlineTable):
         _add_to_inline_table(container, leaf, value)
     else:
@@ -76,6 +78,17 @@ def _set(document: Any, key: Key, value: str | bool | int) -> None:
             _add_entry(body, leaf, value, top_level=container is document)
         else:
             container[leaf] = value
+
+
+def _in_the_style_of(old: object, value: str | bool | int) -> object:
+    """``value`` as a literal string (``'...'``) when it replaces one and can be written as one."""
+    import tomlkit
+    from tomlkit.items import String, StringType
+
+    literal = isinstance(old, String) and old.type is StringType.SLL
+    if literal and isinstance(value, str) and value.isprintable() and "'" not in value:
+        return tomlkit.string(value, literal=True)
+    return value
 
 
 def _add_entry(body: Any, leaf: str, value: str | bool | int, *, top_level: bool) -> None:

@@ -54,10 +54,10 @@ from zett_tui.runtime.hooks.runner import SessionHooks
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
-from zett_tui.runtime.turn_model import TurnModel
+from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
-from zett_tui.sessions.rewind_marks import RewoundTurns, mark_record, read_rewound
+from zett_tui.sessions.rewind_marks import RewoundTurns, read_rewound
 from zett_tui.workspace.git_branch import git_branch
 
 if TYPE_CHECKING:
@@ -271,7 +271,7 @@ class AgentHost:
             prompt = submitted
         prompt = await self._with_attachments(prompt, sink)
         options, metadata = self._request_options(), self._turn_metadata()
-        built = await self._turn_model(model, sink) if model is not None else None
+        built = await build_for_turn(model, self.options.model_label, sink) if model is not None else None
         if built is not None and model is not None:
             options.update(model=built, reasoning_effort=ReasoningEffort(model.reasoning_effort))
             metadata["zett"]["model"] = model.label
@@ -283,20 +283,6 @@ class AgentHost:
                 self._retired_models.append(built)
                 if not self._running:
                     await self._close_retired_models()
-
-    async def _turn_model(self, model: TurnModel, sink: Sink) -> AgentModel | None:
-        try:
-            return await asyncio.to_thread(model.factory)
-        except Exception as error:
-            log.warning("the model %s for one turn could not be built", model.label, exc_info=True)
-            sink(
-                Notice(
-                    f"Could not start {model.label} for this turn ({model.describe_error(error)}); "
-                    f"{self.options.model_label} answers it.",
-                    "warning",
-                )
-            )
-            return None
 
     def read_access(self) -> ReadAccess:
         """This session's read rules, with what the user allowed "for this session" in the read
@@ -445,24 +431,23 @@ class AgentHost:
         self.notices.add(Notice(text, level))
 
     def _hidden_requests(self) -> Collection[str]:
-        """The turns out of the model's context: the session file's rewind marks (a session
-        rewound before they were written: the checkpoint record's)."""
-        if self.rewound.marked or self.checkpoints is None:
-            return self.rewound.rewound
-        return self.checkpoints.hidden_requests()
+        """The turns out of the model's context (``RewoundTurns.hidden``)."""
+        return self.rewound.hidden(self._recorded_rewinds())
+
+    def _recorded_rewinds(self) -> Callable[[], Collection[str]] | None:
+        """The checkpoint record's rewound turns, for sessions rewound before marks were written."""
+        return self.checkpoints.hidden_requests if self.checkpoints is not None else None
 
     async def _mark_rewind(self, record: TurnRecord) -> None:
         """A rewind changed which turns the model sees: mark it in the session file (nothing there
         is deleted), and the next request leaves them out (or has them back)."""
-        if not self.rewound.marked and self.checkpoints is not None:
-            self.rewound.rewound = set(self.checkpoints.hidden_requests())  # before marks existed
-        mark = mark_record(
+        mark = self.rewound.rewind(
             self.session_id,
             target=record.target or "",
             rewound=record.hidden_requests,
             restored=record.restored_requests,
+            recorded=self._recorded_rewinds(),
         )
-        self.rewound.apply({"rewound": record.hidden_requests, "restored": record.restored_requests})
         recorder = self.recorder
         if recorder is not None:
             await asyncio.to_thread(recorder.append_record, self.session_id, mark)

@@ -7,16 +7,17 @@ closes it after; the session's model answers the next turn. Which names can be u
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from zett_agent.model import AgentModel, ReasoningEffort
 
 from zett_tui.providers.errors import describe_error
+from zett_tui.runtime.events import Notice, UIEvent
 
-if TYPE_CHECKING:
-    pass
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -52,3 +53,22 @@ def model_for_command(
         selection.choice.label, selection.factory, selection.reasoning_effort, selection.describe_error
     )
     return model, ""
+
+
+async def build_for_turn(
+    model: TurnModel, session_label: str, sink: Callable[[UIEvent], None]
+) -> AgentModel | None:
+    """``model`` built (off the event loop) for its turn; None, with a line on ``sink`` saying that
+    ``session_label`` answers instead, when it cannot be."""
+    try:
+        return await asyncio.to_thread(model.factory)
+    except Exception as error:
+        log.warning("the model %s for one turn could not be built", model.label, exc_info=True)
+        sink(
+            Notice(
+                f"Could not start {model.label} for this turn ({model.describe_error(error)}); "
+                f"{session_label} answers it.",
+                "warning",
+            )
+        )
+        return None

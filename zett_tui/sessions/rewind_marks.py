@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,11 +44,12 @@ def mark_record(
     at: datetime | None = None,
 ) -> dict[str, Any]:
     """The session-file line of one conversation rewind."""
-    when = (at or datetime.now(UTC)).isoformat()
+    moment = at or datetime.now(UTC)
+    when = moment.isoformat()
     return {
         "version": 1,
         "session_id": session_id,
-        "request_id": f"rewind-{(at or datetime.now(UTC)).strftime('%Y%m%dT%H%M%S%f')}",
+        "request_id": f"rewind-{moment.strftime('%Y%m%dT%H%M%S%f')}",
         "parent_session_id": None,
         "started_at": when,
         "completed_at": when,
@@ -87,6 +88,29 @@ class RewoundTurns:
 
     def __contains__(self, request_id: object) -> bool:
         return request_id in self.rewound
+
+    def hidden(self, recorded: Callable[[], Collection[str]] | None) -> Collection[str]:
+        """The requests out of the model's context: the marks' answer, or for a session rewound
+        before marks were written (none read), the checkpoint record's (``recorded``)."""
+        if self.marked or recorded is None:
+            return self.rewound
+        return recorded()
+
+    def rewind(
+        self,
+        session_id: str,
+        *,
+        target: str,
+        rewound: list[str],
+        restored: list[str],
+        recorded: Callable[[], Collection[str]] | None,
+    ) -> dict[str, Any]:
+        """Apply one conversation rewind and return the session-file line that marks it. The first
+        mark of a session rewound before marks existed starts from the checkpoint record's answer."""
+        if not self.marked and recorded is not None:
+            self.rewound = set(recorded())
+        self.apply({"rewound": rewound, "restored": restored})
+        return mark_record(session_id, target=target, rewound=rewound, restored=restored)
 
 
 def read_rewound(path: Path) -> RewoundTurns:

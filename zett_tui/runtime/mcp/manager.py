@@ -8,8 +8,8 @@ across turns, whichever loop a turn runs on, and lets ``start`` return at once: 
 a server before the first frame or the first turn.
 
 A server whose process or connection ends is started again after 1, 2, 4... seconds (at most
-``MAX_BACKOFF``); ``stop`` ends them all. A stdio server's stderr is read line by line into
-zett's log (``zett_tui.runtime.mcp`` logger), never the terminal.
+``MAX_BACKOFF``); ``stop`` ends them all. How a server is reached (stdio with its stderr in
+zett's log, HTTP, SSE) is ``transport``.
 
 A remote server that answers 401 is signed in to with OAuth (``oauth.SignIn``): the server waits
 in ``SIGNING_IN`` while the user is in the browser, with its timeouts paused (``Deadlines``); a
@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from zett_tui.config.mcp_servers import McpServerConfig, MissingVariable
 from zett_tui.runtime.mcp import oauth_tokens
@@ -42,6 +42,7 @@ from zett_tui.runtime.mcp.oauth import (
     sign_in_failure,
     wants_oauth,
 )
+from zett_tui.runtime.mcp.transport import open_transport
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -170,7 +171,7 @@ class _Server:
 
         config = self.config
         auth = await self._oauth()
-        async with _transport(config, self.environ, auth) as streams:
+        async with open_transport(config, self.environ, auth) as streams:
             read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
                 await self.deadlines.run(session.initialize(), config.startup_timeout)
@@ -233,88 +234,6 @@ async def _all_tools(session: ClientSession) -> list[Tool]:
         if cursor is None:
             return tools
     raise RuntimeError("the server returned more than 100 pages of tools")
-
-
-def _transport(config: McpServerConfig, environ: Mapping[str, str], auth: Any = None) -> Any:
-    """The SDK's transport context for ``config``, with ``${VAR}`` filled in here, in memory."""
-    if config.url is None:
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        parameters = StdioServerParameters(
-            command=config.command or "",
-            args=list(config.args),
-            env={**_inherited(), **config.resolved_env(environ)},
-            cwd=config.cwd,
-        )
-        return _LoggedStdio(stdio_client, parameters, config.name)
-    url, headers = config.resolved_url(environ), config.resolved_headers(environ)
-    if config.transport == "sse":
-        from mcp.client.sse import sse_client
-
-        return sse_client(url, headers=headers, auth=auth)
-    return _http(url, headers, auth)
-
-
-def _inherited() -> dict[str, str]:
-    """What a stdio server gets from zett's environment: the SDK's short list (HOME, PATH, USER...),
-    so provider keys stay with zett; ``env`` adds the rest."""
-    from mcp.client.stdio import get_default_environment
-
-    return get_default_environment()
-
-
-class _LoggedStdio:
-    """``stdio_client`` with the server's stderr on a pipe whose lines go to zett's log."""
-
-    def __init__(self, client: Any, parameters: Any, name: str) -> None:
-        self._client, self._parameters, self._name = client, parameters, name
-        self._inner: Any = None
-        self._errlog: IO[str] | None = None
-
-    async def __aenter__(self) -> Any:
-        read_end, write_end = os.pipe()
-        self._errlog = os.fdopen(write_end, "w")
-        threading.Thread(target=_log_lines, args=(read_end, self._name), daemon=True).start()
-        self._inner = self._client(self._parameters, errlog=self._errlog)
-        try:
-            return await self._inner.__aenter__()
-        except BaseException:
-            self._errlog.close()
-            raise
-
-    async def __aexit__(self, *exc: object) -> Any:
-        try:
-            return await self._inner.__aexit__(*exc)
-        finally:
-            if self._errlog is not None:
-                self._errlog.close()
-
-
-def _log_lines(fd: int, name: str) -> None:
-    with os.fdopen(fd, "r", errors="replace") as lines:
-        for line in lines:
-            log.info("MCP server %s: %s", name, line.rstrip())
-
-
-def _http(url: str, headers: Mapping[str, str], auth: Any) -> Any:
-    from contextlib import asynccontextmanager
-
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    @asynccontextmanager
-    async def connect() -> Any:
-        timeout = httpx2.Timeout(30.0, read=300.0)
-        async with (
-            httpx2.AsyncClient(
-                headers=dict(headers), timeout=timeout, follow_redirects=True, auth=auth
-            ) as client,
-            streamable_http_client(url, http_client=client) as streams,
-        ):
-            yield streams
-
-    return connect()
 
 
 def _one_line(error: BaseException) -> str:

@@ -227,6 +227,7 @@ class AgentHost:
         # A conversation rewind hides requests from the history: the session file says which.
         self.rewound = await asyncio.to_thread(read_rewound, files.transcript)
         files.history.storage.hidden_requests = lambda session_id: self._hidden_requests()
+        await self.hooks.prepare()  # before the agent can write to a file a hook runs
         stack = await build_extension_stack(
             options,
             history=files.history,

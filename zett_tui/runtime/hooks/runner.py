@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from zett_tui.config.hooks import HookConfig
+from zett_tui.config.hooks import HookConfig, files_named
 from zett_tui.runtime.hooks.named_files import changed, fingerprints, project_files
 from zett_tui.runtime.hooks.process import run_command
 from zett_tui.runtime.hooks.protocol import CLAUDE_PERMISSION_MODES, EventOutcome, HookReply, interpret
@@ -113,15 +113,26 @@ class SessionHooks:
         self.failures: dict[HookConfig, str] = {}
         #: Project folders whose files changed since they were trusted: their hooks stay off.
         self._untrusted: set[Path] = set()
-        #: The project files each of the user's hooks runs, as they were at the session's start.
+        #: The project files each of the user's hooks runs, as they were at the session's start
+        #: (``prepare``).
         self._named: dict[HookConfig, dict[Path, str | None]] = {}
-        for hook in self.hooks:
-            if hook.source != "project" and (named := project_files(hook.command, cwd)):
-                self._named[hook] = fingerprints(named)
         #: User hooks whose project files changed during the session: they stay off.
         self._changed: set[HookConfig] = set()
-        #: Keeps checked hooks apart from tool calls (None: no hook depends on project files).
+        #: Keeps checked hooks apart from tool calls (None: no hook may depend on project files).
         self.guard = RunGuard() if any(map(self._checked, self.hooks)) else None
+
+    async def prepare(self) -> None:
+        """Fingerprint the project files the user's hooks name (off the event loop), before the
+        agent can change any of them: the host calls this in ``start``."""
+
+        def taken() -> dict[HookConfig, dict[Path, str | None]]:
+            named = {
+                hook: project_files(hook.command, self.cwd) for hook in self.hooks if hook.source != "project"
+            }
+            return {hook: fingerprints(paths) for hook, paths in named.items() if paths}
+
+        if any(hook.source != "project" for hook in self.hooks):
+            self._named = await asyncio.to_thread(taken)
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
@@ -134,8 +145,9 @@ class SessionHooks:
         return hook in self._changed
 
     def _checked(self, hook: HookConfig) -> bool:
-        """Whether a hook's run depends on project files that are checked before it."""
-        return hook.source == "project" or hook in self._named
+        """Whether a hook's run may depend on project files that are checked before it (decided
+        from its words alone, without touching the disk)."""
+        return hook.source == "project" or bool(files_named(hook.command))
 
     def has(self, event: str) -> bool:
         return any(hook.event == event for hook in self.hooks)

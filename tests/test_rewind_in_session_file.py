@@ -32,6 +32,15 @@ async def two_turns_then_rewind_the_second(
     return host, model
 
 
+async def resumed_and_asked(hosts: HostFactory, host: AgentHost, prompt: str, answer: str) -> str:
+    """Close ``host``, resume its session with a new model, send ``prompt``: what that request held."""
+    await host.aclose()
+    model = ScriptedModel(text_step(answer))
+    again = await hosts(model, session_id=host.session_id)
+    await again.run_turn(prompt, Collector())
+    return request_texts(model.requests[-1])
+
+
 def session_file(host: AgentHost) -> Path:
     assert host.recorder is not None
     return host.recorder.session_path(host.session_id)
@@ -71,11 +80,7 @@ async def test_undoing_the_rewind_brings_the_turns_back_into_the_models_context(
     await host.run_turn("third question", Collector())
     sent = request_texts(model.requests[-1])
     assert "second question" in sent and "second answer" in sent
-    await host.aclose()
-    resumed_model = ScriptedModel(text_step("fourth answer"))
-    again = await hosts(resumed_model, session_id=host.session_id)
-    await again.run_turn("fourth question", Collector())
-    assert "second question" in request_texts(resumed_model.requests[-1])
+    assert "second question" in await resumed_and_asked(hosts, host, "fourth question", "fourth answer")
 
 
 async def test_sessions_show_and_the_export_mark_the_rewound_turn(hosts: HostFactory) -> None:
@@ -230,11 +235,7 @@ async def test_a_summary_made_before_a_rewind_does_not_bring_the_rewound_turns_b
     sent = request_texts(model.requests[-1])
     assert SUMMARY not in sent and "second answer" not in sent and "third question" not in sent
     assert "first question" in sent and "first answer" in sent and "fourth question" in sent
-    await host.aclose()  # and so after a resume
-    resumed_model = ScriptedModel(text_step("fifth answer"))
-    again = await hosts(resumed_model, session_id=host.session_id)
-    await again.run_turn("fifth question", Collector())
-    sent = request_texts(resumed_model.requests[-1])
+    sent = await resumed_and_asked(hosts, host, "fifth question", "fifth answer")  # and so after a resume
     assert SUMMARY not in sent and "second question" not in sent
     assert "first answer" in sent and "fourth answer" in sent
 
@@ -256,11 +257,7 @@ async def test_a_compaction_after_a_rewind_summarizes_only_what_the_model_sees(h
     assert "Summary: the first question was answered." in sent
     assert "first answer" not in sent and SUMMARY not in sent and "second question" not in sent
     assert "fourth question" in sent and "fourth answer" in sent and "fifth question" in sent
-    await host.aclose()
-    resumed_model = ScriptedModel(text_step("sixth answer"))
-    again = await hosts(resumed_model, session_id=host.session_id)
-    await again.run_turn("sixth question", Collector())
-    resumed = request_texts(resumed_model.requests[-1])
+    resumed = await resumed_and_asked(hosts, host, "sixth question", "sixth answer")
     assert "Summary: the first question was answered." in resumed and "fourth answer" in resumed
     assert "first answer" not in resumed and "second question" not in resumed
 

@@ -28,6 +28,27 @@ _KEY_VARIABLES = (
 )
 
 
+#: The arming delay of dialogs in tests: short, so that the ~300 tests that answer a dialog do not
+#: each wait the real 0.5 s. Tests of arming itself are marked ``real_arming`` and keep 0.5 s.
+TEST_ARM_DELAY = 0.05
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests in a real terminal (``e2e``) are timing-sensitive: they run in the serial pass too."""
+    for item in items:
+        if item.get_closest_marker("e2e") is not None:
+            item.add_marker(pytest.mark.serial)
+
+
+@pytest.fixture(autouse=True)
+def quick_dialog_arming(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("real_arming") is not None:
+        return
+    from zett_tui.ui.modals import choice_dialog
+
+    monkeypatch.setattr(choice_dialog, "ARM_DELAY", TEST_ARM_DELAY)
+
+
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"

@@ -32,7 +32,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
-from tests.ui_helpers import answers, idle, make_app, ready_app, submit, wait_for
+from tests.ui_helpers import answers, dialog_armed, idle, make_app, ready_app, submit, wait_for
 from zett_tui.core import paths
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 from zett_tui.ui.themes import DARK_THEME, HIGH_CONTRAST_THEME, LIGHT_THEME, read_theme_dirs
@@ -196,8 +196,7 @@ def _own_component_classes(widget: Widget) -> set[str]:
 async def every_scene(app: App[Any], pilot: Any, shown: Pairs = truecolor) -> set[str]:
     found: set[str] = set()
     await submit(pilot, "show me")
-    await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
-    await pilot.pause(0.6)  # armed: the choices are no longer dimmed
+    await dialog_armed(pilot)  # armed: the choices are no longer dimmed
     found |= problems_on_screen(app, "shell dialog", shown)
     await pilot.press("escape")
     await wait_for(pilot, lambda: idle(app) and bool(answers(app)))

@@ -29,6 +29,10 @@ from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog, Picked
 from zett_tui.ui.modals.edit_approval import REJECT
 from zett_tui.ui.modals.shell_approval import DONT_RUN, RUN, shell_approval_dialog
 
+#: The real arming delay (every other test has a short one, tests/conftest.py), and keys timed
+#: against it: run alone, after the parallel pass.
+pytestmark = [pytest.mark.real_arming, pytest.mark.serial]
+
 SENTENCE_BEFORE = "thanks, and after"
 SENTENCE_ACROSS = " that please update 1 test"
 

@@ -42,8 +42,9 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: fl
 async def dialog_armed(pilot: Pilot[Any], kind: type[ChoiceDialog] = ChoiceDialog) -> Any:
     """Wait until a dialog of ``kind`` is the app's screen and takes keys, and return it.
 
-    A dialog arms ``ARM_DELAY`` (0.5 s) after it is drawn: keys pressed before that go to the
-    prompt below, not to the dialog. Tests that answer a dialog wait here first.
+    A dialog arms ``ARM_DELAY`` after it is drawn (0.5 s; 0.05 s in tests, tests/conftest.py):
+    keys pressed before that go to the prompt below, not to the dialog. Tests that answer a dialog
+    wait here first.
     """
     app = pilot.app
     await wait_for(pilot, lambda: isinstance(app.screen, kind) and app.screen.armed)

@@ -418,3 +418,42 @@ async def test_prompts_are_recalled_in_the_next_session_and_kept_redacted() -> N
         await wait_for(pilot, lambda: bool(second.chat.composer.prompt_history.entries))
         await pilot.press("up")
         assert second.chat.composer.text.startswith("remember [REDACTED")
+
+
+# -- the cursor rests ---------------------------------------------------------------------------
+
+
+async def test_the_cursor_stops_blinking_after_a_while_without_input_and_a_key_wakes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An idle zett draws nothing: after ``BLINK_SECONDS`` the cursor stays shown and still."""
+    from zett_tui.ui.widgets import composer as composer_module
+
+    monkeypatch.setattr(composer_module, "BLINK_SECONDS", 0.3)
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        composer = app.chat.composer
+        await wait_for(pilot, lambda: not composer.cursor_blink)
+        assert composer._cursor_visible  # still shown where the next key goes
+        refreshes: list[object] = []
+        original = composer.refresh_lines
+        composer.refresh_lines = lambda *a, **k: (refreshes.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        await pilot.pause(1.2)
+        assert refreshes == []  # blinking every 0.5 s would have redrawn the cursor's line twice
+        await pilot.press("a")
+        assert composer.cursor_blink and composer.text == "a"
+        await wait_for(pilot, lambda: not composer.cursor_blink)
+
+
+async def test_a_cursor_that_never_blinks_is_not_started_by_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zett_tui.ui.widgets import composer as composer_module
+
+    monkeypatch.setattr(composer_module, "BLINK_SECONDS", 0.2)
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        composer = app.chat.composer
+        composer.cursor_blink = False  # reduced motion: no blinking at all
+        await pilot.press("a")
+        await pilot.pause(0.4)
+        await pilot.press("b")
+        assert not composer.cursor_blink

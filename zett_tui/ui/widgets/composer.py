@@ -17,6 +17,7 @@ from textual import events, on
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
@@ -93,6 +94,11 @@ class PromptHistory:
     def _show(self, text: str) -> str:
         self._shown = text
         return text
+
+
+#: Seconds without a key, paste or click after which the prompt's cursor stops blinking and stays
+#: shown (as many terminals do with their own cursor): an idle zett then draws nothing at all.
+BLINK_SECONDS = 5.0
 
 
 class Composer(TextArea):
@@ -195,10 +201,44 @@ class Composer(TextArea):
         #: agent is ready); until then the project's own rules (made at the first ``@``).
         self.read_rules: Callable[[], ReadAccess] | None = None
         self._project_rules: ReadAccess | None = None
+        self._rest_timer: Timer | None = None
+        self._blink_rested = False
+
+    # -- the cursor rests -----------------------------------------------------------------------
+
+    def wake_cursor(self) -> None:
+        """Input: the cursor blinks again (if it blinked before it rested), for ``BLINK_SECONDS``."""
+        if self._rest_timer is not None:
+            self._rest_timer.reset()
+        elif self.is_mounted:
+            self._rest_timer = self.set_timer(BLINK_SECONDS, self._rest_cursor, name="cursor rest")
+        if self._blink_rested:
+            self._blink_rested = False
+            self.cursor_blink = True
+
+    def _rest_cursor(self) -> None:
+        """No input for ``BLINK_SECONDS``: the cursor stays shown and stops blinking."""
+        self._rest_timer = None
+        if self.cursor_blink:
+            self.cursor_blink = False
+            self._blink_rested = True
+
+    def watch_cursor_blink(self, blink: bool) -> None:
+        """Blinking switched on or off by anyone (reduced motion): a key does not undo that."""
+        self._blink_rested = False
+
+    def _on_focus(self, event: events.Focus) -> None:
+        super()._on_focus(event)
+        self.wake_cursor()
+
+    async def _on_mouse_down(self, event: events.MouseDown) -> None:
+        await super()._on_mouse_down(event)
+        self.wake_cursor()
 
     # -- keys -----------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        self.wake_cursor()
         # Bindings run here, in the order the keys came (keys_in_order.py); a key passed on by an
         # opening dialog runs only the prompt's own bindings (early_keys.py does that).
         in_order = not isinstance(event, PassedKey)
@@ -328,6 +368,7 @@ class Composer(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         """A large paste goes in as a placeholder; a small one is inserted by TextArea as usual."""
+        self.wake_cursor()
         if self.read_only or not self.pastes.is_large(event.text):
             return
         event.stop()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from zett_tui import __version__
 from zett_tui.core import long_lived_objects
-from zett_tui.terminal import typeahead
+from zett_tui.terminal import first_frame, typeahead
 
 if TYPE_CHECKING:
     from zett_tui.entry.headless import HeadlessRequest
@@ -180,9 +180,11 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
             from zett_tui.terminal.background import BackgroundQuery
 
             query = BackgroundQuery.send(env)
+        first_frame.draw(sys.stdout.fileno(), typeahead.peek(), env)  # the prompt box, before the imports
     try:
         return _launch(options, env, request, open_as, query)
     finally:
+        first_frame.erase()  # the app never started: what is printed goes where the shell was
         if query is not None:
             query.answer(timeout=0)  # not read yet (a configured theme, a failed start): put away, no wait
 
@@ -209,6 +211,7 @@ def _launch(
             open_as=open_as,
         )
     except StartupError as error:
+        first_frame.erase()
         print(f"zett: {error}", file=sys.stderr)
         return EXIT_USAGE
     if request is not None:
@@ -225,6 +228,7 @@ def _launch(
         if launch.theme is None:  # no theme chosen: follow the terminal's background
             launch = replace(launch, terminal_background=background)
     app = ZettApp(launch)
+    first_frame.hand_over()
     session_id = app.run()
     code = app.return_code or EXIT_OK
     if session_id and _session_was_recorded(session_id):

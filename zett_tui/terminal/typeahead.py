@@ -58,6 +58,11 @@ def keep(data: bytes) -> None:
     _pending.extend(data)
 
 
+def peek() -> str:
+    """Everything kept so far, decoded; the buffer keeps it."""
+    return _pending.decode("utf-8", errors="replace")
+
+
 def take() -> str:
     """Everything kept so far, decoded; the buffer is emptied."""
     text = _pending.decode("utf-8", errors="replace")

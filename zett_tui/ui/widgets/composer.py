@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
+from zett_tui.terminal import first_frame
 from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.chat.completion import (
     CompletionContext,
@@ -134,7 +135,7 @@ class Composer(TextArea):
         ),
     ]
 
-    IDLE_PLACEHOLDER = "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl+C clear/stop)"
+    IDLE_PLACEHOLDER = first_frame.PLACEHOLDER
     #: While a turn runs: what Enter and Tab do then.
     TURN_PLACEHOLDER = "Enter: tell the running turn · Tab: queue for after it · Esc: stop it"
 

@@ -77,3 +77,22 @@ def test_the_first_frame_needs_none_of_the_heavy_modules(tmp_path) -> None:
 def test_the_deferred_modules_exist_and_import() -> None:
     import_after_first_frame()
     assert all(name in sys.modules for name in AFTER_FIRST_FRAME)
+
+
+def test_the_box_drawn_before_the_app_needs_no_textual_and_no_rich(tmp_path) -> None:
+    """``zett_tui.terminal.first_frame`` draws the prompt box from the command line, before the app's
+    imports: what reaches it (the command line, the held keys, the background query) stays light."""
+    probe = (
+        "import json, sys\n"
+        "from zett_tui import cli\n"
+        "from zett_tui.terminal import background, first_frame, typeahead\n"
+        "first_frame.frame(80, 24, 'typed')\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout.splitlines()[-1])
+    heavy = ("textual", "rich", "zett_agent", "pydantic", "openai", "anthropic", "mcp", "zett_tui.ui")
+    assert [name for name in loaded if name.split(".")[0] in heavy or name.startswith("zett_tui.ui")] == []

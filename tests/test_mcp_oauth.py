@@ -371,6 +371,7 @@ async def test_zett_p_prints_the_address_on_stderr_and_waits_for_the_browser(rem
     assert token.access_token not in err.getvalue() + out.getvalue()
 
 
+@pytest.mark.serial  # timed: a 0.5 s start-up timeout against a 1.5 s sign-in
 def test_a_sign_in_slower_than_the_startup_timeout_still_connects(
     managers: list[McpManager], remote: OAuthMcpServer
 ) -> None:

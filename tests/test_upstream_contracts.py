@@ -589,3 +589,51 @@ def test_tomlkit_still_inserts_a_key_at_a_position() -> None:
         tomlkit.dumps(document) == '[ui]\nbell = true\ntheme = "nord"\n\n# next\n[other]\n',
         "tomlkit's Container._insert_at no longer inserts at the index given: check config/tomlkit_compat.py",
     )
+
+
+# -- the openai SDK's resources, imported on demand (zett_tui/providers/sdk_resources.py) ----------
+
+RESOURCES_PROBE = """
+import asyncio, json, sys
+from zett_tui.providers.build import ModelChoice, build_model
+model = build_model(ModelChoice("openai", "gpt-test"), {}, {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": sys.argv[1]})
+from zett_agent.messages import UserMessage
+from zett_agent.model import ModelRequest
+async def ask():
+    text = []
+    async for event in model.stream(ModelRequest(messages=[UserMessage(content="hi")], tools=[])):
+        if event.response is not None:
+            text.append(str(event.response.message.content))
+    await model.aclose()
+    return "".join(text)
+answer = asyncio.run(ask())
+loaded = sorted(name for name in sys.modules if name.startswith("openai.resources."))
+import openai.resources
+names = [openai.resources.Chat.__name__, openai.resources.AsyncCompletions.__name__]
+print(json.dumps({"answer": answer, "loaded": loaded, "names": names}))
+"""
+
+
+def test_a_chat_session_imports_only_the_openai_resources_it_uses(llm_server: Any, tmp_path: Path) -> None:
+    """The client imports each resource on first use, and the package's ``__init__`` (every resource
+    the SDK has) is not needed for that; a name read from the package still runs it."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.fakes.llm_server import Reply
+
+    llm_server.script(Reply.text("Hello there."))
+    result = subprocess.run(
+        [sys.executable, "-c", RESOURCES_PROBE, llm_server.openai_base_url],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.splitlines()[-1])
+    assert found["answer"] == "Hello there."
+    loaded = found["loaded"]
+    assert any(name.startswith("openai.resources.chat.") for name in loaded)
+    assert not any(
+        name.startswith(("openai.resources.admin", "openai.resources.fine_tuning")) for name in loaded
+    )
+    assert found["names"] == ["Chat", "AsyncCompletions"]

@@ -30,8 +30,11 @@ def make_app(model: ScriptedModel, *, factory: Callable[[], Any] | None = None, 
     return ZettApp(settings)
 
 
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Let the app run until ``condition()`` holds; fail with a clear message after ``timeout``."""
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Let the app run until ``condition()`` holds; fail with a clear message after ``timeout``.
+
+    The timeout is generous: a passing test returns as soon as the condition holds, and on a
+    loaded machine (two workers and their servers on two cores) a start can take seconds."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

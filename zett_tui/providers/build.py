@@ -411,8 +411,10 @@ def _construct(
     """
     from zett_agent.model import DEFAULT_RETRY_OPTIONS, DEFAULT_TIMEOUT_OPTIONS
 
+    from zett_tui.providers.sdk_resources import import_resources_on_demand
     from zett_tui.providers.timeouts import provider_timeouts
 
+    import_resources_on_demand()  # before the openai SDK is imported: 13 MB of resources unused
     retry = retry or DEFAULT_RETRY_OPTIONS
     timeout = timeout or provider_timeouts(choice.provider)
     match choice.provider:

@@ -452,7 +452,8 @@ async def test_a_cursor_that_never_blinks_is_not_started_by_a_key(monkeypatch: p
     app = make_app(ScriptedModel())
     async with ready_app(app) as pilot:
         composer = app.chat.composer
-        composer.cursor_blink = False  # reduced motion: no blinking at all
+        app.animation_level = "none"  # reduced motion: no blinking at all (as the chat screen sets it)
+        composer.cursor_blink = False
         await pilot.press("a")
         await pilot.pause(0.4)
         await pilot.press("b")

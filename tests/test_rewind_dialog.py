@@ -97,7 +97,10 @@ async def test_diff_shows_the_last_turns_files_in_a_scrollable_view(project_dir:
         await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
         assert any("3 files changed, +2 -2" in text for text in notices(app))
         await submit(pilot, "/diff")
-        await wait_for(pilot, lambda: isinstance(app.screen, TurnDiffScreen))
+        # the screen first, then its diffs, mounted a moment later
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, TurnDiffScreen) and bool(app.screen.query(DiffView))
+        )
         screen = app.screen
         assert [path for path, _ in screen.files] == ["created.txt", "gone.txt", "notes.txt"]
         assert len(screen.query(DiffView)) == 3

@@ -63,7 +63,7 @@ async def test_enter_during_a_turn_steers_it_and_the_note_shows_where_it_went_in
         gate.set()
         await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
         assert listed(app) == ""
-        assert "Ask zett…  (Enter sends" in screen_text(app)  # idle again
+        await wait_for(pilot, lambda: "Ask zett…  (Enter sends" in screen_text(app))  # idle again, drawn
         order = [type(block).__name__ for block in app.chat.transcript.blocks]
         steer_at = order.index("SteerBlock")
         assert order[steer_at - 1] == "AnswerBlock" and order[steer_at + 1] == "AnswerBlock"

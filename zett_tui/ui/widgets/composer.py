@@ -215,7 +215,7 @@ class Composer(TextArea):
             self._rest_timer = self.set_timer(BLINK_SECONDS, self._rest_cursor, name="cursor rest")
         if self._blink_rested:
             self._blink_rested = False
-            self.cursor_blink = True
+            self.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
 
     def _rest_cursor(self) -> None:
         """No input for ``BLINK_SECONDS``: the cursor stays shown and stops blinking."""

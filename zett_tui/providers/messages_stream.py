@@ -42,7 +42,8 @@ from zett_agent.stop import StopReason
 
 from zett_tui.providers.sse import sse_events
 from zett_tui.providers.stream_end import cut_off, failed_midway
-from zett_tui.runtime.agent_compat import messages_turn, messages_tool_input
+from zett_tui.runtime.agent_compat import messages_tool_input, messages_turn
+from zett_tui.runtime.events import STREAM_NOTES
 
 if TYPE_CHECKING:
     from zett_agent.json_types import JsonValue
@@ -50,8 +51,6 @@ if TYPE_CHECKING:
 
 __all__ = ["STREAM_NOTES", "ZettAnthropicProvider", "sendable", "stream_messages"]
 
-#: ``AssistantMessage.attributes`` key: sentences about odd blocks the stream held (kept answer).
-STREAM_NOTES = "zett_stream_notes"
 
 _SERVER_RESULT_SUFFIX = "_tool_result"
 

@@ -176,10 +176,14 @@ class TurnJournal:
         """The text streamed since the last finished message, as a message envelope (None if none).
 
         The turn's real line lacks it when the turn is cancelled or fails mid-stream; the recorder
-        adds it, so a resumed session shows what the live screen showed. Safe from any thread.
+        adds it, so a resumed session shows what the live screen showed, to its last word: unlike
+        the sidecar (:meth:`_Turn.settled`), this line is written once, whole, and redacted whole,
+        so a credential at its end is as redacted as anywhere else. Safe from any thread.
         """
         turn = self._turn
-        text, reasoning = turn.settled() if turn is not None else ("", "")
+        text, reasoning = (
+            ("".join(turn.text_parts), "".join(turn.reasoning_parts)) if turn is not None else ("", "")
+        )
         if not (text or reasoning):
             return None
         return live_turn.partial_envelope(text, reasoning)

@@ -30,13 +30,12 @@ from zett_agent.providers.base import (
     ProviderResponseError,
     ToolCallAccumulator,
     empty_stream_message,
-    guard_idle,
     parse_tool_calls,
     require_event_stream,
 )
 from zett_agent.stop import StopInfo, StopReason
 
-from zett_tui.providers.sse import sse_events
+from zett_tui.providers.sse import idle_guarded, sse_events
 from zett_tui.providers.stream_end import cut_off, failed_midway
 
 if TYPE_CHECKING:
@@ -155,7 +154,7 @@ async def stream_chat(provider: Any, request: ModelRequest) -> AsyncIterator[Mod
     events = 0
     read_delta, read_usage = provider.read_delta, provider.read_usage
     try:
-        async for event in sse_events(guard_idle(response.response.aiter_bytes(), provider.timeout)):
+        async for event in sse_events(idle_guarded(response.response.aiter_bytes(), provider.timeout.idle)):
             events += 1
             payload = event.data
             if payload.strip() == "[DONE]":

@@ -32,7 +32,6 @@ from zett_agent.providers.anthropic import AnthropicProvider
 from zett_agent.providers.base import (
     ProviderResponseError,
     empty_stream_message,
-    guard_idle,
     parse_tool_calls,
     require_event_stream,
     retry_model_stream,
@@ -40,7 +39,7 @@ from zett_agent.providers.base import (
 from zett_agent.providers.stop_reasons import withhold_replay_blocks
 from zett_agent.stop import StopReason
 
-from zett_tui.providers.sse import sse_events
+from zett_tui.providers.sse import idle_guarded, sse_events
 from zett_tui.providers.stream_end import cut_off, failed_midway
 from zett_tui.runtime.agent_compat import messages_tool_input, messages_turn
 from zett_tui.runtime.events import STREAM_NOTES
@@ -133,7 +132,7 @@ async def stream_messages(provider: Any, request: ModelRequest) -> AsyncIterator
     error: dict[str, Any] | None = None
     events = 0
     try:
-        async for event in sse_events(guard_idle(response.response.aiter_bytes(), provider.timeout)):
+        async for event in sse_events(idle_guarded(response.response.aiter_bytes(), provider.timeout.idle)):
             events += 1
             try:
                 data = json.loads(event.data)

@@ -14,10 +14,11 @@ caller, not this reader, decides whether the stream was complete.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
-__all__ = ["SSEEvent", "sse_events"]
+__all__ = ["SSEEvent", "idle_guarded", "sse_events"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +59,31 @@ async def sse_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEEvent]:
         data.append(value[1:] if value.startswith(b" ") else value)
     if data:
         yield SSEEvent(name.decode("utf-8", "replace"), b"\n".join(data).decode("utf-8", "replace"))
+
+
+async def idle_guarded(chunks: AsyncIterable[bytes], seconds: float | None) -> AsyncIterator[bytes]:
+    """``chunks``, giving up when the next one takes longer than ``seconds`` (None: no limit).
+
+    zett-agent's ``guard_idle`` does the same with ``asyncio.wait_for``, which wraps every wait in
+    a new task: one per network chunk, a tenth of the runtime's time on a fast stream.
+    ``asyncio.timeout`` only moves a timer.
+
+    Raises:
+        ProviderTimeoutError: If a wait exceeds ``seconds`` (``phase="idle"``).
+    """
+    iterator = chunks.__aiter__()
+    if seconds is None:
+        async for chunk in iterator:
+            yield chunk
+        return
+    from zett_agent.providers.base import timeout_error
+
+    while True:
+        try:
+            async with asyncio.timeout(seconds):
+                chunk = await iterator.__anext__()
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise timeout_error("idle", seconds) from None
+        yield chunk

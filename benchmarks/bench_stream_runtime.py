@@ -50,15 +50,30 @@ def answer_text() -> str:
 
 def chat_body(text: str) -> str:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-        payload = {"id": "chatcmpl-b", "object": "chat.completion.chunk", "created": 1, "model": "m",
-                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        payload = {
+            "id": "chatcmpl-b",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
         return "data: " + json.dumps(payload) + "\n\n"
 
     pieces = [chunk({"role": "assistant", "content": ""})]
     pieces += [chunk({"content": text[i : i + DELTA]}) for i in range(0, len(text), DELTA)]
     pieces.append(chunk({}, "stop"))
-    usage = {"id": "chatcmpl-b", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [],
-             "usage": {"prompt_tokens": 20, "completion_tokens": len(text) // 4, "total_tokens": 20 + len(text) // 4}}
+    usage = {
+        "id": "chatcmpl-b",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [],
+        "usage": {
+            "prompt_tokens": 20,
+            "completion_tokens": len(text) // 4,
+            "total_tokens": 20 + len(text) // 4,
+        },
+    }
     pieces.append("data: " + json.dumps(usage) + "\n\n")
     return "".join(pieces) + "data: [DONE]\n\n"
 
@@ -67,20 +82,45 @@ def messages_body(text: str) -> str:
     def event(name: str, data: dict[str, Any]) -> str:
         return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
-    start = {"id": "msg_b", "type": "message", "role": "assistant", "content": [], "model": "claude-b",
-             "stop_reason": None, "usage": {"input_tokens": 20, "output_tokens": 1}}
-    pieces = [event("message_start", {"type": "message_start", "message": start}),
-              event("content_block_start", {"type": "content_block_start", "index": 0,
-                                            "content_block": {"type": "text", "text": ""}})]
+    start = {
+        "id": "msg_b",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": "claude-b",
+        "stop_reason": None,
+        "usage": {"input_tokens": 20, "output_tokens": 1},
+    }
+    pieces = [
+        event("message_start", {"type": "message_start", "message": start}),
+        event(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+    ]
     pieces += [
-        event("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                      "delta": {"type": "text_delta", "text": text[i : i + DELTA]}})
+        event(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": text[i : i + DELTA]},
+            },
+        )
         for i in range(0, len(text), DELTA)
     ]
-    pieces += [event("content_block_stop", {"type": "content_block_stop", "index": 0}),
-               event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-                                       "usage": {"output_tokens": len(text) // 4}}),
-               event("message_stop", {"type": "message_stop"})]
+    pieces += [
+        event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": len(text) // 4},
+            },
+        ),
+        event("message_stop", {"type": "message_stop"}),
+    ]
     return "".join(pieces)
 
 
@@ -88,9 +128,19 @@ def start_server(body: str, folder: Path) -> tuple[subprocess.Popen[str], str]:
     script = folder / "script.json"
     script.write_text(json.dumps({"replies": [], "default": {"kind": "raw", "content": body}}))
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.llm_server", "--port", "0", "--script", str(script),
-         "--exit-on-stdin-eof"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tests.fakes.llm_server",
+            "--port",
+            "0",
+            "--script",
+            str(script),
+            "--exit-on-stdin-eof",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert server.stdout is not None
     return server, server.stdout.readline().strip()
@@ -126,8 +176,9 @@ async def one_turn(make: Callable[[], Any], expected: str) -> float:
 
     model = make()
     try:
-        agent = await Agent.create(model, extensions=[InMemoryMessageAccumulator()],
-                                   reasoning_effort=ReasoningEffort.OFF)
+        agent = await Agent.create(
+            model, extensions=[InMemoryMessageAccumulator()], reasoning_effort=ReasoningEffort.OFF
+        )
         started = time.perf_counter()
         text: list[str] = []
         async for event in agent.stream("Write it."):
@@ -153,7 +204,9 @@ async def bytes_only(url: str, body: dict[str, Any]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
     text = answer_text()
@@ -181,8 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     medians = {name: statistics.median(times) for name, times in results.items()}
     for shape in ("chat", "messages"):
         sdk, lean, floor = medians[f"{shape} sdk"], medians[f"{shape} lean"], medians[f"{shape} bytes"]
-        print(f"{shape:9s} sdk {sdk:6.3f} s   lean {lean:6.3f} s   bytes only {floor:6.3f} s   "
-              f"lean/sdk {lean / sdk:5.2f}")
+        print(
+            f"{shape:9s} sdk {sdk:6.3f} s   lean {lean:6.3f} s   bytes only {floor:6.3f} s   "
+            f"lean/sdk {lean / sdk:5.2f}"
+        )
     return 0
 
 

@@ -55,8 +55,20 @@ def expected_complete(raw: str, anthropic: bool) -> bool:
 
 def start_server(folder: Path, fixture: Path, log: Path) -> tuple[subprocess.Popen[str], int]:
     server = subprocess.Popen(
-        [sys.executable, str(folder / "replay.py"), "--fixture", str(fixture), "--port", "0", "--delay", "0",
-         "--once", "--strict-anthropic", "--log", str(log)],
+        [
+            sys.executable,
+            str(folder / "replay.py"),
+            "--fixture",
+            str(fixture),
+            "--port",
+            "0",
+            "--delay",
+            "0",
+            "--once",
+            "--strict-anthropic",
+            "--log",
+            str(log),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -95,16 +107,31 @@ def replay_one(folder: Path, fixture: Path) -> tuple[bool, str]:
         }
         model = "anthropic:claude-replay" if anthropic else "openai:gpt-replay"
         try:
-            first = subprocess.run([*ZETT, "-m", model, "-p", "read hello.py"], cwd=project, env=env,
-                                   capture_output=True, text=True, timeout=120)
-            second = subprocess.run([*ZETT, "-m", model, "-c", "-p", "and now?"], cwd=project, env=env,
-                                    capture_output=True, text=True, timeout=120)
+            first = subprocess.run(
+                [*ZETT, "-m", model, "-p", "read hello.py"],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            second = subprocess.run(
+                [*ZETT, "-m", model, "-c", "-p", "and now?"],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
         finally:
             server.terminate()
             server.wait()
         records = session_records(root / "data")
-        served = [json.loads(line).get("served") for line in log.read_text().splitlines()
-                  if '"kind": "response"' in line]
+        served = [
+            json.loads(line).get("served")
+            for line in log.read_text().splitlines()
+            if '"kind": "response"' in line
+        ]
     problems: list[str] = []
     status = records[0].get("status") if records else None
     said = (first.stderr + first.stdout).lower()
@@ -124,11 +151,16 @@ def replay_one(folder: Path, fixture: Path) -> tuple[bool, str]:
     expected = "complete" if complete else "incomplete"
     if problems:
         return False, f"FAIL {fixture.stem}: expected {expected}; " + "; ".join(problems)
-    return True, f"ok   {fixture.stem}: {expected}, exit {first.returncode}, recorded {status}; said: {shown[:110]}"
+    return (
+        True,
+        f"ok   {fixture.stem}: {expected}, exit {first.returncode}, recorded {status}; said: {shown[:110]}",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("folder", type=Path, help="the folder of *.sse streams and replay.py")
     parser.add_argument("--only", default="", help="replay only streams whose name contains this")
     args = parser.parse_args(argv)

@@ -56,21 +56,38 @@ def chunks(*payloads: dict[str, Any] | str) -> str:
 
 
 def ant_start(output_tokens: int = 1) -> tuple[str, dict[str, Any]]:
-    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude-test",
-               "stop_reason": None, "usage": {"input_tokens": 25, "output_tokens": output_tokens}}
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": "claude-test",
+        "stop_reason": None,
+        "usage": {"input_tokens": 25, "output_tokens": output_tokens},
+    }
     return "message_start", {"type": "message_start", "message": message}
 
 
 def ant_text_block(index: int, *pieces: str) -> list[tuple[str, dict[str, Any]]]:
     events: list[tuple[str, dict[str, Any]]] = [
-        ("content_block_start", {"type": "content_block_start", "index": index,
-                                 "content_block": {"type": "text", "text": ""}})]
-    events += [("content_block_delta", {"type": "content_block_delta", "index": index,
-                                        "delta": {"type": "text_delta", "text": piece}}) for piece in pieces]
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+        )
+    ]
+    events += [
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
+        )
+        for piece in pieces
+    ]
     return events
 
 
-def ant_end(reason: str = "end_turn", usage: dict[str, Any] | None = None, **delta: Any) -> list[tuple[str, dict[str, Any]]]:
+def ant_end(
+    reason: str = "end_turn", usage: dict[str, Any] | None = None, **delta: Any
+) -> list[tuple[str, dict[str, Any]]]:
     message_delta: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": reason, **delta}}
     if usage is not None:
         message_delta["usage"] = usage
@@ -103,7 +120,9 @@ async def test_anthropic_stream_without_message_stop_is_cut_off_not_complete(ser
     assert turn.sentence.startswith("Anthropic ended the stream without its end signal (no message_stop)")
 
 
-async def test_anthropic_overloaded_after_some_text_fails_with_anthropics_words(server: FakeLLMServer) -> None:
+async def test_anthropic_overloaded_after_some_text_fails_with_anthropics_words(
+    server: FakeLLMServer,
+) -> None:
     error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     server.script(Reply.raw(sse(ant_start(), *ant_text_block(0, "Hel", "lo!"), ("error", error))))
 
@@ -115,7 +134,9 @@ async def test_anthropic_overloaded_after_some_text_fails_with_anthropics_words(
 
 
 @pytest.mark.parametrize("provider", ["openai", "endpoint"])
-async def test_chat_stream_without_finish_reason_or_done_is_cut_off(provider: str, server: FakeLLMServer) -> None:
+async def test_chat_stream_without_finish_reason_or_done_is_cut_off(
+    provider: str, server: FakeLLMServer
+) -> None:
     server.script(Reply.raw(chunks(*oai_text("I'm unable", " to provide"))))
 
     turn = await run_turn(provider, server.base_url)
@@ -125,8 +146,14 @@ async def test_chat_stream_without_finish_reason_or_done_is_cut_off(provider: st
 
 
 async def test_openai_error_chunk_after_text_fails_with_its_message(server: FakeLLMServer) -> None:
-    error = {"error": {"message": "The server had an error while processing your request.", "type": "server_error",
-                       "param": None, "code": None}}
+    error = {
+        "error": {
+            "message": "The server had an error while processing your request.",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        }
+    }
     server.script(Reply.raw(chunks(*oai_text("I'm unable", " to"), error)))
 
     turn = await run_turn("openai", server.base_url)
@@ -136,8 +163,13 @@ async def test_openai_error_chunk_after_text_fails_with_its_message(server: Fake
 
 
 async def test_vllm_error_object_then_done_is_a_failure_with_vllms_message(server: FakeLLMServer) -> None:
-    error = {"object": "error", "message": "CUDA out of memory while decoding.", "type": "InternalServerError",
-             "param": None, "code": 500}
+    error = {
+        "object": "error",
+        "message": "CUDA out of memory while decoding.",
+        "type": "InternalServerError",
+        "param": None,
+        "code": 500,
+    }
     server.script(Reply.raw(chunks(*oai_text("Partial", " answer"), error, "[DONE]")))
 
     turn = await run_turn("endpoint", server.base_url)
@@ -150,7 +182,9 @@ async def test_an_error_event_before_any_output_is_retried_like_its_status(serve
     error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     server.script(Reply.raw(sse(("error", error))), Reply.text("Second try worked."))
 
-    turn = await run_turn("anthropic", server.base_url, retry=type(NO_RETRY)(base_delay=0, max_delay=0, max_retries=1))
+    turn = await run_turn(
+        "anthropic", server.base_url, retry=type(NO_RETRY)(base_delay=0, max_delay=0, max_retries=1)
+    )
 
     assert turn.error is None, turn.sentence
     assert turn.text == "Second try worked."
@@ -196,9 +230,17 @@ async def two_turns(provider: str, server: FakeLLMServer, first: str = "Is this 
 
 
 async def test_an_anthropic_refusal_never_sends_an_empty_text_block_back(server: FakeLLMServer) -> None:
-    details = {"type": "refusal", "category": "cyber", "explanation": "This request was refused due to policy."}
-    refusal = sse(ant_start(), *ant_text_block(0), stop_block(0),
-                  *ant_end("refusal", {"output_tokens": 0}, stop_details=details))
+    details = {
+        "type": "refusal",
+        "category": "cyber",
+        "explanation": "This request was refused due to policy.",
+    }
+    refusal = sse(
+        ant_start(),
+        *ant_text_block(0),
+        stop_block(0),
+        *ant_end("refusal", {"output_tokens": 0}, stop_details=details),
+    )
     server.script(Reply.raw(refusal), Reply.text("Why did the chicken cross the road?"))
 
     first, second = await two_turns("anthropic", server)
@@ -214,11 +256,20 @@ async def test_an_anthropic_refusal_never_sends_an_empty_text_block_back(server:
 
 
 async def test_gemini_thought_signature_goes_back_with_the_tool_call(server: FakeLLMServer) -> None:
-    call = {"extra_content": {"google": {"thought_signature": "sig-Zm9vYmFy"}},
-            "function": {"arguments": '{"path":"hello.py"}', "name": "read_file"}, "id": "call_7", "type": "function"}
+    call = {
+        "extra_content": {"google": {"thought_signature": "sig-Zm9vYmFy"}},
+        "function": {"arguments": '{"path":"hello.py"}', "name": "read_file"},
+        "id": "call_7",
+        "type": "function",
+    }
     server.script(
-        Reply.raw(chunks({"choices": [{"delta": {"role": "assistant", "tool_calls": [call]}, "index": 0}]},
-                         oai(finish="tool_calls"), "[DONE]")),
+        Reply.raw(
+            chunks(
+                {"choices": [{"delta": {"role": "assistant", "tool_calls": [call]}, "index": 0}]},
+                oai(finish="tool_calls"),
+                "[DONE]",
+            )
+        ),
         Reply.text("It prints hi."),
     )
 
@@ -233,13 +284,22 @@ async def test_gemini_thought_signature_goes_back_with_the_tool_call(server: Fak
 
 async def test_tool_calls_without_an_index_are_told_apart(server: FakeLLMServer) -> None:
     def call(path: str) -> dict[str, Any]:
-        return {"index": None, "id": "", "type": "function",
-                "function": {"name": "read_file", "arguments": json.dumps({"path": path})}}
+        return {
+            "index": None,
+            "id": "",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": json.dumps({"path": path})},
+        }
 
     (Path.cwd() / "other.py").write_text("x = 1\n")
     server.script(
-        Reply.raw(chunks(oai({"role": "assistant", "tool_calls": [call("hello.py"), call("other.py")]}),
-                         oai(finish="tool_calls"), "[DONE]")),
+        Reply.raw(
+            chunks(
+                oai({"role": "assistant", "tool_calls": [call("hello.py"), call("other.py")]}),
+                oai(finish="tool_calls"),
+                "[DONE]",
+            )
+        ),
         Reply.text("Two files."),
     )
 
@@ -250,8 +310,13 @@ async def test_tool_calls_without_an_index_are_told_apart(server: FakeLLMServer)
 
 
 async def test_anthropic_message_delta_without_usage_keeps_the_output_count(server: FakeLLMServer) -> None:
-    server.script(Reply.raw(sse(ant_start(output_tokens=120), *ant_text_block(0, "Done."), stop_block(0),
-                                *ant_end("end_turn"))))
+    server.script(
+        Reply.raw(
+            sse(
+                ant_start(output_tokens=120), *ant_text_block(0, "Done."), stop_block(0), *ant_end("end_turn")
+            )
+        )
+    )
 
     turn = await run_turn("anthropic", server.base_url)
 
@@ -262,11 +327,20 @@ async def test_anthropic_message_delta_without_usage_keeps_the_output_count(serv
 async def test_server_tool_use_without_result_keeps_the_answer_and_says_so(server: FakeLLMServer) -> None:
     use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
     stream = sse(
-        ant_start(), *ant_text_block(0, "Let me search."), stop_block(0),
+        ant_start(),
+        *ant_text_block(0, "Let me search."),
+        stop_block(0),
         ("content_block_start", {"type": "content_block_start", "index": 1, "content_block": use}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 1,
-                                 "delta": {"type": "input_json_delta", "partial_json": '{"query": "x"}'}}),
-        stop_block(1), *ant_end("end_turn", {"output_tokens": 12}),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": '{"query": "x"}'},
+            },
+        ),
+        stop_block(1),
+        *ant_end("end_turn", {"output_tokens": 12}),
     )
     server.script(Reply.raw(stream), Reply.text("Next."))
 
@@ -277,16 +351,24 @@ async def test_server_tool_use_without_result_keeps_the_answer_and_says_so(serve
     assert completed[0].response.message.content == "Let me search."
     notes = [n for n in EventTranslator().translate(completed[0]) if isinstance(n, Notice)]
     assert notes and "web_search" in notes[0].text and "no result" in notes[0].text
+    assert not any(isinstance(event, str) for event in second), second
     sent = json.dumps(server.requests[1].body["messages"])
     assert "srvtoolu_1" not in sent  # an unpaired server-tool block is refused by the API
 
 
 async def test_a_server_tool_result_without_its_use_is_left_out_not_fatal(server: FakeLLMServer) -> None:
-    result = {"type": "code_execution_tool_result", "tool_use_id": "svu_9", "content": {"type": "code_execution_result"}}
+    result = {
+        "type": "code_execution_tool_result",
+        "tool_use_id": "svu_9",
+        "content": {"type": "code_execution_result"},
+    }
     stream = sse(
-        ant_start(), *ant_text_block(0, "Here it is."), stop_block(0),
+        ant_start(),
+        *ant_text_block(0, "Here it is."),
+        stop_block(0),
         ("content_block_start", {"type": "content_block_start", "index": 1, "content_block": result}),
-        stop_block(1), *ant_end("end_turn", {"output_tokens": 9}),
+        stop_block(1),
+        *ant_end("end_turn", {"output_tokens": 9}),
     )
     server.script(Reply.raw(stream))
 
@@ -301,8 +383,15 @@ async def test_a_server_tool_result_without_its_use_is_left_out_not_fatal(server
 
 async def test_azure_content_filter_says_what_was_filtered(server: FakeLLMServer) -> None:
     filtered = {"protected_material_text": {"detected": True, "filtered": True}}
-    server.script(Reply.raw(chunks(*oai_text("Hey", " Jude"),
-                                   oai(finish="content_filter", content_filter_results=filtered), "[DONE]")))
+    server.script(
+        Reply.raw(
+            chunks(
+                *oai_text("Hey", " Jude"),
+                oai(finish="content_filter", content_filter_results=filtered),
+                "[DONE]",
+            )
+        )
+    )
     first, _ = await two_turns("openai", server)
     [stopped] = [e for e in first if getattr(e, "type", None) is AgentEventType.MODEL_STOPPED]
     [event] = [e for e in EventTranslator().translate(stopped) if isinstance(e, ModelStopped)]
@@ -310,9 +399,17 @@ async def test_azure_content_filter_says_what_was_filtered(server: FakeLLMServer
 
 
 async def test_an_openai_refusal_is_shown_once(server: FakeLLMServer) -> None:
-    server.script(Reply.raw(chunks(oai({"role": "assistant", "content": None, "refusal": ""}),
-                                   oai({"refusal": "I'm sorry, I can't"}), oai({"refusal": " help with that."}),
-                                   oai(finish="stop"), "[DONE]")))
+    server.script(
+        Reply.raw(
+            chunks(
+                oai({"role": "assistant", "content": None, "refusal": ""}),
+                oai({"refusal": "I'm sorry, I can't"}),
+                oai({"refusal": " help with that."}),
+                oai(finish="stop"),
+                "[DONE]",
+            )
+        )
+    )
     first, _ = await two_turns("openai", server)
     [stopped] = [e for e in first if getattr(e, "type", None) is AgentEventType.MODEL_STOPPED]
     [event] = [e for e in EventTranslator().translate(stopped) if isinstance(e, ModelStopped)]

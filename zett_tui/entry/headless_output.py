@@ -153,7 +153,9 @@ class TextOutput(HeadlessOutput):
         elif isinstance(event, ToolFinished):
             self._tool_finished(event)
         elif isinstance(event, ModelStopped):
-            self.line(event.sentence or f"the model stopped early: {_first_line(event.message) or event.reason}")
+            self.line(
+                event.sentence or f"the model stopped early: {_first_line(event.message) or event.reason}"
+            )
         elif isinstance(event, Notice):
             if event.level != "changes":  # the TUI's "N files changed" line; -p has no /diff
                 self.line(event.text)

@@ -98,7 +98,11 @@ def _error_of(data: Mapping[str, Any]) -> tuple[str, str, object] | None:
     """``(message, type, code)`` of an error chunk, or None for an ordinary chunk."""
     error = data.get("error")
     if isinstance(error, dict):
-        return _text(error.get("message")) or json.dumps(error)[:300], _text(error.get("type")), error.get("code")
+        return (
+            _text(error.get("message")) or json.dumps(error)[:300],
+            _text(error.get("type")),
+            error.get("code"),
+        )
     if isinstance(error, str) and error:
         return error, "", data.get("code")
     if data.get("object") == "error":
@@ -115,7 +119,9 @@ def _filtered(results: object) -> list[str]:
         if isinstance(verdict, dict) and verdict.get("filtered") is True:
             severity = verdict.get("severity")
             shown = category.replace("_", " ")
-            found.append(f"{shown} ({severity})" if isinstance(severity, str) and severity != "safe" else shown)
+            found.append(
+                f"{shown} ({severity})" if isinstance(severity, str) and severity != "safe" else shown
+            )
     return found
 
 
@@ -171,8 +177,12 @@ async def stream_chat(provider: Any, request: ModelRequest) -> AsyncIterator[Mod
             usage_payload = data.get("usage")
             if isinstance(usage_payload, dict):
                 usage = read_usage({key: value for key, value in usage_payload.items() if value is not None})
-            filtered += [name for result in data.get("prompt_filter_results") or () if isinstance(result, dict)
-                         for name in _filtered(result.get("content_filter_results"))]
+            filtered += [
+                name
+                for result in data.get("prompt_filter_results") or ()
+                if isinstance(result, dict)
+                for name in _filtered(result.get("content_filter_results"))
+            ]
             choices = data.get("choices")
             if not choices or not isinstance(choice := choices[0], dict):
                 continue
@@ -204,12 +214,12 @@ async def stream_chat(provider: Any, request: ModelRequest) -> AsyncIterator[Mod
         await response.close()
 
     if error is not None:
-        message, error_type, code = error
-        raise failed_midway(message, error_type, code)
+        said, error_type, code = error
+        raise failed_midway(said, error_type, code)
     if not events:
         raise ProviderResponseError(empty_stream_message(provider.provider_name, response))
     if finish_reason == "error":
-        raise failed_midway("the provider reported finish_reason \"error\"", "error")
+        raise failed_midway('the provider reported finish_reason "error"', "error")
     if finish_reason is None and not done:
         raise cut_off("no finish_reason and no [DONE]")
 
@@ -217,7 +227,11 @@ async def stream_chat(provider: Any, request: ModelRequest) -> AsyncIterator[Mod
     for position, index in enumerate(sorted(calls.streams)):
         if (extra := calls.extras.get(index)) and position < len(tool_calls):
             replay.append(
-                {"type": TOOL_CALL_EXTRAS, "tool_call_id": tool_calls[position].id, "fields": cast("JsonValue", extra)}
+                {
+                    "type": TOOL_CALL_EXTRAS,
+                    "tool_call_id": tool_calls[position].id,
+                    "fields": cast("JsonValue", extra),
+                }
             )
     stop = provider.chat_stop(
         finish_reason,
@@ -236,7 +250,9 @@ async def stream_chat(provider: Any, request: ModelRequest) -> AsyncIterator[Mod
         model=provider.model,
         replay_blocks=tuple(replay),
     )
-    yield ModelEvent.completed(ModelResponse(message=message, finish_reason=finish_reason, usage=usage, stop=stop))
+    yield ModelEvent.completed(
+        ModelResponse(message=message, finish_reason=finish_reason, usage=usage, stop=stop)
+    )
 
 
 def replay_tool_call_extras(message: AssistantMessage, payload: dict[str, Any]) -> None:

@@ -99,7 +99,9 @@ def sendable(messages: list[Any]) -> list[Any]:
 class ZettAnthropicProvider(AnthropicProvider):
     """``AnthropicProvider`` with zett's stream reader and what it sends back cleaned (module doc)."""
 
-    def _messages(self, request: ModelRequest) -> tuple[list[JsonValue], list[str]]:  # agent_compat.MESSAGES_RENDER_METHOD
+    def _messages(
+        self, request: ModelRequest
+    ) -> tuple[list[JsonValue], list[str]]:  # agent_compat.MESSAGES_RENDER_METHOD
         messages, system = super()._messages(request)
         return cast("list[JsonValue]", sendable(list(messages))), system
 

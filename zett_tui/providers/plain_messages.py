@@ -56,7 +56,9 @@ class PlainMessagesCompatibleProvider(OpenAICompatibleProvider):
         if message.provider == self.provider_name and message.model == self.model:
             replay_tool_call_extras(message, cast("dict[str, Any]", payload))
 
-    def _stream_chat(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:  # agent_compat.CHAT_STREAM_METHOD
+    def _stream_chat(
+        self, request: ModelRequest
+    ) -> AsyncIterator[ModelEvent]:  # agent_compat.CHAT_STREAM_METHOD
         """The answer through zett's lean reader (``chat_stream``)."""
         return stream_chat(self, request)
 

@@ -44,7 +44,9 @@ async def sse_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEEvent]:
                 line = line[:-1]
             if not line:
                 if data:
-                    yield SSEEvent(name.decode("utf-8", "replace"), b"\n".join(data).decode("utf-8", "replace"))
+                    yield SSEEvent(
+                        name.decode("utf-8", "replace"), b"\n".join(data).decode("utf-8", "replace")
+                    )
                     data = []
                 name = b""
             elif line.startswith(b"data:"):

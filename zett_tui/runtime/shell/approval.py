@@ -39,7 +39,12 @@ class ShellApproval(ShellApprovalExtension):
         reason = payload.get("reason")
         call_id = payload.get("tool_call_id")
         accepted = super().accept(config, event)
-        if accepted and payload.get("decision") == "abort" and isinstance(reason, str) and isinstance(call_id, str):
+        if (
+            accepted
+            and payload.get("decision") == "abort"
+            and isinstance(reason, str)
+            and isinstance(call_id, str)
+        ):
             self._reasons[call_id] = reason
         return accepted
 
@@ -51,6 +56,8 @@ class ShellApproval(ShellApprovalExtension):
             if reason is None:
                 raise
             command = str(call.arguments.get("command", "")).strip()
-            raise ToolRefused(f"zett refused the shell command `{command}` without asking anyone: {reason}.") from None
+            raise ToolRefused(
+                f"zett refused the shell command `{command}` without asking anyone: {reason}."
+            ) from None
         finally:
             self._reasons.pop(call.id, None)

@@ -424,3 +424,27 @@ def test_stop_reasons_are_said_in_words() -> None:
     assert stop_sentence(StopInfo(StopReason.OTHER, raw="weird_reason")) == (
         "The model stopped for a reason zett does not know (weird_reason)."
     )
+
+
+# -- the event reader -------------------------------------------------------------------------------
+
+
+async def read_events(*pieces: bytes) -> list[tuple[str, str]]:
+    from zett_tui.providers.sse import sse_events
+
+    async def body() -> Any:
+        for piece in pieces:
+            yield piece
+
+    return [(event.name, event.data) async for event in sse_events(body())]
+
+
+async def test_events_split_anywhere_with_crlf_comments_and_multiline_data() -> None:
+    wire = b'event: a\r\ndata: {"x":\r\ndata: 1}\r\n\r\n: OPENROUTER PROCESSING\n\ndata:[DONE] \n\n'
+    for cut in range(1, len(wire)):
+        assert await read_events(wire[:cut], wire[cut:]) == [("a", '{"x":\n1}'), ("", "[DONE] ")], cut
+
+
+async def test_an_event_whose_blank_line_never_came_is_still_passed_on() -> None:
+    assert await read_events(b"data: one\n\ndata: two") == [("", "one"), ("", "two")]
+    assert await read_events(b"data: one\n\n: just a comment") == [("", "one")]

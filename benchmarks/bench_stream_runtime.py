@@ -14,6 +14,9 @@ Measured in the same run, medians of ``--runs`` (alternating, so load hits all a
 - ``lean``: zett's reader of the raw body (``providers/chat_stream``, ``providers/messages_stream``),
   what zett uses;
 - ``bytes``: just reading the same body with httpx, no parse: the floor of the transport.
+
+Wall time and this process's CPU time are both printed (the server runs in another process): on
+a loaded machine the CPU time is the steadier figure.
 """
 
 from __future__ import annotations
@@ -169,7 +172,7 @@ def providers(base: str) -> dict[str, Callable[[], Any]]:
     }
 
 
-async def one_turn(make: Callable[[], Any], expected: str) -> float:
+async def one_turn(make: Callable[[], Any], expected: str) -> tuple[float, float]:
     from zett_agent.agent import Agent
     from zett_agent.extensions.memory import InMemoryMessageAccumulator
     from zett_agent.model import ReasoningEffort
@@ -179,28 +182,28 @@ async def one_turn(make: Callable[[], Any], expected: str) -> float:
         agent = await Agent.create(
             model, extensions=[InMemoryMessageAccumulator()], reasoning_effort=ReasoningEffort.OFF
         )
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         text: list[str] = []
         async for event in agent.stream("Write it."):
             if event.type == "text_delta":
                 text.append(event.delta)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         await model.aclose()
     if "".join(text) != expected:
         raise SystemExit("the answer did not arrive whole")
-    return elapsed
+    return elapsed, cpu
 
 
-async def bytes_only(url: str, body: dict[str, Any]) -> float:
+async def bytes_only(url: str, body: dict[str, Any]) -> tuple[float, float]:
     import httpx
 
     async with httpx.AsyncClient() as client:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         async with client.stream("POST", url, json=body) as response:
             async for _ in response.aiter_bytes():
                 pass
-        return time.perf_counter() - started
+        return time.perf_counter() - started, time.process_time() - cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -213,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     deltas = len(range(0, len(text), DELTA))
     print(f"answer: {len(text):,} bytes in {deltas:,} deltas; medians of {args.runs} runs")
     with tempfile.TemporaryDirectory() as scratch:
-        results: dict[str, list[float]] = {}
+        results: dict[str, list[tuple[float, float]]] = {}
         for shape, body in (("chat", chat_body(text)), ("messages", messages_body(text))):
             folder = Path(scratch) / shape
             folder.mkdir()
@@ -231,13 +234,14 @@ def main(argv: list[str] | None = None) -> int:
                 assert server.stdin is not None
                 server.stdin.close()
                 server.wait(timeout=10)
-    medians = {name: statistics.median(times) for name, times in results.items()}
-    for shape in ("chat", "messages"):
-        sdk, lean, floor = medians[f"{shape} sdk"], medians[f"{shape} lean"], medians[f"{shape} bytes"]
-        print(
-            f"{shape:9s} sdk {sdk:6.3f} s   lean {lean:6.3f} s   bytes only {floor:6.3f} s   "
-            f"lean/sdk {lean / sdk:5.2f}"
-        )
+    for column, label in ((0, "wall"), (1, "CPU ")):
+        medians = {name: statistics.median(run[column] for run in runs) for name, runs in results.items()}
+        for shape in ("chat", "messages"):
+            sdk, lean, floor = medians[f"{shape} sdk"], medians[f"{shape} lean"], medians[f"{shape} bytes"]
+            print(
+                f"{label} {shape:9s} sdk {sdk:6.3f} s   lean {lean:6.3f} s   bytes only {floor:6.3f} s   "
+                f"lean/sdk {lean / sdk:5.2f}"
+            )
     return 0
 
 

@@ -448,3 +448,21 @@ async def test_events_split_anywhere_with_crlf_comments_and_multiline_data() -> 
 async def test_an_event_whose_blank_line_never_came_is_still_passed_on() -> None:
     assert await read_events(b"data: one\n\ndata: two") == [("", "one"), ("", "two")]
     assert await read_events(b"data: one\n\n: just a comment") == [("", "one")]
+
+
+# -- zett -p ----------------------------------------------------------------------------------------
+
+
+def test_zett_p_exits_1_and_records_a_cut_off_answer_as_failed_with_its_last_word(llm_server: Any) -> None:
+    from tests.test_headless import recorded_turns, zett
+
+    llm_server.script(Reply.raw(chunks(*oai_text("Hello", " there"))))
+
+    done = zett(llm_server, "-p", "say hello")
+
+    assert done.returncode == 1
+    assert done.stdout.startswith("Hello there")
+    assert "ended the stream without its end signal" in done.stderr
+    [turn] = [record for record in recorded_turns() if "status" in record]
+    assert turn["status"] == "failed"
+    assert turn["messages"][-1]["data"]["content"] == "Hello there"

@@ -215,7 +215,7 @@ async def stream_chat(provider: Any, request: ModelRequest) -> AsyncIterator[Mod
 
     if error is not None:
         said, error_type, code = error
-        raise failed_midway(said, error_type, code)
+        raise failed_midway(said, error_type, code, answered=bool(text or reasoning or calls.streams))
     if not events:
         raise ProviderResponseError(empty_stream_message(provider.provider_name, response))
     if finish_reason == "error":

@@ -170,7 +170,8 @@ async def stream_messages(provider: Any, request: ModelRequest) -> AsyncIterator
         await response.close()
 
     if error is not None:
-        raise failed_midway(str(error.get("message") or ""), str(error.get("type") or ""))
+        answered = bool(turn.text or turn.reasoning or turn.streams or turn.server_streams)
+        raise failed_midway(str(error.get("message") or ""), str(error.get("type") or ""), answered=answered)
     if not events:
         raise ProviderResponseError(empty_stream_message(provider.provider_name, response))
     if not done:

@@ -64,15 +64,23 @@ _STATUS_OF_TYPE = {
 }
 
 
-def failed_midway(message: str, error_type: str = "", code: object = None) -> IncompleteStream:
-    """The provider sent an error event in the stream (``message`` in its own words)."""
+def failed_midway(
+    message: str, error_type: str = "", code: object = None, *, answered: bool = True
+) -> IncompleteStream:
+    """The provider sent an error event in the stream (``message`` in its own words);
+    ``answered``: after some of the answer (else it was all the stream held)."""
     status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600 else None
     if status is None:
         status = _STATUS_OF_TYPE.get(error_type)
     shown = " ".join((message or "no message given").split())
     kind = f" ({error_type})" if error_type and error_type not in shown else ""
+    sentence = (
+        f"stopped the answer with an error: {shown}{kind}; the answer is incomplete."
+        if answered
+        else f"answered with an error instead of an answer: {shown}{kind}."
+    )
     return IncompleteStream(
-        f"stopped the answer with an error: {shown}{kind}; the answer is incomplete.",
+        sentence,
         kind="error",
         provider_message=message,
         error_type=error_type,

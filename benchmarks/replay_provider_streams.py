@@ -133,13 +133,14 @@ def replay_one(folder: Path, fixture: Path) -> tuple[bool, str]:
             if '"kind": "response"' in line
         ]
     problems: list[str] = []
+    complete_after_retry = False
     status = records[0].get("status") if records else None
     said = (first.stderr + first.stdout).lower()
     if complete:
         if first.returncode != 0 or status != "completed":
             problems.append(f"complete stream gave exit {first.returncode}, status {status}")
     elif first.returncode == 0 and status == "completed" and "again" in served:
-        pass  # an error before any output was retried, and the next attempt answered
+        complete_after_retry = True  # an error before any output was retried; the next attempt answered
     else:
         if first.returncode != 1 or status != "failed" or not first.stderr.strip():
             problems.append(f"incomplete stream gave exit {first.returncode}, status {status}")
@@ -149,6 +150,8 @@ def replay_one(folder: Path, fixture: Path) -> tuple[bool, str]:
         problems.append(f"the next turn failed (exit {second.returncode}; served {served})")
     shown = first.stderr.strip().splitlines()[-1] if first.stderr.strip() else "(nothing on stderr)"
     expected = "complete" if complete else "incomplete"
+    if complete_after_retry:
+        expected = "an error before any output, retried and then answered"
     if problems:
         return False, f"FAIL {fixture.stem}: expected {expected}; " + "; ".join(problems)
     return (

@@ -309,6 +309,28 @@ async def test_tool_calls_without_an_index_are_told_apart(server: FakeLLMServer)
     assert turn.completed_tools == ["read_file", "read_file"]
 
 
+async def test_fragments_without_an_index_that_repeat_the_id_are_one_call(server: FakeLLMServer) -> None:
+    def piece(arguments: str, name: str = "") -> dict[str, Any]:
+        return {"id": "call_r", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+    server.script(
+        Reply.raw(
+            chunks(
+                oai({"role": "assistant", "tool_calls": [piece('{"path":', "read_file")]}),
+                oai({"tool_calls": [piece(' "hello.py"}')]}),
+                oai(finish="tool_calls"),
+                "[DONE]",
+            )
+        ),
+        Reply.text("Read."),
+    )
+
+    turn = await run_turn("endpoint", server.base_url)
+
+    assert turn.error is None, turn.sentence
+    assert turn.completed_tools == ["read_file"]
+
+
 async def test_anthropic_message_delta_without_usage_keeps_the_output_count(server: FakeLLMServer) -> None:
     server.script(
         Reply.raw(

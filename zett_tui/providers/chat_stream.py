@@ -54,8 +54,8 @@ class _ToolCalls:
     """Tool-call fragments by index, with the index repaired where a server leaves it out.
 
     Gemini's OpenAI endpoint sends each call whole, with no ``index`` or ``"index": null`` and
-    sometimes ``"id": ""``. A fragment without an index that names a function starts a new call;
-    one that does not continues the last.
+    sometimes ``"id": ""``. A fragment without an index continues the call whose id it repeats;
+    otherwise it starts a new call if it names a function or an id, and continues the last if not.
     """
 
     def __init__(self) -> None:
@@ -73,12 +73,18 @@ class _ToolCalls:
             function = function if isinstance(function, dict) else {}
             name = _text(function.get("name"))
             index = call.get("index")
+            call_id = _text(call.get("id"))
             if not isinstance(index, int) or isinstance(index, bool):
+                known = [i for i, stream in self.streams.items() if call_id and stream.call_id == call_id]
                 last = max(self.streams) if self.streams else -1
-                index = last + 1 if (name or _text(call.get("id")) or last < 0) else last
+                if known:  # a server that repeats the id on every fragment
+                    index = known[0]
+                    call_id = ""
+                else:
+                    index = last + 1 if (name or call_id or last < 0) else last
             delta = ToolCallDelta(
                 index=index,
-                id_delta=_text(call.get("id")),
+                id_delta=call_id,
                 name_delta=name,
                 arguments_delta=_text(function.get("arguments")),
             )

@@ -38,7 +38,7 @@ class IncompleteStream(ProviderResponseError):
         error_type: str = "",
         status_code: int | None = None,
     ) -> None:
-        super().__init__(sentence)
+        super().__init__(f"The provider {sentence}")  # what a session file records as the error
         self.sentence = sentence
         self.kind = kind
         self.provider_message = provider_message

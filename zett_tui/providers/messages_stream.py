@@ -128,6 +128,8 @@ async def stream_messages(provider: Any, request: ModelRequest) -> AsyncIterator
     turn = messages_turn()
     read_event = provider._read_event  # agent_compat.MESSAGES_READ_EVENT_METHOD
     started: dict[str, str] = {}
+    text: list[str] = []
+    block_text: dict[int, list[str]] = {}
     left_out: set[int] = set()
     notes: list[str] = []
     done = False
@@ -150,6 +152,17 @@ async def stream_messages(provider: Any, request: ModelRequest) -> AsyncIterator
                 inner = data.get("error")
                 error = inner if isinstance(inner, dict) else data
                 break
+            if kind == "content_block_delta":
+                delta = data.get("delta")
+                if isinstance(delta, dict) and delta.get("type") == "text_delta":
+                    # The hot path, read here: zett-agent's ``_read_event`` grows the answer and
+                    # its block with ``+=`` at every delta, copying the whole text each time.
+                    chunk = delta.get("text")
+                    if isinstance(chunk, str) and chunk:
+                        text.append(chunk)
+                        block_text.setdefault(int(data.get("index") or 0), []).append(chunk)
+                        yield ModelEvent.text(chunk)
+                    continue
             for model_event in read_event(turn, data):
                 if model_event.type is ModelEventType.SERVER_TOOL_STARTED and model_event.server_tool_call:
                     started[model_event.server_tool_call.id] = model_event.server_tool_call.name
@@ -169,6 +182,10 @@ async def stream_messages(provider: Any, request: ModelRequest) -> AsyncIterator
     finally:
         await response.close()
 
+    turn.text = "".join(text)
+    for index, pieces in block_text.items():
+        block = turn.replay.setdefault(index, {})
+        block["text"] = str(block.get("text") or "") + "".join(pieces)
     if error is not None:
         answered = bool(turn.text or turn.reasoning or turn.streams or turn.server_streams)
         raise failed_midway(str(error.get("message") or ""), str(error.get("type") or ""), answered=answered)

@@ -42,6 +42,8 @@ class TurnRunner:
         self._chat = chat
         #: Prompts waiting for the turn to end, and notes on their way into it (shown above the prompt).
         self.queue = PromptQueue()
+        # Up and Down take prompts out of the queue and put them back between turns: the count follows
+        self.queue.on_change(self._show_queued_count)
         self._worker: Worker[Any] | None = None
         self._presenter: TurnPresenter | None = None
         #: The running worker is a turn that takes steering messages (``/compact`` does not).
@@ -131,6 +133,12 @@ class TurnRunner:
             if prompt is not None:
                 self._start_turn(host, prompt)
         self._sync_queue()
+
+    def _show_queued_count(self) -> None:
+        try:
+            self._chat.status.queued = len(self.queue)
+        except NoMatches:  # the chat is being taken down
+            return
 
     def _sync_queue(self) -> None:
         """The status line's count, and whether Tab queues (a turn runs or the model is not ready)."""

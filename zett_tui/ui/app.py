@@ -175,7 +175,8 @@ class ZettApp(App[str | None]):
         return theme_variable_defaults(self.current_theme)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """Textual's palette entries, less Theme and Quit on the chat screen (/theme and /quit list there)."""
+        """Textual's palette entries, less its developer ones, and less Theme and Quit on the chat
+        screen (/theme and /quit list there)."""
         from zett_tui.ui.chat.palette import without_duplicates
 
         yield from without_duplicates(super().get_system_commands(screen), screen)

@@ -49,8 +49,10 @@ async def test_rewind_from_the_dialog_takes_the_code_and_conversation_back(proje
         await pilot.press("enter")
         what = await dialog_armed(pilot)
         focused = next(b for b in what.query("ChoiceButton") if b.has_focus)
-        assert str(focused.label).endswith("Cancel")  # opens on the safe choice
-        await choose(pilot, "Code and conversation")
+        assert str(focused.label).endswith("Code and conversation")  # the first choice, as elsewhere
+        assert "1-9 pick" in str(what.query_one("#keys").render())
+        await pilot.press("1")  # number keys pick
+        await wait_for(pilot, lambda: app.screen is not what)
         await wait_for(pilot, lambda: any("Code rewound" in text for text in notices(app)))
         assert (project_dir / "notes.txt").read_text() == "alpha\nbeta\n"
         assert (project_dir / "gone.txt").read_text() == "keep me\n"

@@ -1,8 +1,10 @@
 """The dialogs of ``/rewind``: which turn, what to take back, and what to do with a file changed by hand.
 
-All three are ``ChoiceDialog``s, so none can be typed through. Taking code back is destructive:
-the "what" dialog and the conflict dialog open on their safe choice (cancel, keep mine), so
-anything else needs an arrow key and Enter.
+All three are ``ChoiceDialog``s, so none can be typed through. The "what" dialog opens on its
+first choice, with number keys, as every ordinary question does: the user asked for the rewind by
+picking a turn, and a rewind of the code is itself listed (and can be undone) in ``/rewind``. The
+conflict dialog, which would overwrite a change made by hand, opens on "Keep mine" with number keys
+off, so taking the checkpoint's needs an arrow key and Enter.
 """
 
 from __future__ import annotations
@@ -83,13 +85,7 @@ def what_dialog(
             Choice("Code only", CODE_ONLY, "warning"),
         ]
     choices += [Choice("Conversation only", CONVERSATION_ONLY), Choice("Cancel", CANCEL, "deny")]
-    return ChoiceDialog(
-        "Rewind: what to take back",
-        Static(Text("\n".join(lines))),
-        choices,
-        decline_value=CANCEL,
-        safe_choice=CANCEL,
-    )
+    return ChoiceDialog("Rewind: what to take back", Static(Text("\n".join(lines))), choices, decline_value=CANCEL)
 
 
 def conflict_dialog(path: str, *, elsewhere: bool = False) -> ChoiceDialog:

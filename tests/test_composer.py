@@ -398,6 +398,10 @@ async def test_f1_shows_the_commands_and_the_keys_from_the_bindings() -> None:
             "Edit the prompt in $VISUAL or $EDITOR",
             "Open the command palette",
             "Insert a new line",
+            "Tell the running turn",  # steer
+            "Queue the prompt for after the turn",
+            "Take the last queued prompt back",
+            "Esc Esc",
         ):
             assert description in help_text
         assert "f1" in help_text.lower()

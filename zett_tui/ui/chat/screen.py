@@ -343,12 +343,13 @@ class ChatScreen(Screen[None]):
             bar.open()
 
     def key_help(self) -> list[tuple[str, str]]:
-        """Every key binding that does something here, generated from the bindings themselves."""
+        """Every key binding that does something here, generated from the bindings themselves, then
+        the keys whose meaning depends on the moment (``MOMENT_KEYS``), which no binding declares."""
         seen: dict[str, str] = {}
         for node, binding, enabled, tooltip in self.app.active_bindings.values():
             if enabled and binding.description and _declared_by_zett(node, binding):
                 seen.setdefault(binding_label(binding), tooltip or binding.description)
-        return sorted(seen.items())
+        return sorted(seen.items()) + list(MOMENT_KEYS)
 
     async def action_read_transcript(self, action: str) -> None:
         """Scrolling and block keys pressed in the prompt act on the transcript (its READING_KEYS)."""
@@ -404,6 +405,16 @@ class ChatScreen(Screen[None]):
         await self.turns.stop()
         if self.host is not None:
             await self.host.aclose()
+
+
+#: Keys that mean something else while a turn runs, on an empty prompt or pressed twice: the prompt
+#: and the screen handle them in code (``Composer._take_key``, ``action_cancel_turn``).
+MOMENT_KEYS = (
+    ("Enter, while a turn runs", "Tell the running turn (steer it; the note shows where it went in)"),
+    ("Tab, while a turn runs", "Queue the prompt for after the turn"),
+    ("Up, on an empty prompt", "Take the last queued prompt back to edit (Down puts it back)"),
+    ("Esc Esc, at idle on an empty prompt", "Rewind: pick a turn to go back to (/rewind)"),
+)
 
 
 def _declared_by_zett(node: object, binding: Binding) -> bool:

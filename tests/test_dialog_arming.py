@@ -22,7 +22,7 @@ from zett_agent.model import ModelEvent, ModelRequest
 
 from tests.fakes.scripted_model import ScriptedModel, Step, text_step, tool_step
 from tests.test_dialogs import shown
-from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, wait_for
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, tools, wait_for
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals import choice_dialog
 from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog, Picked
@@ -237,7 +237,7 @@ async def test_the_ask_user_answer_field_takes_no_text_before_it_arms() -> None:
         assert dialog.focused is field
         await pilot.press(*keys_of("late"), "enter")
         await wait_for(pilot, lambda: idle(app))
-        assert answered(app) == ["✓ You answered: late"]
+        assert answered(app) == [] and tools(app)[0].outcome == "answered: late"  # shown on its row
 
 
 # -- dangerous commands and edits: the safe choice is focused, number keys are off ----------------

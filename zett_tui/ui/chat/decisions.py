@@ -103,7 +103,8 @@ class DecisionDialogs:
         if host is None or not host.answer(decision, answer.payload):
             log.info("late or duplicate answer to %s ignored", decision.kind)
             return
-        self.chat.say(answer.record, answer.level)
+        if not answer.outcome:  # an outcome is shown on the tool's row: once is enough
+            self.chat.say(answer.record, answer.level)
         call_id = decision.payload.get("tool_call_id")
         host.note_decision(
             answer.record, call_id if isinstance(call_id, str) else None, declined=answer.declined
@@ -111,7 +112,9 @@ class DecisionDialogs:
         if isinstance(call_id, str):
             self.chat.turns.decision_answered(call_id, declined=answer.declined, outcome=answer.outcome)
         if answer.steer and not self.chat.turns.steer(answer.steer):
-            self.chat.say("The note could not reach the model: the turn had ended.", "warning")
+            self.chat.say(
+                f"The note could not reach the model (the turn had ended): {answer.steer}", "warning"
+            )
         if answer.accepted is not None:
             self._run(answer.accepted, "after the answer")
         if answer.after_tool is not None and isinstance(call_id, str):

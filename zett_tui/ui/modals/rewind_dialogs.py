@@ -85,7 +85,9 @@ def what_dialog(
             Choice("Code only", CODE_ONLY, "warning"),
         ]
     choices += [Choice("Conversation only", CONVERSATION_ONLY), Choice("Cancel", CANCEL, "deny")]
-    return ChoiceDialog("Rewind: what to take back", Static(Text("\n".join(lines))), choices, decline_value=CANCEL)
+    return ChoiceDialog(
+        "Rewind: what to take back", Static(Text("\n".join(lines))), choices, decline_value=CANCEL
+    )
 
 
 def conflict_dialog(path: str, *, elsewhere: bool = False) -> ChoiceDialog:

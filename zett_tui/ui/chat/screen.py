@@ -200,7 +200,15 @@ class ChatScreen(Screen[None]):
         if past.page.turns:
             self.last_past_status = past.page.turns[-1].status
         self.turns.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
-        self.say(f"Resumed session {session_id}.")
+        from zett_tui.sessions.meta import forked_from
+
+        parent = await asyncio.to_thread(forked_from, path)
+        if parent is not None:
+            self.say(
+                f"Forked session {parent} into {session_id}: this copy goes on, the original stays as it was."
+            )
+        else:
+            self.say(f"Resumed session {session_id}.")
         self._open_for_input()
 
     def _open_for_input(self) -> None:

@@ -247,3 +247,25 @@ async def test_a_fork_is_marked_as_one_in_its_title_and_when_it_opens(project_di
         said = "\n".join(notices(app))
         assert f"Forked session {session_id} into {fork.session_id}" in said
         assert "Resumed session" not in said
+
+
+KILLED_WHILE_ANSWERING = KILLED_WORKER.replace(
+    'print("MID-TURN", flush=True)',
+    "await asyncio.sleep(1.5)  # the streamed part is on disk (at least every second)\n"
+    '    print("MID-TURN", flush=True)',
+)
+
+
+async def test_a_partial_answer_after_a_kill_is_not_called_never_answered(project_dir: Path) -> None:
+    """After ``kill -9`` the partial answer is painted; the line under it said "The model was never
+    answered", which contradicts it. It now says what happened: its memory does not have it."""
+    kill_when_it_prints(KILLED_WHILE_ANSWERING, "MID-TURN", cwd=project_dir)
+    found = find_session_to_resume(project_dir, "killed", continue_last=False)
+    app = make_app(ScriptedModel(text_step("Again.")), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(app) as pilot:
+        await wait_for(pilot, lambda: any("Type /continue" in text for text in notices(app)))
+        partial = answers(app)[-1].text
+        assert partial.strip() and "never finishes".startswith(partial)  # as far as it got
+        said = "\n".join(notices(app))
+        assert "never answered" not in said
+        assert "zett was stopped while the model was answering" in said

@@ -22,6 +22,7 @@ from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.extensions.base import AgentExtension
 from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
+from zett_agent.resume import ResumePoint
 
 from zett_tui import __version__
 from zett_tui.checkpoints.journal import TurnRecord
@@ -341,17 +342,15 @@ class AgentHost:
     def _request_options(self) -> dict[str, Any]:
         return {"config": self.config, "model": self.model, "reasoning_effort": self.reasoning_effort}
 
-    async def resume_point(self) -> str | None:
-        """What was cut off in this session's last turn, in words; None when it finished."""
+    async def resume_point(self) -> ResumePoint | None:
+        """What was cut off in this session's last turn (``description`` says it in words); None
+        when it finished."""
         agent = self._require_agent()
         try:
-            point = await agent.resume_point(config=self.config, model=self.model)
+            return await agent.resume_point(config=self.config, model=self.model)
         except Exception:
             log.warning("resume point unavailable", exc_info=True)
             return None
-        if point is None:
-            return None
-        return point.description or str(point.kind)
 
     async def _consume(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
         """Run the turn in a task of its own, so that cancelling the caller always ends it.

@@ -101,6 +101,8 @@ class ChatScreen(Screen[None]):
         self.warmup_failed = False
         #: The status of the last turn a resumed session painted (``cancelled``, ``interrupted``...).
         self.last_past_status: str | None = None
+        #: That turn's last part is answer text (a partial answer after a kill).
+        self.last_past_ended_in_text = False
         self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
@@ -193,12 +195,15 @@ class ChatScreen(Screen[None]):
         self._open_for_input()
 
     async def _show_past_session(self, path: Path, session_id: str) -> None:
+        from zett_tui.sessions.recorded_turns import TextBlock
         from zett_tui.ui.chat.past_turns import last_labelled_model, load_past_session, paint_past_session
 
         past = await load_past_session(path)
         paint_past_session(self.transcript, past, session_id)
         if past.page.turns:
-            self.last_past_status = past.page.turns[-1].status
+            last = past.page.turns[-1]
+            self.last_past_status = last.status
+            self.last_past_ended_in_text = bool(last.blocks) and isinstance(last.blocks[-1], TextBlock)
         self.turns.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
         from zett_tui.sessions.meta import forked_from
 
@@ -300,12 +305,28 @@ class ChatScreen(Screen[None]):
         self.status.session_id = await asyncio.to_thread(shown_session_id, session_id, directory)
 
     async def _offer_interrupted_turn(self, host: AgentHost) -> None:
-        point = await host.resume_point()
-        if point is None:
+        from zett_agent.resume import ResumeKind
+
+        found = await host.resume_point()
+        if found is None:
             return
+        point = found.description or str(found.kind)
         carry_on = "Type /continue to carry it on, or write a new prompt."
         if self.last_past_status == "cancelled":  # the history alone cannot tell a stop from a crash
             self.say(f"You stopped the last turn before it ended. {carry_on}", "warning")
+        elif (
+            self.last_past_status == "interrupted"
+            and self.last_past_ended_in_text
+            and found.kind is ResumeKind.CALL_MODEL
+        ):
+            # the answer above was streamed and recorded, but zett was killed before the model's
+            # memory kept it: "the model was never answered" would contradict what is on screen
+            self.say(
+                "zett was stopped while the model was answering: the answer above is as far as it got, "
+                "and the model's memory does not have it. Type /continue to ask it again, or write a "
+                "new prompt.",
+                "warning",
+            )
         elif self.last_past_status == "interrupted":
             self.say(f"zett was stopped during the last turn ({point}). {carry_on}", "warning")
         else:

@@ -31,11 +31,11 @@ from zett_tui.ui.widgets.transcript import (
     Transcript,
     UserBlock,
 )
+from zett_tui.ui.widgets.transcript_blocks import REWOUND
 
 #: Under a turn zett never finished (``sessions.live_turn``): it was killed or crashed.
 CUT_OFF = "✂ cut off here: zett was stopped before this turn ended"
 #: Under a turn a conversation rewind took out of the model's context (it stays in the session).
-REWOUND = "↶ Rewound: this turn is not in the model's context (/rewind can undo that)"
 #: How many of the latest turns a resumed session paints at once.
 RESUME_TURNS = 60
 

@@ -29,16 +29,18 @@ TAKE_CHECKPOINT = "take"
 SHOW_DIFF = "diff"
 
 
-def describe_record(number: int, record: TurnRecord) -> str:
-    """One line of the turn list: turn number, prompt, when, and what changed (or why it cannot say)."""
+def describe_record(number: int, record: TurnRecord, *, undoes: bool = False) -> str:
+    """One line of the turn list: turn number, prompt, when, and what changed (or why it cannot say).
+    ``undoes``: the record is a rewind that undid an earlier rewind (it names the same prompt)."""
     when = _when(record.at)
     prompt = " ".join(record.prompt.split())[:60] or "(no prompt)"
     # "turn N", not "N.": the dialog numbers its choices newest first, and the two would clash
-    head = (
-        f"turn {number}: before the rewind to “{prompt}”"
-        if record.kind == "rewind"
-        else f"turn {number}: {prompt}"
-    )
+    if record.kind == "rewind" and undoes:
+        head = f"turn {number}: before undoing the rewind to “{prompt}”"
+    elif record.kind == "rewind":
+        head = f"turn {number}: before the rewind to “{prompt}”"
+    else:
+        head = f"turn {number}: {prompt}"
     if record.missing:
         what = "checkpoint missing"
     elif record.changes:
@@ -57,8 +59,9 @@ def _when(at: str) -> str:
 
 def turn_list_dialog(records: list[TurnRecord], store_size: int) -> ChoiceDialog:
     """Which turn to go back to (the newest first); the value is the record's index."""
+    rewinds = {record.turn for record in records if record.kind == "rewind"}
     choices = [
-        Choice(describe_record(index + 1, record), index)
+        Choice(describe_record(index + 1, record, undoes=record.target in rewinds), index)
         for index, record in reversed(list(enumerate(records)))
     ]
     choices.append(Choice("Cancel", None, "deny"))

@@ -142,18 +142,33 @@ def _prefixed(lines: list[Line], first: tuple[str, int], rest: tuple[str, int]) 
     return [(first if index == 0 else rest, *line) for index, line in enumerate(lines)]
 
 
+#: Under a prompt whose turn a conversation rewind took out of the model's context (live), and
+#: after such a turn when a session is painted again.
+REWOUND = "↶ Rewound: this turn is not in the model's context (/rewind can undo that)"
+
+
 class UserBlock(Block):
     """The user's prompt: a coloured bar and band, so turns are easy to find when scrolling."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = make_inert(text)
+        #: A conversation rewind took this turn out of the model's context (``REWOUND`` shows).
+        self.rewound = False
+
+    def set_rewound(self, rewound: bool) -> None:
+        if rewound != self.rewound:
+            self.rewound = rewound
+            self._changed()
 
     def plain_text(self) -> str:
         return self.text
 
     def _render(self, width: int, ctx: RenderContext) -> list[Line]:
-        return user_bar(Text(self.text.rstrip("\n") or " ", style=ctx.styles.user), width, ctx)
+        lines = user_bar(Text(self.text.rstrip("\n") or " ", style=ctx.styles.user), width, ctx)
+        if self.rewound:
+            lines.extend(ctx.render_text(Text(REWOUND, style=ctx.styles.muted), width))
+        return lines
 
 
 def user_bar(body: Text, width: int, ctx: RenderContext) -> list[Line]:

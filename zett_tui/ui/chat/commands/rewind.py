@@ -122,12 +122,14 @@ async def rewind_flow(ctx: CommandContext, checkpoints: SessionCheckpoints) -> N
         if hidden or restored:  # the context the next turn starts from changed: so does the meter
             ctx.context_changed(await host.estimate_context())
     if conversation and restored:
+        ctx.unmark_rewound()
         count = len(restored)
         ctx.say(
             f"The conversation is back as it was: {count} rewound turn{'s are' if count != 1 else ' is'}"
             " in the model's context again."
         )
     elif conversation:
+        ctx.mark_rewound(target.prompt)
         ctx.say(
             "The conversation is back before that turn; the later turns stay in the session file, out of the model's context."
         )

@@ -173,6 +173,7 @@ async def test_every_approval_dialog_shows_hidden_characters_as_escapes(dialog: 
         app.push_screen(dialog())
         text = await shown_dialog(pilot)
         assert r"\x1b[31mb" in text or r"\\u001b[31mb" in text  # the MCP arguments are JSON-escaped
+        assert r"d\re" in text  # a carriage return too (rich's Text would drop it unseen)
 
 
 async def test_a_trust_question_shows_a_disguised_mcp_json_server_and_hook(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.modals.mcp_approval import shown_arguments
+from zett_tui.ui.modals.shown_text import shown
 
 ONCE = "once"
 REFUSE = "refuse"
@@ -26,7 +27,8 @@ MAX_REASON_CHARS = 600
 def hook_approval_dialog(tool: str, arguments: dict[str, Any], reason: str) -> ChoiceDialog:
     """A dialog whose value is ``ONCE`` or ``REFUSE`` (Esc; the note goes to the model)."""
     said = reason.strip()[:MAX_REASON_CHARS] or "(it gave no reason)"
-    details = Text(f"A PreToolUse hook asks you first: {said}", style="dim")
+    details = Text("A PreToolUse hook asks you first: ", style="dim")
+    details.append_text(shown(said))
     body = Vertical(
         Static(details, classes="details"),
         Static(Text(shown_arguments(arguments), style="bold"), classes="mcp-arguments"),

@@ -12,6 +12,7 @@ from textual.widgets import Static, TextArea
 
 from zett_tui.core.inert_text import make_visible
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog, Picked
+from zett_tui.ui.modals.shown_text import shown
 from zett_tui.ui.widgets.markdown_view import MarkdownView
 
 ENTER = "enter"
@@ -31,7 +32,7 @@ def enter_plan_dialog(reason: str) -> ChoiceDialog:
     body = Static(
         Text.assemble(
             ("zett wants to plan before it changes anything:\n\n", "bold"),
-            (reason.strip() or "(no reason given)", ""),
+            shown(reason.strip() or "(no reason given)"),
             ("\n\n" + EXPLAIN_PLAN_MODE, "dim"),
         )
     )

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from zett_tui.core.inert_text import hidden_characters, make_visible
 from zett_tui.runtime.shell.policy import Rule, prefix_problem
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
-from zett_tui.ui.modals.shown_text import ESCAPE_STYLE
+from zett_tui.ui.modals.shown_text import ESCAPE_STYLE, shown
 
 RUN = "execute"
 #: Run once, in the sandbox with the network on (offered while the sandbox keeps it off).
@@ -52,7 +52,8 @@ def shell_approval_dialog(
     if where:
         details.append(f"\nruns {where}")
     if reason and not dangerous and reason not in _UNREMARKABLE:
-        details.append(f"\nasks because: {reason}")
+        details.append("\nasks because: ")
+        details.append_text(shown(reason))
     choices = [Choice("Run once", RUN, "affirm")]
     # a rule is edited in a one-line field that cannot show hidden characters: none is offered
     rules = [] if dangerous or hidden_characters(command) else list(suggestions or [])

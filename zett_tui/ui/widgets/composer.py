@@ -300,14 +300,15 @@ class Composer(TextArea):
         self._show_hint()
 
     def show_dialog_open(self, is_open: bool) -> None:
-        """A question opened above the prompt (or closed): while one is up, the prompt's title and
-        placeholder say that typing lands here and what Enter does (``ChoiceDialog``)."""
+        """A question opened above the prompt (or closed): while one is up, the prompt's title says
+        that typing lands here and what Enter does (``ChoiceDialog``), and the placeholder no longer
+        says what Enter does without a question."""
         self._dialogs_open = max(0, self._dialogs_open + (1 if is_open else -1))
         self._show_hint()
 
     def _show_hint(self) -> None:
         if self._dialogs_open:
-            self.placeholder = self.DIALOG_HINT
+            self.placeholder = ""  # the title says it, whether the prompt holds text or not
             self.border_title = self.DIALOG_HINT
         else:
             self.placeholder = self.TURN_PLACEHOLDER if self._turn_running else self.IDLE_PLACEHOLDER

@@ -220,3 +220,18 @@ async def test_a_new_dialog_cannot_forget_the_escapes() -> None:
         text = drawn_text(app)
         assert_nothing_hidden(text)
         assert text.count(r"\x1b[2K") >= 4  # title, Static, Label, choice
+
+
+async def test_a_turns_diff_shows_a_file_names_escapes() -> None:
+    from zett_tui.ui.modals.turn_diff import TurnDiffScreen
+
+    name = "ok.py\x1b[2K\x1b[1Gnotes.txt"
+    diff = f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n@@ -1 +1 @@\n-a\n+b\x1b[1A\n"
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=(120, 30)) as pilot:
+        app.push_screen(TurnDiffScreen("Turn 1", diff))
+        await wait_for(pilot, lambda: isinstance(app.screen, TurnDiffScreen))
+        await pilot.pause()
+        text = drawn_text(app)
+        assert_nothing_hidden(text)
+        assert r"ok.py\x1b[2K\x1b[1Gnotes.txt" in text and r"+ b\x1b[1A" in text

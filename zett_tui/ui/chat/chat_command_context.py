@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zett_tui.ui.chat.rewound_turns import mark_rewound_turns, unmark_turns
-from zett_tui.ui.widgets.transcript_blocks import UserBlock
 
 if TYPE_CHECKING:
     from textual.message import Message
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.chat.screen import ChatScreen
     from zett_tui.ui.widgets.transcript import Block
+    from zett_tui.ui.widgets.transcript_blocks import UserBlock
 
 
 class ChatCommandContext:

@@ -7,7 +7,6 @@ from the end, among the prompts not marked yet, as the user typed it.
 
 from __future__ import annotations
 
-from zett_tui.runtime.files.attachments import typed_part
 from zett_tui.ui.widgets.transcript import Transcript
 from zett_tui.ui.widgets.transcript_blocks import UserBlock
 
@@ -15,6 +14,8 @@ from zett_tui.ui.widgets.transcript_blocks import UserBlock
 def mark_rewound_turns(transcript: Transcript, prompt: str) -> list[UserBlock]:
     """Mark the prompt ``prompt`` (the latest one so written, not marked yet) and every later one;
     returns the prompts marked (none when it is not on screen, e.g. before a resume)."""
+    from zett_tui.runtime.files.attachments import typed_part  # not before the first frame
+
     prompts = [block for block in transcript.blocks if isinstance(block, UserBlock)]
     wanted = typed_part(prompt).strip()
     start = next(

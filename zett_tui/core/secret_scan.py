@@ -1,0 +1,393 @@
+"""Where the secrets are in a text: the spans a :class:`~zett_tui.core.redact.Redactor` replaces.
+
+Every recorded line goes through this, so it is built to cost little on ordinary text (about
+20 MB/s on Python source on one core, ``benchmarks/bench_redact.py``). Python's ``re`` is fast
+only when a pattern starts with a literal, so the work is cut into passes that each are:
+
+1. **Words.** One simple regex finds every run of 16 or more token characters. Each is looked
+   up by its first two characters in the prefix table of :mod:`zett_tui.core.secret_formats`
+   (a dict: the cost does not grow with the number of rules); a hit is confirmed by the rule's
+   regex. A word no rule claims is judged by its shape and place: a generic ``prefix_`` token
+   with a random body; a random word after ``Bearer``, ``token``, ``password:`` and the like; a
+   random mixed-case word where a value goes (after ``:``, ``=``, a ``--flag``).
+2. **Names.** One literal-alternation regex over the lower-cased text finds the words that say
+   a secret follows (``password``, ``token``, ``key``, ``bearer``, ``machine``...); the
+   assignment, HTTP header and .netrc rules are then tried only there, anchored.
+3. **Literal-led shapes** that span characters a word cannot hold: PEM private keys, a URL's
+   password, webhook URLs, a key masked with stars, a Braintree token.
+
+Spans that overlap are merged, the earliest (then the most specific) naming the kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from zett_tui.core.secret_formats import INNER_RULES, TOKEN_RULES, TokenRule
+from zett_tui.core.secret_shape import looks_random
+
+
+class Span(NamedTuple):
+    """``text[start:end]`` is a secret of ``kind``; among spans at one place, lower ``rank`` wins."""
+
+    start: int
+    end: int
+    kind: str
+    rank: float
+
+
+#: Where a key may start: not inside a word, but right after a JSON escape (``\n``) in a JSON line.
+_START = r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_]))"
+_LINE_END = r"(?:\r?\n|(?:\\r)?\\n)"
+_PEM_BODY = rf"(?:{_LINE_END}(?:[A-Za-z\-]+: [^\r\n\\]*|[A-Za-z0-9+/=]+)(?={_LINE_END}|$))*"
+
+
+def _starting(prefix: str) -> str:
+    """``prefix`` (fixed width) where a key may start (as :data:`_START`), tested after the
+    literal so that the regex engine can scan for it."""
+    return rf"{prefix}(?:(?<=\\[nrt]{prefix})|(?<![A-Za-z0-9_]{prefix}))"
+
+
+#: Between the words of a .netrc entry: blanks and line ends, real or escaped in a JSON line.
+_NETRC_SEP = r"(?:[ \t\r\n]|\\[nrt])+"
+_NETRC_TOKEN = r"[^\s\"'\\]+"
+
+#: (kind, pattern, rank): searched over the whole text; each starts with a literal. A ``keep``
+#: group stays in front of the marker.
+_LITERAL_LED: tuple[tuple[str, re.Pattern[str], float], ...] = tuple(
+    (kind, re.compile(pattern, re.DOTALL), rank)
+    for kind, pattern, rank in (
+        # A key cut short (output truncated before the END line) is removed up to the last line
+        # that looks like a key's (base64, or a "Proc-Type: ..." header).
+        (
+            "private-key",
+            rf"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:.*?-----END \1PRIVATE KEY-----|{_PEM_BODY})",
+            0,
+        ),
+        (
+            "slack-webhook",
+            r"(?P<keep>https://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/\-]{10,}",
+            1,
+        ),
+        ("discord-webhook", r"(?P<keep>/api/webhooks/[0-9]{5,}/)[A-Za-z0-9_\-]{20,}", 2),
+        # A key as a provider echoes it in an error, partly starred: sk-abc12345***wxyz.
+        ("masked-key", rf"{_starting('sk-')}[A-Za-z0-9_\-]{{3,}}\*{{3,}}[A-Za-z0-9_\-]*", 3),
+        ("braintree-token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}", 4),
+        # The password in a URL: postgres://user:PASSWORD@host.
+        ("url-password", r"(?P<keep>://[^/\s:@\"'\\]*:)[^/\s@\"'\\]{3,}(?=@)", 5),
+    )
+)
+
+#: What an HTTP credential header looks like; the token must hold a digit ("basic approach").
+_AUTH_HEADER = re.compile(
+    rf"(?P<keep>{_START}(?i:bearer|basic)\s+)(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{{8,}}={{0,2}}(?![=\w])"
+)
+#: A .netrc entry (one line or several): machine HOST login USER password SECRET. The login is
+#: required, so prose ("by default password ...") is left alone.
+_NETRC = re.compile(
+    rf"(?P<keep>(?:{_starting('machine')}{_NETRC_SEP}{_NETRC_TOKEN}|{_starting('default')})"
+    rf"(?:{_NETRC_SEP}(?:login|account|port){_NETRC_SEP}{_NETRC_TOKEN})+{_NETRC_SEP}password{_NETRC_SEP})"
+    rf"{_NETRC_TOKEN}",
+    re.DOTALL,
+)
+#: An Azure storage connection string: ...;AccountKey=<base64>;...
+_AZURE = re.compile(r"(?P<keep>(?:Account|SharedAccess)Key=)[A-Za-z0-9+/]{20,}={0,2}")
+
+#: Words in a name that say its value is secret: ``DB_PASSWORD``, ``apiKey``, ``x-api-key``.
+_SECRET_WORDS = (
+    r"(?i:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
+    r"|auth[_\-]?key|credentials?)"
+)
+#: NAME=value and NAME: value (.env files, shell exports, YAML, JSON, TOML). The secret word ends
+#: the name or is followed by ``_``, ``-`` or a capital (``TOKEN_FILE``, ``secretKey``), so
+#: ``max_tokens: 4096`` and ``tokenizer: x`` are not matched. The value stops at a quote,
+#: backslash, bracket or separator, and a value followed by ``(`` or ``[`` is code, not a secret.
+ASSIGNMENT = re.compile(
+    rf"(?P<name>\b[A-Za-z0-9_.\-]*?{_SECRET_WORDS}(?:[_\-][A-Za-z0-9_\-]*|[A-Z][A-Za-z0-9_\-]*)?)"
+    r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
+    r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
+)
+#: An environment variable's name that says its value is secret (``STRIPE_KEY``, ``GITLAB_TOKEN``,
+#: ``MYSQL_PWD``, ``PASS``, ``SMTP_PASSWORD_1``). Upper case only in text (``sort_key = x`` is code).
+SECRET_VARIABLE = r"[A-Z0-9_]*(?:_KEY|_TOKEN|_SECRET|_PWD|PASS)|[A-Z0-9_]*PASSWORD[A-Z0-9_]*"
+#: NAME=value (``printenv``, ``.env``, ``export``) and NAME: value for such a name.
+VARIABLE_ASSIGNMENT = re.compile(
+    rf"(?P<name>{_START}(?:{SECRET_VARIABLE})(?![A-Za-z0-9_]))"
+    r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
+    r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
+)
+#: Values that are not secrets: placeholders, literals and type names (``password: str``).
+_PLACEHOLDERS = ("none", "null", "nil", "true", "false", "yes", "no", "changeme", "undefined", "required")
+#: Values that are the name of a secret rather than one (``http://user:pass@host``, ``passwd='pass'``).
+_NAMES_OF_SECRETS = ("pass", "password", "passwd", "pwd", "secret", "token", "dummy", "example")
+_TYPE_NAMES = (
+    "str",
+    "string",
+    "int",
+    "integer",
+    "bytes",
+    "bool",
+    "boolean",
+    "float",
+    "number",
+    "any",
+    "object",
+)
+NOT_SECRETS = frozenset((*_PLACEHOLDERS, *_NAMES_OF_SECRETS, *_TYPE_NAMES, "optional", "secretstr"))
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+#: The words that lead to a name rule, in the lower-cased text.
+_NAME_WORDS = re.compile(r"pass|secret|token|key|pwd|credential|bearer|basic|machine|default")
+#: The characters of a name (``db.password``, ``x-api-key``), read backwards from its secret word.
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_.\-]{1,64}$")
+
+#: A run of characters that a token is made of, 16 or more.
+_WORD = re.compile(r"[A-Za-z0-9_\-.+/=~]{16,}")
+#: Token rules by the first two characters of each prefix: (prefix, regex, rule, rank).
+_HEADS: dict[str, list[tuple[str, re.Pattern[str], TokenRule, float]]] = {}
+for _index, _rule in enumerate(TOKEN_RULES):
+    _compiled = _rule.compile()
+    for _prefix in _rule.prefixes:
+        _HEADS.setdefault(_prefix[:2], []).append((_prefix, _compiled, _rule, 100 + _index))
+for _bucket in _HEADS.values():
+    _bucket.sort(key=lambda entry: entry[3])
+#: An HTTP header outranks a JWT in it ("Bearer <jwt>" says auth-header) but not a known format.
+_AUTH_RANK = 100 + next(i for i, rule in enumerate(TOKEN_RULES) if rule.kind == "jwt") - 0.5
+
+#: A generic token: a short word (``sk``, ``ghp``, ``xkeysib``) and up to two more (``dop_v1_``,
+#: ``shippo_live_``), each ending in ``_``, ``-`` or ``.``, 14 characters at most; then the body.
+_GENERIC_PREFIX = re.compile(
+    r"(?=[A-Za-z0-9_\-.]{3,14}(?<=[_\-.])[A-Za-z0-9])[A-Za-z]{2,10}[0-9]?[_\-.](?:[A-Za-z0-9]{1,10}[_\-.]){0,2}"
+)
+#: Hex groups joined by dashes (a UUID, a MIME boundary): an identifier, not a key.
+_HEX_GROUPS = re.compile(r"[0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)+")
+_GENERIC_BODY = re.compile(r"[A-Za-z0-9_\-]+")
+#: A value judged by randomness alone: base64 or base64url, padded at most at the end.
+_RANDOM_VALUE = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
+#: Right before a value: an HTTP scheme or a name that says credential.
+_NAMED_PLACE = re.compile(
+    r"(?i:bearer|basic|digest|token|auth|authorization|api[_\-]?key|key|secret|password|passwd|pwd"
+    r"|credentials?|bot)[\"']?[ \t]*[:=]?[ \t]*[\"'`]?$"
+)
+#: Right before a value: ``key: ``, ``key = ``, ``"key": "``, ``--flag '``.
+_VALUE_PLACE = re.compile(r"(?:[:=]|(?<![A-Za-z0-9_])--?[A-Za-z][A-Za-z0-9_\-]*)[ \t]*[\"'`]?$")
+#: A Telegram bot token: the bot's number, a colon, then ``AA`` and 33 characters.
+_TELEGRAM_ID = re.compile(r"(?<![0-9])[0-9]{8,10}:$")
+_TELEGRAM_BODY = re.compile(r"AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])")
+#: The name and ``=`` of a word that is an assignment (``KEY=value``; not base64 padding).
+_ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*=(?=[^=])")
+#: Longest word judged by shape alone: longer runs are data (an image, a bundle), not a key.
+_MAX_GENERIC = 256
+
+
+def find_spans(text: str) -> list[Span]:
+    """Every secret found in ``text``, as spans (unsorted, possibly overlapping)."""
+    spans: list[Span] = []
+    for kind, pattern, rank in _LITERAL_LED:
+        for match in pattern.finditer(text):
+            start = match.end("keep") if "keep" in pattern.groupindex else match.start()
+            if kind != "url-password" or text[start : match.end()].lower() not in NOT_SECRETS:
+                spans.append(Span(start, match.end(), kind, rank))
+    for match in _WORD.finditer(text):
+        span = _word_span(text, match.start(), match.end())
+        if span is not None:
+            spans.append(span)
+    spans.extend(_named_spans(text))
+    return spans
+
+
+def merge(spans: list[Span]) -> list[Span]:
+    """``spans`` sorted and without overlaps: overlapping spans become one, named by the first."""
+    merged: list[Span] = []
+    for span in sorted(spans, key=lambda span: (span.start, span.rank)):
+        if merged and span.start < merged[-1].end:
+            if span.end > merged[-1].end:
+                merged[-1] = merged[-1]._replace(end=span.end)
+            continue
+        merged.append(span)
+    return merged
+
+
+def _word_starts(text: str, start: int, end: int) -> Iterator[int]:
+    """Where a token may begin in the word ``text[start:end]``: its start (past leading
+    punctuation, past the ``n`` of an escaped ``\\n``), and after each ``=`` or ``/`` in it."""
+    head = start
+    while head < end and text[head] in "-.+/=~":
+        head += 1
+    yield head
+    if head > 0 and text[head - 1] == "\\" and text[head] in "nrt":
+        yield head + 1
+    for separator in "=/":
+        position = text.find(separator, head, end)
+        while position != -1:
+            yield position + 1
+            position = text.find(separator, position + 1, end)
+
+
+def _word_span(text: str, start: int, end: int) -> Span | None:
+    for position in _word_starts(text, start, end):
+        bucket = _HEADS.get(text[position : position + 2])
+        if bucket is None:
+            continue
+        for prefix, pattern, rule, rank in bucket:
+            if not text.startswith(prefix, position):
+                continue
+            match = pattern.match(text, position, end)
+            if match and (not rule.random or looks_random(text[position + len(prefix) : match.end()])):
+                return Span(position, match.end(), rule.kind, rank)
+    head = next(_word_starts(text, start, end))
+    word = text[head:end]
+    for inner in INNER_RULES:
+        if inner.marker in word:
+            match = inner.pattern.match(text, head, end)
+            if match:
+                return Span(head, match.end(), inner.kind, 200)
+    value = _ASSIGNED.match(word)  # NAME=value: the value is what is judged
+    if value:
+        head += value.end()
+    return _shaped_span(text, head, end - (len(word) - len(word.rstrip("."))))
+
+
+def _shaped_span(text: str, start: int, end: int) -> Span | None:
+    """A word no format claims, judged by its shape and by what stands before it."""
+    word = text[start:end]
+    if len(word) > _MAX_GENERIC:
+        return None
+    if word.startswith("AA") and start and text[start - 1] == ":":
+        found = _TELEGRAM_ID.search(text, max(0, start - 11), start)
+        token = _TELEGRAM_BODY.match(text, start, end)
+        if found and token:
+            return Span(found.start(), token.end(), "telegram-token", 210)
+    if text.startswith("@", end):  # the user of an e-mail address or URL
+        return None
+    prefix = _GENERIC_PREFIX.match(word)
+    body = word[prefix.end() :] if prefix else ""
+    if (
+        len(body) >= 20
+        and _GENERIC_BODY.fullmatch(body)
+        and not _HEX_GROUPS.fullmatch(body)
+        and looks_random(body, max_wordy=0.5)
+    ):
+        return Span(start, end, "prefixed-token", 300)
+    before = text[max(0, start - 40) : start]
+    named = _NAMED_PLACE.search(before)
+    if named and looks_random(word, min_changes=0.25, max_wordy=0.4) and secret_value(named.group(), word):
+        return Span(start, end, "auth-header" if _is_scheme(before) else "secret-assignment", 310)
+    if (
+        len(word) >= 20
+        and _RANDOM_VALUE.fullmatch(word)
+        and _VALUE_PLACE.search(before)
+        and _mixed_case(word)
+        and looks_random(word, min_changes=0.35, min_entropy=3.5, max_wordy=0.4)
+    ):
+        return Span(start, end, "random-value", 320)
+    return None
+
+
+def _is_scheme(before: str) -> bool:
+    lowered = before.rstrip(" \t\"'`").lower()
+    return lowered.endswith(("bearer", "basic", "digest", "token"))
+
+
+def _mixed_case(word: str) -> bool:
+    return not word.islower() and not word.isupper()
+
+
+def _named_spans(text: str) -> Iterator[Span]:
+    """Secrets after a word that says one follows: assignments, HTTP headers, .netrc entries."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters lengthen when lowered: keep positions right
+        lowered = "".join(character.lower() if character.isascii() else "\0" for character in text)
+    last_name = -1
+    for hit in _NAME_WORDS.finditer(lowered):
+        word, position = hit.group(), hit.start()
+        if word in ("bearer", "basic"):
+            match = _AUTH_HEADER.match(text, position)
+            if match:
+                yield Span(match.end("keep"), match.end(), "auth-header", _AUTH_RANK)
+            continue
+        if word in ("machine", "default"):
+            match = _NETRC.match(text, position)
+            if match:
+                yield Span(match.end("keep"), match.end(), "netrc-password", 6)
+            continue
+        tail = _NAME_TAIL.search(text, max(0, position - 64), position)
+        name = tail.start() if tail else position
+        if name == last_name:
+            continue
+        last_name = name
+        yield from _assignment_spans(text, name, position)
+
+
+def _assignment_spans(text: str, name: int, keyword: int) -> Iterator[Span]:
+    azure = _AZURE.match(text, name)
+    if azure:
+        yield Span(azure.end("keep"), azure.end(), "azure-key", 7)
+        return
+    starts = [name]
+    if name > 0 and text[name - 1] == "\\" and text[name] in "nrt":
+        starts.append(name + 1)
+    starts += [index + 1 for index in range(name, keyword) if text[index] in ".-"]
+    for pattern in (ASSIGNMENT, VARIABLE_ASSIGNMENT):
+        for start in starts:
+            match = pattern.match(text, start)
+            if match:
+                if secret_value(match.group("name"), match.group("value")) and not _code(text, match):
+                    yield Span(match.start("value"), match.end("value"), "secret-assignment", 290)
+                break
+
+
+def secret_value(name: str, value: str) -> bool:
+    """Whether ``value``, assigned to a secret-named ``name``, is a secret: not a placeholder
+    (``xxx``, ``***``), a type, a number, a marker, a variable or the same attribute
+    (``token=self.token``, ``lasttoken = token``), and the name not one of a secret's attributes
+    (``token_type``, ``password_file``)."""
+    lowered = value.lower()
+    named = name.lower().rstrip("\"' \t:=`")
+    return not (
+        lowered in NOT_SECRETS
+        or lowered.startswith(("[redacted", "$", "%", "{{"))
+        or NUMBER.fullmatch(value)
+        or set(lowered) <= _FILLER
+        or named.endswith(lowered.rsplit(".", 1)[-1])
+        or _ABOUT_A_SECRET.search(named)
+    )
+
+
+def _code(text: str, match: re.Match[str]) -> bool:
+    """Whether an assignment is code rather than configuration: an unquoted value that is an
+    attribute (``self._authkey``), a snake_case name or a word without digits after `` = ``
+    (``cache_token = current_token``, ``password = credentials``), a term of an expression (``Ignore + PlainToken``,
+    ``user, password``), or a word followed by more words (``password: The password for...``)."""
+    if match.group("quote"):
+        return False
+    value, after = match.group("value"), text[match.end() : match.end() + 3]
+    if _ATTRIBUTE.fullmatch(value):
+        return True
+    if not _PLAIN_WORD.fullmatch(value):
+        return False
+    spaced = " " in match.group("sep")
+    python_style = spaced and "=" in match.group("sep")
+    return (
+        (python_style and ("_" in value or not any(c.isdigit() for c in value)))
+        or after[:1] in (",", ")")
+        or (spaced and _MORE_WORDS.match(after) is not None)
+    )
+
+
+_ATTRIBUTE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_PLAIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MORE_WORDS = re.compile(r" (?:[A-Za-z]|[+|&*-] )")
+
+#: The characters of a placeholder value: ``xxxx``, ``****``, ``...``.
+_FILLER = frozenset("x*.-_<>")
+#: A name for something about a secret, not the secret: the secret word followed by one of these.
+_ABOUT_A_SECRET = re.compile(
+    r"(?:password|passwd|passphrase|secret|token|key|pwd|credentials?)s?[_\-.]?"
+    r"(?:types?|kinds?|counts?|len|length|size|ends|starts|url|uri|endpoint|file|path|dir|name|prompt"
+    r"|mgr|manager|field|label|class|regexp?|re|pattern|format|fmt|expiry|expires|expiration|ttl"
+    r"|timeout|source|env|var|header|param|hint|policy|limit|id|index|idx|list|map|dict|set|provider"
+    r"|store|storage|helper|handler|reset|required|changed|set|validator|callback|func|fn|chars|spec)$"
+)

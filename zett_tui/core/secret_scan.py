@@ -54,29 +54,36 @@ def _starting(prefix: str) -> str:
 _NETRC_SEP = r"(?:[ \t\r\n]|\\[nrt])+"
 _NETRC_TOKEN = r"[^\s\"'\\]+"
 
-#: (kind, pattern, rank): searched over the whole text; each starts with a literal. A ``keep``
-#: group stays in front of the marker.
-_LITERAL_LED: tuple[tuple[str, re.Pattern[str], float], ...] = tuple(
-    (kind, re.compile(pattern, re.DOTALL), rank)
-    for kind, pattern, rank in (
+#: (kind, literal, pattern, rank): searched over texts that hold the literal; each pattern starts
+#: with it. A ``keep`` group stays in front of the marker.
+_LITERAL_LED: tuple[tuple[str, str, re.Pattern[str], float], ...] = tuple(
+    (kind, literal, re.compile(pattern, re.DOTALL), rank)
+    for kind, literal, pattern, rank in (
         # A key cut short (output truncated before the END line) is removed up to the last line
         # that looks like a key's (base64, or a "Proc-Type: ..." header).
         (
             "private-key",
+            "-----BEGIN ",
             rf"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:.*?-----END \1PRIVATE KEY-----|{_PEM_BODY})",
             0,
         ),
         (
             "slack-webhook",
+            "https://hooks.slack.com/",
             r"(?P<keep>https://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/\-]{10,}",
             1,
         ),
-        ("discord-webhook", r"(?P<keep>/api/webhooks/[0-9]{5,}/)[A-Za-z0-9_\-]{20,}", 2),
+        ("discord-webhook", "/api/webhooks/", r"(?P<keep>/api/webhooks/[0-9]{5,}/)[A-Za-z0-9_\-]{20,}", 2),
         # A key as a provider echoes it in an error, partly starred: sk-abc12345***wxyz.
-        ("masked-key", rf"{_starting('sk-')}[A-Za-z0-9_\-]{{3,}}\*{{3,}}[A-Za-z0-9_\-]*", 3),
-        ("braintree-token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}", 4),
+        ("masked-key", "sk-", rf"{_starting('sk-')}[A-Za-z0-9_\-]{{3,}}\*{{3,}}[A-Za-z0-9_\-]*", 3),
+        (
+            "braintree-token",
+            "access_token$",
+            r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}",
+            4,
+        ),
         # The password in a URL: postgres://user:PASSWORD@host.
-        ("url-password", r"(?P<keep>://[^/\s:@\"'\\]*:)[^/\s@\"'\\]{3,}(?=@)", 5),
+        ("url-password", "://", r"(?P<keep>://[^/\s:@\"'\\]*:)[^/\s@\"'\\]{3,}(?=@)", 5),
     )
 )
 
@@ -139,7 +146,7 @@ NOT_SECRETS = frozenset((*_PLACEHOLDERS, *_NAMES_OF_SECRETS, *_TYPE_NAMES, "opti
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 #: The words that lead to a name rule, in the lower-cased text.
-_NAME_WORDS = re.compile(r"pass|secret|token|key|pwd|credential|bearer|basic|machine|default")
+_NAME_WORDS = ("pass", "secret", "token", "key", "pwd", "credential", "bearer", "basic", "machine", "default")
 #: The characters of a name (``db.password``, ``x-api-key``), read backwards from its secret word.
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.\-]{1,64}$")
 
@@ -166,13 +173,32 @@ _HEX_GROUPS = re.compile(r"[0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)+")
 _GENERIC_BODY = re.compile(r"[A-Za-z0-9_\-]+")
 #: A value judged by randomness alone: base64 or base64url, padded at most at the end.
 _RANDOM_VALUE = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
-#: Right before a value: an HTTP scheme or a name that says credential.
-_NAMED_PLACE = re.compile(
-    r"(?i:bearer|basic|digest|token|auth|authorization|api[_\-]?key|key|secret|password|passwd|pwd"
-    r"|credentials?|bot)[\"']?[ \t]*[:=]?[ \t]*[\"'`]?$"
+#: Right before a value, past quotes and separators, a word that says credential (an HTTP scheme,
+#: ``api_key``, ``password``).
+_NAMED_ENDINGS = (
+    "bearer",
+    "basic",
+    "digest",
+    "token",
+    "auth",
+    "authorization",
+    "apikey",
+    "api_key",
+    "api-key",
+    "key",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "credential",
+    "credentials",
+    "bot",
 )
-#: Right before a value: ``key: ``, ``key = ``, ``"key": "``, ``--flag '``.
-_VALUE_PLACE = re.compile(r"(?:[:=]|(?<![A-Za-z0-9_])--?[A-Za-z][A-Za-z0-9_\-]*)[ \t]*[\"'`]?$")
+_SCHEMES = ("bearer", "basic", "digest", "token")
+#: What stands between a name and its value: ``": "``, `` = '``, ``=``.
+_BETWEEN = " \t\"'`:="
+#: A command line's option, whose value follows it: ``--with``, ``-p``.
+_FLAG = re.compile(r"--?[A-Za-z][A-Za-z0-9_\-]*")
 #: A Telegram bot token: the bot's number, a colon, then ``AA`` and 33 characters.
 _TELEGRAM_ID = re.compile(r"(?<![0-9])[0-9]{8,10}:$")
 _TELEGRAM_BODY = re.compile(r"AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])")
@@ -182,20 +208,43 @@ _ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*=(?=[^=])")
 _MAX_GENERIC = 256
 
 
+#: A text this short is first asked whether any pass could find anything in it: most recorded
+#: strings are short and hold nothing, and the passes' fixed cost is what they would pay.
+_SHORT = 1024
+#: In the lower-cased text: a name word, a literal that leads a pass, or a word long enough.
+_MAYBE = re.compile(
+    r"pass|secret|token|key|pwd|credential|bearer|basic|machine|default|://|-----begin|\*\*\*|/api/webhooks/"
+    r"|[a-z0-9_\-.+/=~]{16}"
+)
+
+
 def find_spans(text: str) -> list[Span]:
     """Every secret found in ``text``, as spans (unsorted, possibly overlapping)."""
+    lowered = _lowered(text)
+    if len(text) <= _SHORT and _MAYBE.search(lowered) is None:
+        return []
     spans: list[Span] = []
-    for kind, pattern, rank in _LITERAL_LED:
+    for kind, literal, pattern, rank in _LITERAL_LED:
+        if literal not in text:
+            continue
         for match in pattern.finditer(text):
             start = match.end("keep") if "keep" in pattern.groupindex else match.start()
             if kind != "url-password" or text[start : match.end()].lower() not in NOT_SECRETS:
                 spans.append(Span(start, match.end(), kind, rank))
     for match in _WORD.finditer(text):
-        span = _word_span(text, match.start(), match.end())
+        span = _word_span(text, *match.span())
         if span is not None:
             spans.append(span)
-    spans.extend(_named_spans(text))
+    spans.extend(_named_spans(text, lowered))
     return spans
+
+
+def _lowered(text: str) -> str:
+    """``text`` lower-cased, each character where it was (a few lengthen when lowered: ``İ``)."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(character.lower() if character.isascii() else "\0" for character in text)
+    return lowered
 
 
 def merge(spans: list[Span]) -> list[Span]:
@@ -210,58 +259,78 @@ def merge(spans: list[Span]) -> list[Span]:
     return merged
 
 
-def _word_starts(text: str, start: int, end: int) -> Iterator[int]:
-    """Where a token may begin in the word ``text[start:end]``: its start (past leading
-    punctuation, past the ``n`` of an escaped ``\\n``), and after each ``=`` or ``/`` in it."""
+def _word_span(text: str, start: int, end: int) -> Span | None:
+    """The secret in the word ``text[start:end]``, if any: a token of a known format where one may
+    begin (past leading punctuation, past the ``n`` of an escaped ``\\n``, after ``=`` or ``/``),
+    else one told by an inner mark, else one told by shape and place."""
     head = start
-    while head < end and text[head] in "-.+/=~":
+    while text[head] in _LEADING:
         head += 1
-    yield head
-    if head > 0 and text[head - 1] == "\\" and text[head] in "nrt":
-        yield head + 1
+        if head == end:
+            return None
+    span = _format_span(text, head, end)
+    if span is not None:
+        return span
+    if _MORE.search(text, head, end) is None:  # no other place to begin, no inner mark, no digit
+        return None
+    if head and text[head - 1] == "\\" and text[head] in "nrt":
+        span = _format_span(text, head + 1, end)
+        if span is not None:
+            return span
     for separator in "=/":
         position = text.find(separator, head, end)
         while position != -1:
-            yield position + 1
+            span = _format_span(text, position + 1, end)
+            if span is not None:
+                return span
             position = text.find(separator, position + 1, end)
-
-
-def _word_span(text: str, start: int, end: int) -> Span | None:
-    for position in _word_starts(text, start, end):
-        bucket = _HEADS.get(text[position : position + 2])
-        if bucket is None:
-            continue
-        for prefix, pattern, rule, rank in bucket:
-            if not text.startswith(prefix, position):
-                continue
-            match = pattern.match(text, position, end)
-            if match and (not rule.random or looks_random(text[position + len(prefix) : match.end()])):
-                return Span(position, match.end(), rule.kind, rank)
-    head = next(_word_starts(text, start, end))
-    word = text[head:end]
     for inner in INNER_RULES:
-        if inner.marker in word:
+        if text.find(inner.marker, head, end) != -1:
             match = inner.pattern.match(text, head, end)
             if match:
                 return Span(head, match.end(), inner.kind, 200)
-    value = _ASSIGNED.match(word)  # NAME=value: the value is what is judged
-    if value:
-        head += value.end()
-    return _shaped_span(text, head, end - (len(word) - len(word.rstrip("."))))
+    if _DIGIT.search(text, head, end) is None:  # every shape below holds a digit
+        return None
+    assigned = _ASSIGNED.match(text, head, end)  # NAME=value: the value is what is judged
+    if assigned:
+        head = assigned.end()
+    while end > head and text[end - 1] == ".":
+        end -= 1
+    return _shaped_span(text, head, end)
+
+
+_LEADING = frozenset("-.+/=~")
+#: What a word needs for more than its first characters to be looked at: a separator where a token
+#: may begin, an inner rule's mark (all of which hold a digit or one of these), or a digit.
+_MORE = re.compile(r"[=/0-9]|Q~")
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _format_span(text: str, position: int, end: int) -> Span | None:
+    bucket = _HEADS.get(text[position : position + 2])
+    if bucket is None:
+        return None
+    for prefix, pattern, rule, rank in bucket:
+        if not text.startswith(prefix, position):
+            continue
+        match = pattern.match(text, position, end)
+        if match and (
+            not rule.random or looks_random(text[position + len(prefix) : match.end()], need_digit=False)
+        ):
+            return Span(position, match.end(), rule.kind, rank)
+    return None
 
 
 def _shaped_span(text: str, start: int, end: int) -> Span | None:
     """A word no format claims, judged by its shape and by what stands before it."""
     word = text[start:end]
-    if len(word) > _MAX_GENERIC:
+    if len(word) > _MAX_GENERIC or text.startswith("@", end):  # too long, or an address's user
         return None
     if word.startswith("AA") and start and text[start - 1] == ":":
         found = _TELEGRAM_ID.search(text, max(0, start - 11), start)
         token = _TELEGRAM_BODY.match(text, start, end)
         if found and token:
             return Span(found.start(), token.end(), "telegram-token", 210)
-    if text.startswith("@", end):  # the user of an e-mail address or URL
-        return None
     prefix = _GENERIC_PREFIX.match(word)
     body = word[prefix.end() :] if prefix else ""
     if (
@@ -272,13 +341,17 @@ def _shaped_span(text: str, start: int, end: int) -> Span | None:
     ):
         return Span(start, end, "prefixed-token", 300)
     before = text[max(0, start - 40) : start]
-    named = _NAMED_PLACE.search(before)
-    if named and looks_random(word, min_changes=0.25, max_wordy=0.4) and secret_value(named.group(), word):
-        return Span(start, end, "auth-header" if _is_scheme(before) else "secret-assignment", 310)
+    name = before.rstrip(_BETWEEN).lower()
+    if (
+        name.endswith(_NAMED_ENDINGS)
+        and looks_random(word, min_changes=0.25, max_wordy=0.4)
+        and secret_value(name, word)
+    ):
+        return Span(start, end, "auth-header" if name.endswith(_SCHEMES) else "secret-assignment", 310)
     if (
         len(word) >= 20
+        and _value_place(before)
         and _RANDOM_VALUE.fullmatch(word)
-        and _VALUE_PLACE.search(before)
         and _mixed_case(word)
         and looks_random(word, min_changes=0.35, min_entropy=3.5, max_wordy=0.4)
     ):
@@ -286,38 +359,44 @@ def _shaped_span(text: str, start: int, end: int) -> Span | None:
     return None
 
 
-def _is_scheme(before: str) -> bool:
-    lowered = before.rstrip(" \t\"'`").lower()
-    return lowered.endswith(("bearer", "basic", "digest", "token"))
+def _value_place(before: str) -> bool:
+    """Whether a value stands here: after ``key:``, ``key =``, ``"key": "``, ``--flag '``."""
+    stripped = before.rstrip(" \t\"'`")
+    if stripped.endswith((":", "=")):
+        return True
+    option = stripped[max(stripped.rfind(" "), stripped.rfind("\t")) + 1 :]
+    return option.startswith("-") and _FLAG.fullmatch(option) is not None
 
 
 def _mixed_case(word: str) -> bool:
     return not word.islower() and not word.isupper()
 
 
-def _named_spans(text: str) -> Iterator[Span]:
+def _named_spans(text: str, lowered: str) -> Iterator[Span]:
     """Secrets after a word that says one follows: assignments, HTTP headers, .netrc entries."""
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a few characters lengthen when lowered: keep positions right
-        lowered = "".join(character.lower() if character.isascii() else "\0" for character in text)
-    last_name = -1
-    for hit in _NAME_WORDS.finditer(lowered):
-        word, position = hit.group(), hit.start()
-        if word in ("bearer", "basic"):
-            match = _AUTH_HEADER.match(text, position)
-            if match:
-                yield Span(match.end("keep"), match.end(), "auth-header", _AUTH_RANK)
-            continue
-        if word in ("machine", "default"):
-            match = _NETRC.match(text, position)
-            if match:
-                yield Span(match.end("keep"), match.end(), "netrc-password", 6)
-            continue
-        tail = _NAME_TAIL.search(text, max(0, position - 64), position)
-        name = tail.start() if tail else position
-        if name == last_name:
-            continue
-        last_name = name
+    names: set[int] = set()
+    for word in _NAME_WORDS:
+        position = lowered.find(word)
+        while position != -1:
+            yield from _spans_at(text, word, position, names)
+            position = lowered.find(word, position + 1)
+
+
+def _spans_at(text: str, word: str, position: int, names: set[int]) -> Iterator[Span]:
+    if word in ("bearer", "basic"):
+        match = _AUTH_HEADER.match(text, position)
+        if match:
+            yield Span(match.end("keep"), match.end(), "auth-header", _AUTH_RANK)
+        return
+    if word in ("machine", "default"):
+        match = _NETRC.match(text, position)
+        if match:
+            yield Span(match.end("keep"), match.end(), "netrc-password", 6)
+        return
+    tail = _NAME_TAIL.search(text, max(0, position - 64), position)
+    name = tail.start() if tail else position
+    if name not in names:
+        names.add(name)
         yield from _assignment_spans(text, name, position)
 
 

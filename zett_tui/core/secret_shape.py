@@ -57,12 +57,17 @@ def wordiness(text: str) -> float:
 
 
 def looks_random(
-    text: str, *, min_changes: float = 0.3, min_entropy: float = 3.0, max_wordy: float = 1.0
+    text: str,
+    *,
+    min_changes: float = 0.3,
+    min_entropy: float = 3.0,
+    max_wordy: float = 1.0,
+    need_digit: bool = True,
 ) -> bool:
     """Whether ``text`` (a token's body) looks generated: long enough, with a digit, changing class
     often, not repetitive and (``max_wordy``) not made of words. Separators (``_-.+/=~``) are
-    left out of the measures."""
-    if len(text) < MIN_LENGTH or _DIGIT.search(text) is None:
+    left out of the measures. A token whose prefix is known may lack a digit (``need_digit``)."""
+    if len(text) < MIN_LENGTH or (need_digit and _DIGIT.search(text) is None):
         return False
     letters = text.translate(_SEPARATORS)
     return (

@@ -264,6 +264,10 @@ FORMATS: tuple[CredentialFormat, ...] = tuple(
         ("readme-key", "chat", _token("rd" + "me_", (LOWER_ALNUM, 70))),
         ("prefect-key", "chat", _token("pn" + "u_", (ALNUM, 36))),
         ("dropbox-token", "chat", _token("s" + "l.", (B64URL, 135))),
+        # No prefix: only where the value stands, and its randomness, tell
+        ("aws-secret-access-key", "unprefixed", _token((B64, 40))),
+        ("mistral-style-key", "unprefixed", _token((ALNUM, 32))),
+        ("datadog-style-key", "unprefixed", _token((HEX, 32))),
         # Structure: where the place says it is a credential
         ("postgres-url", "url", _url("postgresql", "app", "db.internal:5432/prod")),
         ("mysql-url", "url", _url("mysql", "root", "10.0.0.5:3306/shop")),

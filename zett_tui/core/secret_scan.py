@@ -337,14 +337,14 @@ def _shaped_span(text: str, start: int, end: int) -> Span | None:
         len(body) >= 20
         and _GENERIC_BODY.fullmatch(body)
         and not _HEX_GROUPS.fullmatch(body)
-        and looks_random(body, max_wordy=0.5)
+        and looks_random(body, max_wordy=0.6)
     ):
         return Span(start, end, "prefixed-token", 300)
     before = text[max(0, start - 40) : start]
     name = before.rstrip(_BETWEEN).lower()
     if (
         name.endswith(_NAMED_ENDINGS)
-        and looks_random(word, min_changes=0.25, max_wordy=0.4)
+        and looks_random(word, min_changes=0.25, max_wordy=0.6)
         and secret_value(name, word)
     ):
         return Span(start, end, "auth-header" if name.endswith(_SCHEMES) else "secret-assignment", 310)
@@ -353,7 +353,7 @@ def _shaped_span(text: str, start: int, end: int) -> Span | None:
         and _value_place(before)
         and _RANDOM_VALUE.fullmatch(word)
         and _mixed_case(word)
-        and looks_random(word, min_changes=0.35, min_entropy=3.5, max_wordy=0.4)
+        and looks_random(word, min_changes=0.35, min_entropy=3.5, max_wordy=0.6)
     ):
         return Span(start, end, "random-value", 320)
     return None

@@ -16,6 +16,9 @@ from zett_tui.core.secret_shape import looks_random
 
 FAMILIES = sorted({fmt.family for fmt in FORMATS})
 SAMPLES = samples()
+#: A key with no prefix in the middle of a sentence, with no name before it, is not told from other
+#: random-looking data (a hash, a base64 blob): only its place (a value, a flag's value) tells.
+NOT_FOUND = {("unprefixed", "prose")}
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -26,7 +29,7 @@ def test_every_format_of_a_family_is_redacted_in_every_placement(family: str) ->
         for fmt, sample in SAMPLES
         if fmt.family == family
         for place, wrap in PLACEMENTS.items()
-        if survives(sample.secret, redact(wrap(sample.text)))
+        if (family, place) not in NOT_FOUND and survives(sample.secret, redact(wrap(sample.text)))
     ]
     assert missed == []
 
@@ -38,7 +41,7 @@ def test_other_random_values_of_every_format_are_redacted_too(seed: int) -> None
         f"{fmt.name} in {place}: {sample.text[:24]}"
         for fmt, sample in samples(seed)
         for place, wrap in PLACEMENTS.items()
-        if survives(sample.secret, redact(wrap(sample.text)))
+        if (fmt.family, place) not in NOT_FOUND and survives(sample.secret, redact(wrap(sample.text)))
     ]
     assert missed == []
 
@@ -143,12 +146,23 @@ LEFT_ALONE = [
     "self.assertEqual(binascii.b2a_base64(b'x'), b'eA==\\n')",
     "--output /tmp/build/x86_64-linux-gnu/lib",
     "key: " + "QUJD" * 80,  # long base64 data under a key: data, not a key
+    '{"sha": "3f786850e387550fdab836ed7e6dc881de23001b", "parent_commit": "9f86d081884c7d659a2feaa0c55ad015"}',
+    "pip install x==1.0 --hash=sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    '"integrity": "sha512-Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFy"',
 ]
 
 
 @pytest.mark.parametrize("text", LEFT_ALONE)
 def test_code_and_data_that_only_resemble_a_secret_are_kept(text: str) -> None:
     assert Redactor()(text) == text
+
+
+def test_a_hex_key_is_redacted_where_a_value_goes_unless_its_name_says_hash() -> None:
+    key = "d41d8cd98f00b204e9800998ecf8427e"
+    assert Redactor()(f'{{"item": "{key}"}}') == '{"item": "[REDACTED:hex-value]"}'
+    assert Redactor()(f"--with {key}") == "--with [REDACTED:hex-value]"
+    assert Redactor()(f'{{"md5": "{key}"}}') == f'{{"md5": "{key}"}}'
+    assert Redactor()(f"the checksum was {key}") == f"the checksum was {key}"
 
 
 def test_random_looking_is_not_word_like() -> None:

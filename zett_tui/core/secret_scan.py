@@ -196,9 +196,37 @@ _NAMED_ENDINGS = (
 )
 _SCHEMES = ("bearer", "basic", "digest", "token")
 #: What stands between a name and its value: ``": "``, `` = '``, ``=``.
-_BETWEEN = " \t\"'`:="
+_BETWEEN = " \t\"'`:=\\"
 #: A command line's option, whose value follows it: ``--with``, ``-p``.
 _FLAG = re.compile(r"--?[A-Za-z][A-Za-z0-9_\-]*")
+#: A digest's algorithm before it (``sha512-<base64>`` in a lock file): not a token's prefix.
+_DIGEST = re.compile(r"(?i:sha(?:1|224|256|384|512)?|md5|blake2[bs]?|crc32)[-:=_]")
+#: A key that is hex alone (Datadog, Twilio's auth token, Algolia...), in a value place, upper or
+#: lower case, as long as an MD5, SHA-1 or SHA-256: named by its key unless that says hash or id.
+_HEX_KEY = re.compile(r"(?:[0-9a-f]{32}|[0-9A-F]{32}|[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-f]{64}|[0-9A-F]{64})")
+_HASH_NAMES = (
+    "sha",
+    "hash",
+    "digest",
+    "md5",
+    "sum",
+    "commit",
+    "rev",
+    "id",
+    "etag",
+    "fingerprint",
+    "hex",
+    "nonce",
+    "oid",
+    "ref",
+    "head",
+    "tree",
+    "parent",
+    "blob",
+    "object",
+    "version",
+    "integrity",
+)
 #: A Telegram bot token: the bot's number, a colon, then ``AA`` and 33 characters.
 _TELEGRAM_ID = re.compile(r"(?<![0-9])[0-9]{8,10}:$")
 _TELEGRAM_BODY = re.compile(r"AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])")
@@ -326,6 +354,8 @@ def _shaped_span(text: str, start: int, end: int) -> Span | None:
     word = text[start:end]
     if len(word) > _MAX_GENERIC or text.startswith("@", end):  # too long, or an address's user
         return None
+    if _DIGEST.match(word):
+        return None
     if word.startswith("AA") and start and text[start - 1] == ":":
         found = _TELEGRAM_ID.search(text, max(0, start - 11), start)
         token = _TELEGRAM_BODY.match(text, start, end)
@@ -356,12 +386,26 @@ def _shaped_span(text: str, start: int, end: int) -> Span | None:
         and looks_random(word, min_changes=0.35, min_entropy=3.5, max_wordy=0.6)
     ):
         return Span(start, end, "random-value", 320)
+    if (
+        _HEX_KEY.fullmatch(word)
+        and _value_place(before)
+        and not _names_a_hash(before)
+        and looks_random(word, min_changes=0.25)
+    ):
+        return Span(start, end, "hex-value", 330)
     return None
+
+
+def _names_a_hash(before: str) -> bool:
+    """Whether the name a hex value is given says it is a hash or an id (``sha``, ``commit``...)."""
+    stripped = before.rstrip(_BETWEEN).lower()
+    name = stripped[max(stripped.rfind(" "), stripped.rfind("\t"), stripped.rfind('"'), stripped.rfind("'")) + 1 :]
+    return any(word in name for word in _HASH_NAMES)
 
 
 def _value_place(before: str) -> bool:
     """Whether a value stands here: after ``key:``, ``key =``, ``"key": "``, ``--flag '``."""
-    stripped = before.rstrip(" \t\"'`")
+    stripped = before.rstrip(" \t\"'`\\")
     if stripped.endswith((":", "=")):
         return True
     option = stripped[max(stripped.rfind(" "), stripped.rfind("\t")) + 1 :]

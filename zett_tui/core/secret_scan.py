@@ -399,7 +399,9 @@ def _shaped_span(text: str, start: int, end: int) -> Span | None:
 def _names_a_hash(before: str) -> bool:
     """Whether the name a hex value is given says it is a hash or an id (``sha``, ``commit``...)."""
     stripped = before.rstrip(_BETWEEN).lower()
-    name = stripped[max(stripped.rfind(" "), stripped.rfind("\t"), stripped.rfind('"'), stripped.rfind("'")) + 1 :]
+    name = stripped[
+        max(stripped.rfind(" "), stripped.rfind("\t"), stripped.rfind('"'), stripped.rfind("'")) + 1 :
+    ]
     return any(word in name for word in _HASH_NAMES)
 
 

@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -126,21 +127,30 @@ def load_revision(revision: str) -> ModuleType | None:
 
 
 def detect_secrets_redactor() -> Redact | None:
+    """detect-secrets as ``detect-secrets scan`` runs it: each text written to a file whose suffix
+    says its type (JSON, YAML and INI are parsed by its transformers), its default plugins and
+    filters; what it reports is replaced in the text."""
     try:
-        from detect_secrets.core.scan import scan_line
+        from detect_secrets import SecretsCollection
         from detect_secrets.settings import default_settings
     except ImportError:
         return None
 
     def redact(text: str) -> str:
-        with default_settings():
-            out = []
-            for line in text.split("\n"):
-                for found in scan_line(line):
-                    if found.secret_value:
-                        line = line.replace(found.secret_value, "[REDACTED]")
-                out.append(line)
-        return "\n".join(out)
+        stripped = text.lstrip()
+        suffix = ".json" if stripped.startswith("{") else ".ini" if stripped.startswith("[") else ".txt"
+        suffix = ".yaml" if stripped.startswith("settings:") else suffix
+        suffix = ".py" if any(word in text for word in ("\nimport ", "\ndef ", "\nclass ")) else suffix
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / f"sample{suffix}"
+            path.write_text(text)
+            found = SecretsCollection()
+            with default_settings():
+                found.scan_file(str(path))
+            for secret in found[str(path)]:
+                if secret.secret_value:
+                    text = text.replace(secret.secret_value, "[REDACTED]")
+        return text
 
     return redact
 

@@ -147,9 +147,12 @@ def detect_secrets_redactor() -> Redact | None:
             found = SecretsCollection()
             with default_settings():
                 found.scan_file(str(path))
-            for secret in found[str(path)]:
-                if secret.secret_value:
-                    text = text.replace(secret.secret_value, "[REDACTED]")
+            # Longest first: a plugin may report a part (GitHub's reports "ghp") of what another found.
+            values = sorted(
+                {secret.secret_value for secret in found[str(path)] if secret.secret_value}, key=len
+            )
+            for value in reversed(values):
+                text = text.replace(value, "[REDACTED]")
         return text
 
     return redact

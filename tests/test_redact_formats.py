@@ -173,3 +173,31 @@ def test_random_looking_is_not_word_like() -> None:
     assert not looks_random("PySys_AddWarnOption1", max_wordy=0.5)
     assert not looks_random("a1a1a1a1a1a1a1a1a1a1a1a1")
     assert not looks_random("abcdefghijklmnopqrstuvwxyz")
+
+
+def _sample(name: str) -> str:
+    return next(sample.text for fmt, sample in SAMPLES if fmt.name == name)
+
+
+#: Ways a token could be written to slip past a rule: in a query string, glued to a name or to
+#: another token, in Markdown, after a JSON escape, in a URL path.
+def _variants() -> list[tuple[str, str]]:
+    github, sendgrid, telegram = _sample("github-pat"), _sample("sendgrid-key"), _sample("telegram-bot-token")
+    return [
+        (f"https://api.example.com/v1?access_token={github}&page=2", github),
+        (f"curl -H 'X-Api-Key:{sendgrid}' https://api.example.com", sendgrid),
+        (f"token:{github}", github),
+        (f"--token={github}", github),
+        (f"`{github}` and *{sendgrid}*", sendgrid),
+        (f"[{sendgrid}](https://example.com)", sendgrid),
+        (json.dumps(f"line one\n{github}\nline two"), github),
+        (f"https://api.telegram.org/bot{telegram}/sendMessage", telegram),
+        (f"{github}{github}", github),
+        (f"{github}.{sendgrid}", sendgrid),
+        (f"{github}.{sendgrid}", github),
+    ]
+
+
+@pytest.mark.parametrize(("text", "secret"), _variants())
+def test_a_token_written_to_slip_past_a_rule_is_still_redacted(text: str, secret: str) -> None:
+    assert not survives(secret, Redactor()(text))

@@ -260,9 +260,11 @@ def find_spans(text: str) -> list[Span]:
             if kind != "url-password" or text[start : match.end()].lower() not in NOT_SECRETS:
                 spans.append(Span(start, match.end(), kind, rank))
     for match in _WORD.finditer(text):
-        span = _word_span(text, *match.span())
-        if span is not None:
+        start, end = match.span()
+        span = _word_span(text, start, end)
+        while span is not None:
             spans.append(span)
+            span = _rest_span(text, span, end)
     spans.extend(_named_spans(text, lowered))
     return spans
 
@@ -285,6 +287,21 @@ def merge(spans: list[Span]) -> list[Span]:
             continue
         merged.append(span)
     return merged
+
+
+#: The shortest rest of a word, after a token in it, that is looked at again.
+_MIN_REST = 16
+
+
+def _rest_span(text: str, token: Span, end: int) -> Span | None:
+    """What follows a token that ended inside its word: another token (two glued together), or
+    random characters, taken as more of the same token, or nothing."""
+    if end - token.end < _MIN_REST:
+        return None
+    span = _word_span(text, token.end, end)
+    if span is None and looks_random(text[token.end : end], max_wordy=0.6):
+        return token._replace(start=token.end, end=end)
+    return span
 
 
 def _word_span(text: str, start: int, end: int) -> Span | None:

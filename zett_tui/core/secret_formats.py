@@ -1,8 +1,10 @@
 """The credential formats that are told by their own shape: a vendor's prefix and a body.
 
-The catalogue covers the providers that gitleaks' and detect-secrets' rule sets know (AI and cloud
-providers, CI and code hosting, vaults, package registries, mail, payment, chat), written from the
-vendors' documented token formats. Each rule is a literal prefix (what a scan looks up, so adding a
+The catalogue holds the formats with a prefix of their own among those that gitleaks' and
+detect-secrets' rule sets know, and a few more (AI and cloud providers, CI and code hosting,
+vaults, package registries, mail, payment, chat), written from the vendors' documented token
+formats. Formats with no prefix (a Datadog key is 32 hex characters) are left to the place rules
+of :mod:`zett_tui.core.secret_scan`. Each rule is a literal prefix (what a scan looks up, so adding a
 rule costs nothing on text that does not hold its prefix) and a body regex matched right after it.
 
 Three kinds of rule have no prefix of their own and are written as :data:`INNER_RULES`: a literal

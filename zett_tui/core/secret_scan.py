@@ -1,20 +1,22 @@
 """Where the secrets are in a text: the spans a :class:`~zett_tui.core.redact.Redactor` replaces.
 
-Every recorded line goes through this, so it is built to cost little on ordinary text (about
-20 MB/s on Python source on one core, ``benchmarks/bench_redact.py``). Python's ``re`` is fast
-only when a pattern starts with a literal, so the work is cut into passes that each are:
+Every recorded line goes through this, so it is built to cost little on ordinary text (in
+``benchmarks/bench_redact.py``, 11 to 15 times as fast as the list of regexes it replaced).
+Python's ``re`` is fast only when a pattern starts with a literal, so the work is cut into passes:
 
+0. **A quick look.** A short string (most recorded strings) holding no name word, no leading
+   literal and no long word is returned at once.
 1. **Words.** One simple regex finds every run of 16 or more token characters. Each is looked
    up by its first two characters in the prefix table of :mod:`zett_tui.core.secret_formats`
    (a dict: the cost does not grow with the number of rules); a hit is confirmed by the rule's
    regex. A word no rule claims is judged by its shape and place: a generic ``prefix_`` token
    with a random body; a random word after ``Bearer``, ``token``, ``password:`` and the like; a
-   random mixed-case word where a value goes (after ``:``, ``=``, a ``--flag``).
-2. **Names.** One literal-alternation regex over the lower-cased text finds the words that say
-   a secret follows (``password``, ``token``, ``key``, ``bearer``, ``machine``...); the
-   assignment, HTTP header and .netrc rules are then tried only there, anchored.
-3. **Literal-led shapes** that span characters a word cannot hold: PEM private keys, a URL's
-   password, webhook URLs, a key masked with stars, a Braintree token.
+   random mixed-case word, or a hex key, where a value goes (after ``:``, ``=``, a ``--flag``).
+2. **Names.** ``str.find`` over the lower-cased text finds the words that say a secret follows
+   (``password``, ``token``, ``key``, ``bearer``, ``machine``...); the assignment, HTTP header
+   and .netrc rules are then tried only there, anchored.
+3. **Literal-led shapes** that span characters a word cannot hold, each only where its literal
+   is: PEM private keys, a URL's password, webhook URLs, a key masked with stars, a Braintree token.
 
 Spans that overlap are merged, the earliest (then the most specific) naming the kind.
 """

@@ -109,18 +109,19 @@ _SECRET_WORDS = (
     r"(?i:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
     r"|auth[_\-]?key|credentials?)"
 )
-#: NAME=value and NAME: value (.env files, shell exports, YAML, JSON, TOML). The secret word ends
+#: NAME=value and NAME: value (.env files, shell exports, YAML, JSON, TOML). A name's parts are
+#: bounded (64 characters), so that a long run of name characters costs linear time. The secret word ends
 #: the name or is followed by ``_``, ``-`` or a capital (``TOKEN_FILE``, ``secretKey``), so
 #: ``max_tokens: 4096`` and ``tokenizer: x`` are not matched. The value stops at a quote,
 #: backslash, bracket or separator, and a value followed by ``(`` or ``[`` is code, not a secret.
 ASSIGNMENT = re.compile(
-    rf"(?P<name>\b[A-Za-z0-9_.\-]*?{_SECRET_WORDS}(?:[_\-][A-Za-z0-9_\-]*|[A-Z][A-Za-z0-9_\-]*)?)"
+    rf"(?P<name>\b[A-Za-z0-9_.\-]{{0,64}}?{_SECRET_WORDS}(?:[_\-][A-Za-z0-9_\-]{{0,64}}|[A-Z][A-Za-z0-9_\-]{{0,64}})?)"
     r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
     r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
 )
 #: An environment variable's name that says its value is secret (``STRIPE_KEY``, ``GITLAB_TOKEN``,
 #: ``MYSQL_PWD``, ``PASS``, ``SMTP_PASSWORD_1``). Upper case only in text (``sort_key = x`` is code).
-SECRET_VARIABLE = r"[A-Z0-9_]*(?:_KEY|_TOKEN|_SECRET|_PWD|PASS)|[A-Z0-9_]*PASSWORD[A-Z0-9_]*"
+SECRET_VARIABLE = r"[A-Z0-9_]{0,64}(?:_KEY|_TOKEN|_SECRET|_PWD|PASS)|[A-Z0-9_]{0,64}PASSWORD[A-Z0-9_]{0,64}"
 #: NAME=value (``printenv``, ``.env``, ``export``) and NAME: value for such a name.
 VARIABLE_ASSIGNMENT = re.compile(
     rf"(?P<name>{_START}(?:{SECRET_VARIABLE})(?![A-Za-z0-9_]))"

@@ -97,8 +97,13 @@ ONE_LINE_PLACES = (
     lambda text: f"deploy-tool push --with '{text}' --verbose",
     lambda text: f"the value in the log was {text} and we used it",
 )
+#: A key with no prefix is found only where a value goes (not in prose: README, Redaction).
 SECRETS += [
-    (fmt.name, ONE_LINE_PLACES[index % len(ONE_LINE_PLACES)](sample.text), sample.secret)
+    (
+        fmt.name,
+        ONE_LINE_PLACES[0 if fmt.family == "unprefixed" else index % len(ONE_LINE_PLACES)](sample.text),
+        sample.secret,
+    )
     for index, (fmt, sample) in enumerate(credentials.samples(seed=1225))
     if "\n" not in sample.text
 ]

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from zett_tui.core.secret_scan import NOT_SECRETS, NUMBER, SECRET_VARIABLE, Span, find_spans, merge
+from zett_tui.core.secret_names import NOT_SECRETS, NUMBER, SECRET_VARIABLE
+from zett_tui.core.secret_scan import Span, find_spans, merge
 
 Label = Callable[[str], str]
 

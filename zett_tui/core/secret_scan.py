@@ -12,9 +12,9 @@ Python's ``re`` is fast only when a pattern starts with a literal, so the work i
    regex. A word no rule claims is judged by its shape and place: a generic ``prefix_`` token
    with a random body; a random word after ``Bearer``, ``token``, ``password:`` and the like; a
    random mixed-case word, or a hex key, where a value goes (after ``:``, ``=``, a ``--flag``).
-2. **Names.** ``str.find`` over the lower-cased text finds the words that say a secret follows
-   (``password``, ``token``, ``key``, ``bearer``, ``machine``...); the assignment, HTTP header
-   and .netrc rules are then tried only there, anchored.
+2. **Names** (:mod:`zett_tui.core.secret_names`). ``str.find`` over the lower-cased text finds
+   the words that say a secret follows (``password``, ``token``, ``key``, ``bearer``,
+   ``machine``...); the assignment, HTTP header and .netrc rules are then tried only there.
 3. **Literal-led shapes** that span characters a word cannot hold, each only where its literal
    is: PEM private keys, a URL's password, webhook URLs, a key masked with stars, a Braintree token.
 
@@ -24,37 +24,13 @@ Spans that overlap are merged, the earliest (then the most specific) naming the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import NamedTuple
 
 from zett_tui.core.secret_formats import INNER_RULES, TOKEN_RULES, TokenRule
+from zett_tui.core.secret_names import NAME_WORDS, NOT_SECRETS, named_spans, secret_value
 from zett_tui.core.secret_shape import looks_random
+from zett_tui.core.secret_span import PEM_BODY, Span, merge, starting
 
-
-class Span(NamedTuple):
-    """``text[start:end]`` is a secret of ``kind``; among spans at one place, lower ``rank`` wins."""
-
-    start: int
-    end: int
-    kind: str
-    rank: float
-
-
-#: Where a key may start: not inside a word, but right after a JSON escape (``\n``) in a JSON line.
-_START = r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_]))"
-_LINE_END = r"(?:\r?\n|(?:\\r)?\\n)"
-_PEM_BODY = rf"(?:{_LINE_END}(?:[A-Za-z\-]+: [^\r\n\\]*|[A-Za-z0-9+/=]+)(?={_LINE_END}|$))*"
-
-
-def _starting(prefix: str) -> str:
-    """``prefix`` (fixed width) where a key may start (as :data:`_START`), tested after the
-    literal so that the regex engine can scan for it."""
-    return rf"{prefix}(?:(?<=\\[nrt]{prefix})|(?<![A-Za-z0-9_]{prefix}))"
-
-
-#: Between the words of a .netrc entry: blanks and line ends, real or escaped in a JSON line.
-_NETRC_SEP = r"(?:[ \t\r\n]|\\[nrt])+"
-_NETRC_TOKEN = r"[^\s\"'\\]+"
+__all__ = ["Span", "find_spans", "merge"]
 
 #: (kind, literal, pattern, rank): searched over texts that hold the literal; each pattern starts
 #: with it. A ``keep`` group stays in front of the marker.
@@ -66,7 +42,7 @@ _LITERAL_LED: tuple[tuple[str, str, re.Pattern[str], float], ...] = tuple(
         (
             "private-key",
             "-----BEGIN ",
-            rf"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:.*?-----END \1PRIVATE KEY-----|{_PEM_BODY})",
+            rf"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:.*?-----END \1PRIVATE KEY-----|{PEM_BODY})",
             0,
         ),
         (
@@ -77,7 +53,7 @@ _LITERAL_LED: tuple[tuple[str, str, re.Pattern[str], float], ...] = tuple(
         ),
         ("discord-webhook", "/api/webhooks/", r"(?P<keep>/api/webhooks/[0-9]{5,}/)[A-Za-z0-9_\-]{20,}", 2),
         # A key as a provider echoes it in an error, partly starred: sk-abc12345***wxyz.
-        ("masked-key", "sk-", rf"{_starting('sk-')}[A-Za-z0-9_\-]{{3,}}\*{{3,}}[A-Za-z0-9_\-]*", 3),
+        ("masked-key", "sk-", rf"{starting('sk-')}[A-Za-z0-9_\-]{{3,}}\*{{3,}}[A-Za-z0-9_\-]*", 3),
         (
             "braintree-token",
             "access_token$",
@@ -89,70 +65,6 @@ _LITERAL_LED: tuple[tuple[str, str, re.Pattern[str], float], ...] = tuple(
     )
 )
 
-#: What an HTTP credential header looks like; the token must hold a digit ("basic approach").
-_AUTH_HEADER = re.compile(
-    rf"(?P<keep>{_START}(?i:bearer|basic)\s+)(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{{8,}}={{0,2}}(?![=\w])"
-)
-#: A .netrc entry (one line or several): machine HOST login USER password SECRET. The login is
-#: required, so prose ("by default password ...") is left alone.
-_NETRC = re.compile(
-    rf"(?P<keep>(?:{_starting('machine')}{_NETRC_SEP}{_NETRC_TOKEN}|{_starting('default')})"
-    rf"(?:{_NETRC_SEP}(?:login|account|port){_NETRC_SEP}{_NETRC_TOKEN})+{_NETRC_SEP}password{_NETRC_SEP})"
-    rf"{_NETRC_TOKEN}",
-    re.DOTALL,
-)
-#: An Azure storage connection string: ...;AccountKey=<base64>;...
-_AZURE = re.compile(r"(?P<keep>(?:Account|SharedAccess)Key=)[A-Za-z0-9+/]{20,}={0,2}")
-
-#: Words in a name that say its value is secret: ``DB_PASSWORD``, ``apiKey``, ``x-api-key``.
-_SECRET_WORDS = (
-    r"(?i:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
-    r"|auth[_\-]?key|credentials?)"
-)
-#: NAME=value and NAME: value (.env files, shell exports, YAML, JSON, TOML). A name's parts are
-#: bounded (64 characters), so that a long run of name characters costs linear time. The secret word ends
-#: the name or is followed by ``_``, ``-`` or a capital (``TOKEN_FILE``, ``secretKey``), so
-#: ``max_tokens: 4096`` and ``tokenizer: x`` are not matched. The value stops at a quote,
-#: backslash, bracket or separator, and a value followed by ``(`` or ``[`` is code, not a secret.
-ASSIGNMENT = re.compile(
-    rf"(?P<name>\b[A-Za-z0-9_.\-]{{0,64}}?{_SECRET_WORDS}(?:[_\-][A-Za-z0-9_\-]{{0,64}}|[A-Z][A-Za-z0-9_\-]{{0,64}})?)"
-    r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
-    r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
-)
-#: An environment variable's name that says its value is secret (``STRIPE_KEY``, ``GITLAB_TOKEN``,
-#: ``MYSQL_PWD``, ``PASS``, ``SMTP_PASSWORD_1``). Upper case only in text (``sort_key = x`` is code).
-SECRET_VARIABLE = r"[A-Z0-9_]{0,64}(?:_KEY|_TOKEN|_SECRET|_PWD|PASS)|[A-Z0-9_]{0,64}PASSWORD[A-Z0-9_]{0,64}"
-#: NAME=value (``printenv``, ``.env``, ``export``) and NAME: value for such a name.
-VARIABLE_ASSIGNMENT = re.compile(
-    rf"(?P<name>{_START}(?:{SECRET_VARIABLE})(?![A-Za-z0-9_]))"
-    r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
-    r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
-)
-#: Values that are not secrets: placeholders, literals and type names (``password: str``).
-_PLACEHOLDERS = ("none", "null", "nil", "true", "false", "yes", "no", "changeme", "undefined", "required")
-#: Values that are the name of a secret rather than one (``http://user:pass@host``, ``passwd='pass'``).
-_NAMES_OF_SECRETS = ("pass", "password", "passwd", "pwd", "secret", "token", "dummy", "example")
-_TYPE_NAMES = (
-    "str",
-    "string",
-    "int",
-    "integer",
-    "bytes",
-    "bool",
-    "boolean",
-    "float",
-    "number",
-    "any",
-    "object",
-)
-NOT_SECRETS = frozenset((*_PLACEHOLDERS, *_NAMES_OF_SECRETS, *_TYPE_NAMES, "optional", "secretstr"))
-NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-#: The words that lead to a name rule, in the lower-cased text.
-_NAME_WORDS = ("pass", "secret", "token", "key", "pwd", "credential", "bearer", "basic", "machine", "default")
-#: The characters of a name (``db.password``, ``x-api-key``), read backwards from its secret word.
-_NAME_TAIL = re.compile(r"[A-Za-z0-9_.\-]{1,64}$")
-
 #: A run of characters that a token is made of, 16 or more.
 _WORD = re.compile(r"[A-Za-z0-9_\-.+/=~]{16,}")
 #: Token rules by the first two characters of each prefix: (prefix, regex, rule, rank).
@@ -163,8 +75,6 @@ for _index, _rule in enumerate(TOKEN_RULES):
         _HEADS.setdefault(_prefix[:2], []).append((_prefix, _compiled, _rule, 100 + _index))
 for _bucket in _HEADS.values():
     _bucket.sort(key=lambda entry: entry[3])
-#: An HTTP header outranks a JWT in it ("Bearer <jwt>" says auth-header) but not a known format.
-_AUTH_RANK = 100 + next(i for i, rule in enumerate(TOKEN_RULES) if rule.kind == "jwt") - 0.5
 
 #: A generic token: a short word (``sk``, ``ghp``, ``xkeysib``) and up to two more (``dop_v1_``,
 #: ``shippo_live_``), each ending in ``_``, ``-`` or ``.``, 14 characters at most; then the body.
@@ -243,7 +153,7 @@ _MAX_GENERIC = 256
 #: strings are short and hold nothing, and the passes' fixed cost is what they would pay.
 _SHORT = 1024
 #: In the lower-cased text: a name word or a literal that leads a pass.
-_QUICK = (*_NAME_WORDS, "://", "-----begin", "***", "/api/webhooks/")
+_QUICK = (*NAME_WORDS, "://", "-----begin", "***", "/api/webhooks/")
 
 
 def _maybe_secret(text: str, lowered: str) -> bool:
@@ -273,7 +183,7 @@ def find_spans(text: str) -> list[Span]:
         while span is not None:
             spans.append(span)
             span = _rest_span(text, span, end)
-    spans.extend(_named_spans(text, lowered))
+    spans.extend(named_spans(text, lowered))
     return spans
 
 
@@ -283,18 +193,6 @@ def _lowered(text: str) -> str:
     if len(lowered) != len(text):
         lowered = "".join(character.lower() if character.isascii() else "\0" for character in text)
     return lowered
-
-
-def merge(spans: list[Span]) -> list[Span]:
-    """``spans`` sorted and without overlaps: overlapping spans become one, named by the first."""
-    merged: list[Span] = []
-    for span in sorted(spans, key=lambda span: (span.start, span.rank)):
-        if merged and span.start < merged[-1].end:
-            if span.end > merged[-1].end:
-                merged[-1] = merged[-1]._replace(end=span.end)
-            continue
-        merged.append(span)
-    return merged
 
 
 #: The shortest rest of a word, after a token in it, that is looked at again.
@@ -441,103 +339,3 @@ def _value_place(before: str) -> bool:
 
 def _mixed_case(word: str) -> bool:
     return not word.islower() and not word.isupper()
-
-
-def _named_spans(text: str, lowered: str) -> Iterator[Span]:
-    """Secrets after a word that says one follows: assignments, HTTP headers, .netrc entries."""
-    names: set[int] = set()
-    for word in _NAME_WORDS:
-        position = lowered.find(word)
-        while position != -1:
-            yield from _spans_at(text, word, position, names)
-            position = lowered.find(word, position + 1)
-
-
-def _spans_at(text: str, word: str, position: int, names: set[int]) -> Iterator[Span]:
-    if word in ("bearer", "basic"):
-        match = _AUTH_HEADER.match(text, position)
-        if match:
-            yield Span(match.end("keep"), match.end(), "auth-header", _AUTH_RANK)
-        return
-    if word in ("machine", "default"):
-        match = _NETRC.match(text, position)
-        if match:
-            yield Span(match.end("keep"), match.end(), "netrc-password", 6)
-        return
-    tail = _NAME_TAIL.search(text, max(0, position - 64), position)
-    name = tail.start() if tail else position
-    if name not in names:
-        names.add(name)
-        yield from _assignment_spans(text, name, position)
-
-
-def _assignment_spans(text: str, name: int, keyword: int) -> Iterator[Span]:
-    azure = _AZURE.match(text, name)
-    if azure:
-        yield Span(azure.end("keep"), azure.end(), "azure-key", 7)
-        return
-    starts = [name]
-    if name > 0 and text[name - 1] == "\\" and text[name] in "nrt":
-        starts.append(name + 1)
-    starts += [index + 1 for index in range(name, keyword) if text[index] in ".-"]
-    for pattern in (ASSIGNMENT, VARIABLE_ASSIGNMENT):
-        for start in starts:
-            match = pattern.match(text, start)
-            if match:
-                if secret_value(match.group("name"), match.group("value")) and not _code(text, match):
-                    yield Span(match.start("value"), match.end("value"), "secret-assignment", 290)
-                break
-
-
-def secret_value(name: str, value: str) -> bool:
-    """Whether ``value``, assigned to a secret-named ``name``, is a secret: not a placeholder
-    (``xxx``, ``***``), a type, a number, a marker, a variable or the same attribute
-    (``token=self.token``, ``lasttoken = token``), and the name not one of a secret's attributes
-    (``token_type``, ``password_file``)."""
-    lowered = value.lower()
-    named = name.lower().rstrip("\"' \t:=`")
-    return not (
-        lowered in NOT_SECRETS
-        or lowered.startswith(("[redacted", "$", "%", "{{"))
-        or NUMBER.fullmatch(value)
-        or set(lowered) <= _FILLER
-        or named.endswith(lowered.rsplit(".", 1)[-1])
-        or _ABOUT_A_SECRET.search(named)
-    )
-
-
-def _code(text: str, match: re.Match[str]) -> bool:
-    """Whether an assignment is code rather than configuration: an unquoted value that is an
-    attribute (``self._authkey``), a snake_case name or a word without digits after `` = ``
-    (``cache_token = current_token``, ``password = credentials``), a term of an expression (``Ignore + PlainToken``,
-    ``user, password``), or a word followed by more words (``password: The password for...``)."""
-    if match.group("quote"):
-        return False
-    value, after = match.group("value"), text[match.end() : match.end() + 3]
-    if _ATTRIBUTE.fullmatch(value):
-        return True
-    if not _PLAIN_WORD.fullmatch(value):
-        return False
-    spaced = " " in match.group("sep")
-    python_style = spaced and "=" in match.group("sep")
-    return (
-        (python_style and ("_" in value or not any(c.isdigit() for c in value)))
-        or after[:1] in (",", ")")
-        or (spaced and _MORE_WORDS.match(after) is not None)
-    )
-
-
-_ATTRIBUTE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_PLAIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MORE_WORDS = re.compile(r" (?:[A-Za-z]|[+|&*-] )")
-
-#: The characters of a placeholder value: ``xxxx``, ``****``, ``...``.
-_FILLER = frozenset("x*.-_<>")
-#: A name for something about a secret, not the secret: the secret word followed by one of these.
-_ABOUT_A_SECRET = re.compile(
-    r"(?:password|passwd|passphrase|secret|token|key|pwd|credentials?)s?[_\-.]?"
-    r"(?:types?|kinds?|counts?|len|length|size|ends|starts|url|uri|endpoint|file|path|dir|name|prompt"
-    r"|mgr|manager|field|label|class|regexp?|re|pattern|format|fmt|expiry|expires|expiration|ttl"
-    r"|timeout|source|env|var|header|param|hint|policy|limit|id|index|idx|list|map|dict|set|provider"
-    r"|store|storage|helper|handler|reset|required|changed|set|validator|callback|func|fn|chars|spec)$"
-)

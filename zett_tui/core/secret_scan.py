@@ -28,9 +28,13 @@ import re
 from zett_tui.core.secret_formats import INNER_RULES, TOKEN_RULES, TokenRule
 from zett_tui.core.secret_names import NAME_WORDS, NOT_SECRETS, named_spans, secret_value
 from zett_tui.core.secret_shape import looks_random
-from zett_tui.core.secret_span import PEM_BODY, Span, merge, starting
+from zett_tui.core.secret_span import Span, merge, starting
 
 __all__ = ["Span", "find_spans", "merge"]
+
+_LINE_END = r"(?:\r?\n|(?:\\r)?\\n)"
+#: The lines of a PEM key's body: base64, or a header (``Proc-Type: ...``).
+_PEM_BODY = rf"(?:{_LINE_END}(?:[A-Za-z\-]+: [^\r\n\\]*|[A-Za-z0-9+/=]+)(?={_LINE_END}|$))*"
 
 #: (kind, literal, pattern, rank): searched over texts that hold the literal; each pattern starts
 #: with it. A ``keep`` group stays in front of the marker.
@@ -42,7 +46,7 @@ _LITERAL_LED: tuple[tuple[str, str, re.Pattern[str], float], ...] = tuple(
         (
             "private-key",
             "-----BEGIN ",
-            rf"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:.*?-----END \1PRIVATE KEY-----|{PEM_BODY})",
+            rf"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:.*?-----END \1PRIVATE KEY-----|{_PEM_BODY})",
             0,
         ),
         (

@@ -19,8 +19,6 @@ class Span(NamedTuple):
 
 #: Where a key may start: not inside a word, but right after a JSON escape (``\n``) in a JSON line.
 START = r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_]))"
-LINE_END = r"(?:\r?\n|(?:\\r)?\\n)"
-PEM_BODY = rf"(?:{LINE_END}(?:[A-Za-z\-]+: [^\r\n\\]*|[A-Za-z0-9+/=]+)(?={LINE_END}|$))*"
 
 
 def starting(prefix: str) -> str:

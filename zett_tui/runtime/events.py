@@ -15,6 +15,7 @@ from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.messages import ToolCall
 
 from zett_tui.core.tool_display import key_argument
+from zett_tui.runtime.todo import TODO_EVENT, TodoItem, parse_todos
 from zett_tui.runtime.tool_refusal import ToolRefused
 
 #: CUSTOM events that wait for the user's answer, by event name.
@@ -147,6 +148,13 @@ class SteeringDelivered:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class TodoChanged:
+    """The model's checklist now reads ``items`` (empty: cleared)."""
+
+    items: tuple[TodoItem, ...]
+
+
 UIEvent = (
     TextChunk
     | ReasoningChunk
@@ -162,6 +170,7 @@ UIEvent = (
     | TurnFinished
     | Notice
     | SteeringDelivered
+    | TodoChanged
 )
 
 
@@ -254,6 +263,11 @@ class EventTranslator:
             if isinstance(call_id, str) and isinstance(lines, list):
                 return [ToolOutputLive(call_id, tuple(str(line) for line in lines))]
             return []
+        if name == TODO_EVENT:
+            try:
+                return [TodoChanged(parse_todos(payload.get("todos")))]
+            except ValueError:
+                return []
         if name == "plan_mode_entered":
             return [PlanModeChanged(True)]
         if name == "plan_mode_exited":

@@ -88,6 +88,7 @@ async def build_extension_stack(
     notify: Callable[[str, str], None],
     report_failure: Callable[[str], None],
     hooks: SessionHooks | None = None,
+    todos: AgentExtension | None = None,
 ) -> ExtensionStack:
     """The extensions of one host's agent, in the order the module docstring gives.
 
@@ -162,6 +163,7 @@ async def build_extension_stack(
         # Runs every bash call itself (approved by now): no extension inside it sees one.
         SandboxedShell(shell_sandbox),
         AskUserExtension(),
+        *([todos] if todos is not None else []),  # ``todo_write`` (``runtime.todo``)
         *(entry.instance for entry in bundled[2:]),
         plan_mode,
     ]

@@ -54,6 +54,7 @@ from zett_tui.runtime.hooks.runner import SessionHooks
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
+from zett_tui.runtime.todo import TodoBoard, TodoExtension
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
@@ -152,6 +153,10 @@ class AgentHost:
         self.checkpoints: SessionCheckpoints | None = None
         #: Which turns a conversation rewind took out of the model's context (``sessions.rewind_marks``).
         self.rewound = RewoundTurns()
+        #: The model's checklist (``runtime.todo``): kept across turns, restored on resume.
+        self.todos = TodoBoard()
+        #: ``/todo clear`` was typed: the next turn's line records it (resume then starts empty).
+        self._todos_cleared = False
         #: The session's hooks (``runtime.hooks``); ``SessionStart`` has run once ``start`` returns.
         self.hooks = SessionHooks(
             options.hooks,
@@ -226,6 +231,10 @@ class AgentHost:
         )
         # A conversation rewind hides requests from the history: the session file says which.
         self.rewound = await asyncio.to_thread(read_rewound, files.transcript)
+        if options.session_id is not None:  # resumed: the checklist as the session left it
+            from zett_tui.sessions.todo_state import recorded_todos
+
+            self.todos.replace(await asyncio.to_thread(recorded_todos, files.transcript))
         files.history.storage.hidden_requests = lambda session_id: self._hidden_requests()
         await self.hooks.prepare()  # before the agent can write to a file a hook runs
         stack = await build_extension_stack(
@@ -239,6 +248,7 @@ class AgentHost:
             notify=self._storage_notice,
             report_failure=self._extension_failed,
             hooks=self.hooks,
+            todos=TodoExtension(self.todos, is_main_session=lambda session_id: session_id == self.session_id),
         )
         self.plan_guard = stack.plan_guard
         self.edit_gate = stack.edit_gate
@@ -681,17 +691,24 @@ class AgentHost:
             raise RuntimeError("the agent is not ready yet")
         return self.agent
 
+    def clear_todos(self) -> None:
+        """``/todo clear``: the checklist is emptied now, and the next turn's line says so."""
+        self.todos.clear()
+        self._todos_cleared = True
+
     def _turn_metadata(self) -> dict[str, Any]:
         cwd = self.options.cwd
-        return {
-            "zett": {
-                "turn": new_session_id(),  # a UUIDv7 too; ties the turn's journal to its line (``sessions.live_turn``)
-                "cwd": str(cwd),
-                "branch": git_branch(cwd),
-                "model": self.options.model_label,
-                "version": __version__,
-            }
+        zett: dict[str, Any] = {
+            "turn": new_session_id(),  # a UUIDv7 too; ties the turn's journal to its line (``sessions.live_turn``)
+            "cwd": str(cwd),
+            "branch": git_branch(cwd),
+            "model": self.options.model_label,
+            "version": __version__,
         }
+        if self._todos_cleared:
+            zett["todos_cleared"] = True
+            self._todos_cleared = False
+        return {"zett": zett}
 
 
 def _never_raising(sink: Sink) -> Sink:

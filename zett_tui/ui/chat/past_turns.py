@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.core import paths
+from zett_tui.core.todo_items import TODO_TOOL, todos_from_arguments
 from zett_tui.runtime.files.attachments import typed_part
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.recorded_turns import (
@@ -23,6 +24,7 @@ from zett_tui.sessions.recorded_turns import (
 from zett_tui.sessions.recorded_turns import ReasoningBlock as PastReasoning
 from zett_tui.ui.chat.changes_lines import recorded_changes_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
+from zett_tui.ui.widgets.todo_panel import TodoBlock
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
     NoticeBlock,
@@ -91,6 +93,11 @@ def show_turn(
 
 
 def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None:
+    if tool.name == TODO_TOOL and tool.ok:  # the checklist, as the live turn showed it
+        items = todos_from_arguments(tool.arguments_json)
+        if items is not None:
+            transcript.add(TodoBlock(items))
+            return
     row = transcript.add(ToolBlock(tool.call_id, tool.name, tool.key_arg))
     if tool.ok is None:
         state = "cancelled" if turn_status in ("cancelled", "interrupted") else "failed"

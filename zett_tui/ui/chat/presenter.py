@@ -23,6 +23,7 @@ from zett_tui.runtime.events import (
     ReasoningChunk,
     SteeringDelivered,
     TextChunk,
+    TodoChanged,
     ToolCallInfo,
     ToolFinished,
     ToolOutputLive,
@@ -33,6 +34,7 @@ from zett_tui.runtime.events import (
 )
 from zett_tui.ui.chat.changes_lines import notice_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
+from zett_tui.ui.widgets.todo_panel import TodoBlock
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ReasoningBlock, ToolBlock, Transcript
 
 #: Each flush of a fast stream costs a full transcript frame (about 15 ms at 160x45 on a 2-core
@@ -74,6 +76,8 @@ class TurnPresenter:
     #: Shown over the turn's first answer (the chat passes it when the model changed); None: no label.
     model_label: str | None = None
     on_activity: Callable[[str], None] = lambda activity: None
+    #: The model changed its checklist (``runtime.todo``): the pinned panel follows.
+    on_todos: Callable[[TodoChanged], None] = lambda changed: None
     stats: TurnStats = field(default_factory=TurnStats)
     _answer: AnswerBlock | None = None
     _reasoning: ReasoningBlock | None = None
@@ -134,6 +138,10 @@ class TurnPresenter:
         elif isinstance(event, SteeringDelivered):
             self._close_segments()
             self.transcript.add(SteerBlock(event.text))
+        elif isinstance(event, TodoChanged):
+            self._close_segments()
+            self.transcript.add(TodoBlock(event.items))
+            self.on_todos(event)
         elif isinstance(event, TurnFinished):
             self.finish(event)
 

@@ -26,6 +26,7 @@ from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.queued_prompts import QueuedPrompts
 from zett_tui.ui.widgets.status_line import StatusLine
+from zett_tui.ui.widgets.todo_panel import TodoPanel
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
@@ -114,6 +115,7 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield QueuedPrompts(self.turns.queue, id="queued-prompts")
+        yield TodoPanel(id="todo-panel")
         menu = CompletionMenu(id="completion-menu")
         yield menu
         yield Composer(
@@ -142,6 +144,11 @@ class ChatScreen(Screen[None]):
     @property
     def composer(self) -> Composer:
         return self.query_one(Composer)
+
+    @property
+    def todo_panel(self) -> TodoPanel:
+        """The model's checklist, pinned above the prompt while a turn runs."""
+        return self.query_one(TodoPanel)
 
     @property
     def status(self) -> StatusLine:

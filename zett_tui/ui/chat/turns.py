@@ -269,7 +269,10 @@ class TurnRunner:
             schedule=lambda delay, callback: chat.set_timer(delay, callback),
             model_label=label if label != self.answer_model else None,
             on_activity=self._set_activity,
+            on_todos=lambda changed: chat.todo_panel.show(changed.items),
         )
+        chat.todo_panel.show(host.todos.items)  # the checklist, pinned while the turn runs
+        chat.todo_panel.set_turn_running(True)
         chat.status.activity = "thinking"
         self._steerable = True
         self._worker = chat.run_worker(
@@ -352,3 +355,5 @@ class TurnRunner:
 
     def _set_activity(self, activity: str) -> None:
         self._chat.status.activity = activity
+        if activity == "idle":
+            self._chat.todo_panel.set_turn_running(False)

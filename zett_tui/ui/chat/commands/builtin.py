@@ -13,6 +13,7 @@ from zett_tui.ui.chat.commands import (
     sessions,
     skills,
     theme,
+    todo,
 )
 from zett_tui.ui.chat.commands.registry import REGISTRY, SlashCommand
 
@@ -28,6 +29,7 @@ __all__ = [
     "sessions",
     "skills",
     "theme",
+    "todo",
 ]
 
 

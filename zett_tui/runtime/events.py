@@ -117,6 +117,8 @@ class DecisionRequested:
     session_id: str
     payload: dict[str, Any]
     call: ToolCallInfo | None = None
+    #: Who asks when it is not the main agent: a subagent's ``type: description`` ("" for the main one).
+    asker: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +157,36 @@ class TodoChanged:
     items: tuple[TodoItem, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentStarted:
+    """The ``task`` call ``call_id`` started a subagent (``runtime.subagents``)."""
+
+    call_id: str
+    session_id: str
+    description: str
+    agent_type: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentActivity:
+    """One UI event of the subagent the ``task`` call ``call_id`` runs (its tool rows, its tokens)."""
+
+    call_id: str
+    event: Any
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentFinished:
+    """The subagent of ``call_id`` ended: ``status`` completed, failed or cancelled."""
+
+    call_id: str
+    status: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: str = ""
+
+
 UIEvent = (
     TextChunk
     | ReasoningChunk
@@ -171,6 +203,9 @@ UIEvent = (
     | Notice
     | SteeringDelivered
     | TodoChanged
+    | SubagentStarted
+    | SubagentActivity
+    | SubagentFinished
 )
 
 

@@ -89,6 +89,7 @@ async def build_extension_stack(
     report_failure: Callable[[str], None],
     hooks: SessionHooks | None = None,
     todos: AgentExtension | None = None,
+    subagents: Sequence[AgentExtension] = (),
 ) -> ExtensionStack:
     """The extensions of one host's agent, in the order the module docstring gives.
 
@@ -176,6 +177,9 @@ async def build_extension_stack(
         compaction,
         recorder,
         read_gate,
+        # ``task``, and a subagent's tools cut to its kind's: by priority its on_tool runs last,
+        # and its gate is the outermost tool middleware (``runtime.subagents.extension``).
+        *subagents,
     ]
     report = load_extensions(
         options.extensions,

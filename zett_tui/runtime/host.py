@@ -54,6 +54,9 @@ from zett_tui.runtime.hooks.runner import SessionHooks
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
+from zett_tui.runtime.subagents.extension import SubagentExtension, SubagentToolGate
+from zett_tui.runtime.subagents.runner import DEFAULT_DEPTH, DEFAULT_PARALLEL, SubagentRunner
+from zett_tui.runtime.subagents.types import AgentType, agent_types
 from zett_tui.runtime.todo import TodoBoard, TodoExtension
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
@@ -112,6 +115,11 @@ class HostOptions:
     mcp_manager: Any = None
     #: The ``[[hooks.EVENT]]`` commands of the user's config (and of a trusted project's).
     hooks: Sequence[HookConfig] = ()
+    #: Custom subagents (``workspace.agent_files``), besides the built-in ``general`` and ``explore``.
+    agent_types: Sequence[AgentType] = ()
+    #: How many subagents run at once, and how deep delegation goes (1: children cannot delegate).
+    subagent_parallel: int = DEFAULT_PARALLEL
+    subagent_depth: int = DEFAULT_DEPTH
 
 
 class AgentHost:
@@ -157,6 +165,14 @@ class AgentHost:
         self.todos = TodoBoard()
         #: ``/todo clear`` was typed: the next turn's line records it (resume then starts empty).
         self._todos_cleared = False
+        #: The ``task`` tool's subagents (``runtime.subagents``): requests of this agent, child sessions.
+        self.subagents = SubagentRunner(
+            agent_types(options.agent_types),
+            max_parallel=options.subagent_parallel,
+            max_depth=options.subagent_depth,
+            model_label=lambda: self.options.model_label,
+            describe=lambda error: self.options.describe_error(error),
+        )
         #: The session's hooks (``runtime.hooks``); ``SessionStart`` has run once ``start`` returns.
         self.hooks = SessionHooks(
             options.hooks,
@@ -249,6 +265,7 @@ class AgentHost:
             report_failure=self._extension_failed,
             hooks=self.hooks,
             todos=TodoExtension(self.todos, is_main_session=lambda session_id: session_id == self.session_id),
+            subagents=(SubagentToolGate(self.subagents), SubagentExtension(self.subagents)),
         )
         self.plan_guard = stack.plan_guard
         self.edit_gate = stack.edit_gate
@@ -264,6 +281,7 @@ class AgentHost:
             extensions=stack.extensions,
             reasoning_effort=options.reasoning_effort,
         )
+        self.subagents.agent = self.agent
         if stack.hooks is not None and self.hooks.has("SessionStart"):
             resumed = options.session_id is not None
             await session_started(self.hooks, stack.hooks, resumed=resumed, notify=self._storage_notice)
@@ -388,6 +406,7 @@ class AgentHost:
         commands: dict[str, str] = {}
         answer = ""
         sink = _never_raising(sink)
+        self.subagents.attach(sink)  # the children's events go where the turn's go
         try:
             async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                 async for event in events:
@@ -414,6 +433,8 @@ class AgentHost:
             finished = TurnFinished("failed", _describe_turn_error(error, self.options.describe_error))
             sink(finished)
             return finished
+        finally:
+            self.subagents.attach(None)
         await self._retry_storage()
         self.notices.pass_to(sink)
         finished = TurnFinished("completed", answer=answer)

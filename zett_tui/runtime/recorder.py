@@ -60,6 +60,8 @@ class TurnRecorder(JSONLExtension):
         self.journal = TurnJournal(self.session_path, self._redact, interval=journal_interval)
 
     async def before_run(self, context: AgentRunContext) -> None:
+        if context.config.parent_session_id is not None:
+            return  # a subagent's run: it is recorded in its parent's line (``runtime.subagents``)
         await super().before_run(context)
         prompt = context.input_message or next(
             (item for item in reversed(context.state.messages) if isinstance(item, UserMessage)), None

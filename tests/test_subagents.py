@@ -1,0 +1,287 @@
+"""The ``task`` tool: a subagent with its own context, the parent's gates, and its events on the
+parent's turn (scripted model; the parent and its children share one model, routed by session)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from zett_agent.messages import SystemMessage, UserMessage
+from zett_agent.model import ModelEvent, ModelRequest, RetryOptions
+
+from tests.fakes.host import Collector, HostFactory, wait_until
+from tests.fakes.scripted_model import ScriptedModel, Step, last_tool_result, text_step, tool_step, tools_step
+from zett_tui.runtime.events import (
+    DecisionRequested,
+    SubagentActivity,
+    SubagentFinished,
+    SubagentStarted,
+    ToolFinished,
+    ToolsStarted,
+    TurnFinished,
+    UsageReported,
+)
+from zett_tui.runtime.modes import PermissionMode
+
+
+def task(call_id: str, prompt: str, kind: str = "general", description: str = "look around") -> Step:
+    return tool_step(call_id, "task", {"description": description, "prompt": prompt, "subagent_type": kind})
+
+
+def user_texts(request: ModelRequest) -> list[str]:
+    return [str(m.content) for m in request.messages if isinstance(m, UserMessage)]
+
+
+def system_text(request: ModelRequest) -> str:
+    return "\n".join(str(m.content) for m in request.messages if isinstance(m, SystemMessage))
+
+
+class RoutedModel:
+    """Plays one script per session: the first session seen is the parent's, the next ones are
+    children in the order they first asked (for parallel children, routed by their prompt)."""
+
+    retry = RetryOptions(max_retries=0)
+
+    def __init__(self, parent: list[Step], children: dict[str, list[Step]]) -> None:
+        self.parent = parent
+        self.children = children
+        self.requests: list[ModelRequest] = []
+        self.scripts: dict[str, list[Step]] = {}
+        self.first: str | None = None
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        self.requests.append(request)
+        key = request.cache_key or ""
+        if self.first is None:
+            self.first = key
+        if key not in self.scripts:
+            if key == self.first:
+                self.scripts[key] = self.parent
+            else:
+                prompt = user_texts(request)[-1]
+                self.scripts[key] = self.children[prompt]
+        script = self.scripts[key]
+        step = script.pop(0) if script else text_step("(script ended)")
+        async for event in step(request):
+            yield event
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_a_child_has_its_own_context_reads_a_file_and_its_answer_is_the_tool_result(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    (project_dir / "notes.txt").write_text("the answer is 42\n")
+    model = ScriptedModel(
+        text_step("First answer."),
+        task("t1", "Find the answer in notes.txt", kind="explore"),
+        tool_step("r1", "read_file", {"path": "notes.txt"}),
+        text_step("The file says 42."),
+        text_step("The child found 42."),
+    )
+    host = await hosts(model)
+    await host.run_turn("a secret the child must not see", Collector())
+    sink = Collector()
+    finished = await host.run_turn("ask a child", sink)
+
+    assert finished.status == "completed"
+    child_first = model.requests[2]
+    assert user_texts(child_first) == ["Find the answer in notes.txt"]  # not the parent's conversation
+    assert "a secret" not in json.dumps([str(m.content) for m in child_first.messages])
+    assert "read-only exploration subagent" in system_text(child_first)
+    assert {tool.name for tool in child_first.tools} <= {"read_file", "view_image", "glob", "grep"}
+    assert last_tool_result(model.requests[4]) == "The file says 42."  # the parent's next request
+
+    [started] = sink.of(SubagentStarted)
+    assert started.call_id == "t1" and started.agent_type == "explore"
+    inner = [event.event for event in sink.of(SubagentActivity)]
+    assert any(isinstance(e, ToolsStarted) and e.calls[0].name == "read_file" for e in inner)
+    assert any(isinstance(e, ToolFinished) and e.state == "done" and "42" in e.output for e in inner)
+    [ended] = sink.of(SubagentFinished)
+    assert ended.status == "completed" and ended.input_tokens > 0
+    # the child's tokens count toward the turn's: two parent calls and two child calls
+    assert len(sink.of(UsageReported)) == 4
+    # the parent's own rows: the task call only (the child's read is under it)
+    parent_rows = [call.name for event in sink.of(ToolsStarted) for call in event.calls]
+    assert parent_rows == ["task"]
+
+
+async def test_a_child_write_asks_naming_the_child_and_a_refusal_keeps_the_file(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    target = project_dir / "app.py"
+    target.write_text("x = 1\n")
+    model = ScriptedModel(
+        task("t1", "Set x to 2 in app.py", description="bump x"),
+        tool_step("w1", "write_file", {"path": "app.py", "content": "x = 2\n"}),
+        text_step("I could not: the user refused the write."),
+        text_step("The child reports the refusal."),
+    )
+    host = await hosts(model)
+    sink = Collector()
+    turn = asyncio.ensure_future(host.run_turn("change it", sink))
+    decision = await asyncio.wait_for(sink.decisions.get(), 10)
+    assert decision.kind == "edit_approval_requested"
+    assert decision.asker == "general: bump x"  # the dialog says which child asks
+    assert decision.session_id != host.session_id
+    assert host.answer(decision, {"tool_call_id": decision.payload["tool_call_id"], "decision": "reject"})
+    finished = await asyncio.wait_for(turn, 10)
+
+    assert finished.status == "completed"
+    assert target.read_text() == "x = 1\n"
+    child_last = model.requests[2]
+    assert "did not apply this write" in last_tool_result(child_last)  # the child hears the refusal
+    assert last_tool_result(model.requests[3]) == "I could not: the user refused the write."
+
+
+async def test_explore_cannot_write_even_in_auto_mode(project_dir: Path, hosts: HostFactory) -> None:
+    target = project_dir / "app.py"
+    target.write_text("x = 1\n")
+    attacks = [
+        ("w1", "write_file", {"path": "app.py", "content": "pwned"}),
+        ("w2", "edit", {"path": "app.py", "edits": [{"old_text": "x = 1", "new_text": "pwned"}]}),
+        ("w3", "delete_file", {"path": "app.py"}),
+        ("w4", "bash", {"command": "echo pwned > app.py"}),
+        ("w6", "task", {"description": "d", "prompt": "write app.py", "subagent_type": "general"}),
+        ("w7", "mcp__x__y", {}),
+    ]
+    model = ScriptedModel(
+        task("t1", "look", kind="explore"),
+        tools_step(attacks),
+        text_step("done"),
+        text_step("ok"),
+    )
+    host = await hosts(model, permission_mode=PermissionMode.AUTO)
+    sink = Collector()
+    finished = await asyncio.wait_for(host.run_turn("go", sink), 20)
+    assert finished.status == "completed"
+    assert target.read_text() == "x = 1\n"
+    inner = [e.event for e in sink.of(SubagentActivity) if isinstance(e.event, ToolFinished)]
+    assert len(inner) == len(attacks) and all(e.state in ("failed", "refused") for e in inner)
+    assert not sink.of(DecisionRequested)
+    assert len(model.requests) == 4  # no grandchild was started
+
+
+async def test_a_child_cannot_enter_plan_mode_and_the_parent_hears_why(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    model = ScriptedModel(
+        task("t1", "look", kind="explore"),
+        tool_step("p1", "enter_plan_mode", {"reason": "then I get write tools"}),
+        text_step("the child failed"),
+    )
+    host = await hosts(model, permission_mode=PermissionMode.AUTO)
+    sink = Collector()
+    finished = await asyncio.wait_for(host.run_turn("go", sink), 20)
+    assert finished.status == "completed"
+    assert not sink.of(DecisionRequested)  # Plan Mode never asked the user on the child's behalf
+    assert "cannot use enter_plan_mode" in last_tool_result(model.requests[2])
+    [ended] = sink.of(SubagentFinished)
+    assert ended.status == "failed"
+
+
+async def test_two_children_run_in_parallel_and_both_finish(project_dir: Path, hosts: HostFactory) -> None:
+    both_started = asyncio.Event()
+    waiting: list[str] = []
+
+    def waits_for_the_other(answer: str) -> Step:
+        async def step(request: ModelRequest) -> AsyncIterator[ModelEvent]:
+            waiting.append(answer)
+            if len(waiting) == 2:
+                both_started.set()
+            await asyncio.wait_for(both_started.wait(), 5)  # only parallel children get past this
+            async for event in text_step(answer)(request):
+                yield event
+
+        return step
+
+    calls = [
+        ("t1", "task", {"description": "one", "prompt": "job one"}),
+        ("t2", "task", {"description": "two", "prompt": "job two"}),
+    ]
+    model = RoutedModel(
+        [tools_step(calls), text_step("both done")],
+        {"job one": [waits_for_the_other("report one")], "job two": [waits_for_the_other("report two")]},
+    )
+    host = await hosts(model)  # type: ignore[arg-type]
+    sink = Collector()
+    finished = await asyncio.wait_for(host.run_turn("two jobs", sink), 20)
+    assert finished.status == "completed"
+    assert sorted(event.status for event in sink.of(SubagentFinished)) == ["completed", "completed"]
+    results = [
+        str(m.content) for m in model.requests[-1].messages if str(getattr(m, "role", "")).endswith("tool")
+    ]
+    assert sorted(results) == ["report one", "report two"]
+
+
+async def test_esc_stops_both_children_and_their_commands(project_dir: Path, hosts: HostFactory) -> None:
+    from tests.fakes.host import live_processes_mentioning
+
+    marker = "zett-child-sleep-7371"
+    calls = [
+        ("t1", "task", {"description": "one", "prompt": "job one"}),
+        ("t2", "task", {"description": "two", "prompt": "job two"}),
+    ]
+    model = RoutedModel(
+        [tools_step(calls)],
+        {
+            "job one": [tool_step("b1", "bash", {"command": f"sleep 30 # {marker}-1"})],
+            "job two": [tool_step("b2", "bash", {"command": f"sleep 30 # {marker}-2"})],
+        },
+    )
+    host = await hosts(model, permission_mode=PermissionMode.AUTO)  # type: ignore[arg-type]
+    sink = Collector()
+    turn = asyncio.ensure_future(host.run_turn("two jobs", sink))
+    await wait_until(lambda: len(live_processes_mentioning(marker)) >= 2, timeout=15)
+    started = asyncio.get_running_loop().time()
+    turn.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await turn
+    stopped_in = asyncio.get_running_loop().time() - started
+    assert stopped_in < 1.0
+    await wait_until(lambda: not live_processes_mentioning(marker), timeout=3)
+    assert isinstance(sink.events[-1], TurnFinished) or any(
+        e.status == "cancelled" for e in sink.of(TurnFinished)
+    )
+
+
+async def test_a_rewind_of_the_parent_turn_takes_back_the_child_edit(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    target = project_dir / "app.py"
+    target.write_text("x = 1\n")
+    model = ScriptedModel(
+        task("t1", "Set x to 2"),
+        tool_step("w1", "write_file", {"path": "app.py", "content": "x = 2\n"}),
+        text_step("changed"),
+        text_step("the child changed it"),
+    )
+    host = await hosts(model, permission_mode=PermissionMode.AUTO)
+    await host.run_turn("change it", Collector())
+    assert target.read_text() == "x = 2\n"
+    assert host.checkpoints is not None
+    [record] = [r for r in host.checkpoints.records() if r.changes]
+    assert any("app.py" in str(change[0]) for change in record.changes)
+    plan = await host.checkpoints.plan_rewind(record)
+    await host.checkpoints.rewind(record, plan=plan, conversation=False)
+    assert target.read_text() == "x = 1\n"
+
+
+async def test_the_child_run_is_in_the_parent_turn_line_and_no_file_of_its_own(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    model = ScriptedModel(task("t1", "say hi"), text_step("hi from the child"), text_step("done"))
+    host = await hosts(model)
+    await host.run_turn("go", Collector())
+    assert host.recorder is not None
+    path = host.recorder.session_path(host.session_id)
+    [line] = [json.loads(text) for text in path.read_text().splitlines()]
+    child = line["metadata"]["zett"]["subagents"]["t1"]
+    assert child["type"] == "general" and child["status"] == "completed"
+    texts = [m["data"].get("content") for m in child["messages"]]
+    assert texts[0] == "say hi" and "hi from the child" in texts
+    assert sorted(p.name for p in path.parent.glob("*.jsonl")) == [path.name]

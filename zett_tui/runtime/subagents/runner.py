@@ -1,0 +1,227 @@
+"""One subagent's run: a request of the parent's own Agent under a child session.
+
+The child is not a second agent with a second set of extensions: it is a request of the same
+``Agent`` under its own session id (``parent_session_id`` set). So every gate, the sandbox, the
+read rules, redaction, hooks and the checkpoints of the parent see its calls exactly as they see
+the parent's, by construction. Its context is its own: the history store keys it by the child
+session, so its first request holds the system prompt, the project instructions, its kind's
+instructions and the task prompt, and nothing of the parent's conversation.
+
+Its events reach the parent's UI: a question (an approval, a dialog) as the same
+``DecisionRequested`` the parent's would be, with ``asker`` naming the child; everything else
+wrapped in ``SubagentActivity`` for its block under the ``task`` row. Its token use is passed on as
+the parent's ``UsageReported`` too, so it counts toward the turn. Its messages go into the parent
+turn's line of the session file (``metadata.zett.subagents[call_id]``), redacted with that line.
+
+Cancelling the parent's tool call (Esc) cancels the child's stream where it waits: the runtime
+then stops its tool calls and their commands. A child that fails raises ``SubagentFailed``: the
+parent model reads why as the tool's result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from zett_agent.agent import Agent, AgentRunConfig, AgentRunContext
+from zett_agent.events import AgentEventType
+from zett_agent.ids import new_uuid7
+from zett_agent.messages import UserMessage
+
+from zett_tui.providers.errors import describe_error
+from zett_tui.runtime.events import (
+    DecisionRequested,
+    EventTranslator,
+    SubagentActivity,
+    SubagentFinished,
+    SubagentStarted,
+    UIEvent,
+    UsageReported,
+)
+from zett_tui.runtime.subagents.types import AgentType
+
+log = logging.getLogger(__name__)
+
+Sink = Callable[[UIEvent], None]
+
+#: How many subagents run at once by default (more ``task`` calls in a step wait for a slot).
+DEFAULT_PARALLEL = 4
+#: How deep delegation goes by default: the main agent's children cannot start their own.
+DEFAULT_DEPTH = 1
+
+
+class SubagentFailed(RuntimeError):
+    """The subagent could not finish; ``str()`` is what the parent model reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class Child:
+    """A running (or finished) subagent's session."""
+
+    call_id: str
+    kind: AgentType
+    parent_session_id: str
+    depth: int
+
+
+class SubagentRunner:
+    """Runs the host's subagents and knows which sessions are children."""
+
+    def __init__(
+        self,
+        kinds: Sequence[AgentType],
+        *,
+        max_parallel: int = DEFAULT_PARALLEL,
+        max_depth: int = DEFAULT_DEPTH,
+        model_label: Callable[[], str] = lambda: "",
+        describe: Callable[[BaseException], str] = describe_error,
+    ) -> None:
+        self.kinds = {kind.name: kind for kind in kinds}
+        self.max_parallel = max(1, max_parallel)
+        self.max_depth = max(0, max_depth)
+        self.agent: Agent | None = None
+        self._model_label = model_label
+        self._describe = describe
+        self._sink: Sink | None = None
+        self._slots: asyncio.Semaphore | None = None
+        self.children: dict[str, Child] = {}
+
+    # -- what the extensions ask -----------------------------------------------------------------
+
+    def child(self, session_id: str) -> Child | None:
+        return self.children.get(session_id)
+
+    def may_delegate(self, session_id: str) -> bool:
+        """Whether a request of ``session_id`` gets the ``task`` tool (depth below the limit)."""
+        child = self.children.get(session_id)
+        depth = child.depth if child is not None else 0
+        return bool(self.kinds) and depth < self.max_depth
+
+    # -- the turn's UI ---------------------------------------------------------------------------
+
+    def attach(self, sink: Sink | None) -> None:
+        """Where the children's events go during the parent's turn (None between turns)."""
+        self._sink = sink
+
+    def _emit(self, event: UIEvent) -> None:
+        sink = self._sink
+        if sink is None:
+            return
+        try:
+            sink(event)
+        except Exception:  # the UI must not end the child
+            log.warning("the UI failed to take %s", type(event).__name__, exc_info=True)
+
+    # -- one child -------------------------------------------------------------------------------
+
+    async def run(
+        self, parent: AgentRunContext, call_id: str, description: str, prompt: str, type_name: str
+    ) -> str:
+        """Run one subagent to its end; its report (the tool's result), or ``SubagentFailed``."""
+        agent = self.agent
+        if agent is None:
+            raise SubagentFailed("subagents are not ready yet")
+        kind = self.kinds.get(type_name or "general")
+        if kind is None:
+            raise SubagentFailed(f"unknown subagent_type {type_name!r}; use one of: {', '.join(self.kinds)}")
+        parent_child = self.children.get(parent.session_id)
+        depth = (parent_child.depth if parent_child is not None else 0) + 1
+        session_id = new_uuid7()
+        self.children[session_id] = Child(call_id, kind, parent.session_id, depth)
+        label = f"{kind.name}: {' '.join(description.split())}"
+        self._emit(SubagentStarted(call_id, session_id, description, kind.name, self._model_label()))
+        translator = EventTranslator()
+        usage = [0, 0]
+        answer, stop, status, error = "", None, "completed", ""
+        try:
+            if self._slots is None:
+                self._slots = asyncio.Semaphore(self.max_parallel)
+            async with self._slots:
+                config = AgentRunConfig(session_id=session_id, parent_session_id=parent.session_id)
+                metadata = {"zett": {"subagent": {"type": kind.name, "parent_call_id": call_id}}}
+                stream = agent.stream(prompt, config=config, model=parent.model, metadata=metadata)
+                async with contextlib.aclosing(stream) as events:
+                    async for event in events:
+                        for ui_event in translator.translate(event):
+                            self._pass_on(call_id, label, ui_event, usage)
+                        if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
+                            answer = _text(event.message.content)
+                            stop = event.message.stop
+        except asyncio.CancelledError:
+            status = "cancelled"
+            raise
+        except Exception as failure:
+            status, error = "failed", self._describe(failure)
+            log.warning("subagent %s failed", kind.name, exc_info=True)
+        finally:
+            self._emit(SubagentFinished(call_id, status, usage[0], usage[1], error))
+            _record(parent, call_id, agent, session_id, kind, description, status, usage, error)
+        if status == "failed":
+            raise SubagentFailed(f"The {kind.name} subagent failed: {error}")
+        if stop is not None and not stop.ok:
+            notice = f"[The subagent stopped before finishing: {stop.describe()}. Treat this report as incomplete.]"
+            return f"{notice}\n\n{answer}" if answer else notice
+        return answer or "(the subagent gave no report)"
+
+    def _pass_on(self, call_id: str, label: str, event: UIEvent, usage: list[int]) -> None:
+        if isinstance(event, DecisionRequested):
+            self._emit(dataclasses.replace(event, asker=label))
+            return
+        if isinstance(event, UsageReported):
+            usage[0] += event.input_tokens
+            usage[1] += event.output_tokens
+            self._emit(event)  # the child's tokens count toward the turn's
+        self._emit(SubagentActivity(call_id, event))
+
+
+def _record(
+    parent: AgentRunContext,
+    call_id: str,
+    agent: Agent,
+    session_id: str,
+    kind: AgentType,
+    description: str,
+    status: str,
+    usage: list[int],
+    error: str,
+) -> None:
+    """The child's run into the parent turn's line (``metadata.zett.subagents[call_id]``)."""
+    from zett_agent.storage import encode_messages
+
+    try:
+        state = agent.get_state(session_id)
+        messages = list(state.messages) if state is not None else []
+        start = next(
+            (index for index, item in enumerate(messages) if isinstance(item, UserMessage)), len(messages)
+        )
+        encoded = json.loads(encode_messages(messages[start:]))
+    except Exception:  # the record is a copy; the child's run itself is over
+        log.warning("the subagent's messages could not be recorded", exc_info=True)
+        encoded = []
+    zett = parent.metadata.get("zett")
+    if not isinstance(zett, dict):
+        zett = parent.metadata["zett"] = {}
+    children = zett.setdefault("subagents", {})
+    if isinstance(children, dict):
+        children[call_id] = {
+            "session_id": session_id,
+            "type": kind.name,
+            "description": description,
+            "status": status,
+            "input_tokens": usage[0],
+            "output_tokens": usage[1],
+            **({"error": error} if error else {}),
+            "messages": encoded,
+        }
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(part, "text", "") for part in content or ())

@@ -22,6 +22,9 @@ from zett_tui.runtime.events import (
     Notice,
     ReasoningChunk,
     SteeringDelivered,
+    SubagentActivity,
+    SubagentFinished,
+    SubagentStarted,
     TextChunk,
     TodoChanged,
     ToolCallInfo,
@@ -34,6 +37,7 @@ from zett_tui.runtime.events import (
 )
 from zett_tui.ui.chat.changes_lines import notice_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
+from zett_tui.ui.widgets.task_block import TaskBlock
 from zett_tui.ui.widgets.todo_panel import TodoBlock
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ReasoningBlock, ToolBlock, Transcript
 
@@ -45,6 +49,16 @@ FLUSH_HZ = 15
 TICK_SECONDS = 1.0
 
 Scheduler = Callable[[float, Callable[[], None]], object]
+
+
+def tool_block(call: ToolCallInfo) -> ToolBlock:
+    """A tool's row: a ``task`` call's carries its subagent (``TaskBlock``)."""
+    if call.name == "task":
+        kind = call.arguments.get("subagent_type")
+        return TaskBlock(
+            call.call_id, call.name, call.key_argument, kind if isinstance(kind, str) and kind else "general"
+        )
+    return ToolBlock(call.call_id, call.name, call.key_argument)
 
 
 @dataclass
@@ -138,6 +152,8 @@ class TurnPresenter:
         elif isinstance(event, SteeringDelivered):
             self._close_segments()
             self.transcript.add(SteerBlock(event.text))
+        elif isinstance(event, SubagentStarted | SubagentActivity | SubagentFinished):
+            self._subagent(event)
         elif isinstance(event, TodoChanged):
             self._close_segments()
             self.transcript.add(TodoBlock(event.items))
@@ -145,9 +161,31 @@ class TurnPresenter:
         elif isinstance(event, TurnFinished):
             self.finish(event)
 
+    def _subagent(self, event: SubagentStarted | SubagentActivity | SubagentFinished) -> None:
+        """A subagent's progress, on its task row (``ui.widgets.task_block``)."""
+        clock = self._tools.get(event.call_id)
+        if clock is None or not isinstance(clock.block, TaskBlock):
+            return
+        block = clock.block
+        if isinstance(event, SubagentStarted):
+            block.child_started(event.agent_type, event.model)
+        elif isinstance(event, SubagentFinished):
+            block.child_finished(event.status, event.input_tokens + event.output_tokens)
+        else:
+            inner = event.event
+            if isinstance(inner, ToolsStarted):
+                block.child_tools_started([(c.call_id, c.name, c.key_argument) for c in inner.calls])
+            elif isinstance(inner, ToolFinished):
+                block.child_tool_finished(inner.call_id, inner.state)
+            elif isinstance(inner, UsageReported):
+                block.child_tokens(inner.input_tokens + inner.output_tokens)
+            else:
+                return
+        self.transcript.refresh_block(block)
+
     def _add_tool(self, call: ToolCallInfo) -> _ToolClock:
         self._close_segments()
-        block = self.transcript.add(ToolBlock(call.call_id, call.name, call.key_argument))
+        block = self.transcript.add(tool_block(call))
         self.transcript.refresh_block(block)
         clock = self._tools[call.call_id] = _ToolClock(block, time.monotonic())
         return clock

@@ -331,7 +331,7 @@ class TurnRunner:
             if isinstance(event, DecisionRequested):
                 presenter.flush()
                 call_id = event.payload.get("tool_call_id")
-                if isinstance(call_id, str):
+                if isinstance(call_id, str) and not event.asker:  # a subagent's call has no row here
                     presenter.waiting_for_user(call_id, event.call)
                 chat.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):

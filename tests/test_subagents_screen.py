@@ -1,0 +1,70 @@
+"""Subagents on screen: the child's rows under its task row, its dialog naming it, and its block
+again after resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
+from tests.test_subagents import task
+from tests.ui_helpers import blocks_of, dialog_armed, idle, make_app, ready_app, screen_text, submit, wait_for
+from zett_tui.entry.startup import find_session_to_resume
+from zett_tui.ui.widgets.task_block import TaskBlock
+
+
+async def test_the_child_rows_show_under_the_task_and_collapse_and_come_back_on_resume(project_dir: Path) -> None:
+    (project_dir / "notes.txt").write_text("the answer is 42\n")
+    model = ScriptedModel(
+        task("t1", "Find the answer", kind="explore", description="find the answer"),
+        tool_step("r1", "read_file", {"path": "notes.txt"}),
+        text_step("It is 42."),
+        text_step("The child says 42."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "ask a child")
+        await wait_for(pilot, lambda: idle(app))
+        [block] = blocks_of(app, TaskBlock)
+        assert block.state == "done"
+        assert [(row.name, row.key_arg, row.state) for row in block.rows] == [("read_file", "notes.txt", "done")]
+        assert "explore · find the answer" in block.key_arg and "1 tool" in block.key_arg
+        text = screen_text(app)
+        assert "explore · find the answer" in text
+        assert "│ ✓ read_file" not in text  # done: one line
+        assert "read_file  notes.txt" in block.search_text()  # Ctrl+F finds the child's rows
+        block.toggle()
+        app.screen.transcript.refresh_block(block)
+        await wait_for(pilot, lambda: "read_file  notes.txt" in screen_text(app))
+        session_id = app.screen.host.session_id
+
+    found = find_session_to_resume(project_dir, session_id, continue_last=False)
+    resumed = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(resumed, size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(blocks_of(resumed, TaskBlock)))
+        [past] = blocks_of(resumed, TaskBlock)
+        assert past.state == "done" and past.agent_type == "explore"
+        assert [(row.name, row.key_arg, row.state) for row in past.rows] == [("read_file", "notes.txt", "done")]
+        assert "It is 42." in past.plain_text()
+
+
+async def test_a_child_write_opens_the_edit_dialog_naming_the_child(project_dir: Path) -> None:
+    target = project_dir / "app.py"
+    target.write_text("x = 1\n")
+    model = ScriptedModel(
+        task("t1", "Set x to 2", description="bump x"),
+        tool_step("w1", "write_file", {"path": "app.py", "content": "x = 2\n"}),
+        text_step("Refused by the user."),
+        text_step("The child was refused."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 34)) as pilot:
+        await submit(pilot, "change it")
+        dialog = await dialog_armed(pilot)
+        assert "Subagent general: bump x asks" in screen_text(app)
+        [block] = blocks_of(app, TaskBlock)
+        assert [(row.name, row.state) for row in block.rows] == [("write_file", "running")]
+        dialog.action_decline()
+        await wait_for(pilot, lambda: idle(app))
+        assert target.read_text() == "x = 1\n"
+        assert [(row.name, row.state) for row in block.rows] == [("write_file", "failed")]
+        assert "(subagent general: bump x)" in screen_text(app)

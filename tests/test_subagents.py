@@ -285,3 +285,45 @@ async def test_the_child_run_is_in_the_parent_turn_line_and_no_file_of_its_own(
     texts = [m["data"].get("content") for m in child["messages"]]
     assert texts[0] == "say hi" and "hi from the child" in texts
     assert sorted(p.name for p in path.parent.glob("*.jsonl")) == [path.name]
+
+
+async def test_the_parallel_cap_makes_children_wait_for_a_slot(project_dir: Path, hosts: HostFactory) -> None:
+    order: list[str] = []
+
+    def noted(answer: str) -> Step:
+        async def step(request: ModelRequest) -> AsyncIterator[ModelEvent]:
+            order.append(f"start {answer}")
+            await asyncio.sleep(0.05)
+            order.append(f"end {answer}")
+            async for event in text_step(answer)(request):
+                yield event
+
+        return step
+
+    calls = [
+        ("t1", "task", {"description": "one", "prompt": "job one"}),
+        ("t2", "task", {"description": "two", "prompt": "job two"}),
+    ]
+    model = RoutedModel(
+        [tools_step(calls), text_step("both done")],
+        {"job one": [noted("one")], "job two": [noted("two")]},
+    )
+    host = await hosts(model, subagent_parallel=1)  # type: ignore[arg-type]
+    await asyncio.wait_for(host.run_turn("two jobs", Collector()), 20)
+    assert order in (
+        ["start one", "end one", "start two", "end two"],
+        ["start two", "end two", "start one", "end one"],
+    )
+
+
+def test_the_subagents_table_is_read_from_the_config(tmp_path: Path) -> None:
+    from zett_tui.config.settings import load_settings
+
+    config = tmp_path / "config.toml"
+    config.write_text("[subagents]\nmax_parallel = 2\nmax_depth = 2\n")
+    settings, problems = load_settings(cwd=tmp_path, env={}, user_config=config)
+    assert problems == []
+    assert settings.subagents.max_parallel == 2 and settings.subagents.max_depth == 2
+    config.write_text("[subagents]\nmax_parallel = 0\n")
+    settings, problems = load_settings(cwd=tmp_path, env={}, user_config=config)
+    assert settings.subagents.max_parallel == 4 and "between 1 and 16" in str(problems[0])

@@ -12,7 +12,9 @@ from zett_tui.entry.startup import find_session_to_resume
 from zett_tui.ui.widgets.task_block import TaskBlock
 
 
-async def test_the_child_rows_show_under_the_task_and_collapse_and_come_back_on_resume(project_dir: Path) -> None:
+async def test_the_child_rows_show_under_the_task_and_collapse_and_come_back_on_resume(
+    project_dir: Path,
+) -> None:
     (project_dir / "notes.txt").write_text("the answer is 42\n")
     model = ScriptedModel(
         task("t1", "Find the answer", kind="explore", description="find the answer"),
@@ -26,7 +28,9 @@ async def test_the_child_rows_show_under_the_task_and_collapse_and_come_back_on_
         await wait_for(pilot, lambda: idle(app))
         [block] = blocks_of(app, TaskBlock)
         assert block.state == "done"
-        assert [(row.name, row.key_arg, row.state) for row in block.rows] == [("read_file", "notes.txt", "done")]
+        assert [(row.name, row.key_arg, row.state) for row in block.rows] == [
+            ("read_file", "notes.txt", "done")
+        ]
         assert "explore · find the answer" in block.key_arg and "1 tool" in block.key_arg
         text = screen_text(app)
         assert "explore · find the answer" in text
@@ -43,7 +47,9 @@ async def test_the_child_rows_show_under_the_task_and_collapse_and_come_back_on_
         await wait_for(pilot, lambda: bool(blocks_of(resumed, TaskBlock)))
         [past] = blocks_of(resumed, TaskBlock)
         assert past.state == "done" and past.agent_type == "explore"
-        assert [(row.name, row.key_arg, row.state) for row in past.rows] == [("read_file", "notes.txt", "done")]
+        assert [(row.name, row.key_arg, row.state) for row in past.rows] == [
+            ("read_file", "notes.txt", "done")
+        ]
         assert "It is 42." in past.plain_text()
 
 

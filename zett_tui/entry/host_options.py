@@ -31,6 +31,9 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
         settings["sandbox"] = launch.sandbox
     if launch.checkpoint_max_file_bytes is not None:
         settings["checkpoint_max_file_bytes"] = launch.checkpoint_max_file_bytes
+    if launch.subagents is not None:
+        settings["subagent_parallel"] = launch.subagents.max_parallel
+        settings["subagent_depth"] = launch.subagents.max_depth
     if launch.describe_error is not None:
         settings["describe_error"] = launch.describe_error
     settings.update(overrides)

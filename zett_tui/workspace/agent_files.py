@@ -11,12 +11,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from zett_tui.core.contained_read import NotRead
-from zett_tui.runtime.subagents.types import NAME, AgentType, tool_names
+from zett_tui.runtime.subagents.types import BUILT_IN, NAME, AgentType, tool_names
 from zett_tui.workspace.contained_folder import Problem, read_text, real_folder, walk_files
 from zett_tui.workspace.front_matter import FrontMatterError, split_front_matter
 from zett_tui.workspace.markdown_commands import Origin
 
 _DESCRIPTION_CHARS = 300
+BUILT_IN_NAMES = frozenset(kind.name for kind in BUILT_IN)
 
 
 def load_agent_files(folders: Iterable[Origin]) -> tuple[list[AgentType], list[Problem]]:
@@ -52,6 +53,9 @@ def _load_one(path: Path, origin: Origin, root: Path, problems: list[Problem]) -
         return None
     fields = document.fields
     name = (fields.get("name") or path.stem).strip().lower()
+    if name in BUILT_IN_NAMES:
+        problems.append(Problem(path, f"{name!r} is a built-in subagent; give this one another name"))
+        return None
     if not NAME.match(name):
         problems.append(Problem(path, "its name can only have lowercase letters, digits, '-' and '_'"))
         return None

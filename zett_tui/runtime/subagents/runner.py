@@ -92,6 +92,10 @@ class SubagentRunner:
         self._slots: asyncio.Semaphore | None = None
         self.children: dict[str, Child] = {}
 
+    def use(self, kinds: Sequence[AgentType]) -> None:
+        """Offer ``kinds`` from the next request on (a project trusted mid-session adds its own)."""
+        self.kinds = {kind.name: kind for kind in kinds}
+
     # -- what the extensions ask -----------------------------------------------------------------
 
     def child(self, session_id: str) -> Child | None:

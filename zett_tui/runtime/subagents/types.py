@@ -10,9 +10,14 @@ separated or as a YAML list; left out, the agent has the ``general`` set. No run
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.host import HostOptions
 
 #: The tools that only read: what ``explore`` has, and what a read-only custom agent keeps.
 READ_TOOLS = frozenset({"read_file", "view_image", "glob", "grep"})
@@ -103,15 +108,19 @@ def tool_names(value: str) -> frozenset[str] | None:
 
 
 def agent_types(custom: Iterable[AgentType]) -> tuple[AgentType, ...]:
-    """The built-in kinds, then the custom ones (a custom kind of the same name replaces a built-in
-    one; the first file of a name wins over later ones)."""
-    chosen: dict[str, AgentType] = {}
+    """The built-in kinds, then the custom ones (the first of a name wins; a built-in name stays
+    the built-in kind: ``explore`` is read-only whatever a project's files say)."""
+    chosen: dict[str, AgentType] = {kind.name: kind for kind in BUILT_IN}
     for kind in custom:
         chosen.setdefault(kind.name, kind)
-    built_in = [kind for kind in BUILT_IN if kind.name not in chosen]
-    return (*built_in, *chosen.values())
+    return tuple(chosen.values())
 
 
 def describe_types(kinds: Sequence[AgentType]) -> str:
     """The lines of the ``task`` tool's description that list the kinds."""
     return "\n".join(f"- {kind.name}: {kind.description}" for kind in kinds)
+
+
+def with_agents(options: HostOptions, agents: Sequence[AgentType]) -> HostOptions:
+    """``options`` with the custom subagents of the user's and a trusted project's files."""
+    return dataclasses.replace(options, agent_types=(*options.agent_types, *agents))

@@ -247,13 +247,19 @@ class ChatScreen(Screen[None]):
             resume_collection()  # the question can stay open for as long as the user likes
             await settle_project_trust(self)
         from zett_tui.runtime.skills_extension import with_skills
+        from zett_tui.runtime.subagents.types import with_agents
         from zett_tui.ui.chat.workspace_commands import offer_workspace_files
 
         files = await offer_workspace_files(self)  # after the trust question: a project's need it
         launch = self.launch
         from zett_tui.ui.chat.mcp_status import start_mcp
 
-        host = AgentHost(with_skills(options_from_launch(launch, mcp_manager=start_mcp(self)), files.skills))
+        host = AgentHost(
+            with_agents(
+                with_skills(options_from_launch(launch, mcp_manager=start_mcp(self)), files.skills),
+                files.agents,
+            )
+        )
         try:
             try:
                 await host.start()

@@ -3,6 +3,7 @@
 from collections.abc import Mapping
 
 from zett_tui.ui.chat.commands import (
+    agents,
     copy,
     core,
     extensions,
@@ -18,6 +19,7 @@ from zett_tui.ui.chat.commands import (
 from zett_tui.ui.chat.commands.registry import REGISTRY, SlashCommand
 
 __all__ = [
+    "agents",
     "builtin_commands",
     "copy",
     "core",

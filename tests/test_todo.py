@@ -93,3 +93,17 @@ def test_parse_rejects_what_is_not_a_checklist() -> None:
             continue
         raise AssertionError(f"accepted {bad!r}")
     assert summary(()) == "Checklist cleared."
+
+
+async def test_resume_skips_a_failed_write(project_dir: Path, hosts: HostFactory) -> None:
+    bad = [{"content": "x", "status": "doing", "activeForm": "x"}]
+    model = ScriptedModel(
+        tool_step("t1", "todo_write", {"todos": THREE}),
+        tool_step("t2", "todo_write", {"todos": bad}),
+        text_step("ok"),
+    )
+    host = await hosts(model)
+    await host.run_turn("go", Collector())
+    await host.aclose()
+    resumed = await hosts(ScriptedModel(), session_id=host.session_id)
+    assert len(resumed.todos.items) == 3

@@ -34,9 +34,9 @@ def recorded_todos(path: Path) -> tuple[TodoItem, ...]:
 def _last_write(record: TurnRecord) -> tuple[TodoItem, ...] | None:
     """The list the turn's last successful ``todo_write`` set, or None when it made none."""
     failed = {
-        data.get("tool_call_id")
+        result.get("tool_call_id")
         for envelope in record.messages
-        if envelope.get("kind") == 4 and (data := envelope.get("data") or {}).get("success") is False
+        if envelope.get("kind") == 4 and (result := envelope.get("data") or {}).get("success") is False
     }
     found: tuple[TodoItem, ...] | None = None
     for envelope in record.messages:

@@ -148,15 +148,17 @@ class SubagentRunner:
                 self._slots = asyncio.Semaphore(self.max_parallel)
             async with self._slots:
                 config = AgentRunConfig(session_id=session_id, parent_session_id=parent.session_id)
-                metadata = {"zett": {"subagent": {"type": kind.name, "parent_call_id": call_id}}}
+                metadata: dict[str, Any] = {
+                    "zett": {"subagent": {"type": kind.name, "parent_call_id": call_id}}
+                }
                 stream = agent.stream(prompt, config=config, model=parent.model, metadata=metadata)
-                async with contextlib.aclosing(stream) as events:
+                async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                     async for event in events:
                         for ui_event in translator.translate(event):
                             self._pass_on(call_id, label, ui_event, usage)
                         if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
                             answer = _text(event.message.content)
-                            stop = event.message.stop
+                            stop = getattr(event.message, "stop", None)
         except asyncio.CancelledError:
             status = "cancelled"
             raise

@@ -327,3 +327,30 @@ def test_the_subagents_table_is_read_from_the_config(tmp_path: Path) -> None:
     config.write_text("[subagents]\nmax_parallel = 0\n")
     settings, problems = load_settings(cwd=tmp_path, env={}, user_config=config)
     assert settings.subagents.max_parallel == 4 and "between 1 and 16" in str(problems[0])
+
+
+async def test_search_and_export_see_the_child_run(project_dir: Path, hosts: HostFactory) -> None:
+    import io
+
+    from zett_tui.sessions.export import write_markdown
+    from zett_tui.sessions.index import SessionIndex
+    from zett_tui.sessions.search import search_sessions
+
+    (project_dir / "notes.txt").write_text("zebracorn lives here\n")
+    model = ScriptedModel(
+        task("t1", "Find it", kind="explore"),
+        tool_step("r1", "read_file", {"path": "notes.txt"}),
+        text_step("found it"),
+        text_step("done"),
+    )
+    host = await hosts(model)
+    await host.run_turn("go", Collector())
+    await host.aclose()
+    assert host.recorder is not None
+    [summary] = SessionIndex(host.recorder.session_path(host.session_id).parent).list_sessions()
+    [hit] = search_sessions("zebracorn", [summary])  # only the child read it
+    assert hit.where == "subagent explore"
+    out = io.StringIO()
+    write_markdown(summary, out, [])
+    assert "Subagent `explore` (completed" in out.getvalue()
+    assert "`read_file` `notes.txt` — ok" in out.getvalue()

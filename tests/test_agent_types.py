@@ -88,3 +88,32 @@ def test_a_file_cannot_replace_a_built_in_kind(tmp_path: Path) -> None:
     assert agents == [] and "built-in" in str(problems[0])
     kinds = agent_types([AgentType("explore", "mine", "prompt", tools=frozenset({"write_file"}))])
     assert [kind.name for kind in kinds] == ["general", "explore"] and kinds[1].read_only
+
+
+async def test_an_agent_model_answers_its_runs_and_is_closed_after(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    from zett_tui.runtime.subagents.types import AgentType
+    from zett_tui.runtime.turn_model import TurnModel
+
+    small = ScriptedModel(text_step("from the small model"))
+    kind = AgentType("quick", "quick lookups", "Be quick.", model="small-one", source="user: quick.md")
+    asked: list[str] = []
+
+    def model_for(wanted: str) -> tuple[TurnModel | None, str]:
+        asked.append(wanted)
+        return TurnModel("small-one", lambda: small, "low"), ""
+
+    main = ScriptedModel(task("t1", "look it up", kind="quick"), text_step("done"))
+    host = await hosts(main, agent_types=[kind], model_for=model_for)
+    sink = Collector()
+    await asyncio.wait_for(host.run_turn("go", sink), 20)
+    assert asked == ["small-one"]
+    assert len(small.requests) == 1 and len(main.requests) == 2
+    from tests.test_subagents import last_tool_result
+    from zett_tui.runtime.events import SubagentStarted
+
+    assert last_tool_result(main.requests[1]) == "from the small model"
+    assert small.closed
+    [started] = sink.of(SubagentStarted)
+    assert started.model == "small-one"

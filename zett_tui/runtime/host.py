@@ -120,6 +120,9 @@ class HostOptions:
     #: How many subagents run at once, and how deep delegation goes (1: children cannot delegate).
     subagent_parallel: int = DEFAULT_PARALLEL
     subagent_depth: int = DEFAULT_DEPTH
+    #: The model a subagent's ``model`` names, and the line to say (``turn_model.model_for_command``);
+    #: None: every subagent answers with the session's model.
+    model_for: Callable[[str], tuple[TurnModel | None, str]] | None = None
 
 
 class AgentHost:
@@ -172,6 +175,7 @@ class AgentHost:
             max_depth=options.subagent_depth,
             model_label=lambda: self.options.model_label,
             describe=lambda error: self.options.describe_error(error),
+            model_for=options.model_for,
         )
         #: The session's hooks (``runtime.hooks``); ``SessionStart`` has run once ``start`` returns.
         self.hooks = SessionHooks(

@@ -27,17 +27,19 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zett_agent.agent import Agent, AgentRunConfig, AgentRunContext
 from zett_agent.events import AgentEventType
 from zett_agent.ids import new_uuid7
 from zett_agent.messages import UserMessage
+from zett_agent.model import AgentModel
 
 from zett_tui.providers.errors import describe_error
 from zett_tui.runtime.events import (
     DecisionRequested,
     EventTranslator,
+    Notice,
     SubagentActivity,
     SubagentFinished,
     SubagentStarted,
@@ -45,6 +47,9 @@ from zett_tui.runtime.events import (
     UsageReported,
 )
 from zett_tui.runtime.subagents.types import AgentType
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.turn_model import TurnModel
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +86,7 @@ class SubagentRunner:
         max_depth: int = DEFAULT_DEPTH,
         model_label: Callable[[], str] = lambda: "",
         describe: Callable[[BaseException], str] = describe_error,
+        model_for: Callable[[str], tuple[TurnModel | None, str]] | None = None,
     ) -> None:
         self.kinds = {kind.name: kind for kind in kinds}
         self.max_parallel = max(1, max_parallel)
@@ -88,6 +94,7 @@ class SubagentRunner:
         self.agent: Agent | None = None
         self._model_label = model_label
         self._describe = describe
+        self._model_for = model_for
         self._sink: Sink | None = None
         self._slots: asyncio.Semaphore | None = None
         self.children: dict[str, Child] = {}
@@ -139,7 +146,8 @@ class SubagentRunner:
         session_id = new_uuid7()
         self.children[session_id] = Child(call_id, kind, parent.session_id, depth)
         label = f"{kind.name}: {' '.join(description.split())}"
-        self._emit(SubagentStarted(call_id, session_id, description, kind.name, self._model_label()))
+        model, model_label = await self._model(kind, parent)
+        self._emit(SubagentStarted(call_id, session_id, description, kind.name, model_label))
         translator = EventTranslator()
         usage = [0, 0]
         answer, stop, status, error = "", None, "completed", ""
@@ -151,7 +159,7 @@ class SubagentRunner:
                 metadata: dict[str, Any] = {
                     "zett": {"subagent": {"type": kind.name, "parent_call_id": call_id}}
                 }
-                stream = agent.stream(prompt, config=config, model=parent.model, metadata=metadata)
+                stream = agent.stream(prompt, config=config, model=model or parent.model, metadata=metadata)
                 async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                     async for event in events:
                         for ui_event in translator.translate(event):
@@ -166,6 +174,9 @@ class SubagentRunner:
             status, error = "failed", self._describe(failure)
             log.warning("subagent %s failed", kind.name, exc_info=True)
         finally:
+            if model is not None and hasattr(model, "aclose"):
+                with contextlib.suppress(Exception):
+                    await model.aclose()
             self._emit(SubagentFinished(call_id, status, usage[0], usage[1], error))
             _record(parent, call_id, agent, session_id, kind, description, status, usage, error)
         if status == "failed":
@@ -174,6 +185,20 @@ class SubagentRunner:
             notice = f"[The subagent stopped before finishing: {stop.describe()}. Treat this report as incomplete.]"
             return f"{notice}\n\n{answer}" if answer else notice
         return answer or "(the subagent gave no report)"
+
+    async def _model(self, kind: AgentType, parent: AgentRunContext) -> tuple[AgentModel | None, str]:
+        """The model the kind names, built for this run (None: the parent request's), and its label."""
+        if not kind.model or self._model_for is None:
+            return None, self._model_label()
+        from zett_tui.runtime.turn_model import build_for_turn
+
+        wanted, line = self._model_for(kind.model)
+        if line:
+            self._emit(Notice(line.replace("/agent:", f"Subagent {kind.name}:"), "warning"))
+        if wanted is None:
+            return None, self._model_label()
+        built = await build_for_turn(wanted, self._model_label(), self._emit)
+        return (built, wanted.label) if built is not None else (None, self._model_label())
 
     def _pass_on(self, call_id: str, label: str, event: UIEvent, usage: list[int]) -> None:
         if isinstance(event, DecisionRequested):

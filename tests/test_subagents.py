@@ -354,3 +354,8 @@ async def test_search_and_export_see_the_child_run(project_dir: Path, hosts: Hos
     write_markdown(summary, out, [])
     assert "Subagent `explore` (completed" in out.getvalue()
     assert "`read_file` `notes.txt` — ok" in out.getvalue()
+    from zett_tui.ui.browser.preview import load_preview
+
+    [turn] = load_preview(summary, hit).turns  # the browser's preview paints it as resume does
+    [tool] = turn.tools
+    assert tool.subagent is not None and tool.subagent.tools == (("read_file", "notes.txt", True),)

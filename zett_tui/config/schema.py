@@ -286,9 +286,10 @@ CHECKPOINTS_SCHEMA: Mapping[str, Setting] = {
 """User-only: a cloned repository must not be able to keep its files out of the checkpoints."""
 
 SUBAGENTS_SCHEMA: Mapping[str, Setting] = {
-    "max_parallel": Setting(convert_small_count),
-    "max_depth": Setting(convert_small_count),
+    "max_parallel": Setting(convert_small_count, user_only=True),
+    "max_depth": Setting(convert_small_count, user_only=True),
 }
+"""User-only: a cloned repository must not be able to fan the model out or let it recurse."""
 
 SCHEMA: Schema = {
     "model": Setting(convert_model),

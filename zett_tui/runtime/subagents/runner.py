@@ -179,6 +179,7 @@ class SubagentRunner:
                     await model.aclose()
             self._emit(SubagentFinished(call_id, status, usage[0], usage[1], error))
             _record(parent, call_id, agent, session_id, kind, description, status, usage, error)
+            self.children.pop(session_id, None)  # its requests are over: nothing asks about it again
         if status == "failed":
             raise SubagentFailed(f"The {kind.name} subagent failed: {error}")
         if stop is not None and not stop.ok:

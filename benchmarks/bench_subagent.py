@@ -52,7 +52,12 @@ async def main(count: int, runs: int) -> None:
     project = _isolate()
     model = ScriptedModel()
     host = AgentHost(
-        HostOptions(model_factory=lambda: model, model_label="scripted", cwd=project, permission_mode=PermissionMode.AUTO)
+        HostOptions(
+            model_factory=lambda: model,
+            model_label="scripted",
+            cwd=project,
+            permission_mode=PermissionMode.AUTO,
+        )
     )
     await host.start()
 

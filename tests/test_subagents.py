@@ -8,6 +8,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from zett_agent.messages import SystemMessage, UserMessage
 from zett_agent.model import ModelEvent, ModelRequest, RetryOptions
@@ -359,3 +360,33 @@ async def test_search_and_export_see_the_child_run(project_dir: Path, hosts: Hos
     [turn] = load_preview(summary, hit).turns  # the browser's preview paints it as resume does
     [tool] = turn.tools
     assert tool.subagent is not None and tool.subagent.tools == (("read_file", "notes.txt", True),)
+
+
+async def test_plan_mode_switched_on_while_a_child_runs_holds_it_to_reading(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    target = project_dir / "app.py"
+    target.write_text("x = 1\n")
+    holder: list[Any] = []
+
+    def switch_then_write(request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        holder[0].set_mode(PermissionMode.PLAN)  # the user pressed Shift+Tab meanwhile
+        return tools_step(
+            [
+                ("w1", "write_file", {"path": "app.py", "content": "pwned"}),
+                ("w2", "bash", {"command": "echo pwned > app.py"}),
+                ("r1", "read_file", {"path": "app.py"}),
+            ]
+        )(request)
+
+    model = ScriptedModel(task("t1", "change it"), switch_then_write, text_step("could not"), text_step("ok"))
+    host = await hosts(model, permission_mode=PermissionMode.AUTO)
+    holder.append(host)
+    sink = Collector()
+    await asyncio.wait_for(host.run_turn("go", sink), 20)
+    assert target.read_text() == "x = 1\n"
+    inner = {
+        e.event.call_id: e.event.state for e in sink.of(SubagentActivity) if isinstance(e.event, ToolFinished)
+    }
+    assert inner == {"w1": "refused", "w2": "refused", "r1": "done"}
+    assert not sink.of(DecisionRequested)

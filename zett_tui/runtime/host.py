@@ -269,7 +269,10 @@ class AgentHost:
             report_failure=self._extension_failed,
             hooks=self.hooks,
             todos=TodoExtension(self.todos, is_main_session=lambda session_id: session_id == self.session_id),
-            subagents=(SubagentToolGate(self.subagents), SubagentExtension(self.subagents)),
+            subagents=(
+                SubagentToolGate(self.subagents, plan_active=self._plan_active),
+                SubagentExtension(self.subagents),
+            ),
         )
         self.plan_guard = stack.plan_guard
         self.edit_gate = stack.edit_gate
@@ -501,6 +504,12 @@ class AgentHost:
     def take_notices(self) -> list[Notice]:
         """What the user should hear now (a damaged history set aside at start), and not again."""
         return self.notices.take()
+
+    def _plan_active(self, session_id: str) -> bool:
+        """Plan Mode is on for the main session (by the mode, or the runtime's Plan Mode)."""
+        if self.mode is PermissionMode.PLAN:
+            return True
+        return self.plan_guard is not None and bool(self.plan_guard.is_active(session_id))
 
     def mode_of(self, session_id: str) -> PermissionMode:
         """The permission mode the extensions consult (one session per host)."""

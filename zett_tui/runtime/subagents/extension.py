@@ -19,7 +19,7 @@ from zett_agent.messages import SystemMessage, ToolCall
 from zett_agent.tools.base import AgentTool, current_tool_call_id
 
 from zett_tui.runtime.subagents.runner import Child, SubagentRunner
-from zett_tui.runtime.subagents.types import describe_types
+from zett_tui.runtime.subagents.types import READ_TOOLS, describe_types
 from zett_tui.runtime.tool_refusal import ToolRefused
 
 TASK_TOOL = "task"
@@ -67,8 +67,13 @@ class SubagentToolGate(AgentExtension):
     name = "ZettSubagentToolGate"
     priority = 0
 
-    def __init__(self, runner: SubagentRunner) -> None:
+    def __init__(
+        self, runner: SubagentRunner, plan_active: Callable[[str], bool] = lambda session_id: False
+    ) -> None:
         self.runner = runner
+        #: Whether Plan Mode is on for a session: switched on while a subagent runs, it holds the
+        #: subagent to reading too (Plan Mode's own guard knows only the main session).
+        self._plan_active = plan_active
 
     async def before_tool(self, context: AgentRunContext, call: ToolCall) -> None:
         """Before Plan Mode's ``before_tool``, which asks the user about ``enter_plan_mode`` whether
@@ -84,6 +89,10 @@ class SubagentToolGate(AgentExtension):
         child = self.runner.child(context.session_id)
         if child is not None and not _allowed(child, call.name, self.runner):
             raise SubagentToolRefused(f"The {child.kind.name} subagent cannot use {call.name}.")
+        if child is not None and call.name not in READ_TOOLS and self._plan_active(child.parent_session_id):
+            raise SubagentToolRefused(
+                f"Plan Mode is on: the {child.kind.name} subagent may only read now, so {call.name} did not run."
+            )
         return await call_next()
 
 

@@ -74,3 +74,37 @@ async def test_a_child_write_opens_the_edit_dialog_naming_the_child(project_dir:
         assert target.read_text() == "x = 1\n"
         assert [(row.name, row.state) for row in block.rows] == [("write_file", "failed")]
         assert "(subagent general: bump x)" in screen_text(app)
+
+
+async def test_esc_stops_two_children_and_their_commands_within_a_second(project_dir: Path) -> None:
+    import time
+
+    from tests.fakes.host import live_processes_mentioning
+    from tests.fakes.scripted_model import tools_step
+    from tests.test_subagents import RoutedModel
+    from zett_tui.runtime.modes import PermissionMode
+
+    marker = "zett-screen-child-sleep-5519"
+    calls = [
+        ("t1", "task", {"description": "one", "prompt": "job one"}),
+        ("t2", "task", {"description": "two", "prompt": "job two"}),
+    ]
+    model = RoutedModel(
+        [tools_step(calls)],
+        {
+            "job one": [tool_step("b1", "bash", {"command": f"sleep 30 # {marker}-1"})],
+            "job two": [tool_step("b2", "bash", {"command": f"sleep 30 # {marker}-2"})],
+        },
+    )
+    app = make_app(model, host_overrides={"permission_mode": PermissionMode.AUTO})  # type: ignore[arg-type]
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "two jobs")
+        await wait_for(pilot, lambda: len(live_processes_mentioning(marker)) >= 2, timeout=15)
+        blocks = blocks_of(app, TaskBlock)
+        assert len(blocks) == 2 and all(block.rows for block in blocks)
+        pressed = time.monotonic()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: idle(app), timeout=5)
+        assert time.monotonic() - pressed < 1.0
+        await wait_for(pilot, lambda: not live_processes_mentioning(marker), timeout=3)
+        assert all(block.state == "cancelled" for block in blocks)

@@ -390,3 +390,26 @@ async def test_plan_mode_switched_on_while_a_child_runs_holds_it_to_reading(
     }
     assert inner == {"w1": "refused", "w2": "refused", "r1": "done"}
     assert not sink.of(DecisionRequested)
+
+
+async def test_a_secret_a_child_read_reaches_no_file(project_dir: Path, hosts: HostFactory) -> None:
+    secret = "ghp_R8t2Y6u0I4o8P2a6S0d4F8g2H6j0K4l8Z2x6"
+    (project_dir / "env.txt").write_text(f"TOKEN={secret}\n")
+    model = ScriptedModel(
+        task("t1", "read env.txt"),
+        tool_step("r1", "read_file", {"path": "env.txt"}),
+        text_step(f"The token is {secret}"),
+        text_step("done"),
+    )
+    host = await hosts(model)
+    await host.run_turn("go", Collector())
+    await host.aclose()
+    assert host.recorder is not None
+    line = host.recorder.session_path(host.session_id).read_text()
+    assert "subagents" in line and secret not in line
+    assert host.files is not None
+    database = host.files.history_db
+    stored = list(database.parent.glob(database.name + "*"))  # the history, its journal and WAL
+    assert stored and b"read env.txt" in b"".join(path.read_bytes() for path in stored)  # the child's
+    for path in stored:
+        assert secret.encode() not in path.read_bytes(), path

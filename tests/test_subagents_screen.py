@@ -108,3 +108,36 @@ async def test_esc_stops_two_children_and_their_commands_within_a_second(project
         assert time.monotonic() - pressed < 1.0
         await wait_for(pilot, lambda: not live_processes_mentioning(marker), timeout=3)
         assert all(block.state == "cancelled" for block in blocks)
+
+
+async def test_agents_lists_the_kinds_and_where_each_came_from(project_dir: Path) -> None:
+    from zett_tui.core import paths
+
+    folder = paths.config_dir() / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "reviewer.md").write_text("---\ndescription: Reviews diffs\ntools: Read, Grep\n---\nReview.\n")
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: app.screen.host is not None and app.screen.host.ready)
+        await submit(pilot, "/agents")
+        await wait_for(pilot, lambda: "Subagents (the model" in screen_text(app))
+        text = screen_text(app)
+        assert "general" in text and "explore" in text and "reviewer" in text
+        assert "from built-in" in text and f"from user: {folder / 'reviewer.md'}" in text
+        assert "tools: reads only" in text
+
+
+async def test_todo_clear_empties_the_checklist(project_dir: Path) -> None:
+    from tests.test_todo import THREE
+
+    model = ScriptedModel(tool_step("t1", "todo_write", {"todos": THREE}), text_step("ok"))
+    app = make_app(model)
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "plan it")
+        await wait_for(pilot, lambda: idle(app))
+        host = app.screen.host
+        assert len(host.todos.items) == 3
+        await submit(pilot, "/todo")
+        await wait_for(pilot, lambda: "Checklist: 3 tasks" in screen_text(app))
+        await submit(pilot, "/todo clear")
+        await wait_for(pilot, lambda: host.todos.items == ())

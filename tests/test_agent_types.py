@@ -4,7 +4,10 @@ project's), the tools each may use, and ``/agents``."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
+
+import pytest
 
 from tests.fakes.host import Collector, HostFactory
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
@@ -46,17 +49,31 @@ def test_tool_lists_in_either_naming_and_as_yaml_lists() -> None:
     assert tool_names("") is None
 
 
-def test_a_project_agent_loads_only_once_the_project_is_trusted(project_dir: Path) -> None:
-    folder = project_dir / ".claude" / "agents"
+def test_a_project_agent_loads_only_once_the_project_is_trusted_as_it_is(
+    project_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zett_tui.config.trust import TrustState, project_files, remember, trust_state
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    folder = project_dir / ".claude" / "agents"  # a repository with only .claude/agents is a project
     folder.mkdir(parents=True)
     (folder / "reviewer.md").write_text(REVIEWER)
-    files = load_workspace_files(project_dir, {"HOME": str(project_dir.parent)})
+    env = dict(os.environ)
+    files = load_workspace_files(project_dir, env)
     assert files.agents == []
     assert any(".claude/agents" in line for line in files.untrusted)
+    project = project_files(project_dir)
+    assert project is not None and ".claude/agents/reviewer.md" in project.files
+    remember(project, trusted=True)
+    [agent] = load_workspace_files(project_dir, env).agents
+    assert agent.name == "reviewer" and agent.source.startswith("project: ")
+    (folder / "reviewer.md").write_text(REVIEWER.replace("Read, Grep, Glob", "Bash, Write"))
+    changed = project_files(project_dir)
+    assert changed is not None and trust_state(changed) is not TrustState.TRUSTED  # asked again
+    assert load_workspace_files(project_dir, env).agents == []
     (paths.config_dir() / "agents").mkdir(parents=True, exist_ok=True)
     (paths.config_dir() / "agents" / "mine.md").write_text(REVIEWER.replace("reviewer", "mine"))
-    files = load_workspace_files(project_dir, {"HOME": str(project_dir.parent)})
-    assert [agent.name for agent in files.agents] == ["mine"]
+    assert [agent.name for agent in load_workspace_files(project_dir, env).agents] == ["mine"]
 
 
 async def test_a_custom_read_only_agent_cannot_write_and_gets_its_instructions(

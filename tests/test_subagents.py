@@ -248,6 +248,13 @@ async def test_esc_stops_both_children_and_their_commands(project_dir: Path, hos
     assert isinstance(sink.events[-1], TurnFinished) or any(
         e.status == "cancelled" for e in sink.of(TurnFinished)
     )
+    assert host.recorder is not None
+    path = host.recorder.session_path(host.session_id)
+    await wait_until(lambda: path.exists() and path.read_text().strip() != "", timeout=5)
+    [line] = [json.loads(text) for text in path.read_text().splitlines()]
+    assert line["status"] == "cancelled"
+    children = line["metadata"]["zett"]["subagents"]
+    assert {child["status"] for child in children.values()} == {"cancelled"} and len(children) == 2
 
 
 async def test_a_rewind_of_the_parent_turn_takes_back_the_child_edit(
@@ -410,6 +417,8 @@ async def test_a_secret_a_child_read_reaches_no_file(project_dir: Path, hosts: H
     assert host.files is not None
     database = host.files.history_db
     stored = list(database.parent.glob(database.name + "*"))  # the history, its journal and WAL
-    assert stored and b"read env.txt" in b"".join(path.read_bytes() for path in stored)  # the child's
+    assert stored and b"go" in b"".join(path.read_bytes() for path in stored)  # the parent's turn
     for path in stored:
+        # the subagent's run is kept in its parent turn's line only: nothing of it is in the history
         assert secret.encode() not in path.read_bytes(), path
+        assert b"TOKEN=" not in path.read_bytes(), path  # what only the subagent read

@@ -237,6 +237,7 @@ class AgentHost:
         for notice in await files.open(redact, resumed=options.session_id is not None):
             self.notices.add(notice)
         assert files.recorder is not None
+        files.recorder.subagent_records = self.subagents.take_records
         self.compaction = ContextCompaction(self.context_window)
         self.compaction.follow_effort(self.reasoning_effort)
         self.checkpoints = SessionCheckpoints(

@@ -98,6 +98,9 @@ class SubagentRunner:
         self._sink: Sink | None = None
         self._slots: asyncio.Semaphore | None = None
         self.children: dict[str, Child] = {}
+        #: Finished runs by the session that started them, then by its ``task`` call: taken into
+        #: that session's turn line when it ends (``take_records``), a subagent's into its own.
+        self._records: dict[str, dict[str, dict[str, Any]]] = {}
 
     def use(self, kinds: Sequence[AgentType]) -> None:
         """Offer ``kinds`` from the next request on (a project trusted mid-session adds its own)."""
@@ -113,6 +116,11 @@ class SubagentRunner:
         child = self.children.get(session_id)
         depth = child.depth if child is not None else 0
         return bool(self.kinds) and depth < self.max_depth
+
+    def take_records(self, session_id: str) -> dict[str, dict[str, Any]]:
+        """The runs the turn of ``session_id`` started, for its line (and forgotten here). They are
+        not in the request's metadata while it runs: the history stores that with every message."""
+        return self._records.pop(session_id, {})
 
     # -- the turn's UI ---------------------------------------------------------------------------
 
@@ -178,7 +186,11 @@ class SubagentRunner:
                 with contextlib.suppress(Exception):
                     await model.aclose()
             self._emit(SubagentFinished(call_id, status, usage[0], usage[1], error))
-            _record(parent, call_id, agent, session_id, kind, description, status, usage, error)
+            record = _record(agent, session_id, kind, description, status, usage, error)
+            nested = self.take_records(session_id)
+            if nested:
+                record["subagents"] = nested
+            self._records.setdefault(parent.session_id, {})[call_id] = record
             self.children.pop(session_id, None)  # its requests are over: nothing asks about it again
         if status == "failed":
             raise SubagentFailed(f"The {kind.name} subagent failed: {error}")
@@ -213,8 +225,6 @@ class SubagentRunner:
 
 
 def _record(
-    parent: AgentRunContext,
-    call_id: str,
     agent: Agent,
     session_id: str,
     kind: AgentType,
@@ -222,8 +232,8 @@ def _record(
     status: str,
     usage: list[int],
     error: str,
-) -> None:
-    """The child's run into the parent turn's line (``metadata.zett.subagents[call_id]``)."""
+) -> dict[str, Any]:
+    """The child's run as its parent turn's line keeps it (``metadata.zett.subagents[call_id]``)."""
     from zett_agent.storage import encode_messages
 
     try:
@@ -236,21 +246,16 @@ def _record(
     except Exception:  # the record is a copy; the child's run itself is over
         log.warning("the subagent's messages could not be recorded", exc_info=True)
         encoded = []
-    zett = parent.metadata.get("zett")
-    if not isinstance(zett, dict):
-        zett = parent.metadata["zett"] = {}
-    children = zett.setdefault("subagents", {})
-    if isinstance(children, dict):
-        children[call_id] = {
-            "session_id": session_id,
-            "type": kind.name,
-            "description": description,
-            "status": status,
-            "input_tokens": usage[0],
-            "output_tokens": usage[1],
-            **({"error": error} if error else {}),
-            "messages": encoded,
-        }
+    return {
+        "session_id": session_id,
+        "type": kind.name,
+        "description": description,
+        "status": status,
+        "input_tokens": usage[0],
+        "output_tokens": usage[1],
+        **({"error": error} if error else {}),
+        "messages": encoded,
+    }
 
 
 def _text(content: Any) -> str:

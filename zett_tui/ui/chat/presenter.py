@@ -102,6 +102,9 @@ class TurnPresenter:
     #: Calls the user said no to in a dialog: a failure of theirs is "declined".
     _declined: set[str] = field(default_factory=set)
     _ticking: bool = False
+    #: Subagent blocks changed since their last redraw, and whether that redraw is scheduled.
+    _stale_tasks: set[TaskBlock] = field(default_factory=set)
+    _tasks_pending: bool = False
     _finished: bool = False
     #: An answer block was shown in this turn.
     answered: bool = False
@@ -181,7 +184,18 @@ class TurnPresenter:
                 block.child_tokens(inner.input_tokens + inner.output_tokens)
             else:
                 return
-        self.transcript.refresh_block(block)
+        # Several subagents can step many times a second: their blocks are redrawn at most
+        # FLUSH_HZ times a second, like streamed text (each redraw costs a transcript frame).
+        self._stale_tasks.add(block)
+        if not self._tasks_pending:
+            self._tasks_pending = True
+            self.schedule(1 / FLUSH_HZ, self._refresh_tasks)
+
+    def _refresh_tasks(self) -> None:
+        self._tasks_pending = False
+        stale, self._stale_tasks = self._stale_tasks, set()
+        for block in stale:
+            self.transcript.refresh_block(block)
 
     def _add_tool(self, call: ToolCallInfo) -> _ToolClock:
         self._close_segments()

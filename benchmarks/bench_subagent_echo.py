@@ -21,11 +21,13 @@ from benchmarks.bench_app import ZETT, Results, ServerProcess, isolated_env, med
 from benchmarks.bench_live_tool import type_for
 
 CHILDREN = 4
-STEPS = 48  # glob calls shared by the four children: about 12 each
-DELAY = 0.02  # seconds before each chunk of a child's reply
+STEPS = 40  # glob calls shared by the four children: about 10 each
+#: Seconds before each chunk of a reply: a glob call's reply has three chunks, so a model step
+#: takes about 0.45 s (a fast hosted model's; ``--delay 0.02`` makes it 60 ms).
+DELAY = 0.15
 
 
-def script() -> list[dict[str, object]]:
+def script(delay: float = DELAY) -> list[dict[str, object]]:
     tasks = [
         {"call_id": f"call_task_{index}", "tool_name": "task",
          "arguments": {"description": f"job {index}", "prompt": f"Look around, part {index}."}}
@@ -38,22 +40,21 @@ def script() -> list[dict[str, object]]:
         "arguments": {"description": "job 0", "prompt": "Look around, part 0."},
         "more_calls": tasks,
     }
-    step = {"kind": "tool_call", "tool_name": "glob", "arguments": {"pattern": "*.py"}, "delay": DELAY}
-    report = {"kind": "text", "content": "Nothing unusual here.", "delay": DELAY}
+    step = {"kind": "tool_call", "tool_name": "glob", "arguments": {"pattern": "*.py"}, "delay": delay}
+    report = {"kind": "text", "content": "Nothing unusual here.", "delay": delay}
     return [first, *([step] * STEPS), *([report] * CHILDREN), {"kind": "text", "content": "All four looked."}]
 
 
-def plain_script() -> list[dict[str, object]]:
+def plain_script(delay: float = DELAY) -> list[dict[str, object]]:
     """The baseline: the main agent makes the same glob calls itself, one after another."""
-    step = {"kind": "tool_call", "tool_name": "glob", "arguments": {"pattern": "*.py"}, "delay": DELAY}
+    step = {"kind": "tool_call", "tool_name": "glob", "arguments": {"pattern": "*.py"}, "delay": delay}
     return [*([step] * STEPS), {"kind": "text", "content": "Looked."}]
 
 
-def one_run(work: Path, run: int, results: Results, *, plain: bool = False) -> None:
+def one_run(work: Path, run: int, results: Results, *, plain: bool = False, delay: float = DELAY) -> None:
     name = "plain" if plain else "children"
-    server = ServerProcess(
-        work / f"server-{name}-{run}", "Nothing more.", plain_script() if plain else script()
-    )
+    replies = plain_script(delay) if plain else script(delay)
+    server = ServerProcess(work / f"server-{name}-{run}", "Nothing more.", replies)
     project = work / f"project-{name}-{run}"
     project.mkdir()
     (project / "a.py").write_text("x = 1\n")
@@ -84,17 +85,21 @@ def one_run(work: Path, run: int, results: Results, *, plain: bool = False) -> N
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--delay", type=float, default=DELAY, help="seconds before each reply chunk")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="zett-bench-subagents-"))
     results = Results()
     try:
         for run in range(args.runs):
-            one_run(work, run, results)
-            one_run(work, run, results, plain=True)
+            one_run(work, run, results, delay=args.delay)
+            one_run(work, run, results, plain=True, delay=args.delay)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     r = results
-    print(f"zett bench_subagent_echo: {args.runs} runs, {CHILDREN} children, {STEPS} glob steps among them")
+    print(
+        f"zett bench_subagent_echo: {args.runs} runs, {CHILDREN} children, {STEPS} glob steps among them, "
+        f"{args.delay * 3:.2f} s per model step"
+    )
     print(f"echo, idle (median / p95):                 {med_p95(r, 'idle.echo')}")
     print(
         f"echo, four subagents running (median/p95): {med_p95(r, 'children.echo')}   target: median <= 25 ms"

@@ -40,9 +40,11 @@ from zett_tui.runtime.events import (
     DecisionRequested,
     EventTranslator,
     Notice,
+    ReasoningChunk,
     SubagentActivity,
     SubagentFinished,
     SubagentStarted,
+    TextChunk,
     UIEvent,
     UsageReported,
 )
@@ -214,6 +216,8 @@ class SubagentRunner:
         return (built, wanted.label) if built is not None else (None, self._model_label())
 
     def _pass_on(self, call_id: str, label: str, event: UIEvent, usage: list[int]) -> None:
+        if isinstance(event, TextChunk | ReasoningChunk):
+            return  # its text is its report, the tool's result: not shown as it streams
         if isinstance(event, DecisionRequested):
             self._emit(dataclasses.replace(event, asker=label))
             return

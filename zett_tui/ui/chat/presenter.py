@@ -45,6 +45,9 @@ from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ReasoningBl
 #: machine). 15 a second keeps text flowing smoothly and, against 30, cuts the CPU of a 58 KB
 #: answer at full speed from 1.85x to 1.6x the runtime's own (``benchmarks/bench_app.py``).
 FLUSH_HZ = 15
+#: How often the blocks of running subagents are redrawn at most: four subagents stepping at once
+#: redrawn at FLUSH_HZ took key echo from 27 ms to 48 ms (``benchmarks/bench_subagent_echo.py``).
+SUBAGENT_HZ = 4
 #: How often the time of a running tool is redrawn.
 TICK_SECONDS = 1.0
 
@@ -184,12 +187,12 @@ class TurnPresenter:
                 block.child_tokens(inner.input_tokens + inner.output_tokens)
             else:
                 return
-        # Several subagents can step many times a second: their blocks are redrawn at most
-        # FLUSH_HZ times a second, like streamed text (each redraw costs a transcript frame).
+        # Several subagents can step many times a second: their blocks are redrawn together at
+        # most SUBAGENT_HZ times a second (each redraw costs a transcript frame).
         self._stale_tasks.add(block)
         if not self._tasks_pending:
             self._tasks_pending = True
-            self.schedule(1 / FLUSH_HZ, self._refresh_tasks)
+            self.schedule(1 / SUBAGENT_HZ, self._refresh_tasks)
 
     def _refresh_tasks(self) -> None:
         self._tasks_pending = False

@@ -68,11 +68,13 @@ async def test_a_child_write_opens_the_edit_dialog_naming_the_child(project_dir:
         dialog = await dialog_armed(pilot)
         assert "Subagent general: bump x asks" in screen_text(app)
         [block] = blocks_of(app, TaskBlock)
-        assert [(row.name, row.state) for row in block.rows] == [("write_file", "running")]
+        assert [(row.name, row.state) for row in block.rows] == [("write_file", "waiting")]
+        assert block.state == "waiting"  # the task's row waits for the user with it
         dialog.action_decline()
         await wait_for(pilot, lambda: idle(app))
         assert target.read_text() == "x = 1\n"
-        assert [(row.name, row.state) for row in block.rows] == [("write_file", "failed")]
+        assert [(row.name, row.state) for row in block.rows] == [("write_file", "declined")]
+        assert block.state == "done"
         assert "(subagent general: bump x)" in screen_text(app)
 
 

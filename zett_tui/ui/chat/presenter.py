@@ -182,7 +182,8 @@ class TurnPresenter:
             if isinstance(inner, ToolsStarted):
                 block.child_tools_started([(c.call_id, c.name, c.key_argument) for c in inner.calls])
             elif isinstance(inner, ToolFinished):
-                block.child_tool_finished(inner.call_id, inner.state)
+                declined = inner.call_id in self._declined and inner.state in ("failed", "done")
+                block.child_tool_finished(inner.call_id, "declined" if declined else inner.state)
             elif isinstance(inner, UsageReported):
                 block.child_tokens(inner.input_tokens + inner.output_tokens)
             else:
@@ -226,6 +227,7 @@ class TurnPresenter:
             self._declined.add(call_id)
         clock = self._tools.get(call_id)
         if clock is None:
+            self.subagent_waiting(call_id, False)
             return
         if clock.waiting_since is not None:
             clock.waited += time.monotonic() - clock.waiting_since
@@ -234,6 +236,24 @@ class TurnPresenter:
         if outcome:
             clock.block.set_outcome(outcome)
         self.transcript.refresh_block(clock.block)
+
+    def subagent_waiting(self, call_id: str, waiting: bool) -> None:
+        """A dialog asks about (or was answered about) a subagent's call ``call_id``: its row under
+        the task says so, and the task's row waits with it (its clock stops meanwhile)."""
+        now = time.monotonic()
+        for clock in self._tools.values():
+            block = clock.block
+            if not isinstance(block, TaskBlock) or not block.child_waiting(call_id, waiting):
+                continue
+            if waiting and clock.waiting_since is None:
+                clock.waiting_since = now
+                block.set_waiting()
+            elif not waiting and clock.waiting_since is not None:
+                clock.waited += now - clock.waiting_since
+                clock.waiting_since = None
+                block.set_running()
+            self.transcript.refresh_block(block)
+            return
 
     def notice(self, text: str, level: str = "info") -> None:
         self.flush()

@@ -331,7 +331,9 @@ class TurnRunner:
             if isinstance(event, DecisionRequested):
                 presenter.flush()
                 call_id = event.payload.get("tool_call_id")
-                if isinstance(call_id, str) and not event.asker:  # a subagent's call has no row here
+                if isinstance(call_id, str) and event.asker:  # a subagent's call: its row under the task
+                    presenter.subagent_waiting(call_id, True)
+                elif isinstance(call_id, str):
                     presenter.waiting_for_user(call_id, event.call)
                 chat.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):

@@ -75,6 +75,15 @@ class TaskBlock(ToolBlock):
                 break
         self._changed()
 
+    def child_waiting(self, call_id: str, waiting: bool) -> bool:
+        """The subagent's call ``call_id`` waits for the user (or runs again); False: not its call."""
+        for row in reversed(self.rows):
+            if row.call_id == call_id and row.state in ("running", "waiting"):
+                row.state = "waiting" if waiting else "running"
+                self._changed()
+                return True
+        return False
+
     def child_tokens(self, count: int) -> None:
         self.tokens += count
         self._retitle()

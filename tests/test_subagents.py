@@ -422,3 +422,28 @@ async def test_a_secret_a_child_read_reaches_no_file(project_dir: Path, hosts: H
         # the subagent's run is kept in its parent turn's line only: nothing of it is in the history
         assert secret.encode() not in path.read_bytes(), path
         assert b"TOKEN=" not in path.read_bytes(), path  # what only the subagent read
+
+
+async def test_apply_all_for_the_session_holds_for_its_subagents(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    model = ScriptedModel(
+        task("t1", "write a"),
+        tool_step("w1", "write_file", {"path": "a.txt", "content": "a\n"}),
+        text_step("wrote a"),
+        task("t2", "write b"),
+        tool_step("w2", "write_file", {"path": "b.txt", "content": "b\n"}),
+        text_step("wrote b"),
+        tool_step("w3", "write_file", {"path": "c.txt", "content": "c\n"}),
+        text_step("all written"),
+    )
+    host = await hosts(model)
+    sink = Collector()
+    turn = asyncio.ensure_future(host.run_turn("write three", sink))
+    decision = await asyncio.wait_for(sink.decisions.get(), 10)
+    assert decision.asker and decision.payload["path"] == "a.txt"
+    host.answer(decision, {"tool_call_id": decision.payload["tool_call_id"], "decision": "apply_all"})
+    finished = await asyncio.wait_for(turn, 20)
+    assert finished.status == "completed"
+    assert len(sink.of(DecisionRequested)) == 1  # the second subagent and the main agent were not asked again
+    assert all((project_dir / name).exists() for name in ("a.txt", "b.txt", "c.txt"))

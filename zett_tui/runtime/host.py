@@ -278,6 +278,8 @@ class AgentHost:
         self.plan_guard = stack.plan_guard
         self.edit_gate = stack.edit_gate
         self.read_gate = stack.read_gate
+        # What the user allowed "for this session" holds for the session's subagents too.
+        self.edit_gate.session_of = self.read_gate.session_of = self.subagents.root_session
         self.shell_rules = stack.shell_rules
         self.shell_policy = stack.shell_policy
         self.shell_sandbox = stack.shell_sandbox

@@ -113,6 +113,14 @@ class SubagentRunner:
     def child(self, session_id: str) -> Child | None:
         return self.children.get(session_id)
 
+    def root_session(self, session_id: str) -> str:
+        """The main session a subagent's session belongs to (a session that is none's: itself):
+        what the user allowed "for this session" holds for its subagents too."""
+        seen = 0
+        while (child := self.children.get(session_id)) is not None and seen < 64:
+            session_id, seen = child.parent_session_id, seen + 1
+        return session_id
+
     def may_delegate(self, session_id: str) -> bool:
         """Whether a request of ``session_id`` gets the ``task`` tool (depth below the limit)."""
         child = self.children.get(session_id)

@@ -447,3 +447,26 @@ async def test_apply_all_for_the_session_holds_for_its_subagents(
     assert finished.status == "completed"
     assert len(sink.of(DecisionRequested)) == 1  # the second subagent and the main agent were not asked again
     assert all((project_dir / name).exists() for name in ("a.txt", "b.txt", "c.txt"))
+
+
+async def test_with_depth_two_a_subagent_may_delegate_once_more_and_its_run_is_nested(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    model = ScriptedModel(
+        task("t1", "outer job"),
+        task("t2", "inner job"),  # the subagent delegates
+        text_step("inner report"),
+        text_step("outer report"),
+        text_step("done"),
+    )
+    host = await hosts(model, subagent_depth=2)
+    await asyncio.wait_for(host.run_turn("go", Collector()), 20)
+    assert "task" in {tool.name for tool in model.requests[1].tools}  # the child has it
+    assert "task" not in {tool.name for tool in model.requests[2].tools}  # the grandchild not
+    assert last_tool_result(model.requests[3]) == "inner report"
+    assert host.recorder is not None
+    [line] = [
+        json.loads(text) for text in host.recorder.session_path(host.session_id).read_text().splitlines()
+    ]
+    outer = line["metadata"]["zett"]["subagents"]["t1"]
+    assert outer["subagents"]["t2"]["status"] == "completed"

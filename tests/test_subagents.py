@@ -470,3 +470,13 @@ async def test_with_depth_two_a_subagent_may_delegate_once_more_and_its_run_is_n
     ]
     outer = line["metadata"]["zett"]["subagents"]["t1"]
     assert outer["subagents"]["t2"]["status"] == "completed"
+
+
+async def test_in_plan_mode_the_main_agent_has_no_task_tool(project_dir: Path, hosts: HostFactory) -> None:
+    model = ScriptedModel(text_step("planning"))
+    host = await hosts(model)
+    host.set_mode(PermissionMode.PLAN)
+    sink = Collector()
+    await asyncio.wait_for(host.run_turn("plan it", sink), 20)
+    assert "task" not in {tool.name for tool in model.requests[0].tools}
+    assert not sink.of(SubagentStarted)

@@ -211,8 +211,10 @@ class SubagentRunner:
 
     async def _model(self, kind: AgentType, parent: AgentRunContext) -> tuple[AgentModel | None, str]:
         """The model the kind names, built for this run (None: the parent request's), and its label."""
+        zett = parent.metadata.get("zett")
+        answering = zett.get("model") if isinstance(zett, dict) else None  # the turn's, if another
         if not kind.model or self._model_for is None:
-            return None, self._model_label()
+            return None, answering if isinstance(answering, str) and answering else self._model_label()
         from zett_tui.runtime.turn_model import build_for_turn
 
         wanted, line = self._model_for(kind.model)

@@ -99,6 +99,7 @@ async def test_a_child_has_its_own_context_reads_a_file_and_its_answer_is_the_to
 
     [started] = sink.of(SubagentStarted)
     assert started.call_id == "t1" and started.agent_type == "explore"
+    assert host.agent is not None and host.agent.get_state(started.session_id) is None  # not kept
     inner = [event.event for event in sink.of(SubagentActivity)]
     assert any(isinstance(e, ToolsStarted) and e.calls[0].name == "read_file" for e in inner)
     assert any(isinstance(e, ToolFinished) and e.state == "done" and "42" in e.output for e in inner)

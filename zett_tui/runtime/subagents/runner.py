@@ -36,6 +36,7 @@ from zett_agent.messages import UserMessage
 from zett_agent.model import AgentModel
 
 from zett_tui.providers.errors import describe_error
+from zett_tui.runtime import agent_compat
 from zett_tui.runtime.events import (
     DecisionRequested,
     EventTranslator,
@@ -201,6 +202,7 @@ class SubagentRunner:
             if nested:
                 record["subagents"] = nested
             self._records.setdefault(parent.session_id, {})[call_id] = record
+            agent_compat.forget_session(agent, session_id)  # its messages are in the record now
             self.children.pop(session_id, None)  # its requests are over: nothing asks about it again
         if status == "failed":
             raise SubagentFailed(f"The {kind.name} subagent failed: {error}")

@@ -481,3 +481,23 @@ async def test_in_plan_mode_the_main_agent_has_no_task_tool(project_dir: Path, h
     await asyncio.wait_for(host.run_turn("plan it", sink), 20)
     assert "task" not in {tool.name for tool in model.requests[0].tools}
     assert not sink.of(SubagentStarted)
+
+
+async def test_a_child_whose_model_fails_reports_it_to_the_parent(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    from tests.fakes.scripted_model import failing_step
+
+    model = ScriptedModel(
+        task("t1", "do it"), failing_step(RuntimeError("the provider is down")), text_step("noted")
+    )
+    host = await hosts(model)
+    sink = Collector()
+    finished = await asyncio.wait_for(host.run_turn("go", sink), 20)
+    assert finished.status == "completed"  # the main agent goes on
+    result = last_tool_result(model.requests[2])
+    assert result.startswith("The general subagent failed:")
+    [ended] = sink.of(SubagentFinished)
+    assert ended.status == "failed" and ended.error
+    [row] = [e for e in sink.of(ToolFinished) if e.call_id == "t1"]
+    assert row.state == "failed"

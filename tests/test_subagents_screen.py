@@ -143,3 +143,23 @@ async def test_todo_clear_empties_the_checklist(project_dir: Path) -> None:
         await wait_for(pilot, lambda: "Checklist: 3 tasks" in screen_text(app))
         await submit(pilot, "/todo clear")
         await wait_for(pilot, lambda: host.todos.items == ())
+
+
+async def test_ctrl_f_finds_a_subagent_row_in_a_folded_block_and_opens_it(project_dir: Path) -> None:
+    from tests.test_find import SIZE, bar, open_and_type, settle
+
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        block = transcript.add(TaskBlock("t1", "task", "look around", "explore"))
+        block.child_tools_started([("r1", "read_file", "zebra_notes.txt"), ("g1", "grep", "TODO")])
+        block.child_tool_finished("r1", "done")
+        block.child_tool_finished("g1", "done")
+        block.child_finished("completed", 1200)
+        block.finish("done", "The report.", 2.0)
+        await settle(pilot)
+        assert not block.expanded and "zebra_notes" not in screen_text(app)
+        await open_and_type(pilot, "zebra_notes")
+        assert bar(app).label == "1 of 1"
+        assert block.expanded
+        assert "zebra_notes.txt" in screen_text(app)

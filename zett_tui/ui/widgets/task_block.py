@@ -115,8 +115,10 @@ class TaskBlock(ToolBlock):
         self._retitle()
 
     def search_text(self) -> str:
-        rows = "\n".join(row.text() for row in self.rows)
-        return f"{super().search_text()}\n{rows}" if rows else super().search_text()
+        """As it shows expanded: its row, the subagent's rows, then its report."""
+        head, _, report = super().search_text().partition("\n")
+        rows = [row.text() for row in self.rows]
+        return "\n".join([head, *rows, report])
 
     def _estimate(self, width: int) -> int:
         if self.streaming:

@@ -81,6 +81,15 @@ def convert_context_window(value: object) -> int:
     return value
 
 
+def convert_small_count(value: object) -> int:
+    """A whole number from 1 to 16 (``[subagents]`` limits)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidValue(f"expected a whole number such as 4, got {describe_value(value)}")
+    if not 1 <= value <= 16:
+        raise InvalidValue(f"expected between 1 and 16, got {value}")
+    return value
+
+
 def convert_megabytes(value: object) -> float:
     """A size in megabytes: a number from 0.001 to 100000."""
     if isinstance(value, bool) or not isinstance(value, int | float):

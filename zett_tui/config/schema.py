@@ -32,6 +32,7 @@ from zett_tui.config.converters import (
     convert_reasoning_effort,
     convert_sandbox_env_name,
     convert_sandbox_mode,
+    convert_small_count,
     convert_theme,
 )
 from zett_tui.config.hooks import HOOK_EVENTS, HOOK_KEYS, HookConfig
@@ -109,6 +110,16 @@ class CheckpointSettings:
 
 
 @dataclass(frozen=True)
+class SubagentSettings:
+    """The ``[subagents]`` table: how the ``task`` tool's subagents run."""
+
+    max_parallel: int = 4
+    """How many subagents run at once; more ``task`` calls in one step wait for a slot."""
+    max_depth: int = 1
+    """How deep delegation goes: 1, the main agent's subagents cannot start their own."""
+
+
+@dataclass(frozen=True)
 class ExtensionConfig:
     """One ``[extensions.NAME]`` table: your own extension, or a switch and options for a bundled one."""
 
@@ -165,6 +176,8 @@ class Settings:
     """How shell commands are confined; from the user's config only."""
     checkpoints: CheckpointSettings = CheckpointSettings()
     """What the checkpoints record; from the user's config only."""
+    subagents: SubagentSettings = SubagentSettings()
+    """How subagents run (``[subagents]``)."""
     mcp_servers: tuple[McpServerConfig, ...] = ()
     """The ``[mcp_servers.NAME]`` tables (``zett_tui.config.mcp_servers``), the user's first."""
     hooks: tuple[HookConfig, ...] = ()
@@ -272,6 +285,12 @@ CHECKPOINTS_SCHEMA: Mapping[str, Setting] = {
 }
 """User-only: a cloned repository must not be able to keep its files out of the checkpoints."""
 
+SUBAGENTS_SCHEMA: Mapping[str, Setting] = {
+    "max_parallel": Setting(convert_small_count, user_only=True),
+    "max_depth": Setting(convert_small_count, user_only=True),
+}
+"""User-only: a cloned repository must not be able to fan the model out or let it recurse."""
+
 SCHEMA: Schema = {
     "model": Setting(convert_model),
     "models": Setting(convert_model, item_list=True),
@@ -280,6 +299,7 @@ SCHEMA: Schema = {
     "ui": UI_SCHEMA,
     "sandbox": SANDBOX_SCHEMA,
     "checkpoints": CHECKPOINTS_SCHEMA,
+    "subagents": SUBAGENTS_SCHEMA,
     "endpoints": NamedTables(
         ENDPOINT_SCHEMA,
         name_pattern=re.compile(r"[A-Za-z0-9_-]+"),

@@ -41,6 +41,7 @@ from zett_tui.config.hooks import describe_hooks, files_named, hook_commands
 from zett_tui.config.mcp_servers import describe_mcp_servers
 from zett_tui.config.project_folder import (
     MCP_JSON_NAME,
+    PROJECT_AGENT_FOLDERS,
     PROJECT_COMMAND_FOLDERS,
     PROJECT_DIR_NAME,
     PROJECT_SKILL_FOLDERS,
@@ -258,7 +259,7 @@ class _Collector:
             self._walk(zett / "hooks", depth=0)
             self._read_hook_scripts()
         in_zett = f"{PROJECT_DIR_NAME}/"
-        for folder in PROJECT_COMMAND_FOLDERS:
+        for folder in (*PROJECT_COMMAND_FOLDERS, *PROJECT_AGENT_FOLDERS):  # subagents: Markdown too
             if has_zett or not folder.startswith(in_zett):
                 self._walk(self.root / folder, depth=0, keep=lambda name: name.endswith(".md"))
         for folder in PROJECT_SKILL_FOLDERS:  # what zett reads of a skill: its SKILL.md

@@ -88,6 +88,8 @@ async def build_extension_stack(
     notify: Callable[[str, str], None],
     report_failure: Callable[[str], None],
     hooks: SessionHooks | None = None,
+    todos: AgentExtension | None = None,
+    subagents: Sequence[AgentExtension] = (),
 ) -> ExtensionStack:
     """The extensions of one host's agent, in the order the module docstring gives.
 
@@ -162,6 +164,7 @@ async def build_extension_stack(
         # Runs every bash call itself (approved by now): no extension inside it sees one.
         SandboxedShell(shell_sandbox),
         AskUserExtension(),
+        *([todos] if todos is not None else []),  # ``todo_write`` (``runtime.todo``)
         *(entry.instance for entry in bundled[2:]),
         plan_mode,
     ]
@@ -174,6 +177,9 @@ async def build_extension_stack(
         compaction,
         recorder,
         read_gate,
+        # ``task``, and a subagent's tools cut to its kind's: by priority its on_tool runs last,
+        # and its gate is the outermost tool middleware (``runtime.subagents.extension``).
+        *subagents,
     ]
     report = load_extensions(
         options.extensions,

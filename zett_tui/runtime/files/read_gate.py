@@ -103,11 +103,15 @@ class ReadGate(ExternalEventExtension):
         self.project_root = project_root
         self.is_exempt = is_exempt or (lambda _session_id, _real: False)
         self._sessions: dict[str, ReadAccess] = {}
+        #: The session whose grants count for ``session_id``: a subagent's are its main session's
+        #: (zett sets this; the default is the session itself).
+        self.session_of: Callable[[str], str] = lambda session_id: session_id
         #: How many times each tool call has asked (a call of ``require_read`` may ask more than once).
         self._asked: dict[tuple[str, str], int] = {}
 
     def access(self, session_id: str) -> ReadAccess:
         """The session's rules and the grants made in it so far."""
+        session_id = self.session_of(session_id)
         access = self._sessions.get(session_id)
         if access is None:
             access = ReadAccess(self.project_root, exempt=lambda real: self.is_exempt(session_id, real))
@@ -116,7 +120,7 @@ class ReadGate(ExternalEventExtension):
 
     def reset(self, session_id: str) -> None:
         """Forget the session's "for this session" grants."""
-        self._sessions.pop(session_id, None)
+        self._sessions.pop(self.session_of(session_id), None)
 
     # -- middleware ----------------------------------------------------------------------------
 

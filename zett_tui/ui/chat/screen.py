@@ -26,6 +26,7 @@ from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.queued_prompts import QueuedPrompts
 from zett_tui.ui.widgets.status_line import StatusLine
+from zett_tui.ui.widgets.todo_panel import TodoPanel
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
@@ -116,6 +117,7 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield QueuedPrompts(self.turns.queue, id="queued-prompts")
+        yield TodoPanel(id="todo-panel")
         menu = CompletionMenu(id="completion-menu")
         yield menu
         yield Composer(
@@ -144,6 +146,11 @@ class ChatScreen(Screen[None]):
     @property
     def composer(self) -> Composer:
         return self.query_one(Composer)
+
+    @property
+    def todo_panel(self) -> TodoPanel:
+        """The model's checklist, pinned above the prompt while a turn runs."""
+        return self.query_one(TodoPanel)
 
     @property
     def status(self) -> StatusLine:
@@ -253,13 +260,19 @@ class ChatScreen(Screen[None]):
             resume_collection()  # the question can stay open for as long as the user likes
             await settle_project_trust(self)
         from zett_tui.runtime.skills_extension import with_skills
+        from zett_tui.runtime.subagents.types import with_agents
         from zett_tui.ui.chat.workspace_commands import offer_workspace_files
 
         files = await offer_workspace_files(self)  # after the trust question: a project's need it
         launch = self.launch
         from zett_tui.ui.chat.mcp_status import start_mcp
 
-        host = AgentHost(with_skills(options_from_launch(launch, mcp_manager=start_mcp(self)), files.skills))
+        host = AgentHost(
+            with_agents(
+                with_skills(options_from_launch(launch, mcp_manager=start_mcp(self)), files.skills),
+                files.agents,
+            )
+        )
         try:
             try:
                 await host.start()

@@ -277,7 +277,10 @@ class TurnRunner:
             schedule=lambda delay, callback: chat.set_timer(delay, callback),
             model_label=label if label != self.answer_model else None,
             on_activity=self._set_activity,
+            on_todos=lambda changed: chat.todo_panel.show(changed.items),
         )
+        chat.todo_panel.show(host.todos.items)  # the checklist, pinned while the turn runs
+        chat.todo_panel.set_turn_running(True)
         chat.status.activity = "thinking"
         self._steerable = True
         self._worker = chat.run_worker(
@@ -336,7 +339,9 @@ class TurnRunner:
             if isinstance(event, DecisionRequested):
                 presenter.flush()
                 call_id = event.payload.get("tool_call_id")
-                if isinstance(call_id, str):
+                if isinstance(call_id, str) and event.asker:  # a subagent's call: its row under the task
+                    presenter.subagent_waiting(call_id, True)
+                elif isinstance(call_id, str):
                     presenter.waiting_for_user(call_id, event.call)
                 chat.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):
@@ -360,3 +365,5 @@ class TurnRunner:
 
     def _set_activity(self, activity: str) -> None:
         self._chat.status.activity = activity
+        if activity == "idle":
+            self._chat.todo_panel.set_turn_running(False)

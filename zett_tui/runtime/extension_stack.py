@@ -160,7 +160,7 @@ async def build_extension_stack(
         # Inside the gates: a checkpoint is taken before a change that is going to run.
         *([checkpoints] if checkpoints is not None else []),
         # Runs every bash call itself (approved by now): no extension inside it sees one.
-        SandboxedShell(shell_sandbox),
+        SandboxedShell(shell_sandbox, plan_guard.is_active),
         AskUserExtension(),
         *(entry.instance for entry in bundled[2:]),
         plan_mode,

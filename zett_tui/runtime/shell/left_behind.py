@@ -1,0 +1,259 @@
+"""What a sandboxed command may not leave behind: files that run later, outside the sandbox.
+
+The sandbox contains what a command does while it runs. What it writes into the project stays,
+and some files in a project are run or loaded later by something outside any sandbox, with no
+question: git reads ``.git`` (config, ``commondir``, a ``gitdir:`` file, hooks, fsmonitor) on the
+user's next ``git status`` and on zett's own file finder; a login shell reads ``.bashrc``; an
+editor runs ``.vscode/tasks.json``; another agent starts the MCP servers of ``.mcp.json`` or the
+hooks of ``.claude/settings.json``; the sandbox program itself may be found on a ``PATH`` entry
+the command can write. Three structures keep those out of a command's reach:
+
+- ``pinned_bwrap``: the sandbox program is taken from a fixed place (the system's
+  ``/usr/bin/bwrap``..., else zett-agent's bundled build), verified to be a regular executable
+  file that no sandboxed command can write (outside every writable folder, not group- or
+  world-writable), never from ``PATH``;
+- ``ProjectSandbox`` (bubblewrap): a project's ``.git`` is bound read-only *as a whole* (so it
+  cannot be written, renamed, or replaced by a file), and where a project has none, zett puts an
+  empty placeholder folder there (git passes an empty ``.git`` over) and binds that read-only, so
+  no command can create one; ``.zett`` and the names in ``LATER_NAMES`` that exist are read-only
+  as well;
+- ``LaterNames``: a name of ``LATER_NAMES`` that did not exist when a command started and exists
+  when it ended was created by it: it is moved out of the project into zett's state folder
+  (hidden from commands) and the command counts as stopped by the sandbox, so the user is asked
+  before it runs again outside. (A mount cannot stand on a name that does not exist without
+  creating it; ``.git`` gets a placeholder because git and shell prompts read it all the time.)
+
+A git write by the model (``git commit``, ``git init``) therefore fails with "Read-only file
+system", and the usual question offers to run it once outside the sandbox.
+
+Not protected, on purpose: files the project's own tools run when the user runs the project
+(``conftest.py``, ``setup.py``, ``Makefile``, ``package.json`` scripts, ``.pre-commit-config.yaml``,
+``.npmrc``): writing the project's code is the work the model is asked to do, and running it is
+the user's decision. No Textual here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import stat
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from zett_agent.sandbox import SandboxedCommand, SandboxPolicy
+from zett_agent.sandbox.binaries import bundled_bwrap
+from zett_agent.sandbox.errors import SandboxUnavailableError
+from zett_agent.sandbox.linux import LinuxSandbox, build_bubblewrap_arguments
+from zett_agent.sandbox.policy import PROTECTED_DIRECTORY_NAMES, PROTECTED_FILE_NAMES, resolve_policy
+
+from zett_tui.core.outside_programs import is_writable_by_sandbox
+
+__all__ = [
+    "LATER_NAMES",
+    "SYSTEM_BWRAP",
+    "LaterNames",
+    "ProjectSandbox",
+    "pinned_bwrap",
+    "project_sandbox",
+    "remove_placeholder",
+]
+
+log = logging.getLogger(__name__)
+
+#: Where a system's bubblewrap lives; tried before the bundled build (a distribution's own may be
+#: the one its AppArmor profile lets create namespaces).
+SYSTEM_BWRAP: tuple[str, ...] = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
+
+#: Names in a project's root folder that something outside the sandbox runs or loads later, with
+#: no question of its own: zett-agent's list (shell start-up files, ``.gitconfig``,
+#: ``.gitmodules``, ``.ripgreprc``, ``.mcp.json``, ``.vscode``, ``.idea``) and these:
+#: ``.git`` (git's configuration and hooks), ``.hg`` (Mercurial's hooks in ``.hg/hgrc``),
+#: ``.zett`` (zett's own project folder), ``.claude`` (another agent's hooks and MCP servers),
+#: ``.cursor``/``.gemini``/``.codex`` (the same for other tools), ``.devcontainer``
+#: (``initializeCommand`` runs on the host), ``.envrc`` (direnv), ``.zshenv``, ``.bash_login``,
+#: ``.bash_logout``, ``.inputrc``, ``.tmux.conf``, ``.vimrc``/``.exrc``/``.nvim.lua`` (an editor
+#: started in the folder may source them).
+LATER_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        (
+            ".git",
+            *PROTECTED_FILE_NAMES,
+            *PROTECTED_DIRECTORY_NAMES,
+            ".hg",
+            ".zett",
+            ".claude",
+            ".cursor",
+            ".gemini",
+            ".codex",
+            ".devcontainer",
+            ".envrc",
+            ".zshenv",
+            ".bash_login",
+            ".bash_logout",
+            ".inputrc",
+            ".tmux.conf",
+            ".vimrc",
+            ".exrc",
+            ".nvim.lua",
+        )
+    )
+)
+
+_GIT = ".git"
+
+
+# -- the sandbox program ----------------------------------------------------------------------------
+
+
+def _verified(candidate: str | Path, roots: Sequence[Path]) -> str | None:
+    """``candidate``'s real path when it is a regular executable file no sandboxed command can
+    change: outside every writable folder, and neither it nor its folder writable by others."""
+    real = Path(os.path.realpath(candidate))
+    try:
+        info = os.stat(real)
+        folder = os.stat(real.parent)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or not os.access(real, os.X_OK):
+        return None
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or folder.st_mode & stat.S_IWOTH:
+        return None
+    if is_writable_by_sandbox(real, roots):
+        return None
+    return str(real)
+
+
+def pinned_bwrap(roots: Sequence[Path], *, system: Iterable[str] = SYSTEM_BWRAP) -> str | None:
+    """The bubblewrap zett runs: the first verified system copy, else zett-agent's bundled build
+    (verified the same way: a zett installed in the project's own virtualenv does not qualify);
+    never one found on ``PATH``. None when there is none."""
+    for candidate in system:
+        found = _verified(candidate, roots)
+        if found is not None:
+            return found
+    bundled = bundled_bwrap()
+    return None if bundled is None else _verified(bundled, roots)
+
+
+# -- the sandbox ------------------------------------------------------------------------------------
+
+
+def _placeholder(root: Path) -> None:
+    """An empty ``.git`` folder where a project has none, so a read-only mount can stand there."""
+    try:
+        os.mkdir(root / _GIT, 0o755)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        log.warning("could not protect %s/.git: %s", root, error)
+
+
+def _extra_mounts(root: Path, protected: Sequence[Path]) -> list[str]:
+    """Read-only binds for every ``.git`` (whole) and for the later names that exist at ``root``."""
+    arguments: list[str] = []
+    bound: set[Path] = set()
+    gits = [path.parent for path in protected if path.name == "hooks" and path.parent.name == _GIT]
+    named = [root / name for name in LATER_NAMES]
+    for path in (*gits, *named):
+        if path in bound or not os.path.lexists(path):
+            continue
+        if path.is_symlink():
+            continue  # a mount would stand on the link's target; ``safe_git`` refuses such a .git
+        bound.add(path)
+        arguments += ["--ro-bind", str(path), str(path)]
+    return arguments
+
+
+class ProjectSandbox(LinuxSandbox):
+    """zett-agent's bubblewrap sandbox, run with a pinned program, with every ``.git`` (a
+    placeholder where the project has none), ``.zett`` and the existing ``LATER_NAMES`` read-only."""
+
+    def __init__(self, policy: SandboxPolicy, *, bwrap: str, project: Path) -> None:
+        super().__init__(policy, bwrap_path=bwrap)
+        self._bwrap = bwrap
+        self.project = Path(os.path.realpath(project))
+
+    def _wrap(self, argv: tuple[str, ...], cwd: Path, env: dict[str, str]) -> SandboxedCommand:
+        """``LinuxSandbox._wrap`` (the policy resolved once) with the mounts above added last."""
+        resolved = resolve_policy(self.policy)
+        root = self.project
+        extra: list[str] = []
+        if root in resolved.writable:  # a read-only sandbox (Plan Mode) needs no more mounts
+            if not os.path.lexists(root / _GIT):
+                _placeholder(root)
+            inside = [path for path in resolved.protected_write if path.is_relative_to(root)]
+            extra = _extra_mounts(root, inside)
+        arguments, warnings = build_bubblewrap_arguments(resolved, argv, cwd, env, bwrap=self._bwrap)
+        at = arguments.index("--clearenv")
+        arguments[at:at] = extra
+        return SandboxedCommand(
+            argv=tuple(arguments),
+            env={**env, "TMPDIR": "/tmp"},
+            cwd=cwd,
+            warnings=(*resolved.warnings, *warnings),
+        )
+
+
+def project_sandbox(policy: SandboxPolicy, project: Path, roots: Sequence[Path]) -> ProjectSandbox:
+    """The checked sandbox for ``project``: raises ``SandboxUnavailableError`` when no verified
+    bubblewrap exists, or it cannot start here."""
+    bwrap = pinned_bwrap(roots)
+    if bwrap is None:
+        raise SandboxUnavailableError(
+            "no bubblewrap (bwrap) at a fixed place that sandboxed commands cannot write "
+            f"({', '.join(SYSTEM_BWRAP)}, or zett-agent's bundled build outside the project); "
+            "install it with your package manager, for example `apt install bubblewrap`"
+        )
+    sandbox = ProjectSandbox(policy, bwrap=bwrap, project=project)
+    sandbox.check()
+    return sandbox
+
+
+def remove_placeholder(root: Path) -> None:
+    """Remove the empty ``.git`` placeholder, if it is still that (a ``git init`` meanwhile keeps it)."""
+    path = root / _GIT
+    try:
+        if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+            path.rmdir()
+    except OSError:
+        pass
+
+
+# -- names a command created ------------------------------------------------------------------------
+
+
+class LaterNames:
+    """Which ``LATER_NAMES`` exist at a project's root, and moving aside the ones a command created."""
+
+    def __init__(self, root: Path, refused_dir: Path) -> None:
+        self.root = root
+        self.refused_dir = refused_dir
+
+    def present(self) -> frozenset[str]:
+        return frozenset(name for name in LATER_NAMES if os.path.lexists(self.root / name))
+
+    def move_created(self, before: frozenset[str]) -> list[tuple[str, Path]]:
+        """Move every name that exists now and did not in ``before`` out of the project; what was
+        moved, and where to."""
+        moved: list[tuple[str, Path]] = []
+        for name in sorted(self.present() - before):
+            source = self.root / name
+            target = self.refused_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{len(moved)}" / name
+            try:
+                target.parent.mkdir(parents=True, mode=0o700)
+                shutil.move(str(source), str(target))
+            except OSError as error:
+                log.warning("could not move %s out of the project: %s", source, error)
+                try:
+                    if source.is_dir() and not source.is_symlink():
+                        shutil.rmtree(source)
+                    else:
+                        source.unlink()
+                except OSError:
+                    log.error("%s was created by a sandboxed command and could not be removed", source)
+                    continue
+                target = Path(os.devnull)
+            moved.append((name, target))
+        return moved

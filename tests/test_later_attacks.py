@@ -328,3 +328,94 @@ def test_a_shell_sandbox_registers_what_commands_may_write(place: Place) -> None
     ShellSandbox(place.project, output_dir=place.base / "out")
     assert outside_programs.is_writable_by_sandbox(place.project / ".venv" / "bin")
     assert left_behind.LATER_NAMES[0] == ".git"
+
+
+# -- item 3: a trusted project's extension runs the bytes that were trusted --------------------------
+
+HELLO_EXTENSION = """from zett_agent.extensions import AgentExtension
+
+
+class Hello(AgentExtension):
+    pass
+"""
+
+PROJECT_CONFIG = """
+[extensions.hello]
+file = "hello_ext.py"
+"""
+
+
+def trusted_extension_project(project: Path) -> Path:
+    from zett_tui.config import trust
+
+    extensions = project / ".zett" / "extensions"
+    extensions.mkdir(parents=True)
+    (project / ".zett" / "config.toml").write_text(PROJECT_CONFIG)
+    source = extensions / "hello_ext.py"
+    source.write_text(HELLO_EXTENSION)
+    files = trust.project_files(project)
+    assert files is not None
+    trust.remember(files, trusted=True)
+    return source
+
+
+def planted_bytecode(source: Path, marker_file: Path) -> bytes:
+    """A ``.pyc`` whose header matches ``source``'s time and size but whose code plants the marker."""
+    import importlib._bootstrap_external as external
+
+    evil = compile(f"open({str(marker_file)!r}, 'w').close()\n" + HELLO_EXTENSION, str(source), "exec")
+    info = source.stat()
+    return bytes(external._code_to_timestamp_pyc(evil, int(info.st_mtime), info.st_size))
+
+
+def load_project_extensions(project: Path) -> list[str]:
+    from zett_tui.entry.startup import prepare_launch
+    from zett_tui.runtime.extensions.registry import load_extensions
+
+    launch = prepare_launch(cwd=project, env={})
+    report = load_extensions(launch.extensions, report=lambda _text: None)
+    assert not report.problems, report.problems
+    return [loaded.name for loaded in report.loaded]
+
+
+async def test_a_sandboxed_command_cannot_plant_an_extension_s_bytecode(place: Place) -> None:
+    source = trusted_extension_project(place.project)
+    pyc = planted_bytecode(source, marker(place))
+    (place.base / "beside" / "evil.pyc").write_bytes(pyc)
+    shell = shell_for(place)
+    cache = ".zett/extensions/__pycache__"
+    run = await run_in(
+        shell,
+        f"mkdir -p {cache} && cp {place.base}/beside/evil.pyc {cache}/hello_ext.cpython-311.pyc"
+        f" && touch -r .zett/extensions/hello_ext.py {cache}/hello_ext.cpython-311.pyc",
+    )
+    assert run.exit_code != 0 and not (place.project / cache).exists()
+    assert load_project_extensions(place.project) == ["hello"]
+    assert not marker(place).exists()
+
+
+def test_planted_bytecode_is_never_what_a_trusted_extension_runs(place: Place) -> None:
+    """Defence in depth: the cache was planted anyway (before the sandbox protected ``.zett``)."""
+    source = trusted_extension_project(place.project)
+    cache = source.parent / "__pycache__"
+    cache.mkdir()
+    tag = __import__("sys").implementation.cache_tag
+    (cache / f"hello_ext.{tag}.pyc").write_bytes(planted_bytecode(source, marker(place)))
+    assert load_project_extensions(place.project) == ["hello"]
+    assert not marker(place).exists()
+
+
+async def test_zett_s_own_python_in_the_project_stays_read_only(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zett installed in the project's ``.venv``: a ``.pth`` there would run at zett's next start."""
+    import sys
+
+    site = place.project / ".venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(place.project / ".venv"))
+    shell = shell_for(place)
+    run = await run_in(shell, f"echo 'import os; open({str(marker(place))!r}, \"w\")' > {site}/evil.pth")
+    assert run.exit_code != 0 and not (site / "evil.pth").exists()
+    ok = await run_in(shell, "echo fine > other.txt")
+    assert ok.exit_code == 0

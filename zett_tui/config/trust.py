@@ -333,7 +333,7 @@ class _Collector:
                 self._leave_out(path, str(why))
                 continue
             if is_folder:
-                if name != "__pycache__":  # Python's own cache is not what loads
+                if name != "__pycache__":  # never read: an extension runs from the bytes hashed here
                     self._walk(path, depth=depth + 1, keep=keep)
             elif keep is None or keep(name):
                 self._read(path)

@@ -16,7 +16,7 @@ the command can write. Three structures keep those out of a command's reach:
   cannot be written, renamed, or replaced by a file), and where a project has none, zett puts an
   empty placeholder folder there (git passes an empty ``.git`` over) and binds that read-only, so
   no command can create one; ``.zett`` and the names in ``LATER_NAMES`` that exist are read-only
-  as well;
+  as well, and so is the Python zett runs from when it lies in the project (its own ``.venv``);
 - ``LaterNames``: a name of ``LATER_NAMES`` that did not exist when a command started and exists
   when it ended was created by it: it is moved out of the project into zett's state folder
   (hidden from commands) and the command counts as stopped by the sandbox, so the user is asked
@@ -38,6 +38,7 @@ import logging
 import os
 import shutil
 import stat
+import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -166,6 +167,16 @@ def _extra_mounts(root: Path, protected: Sequence[Path]) -> list[str]:
     return arguments
 
 
+def _own_python(root: Path) -> list[str]:
+    """A read-only bind for the Python zett itself runs from when it lies in the project (zett
+    installed in the project's own ``.venv``): a command must not change zett's code, or leave a
+    ``.pth`` file that runs at zett's next start."""
+    prefix = Path(os.path.realpath(sys.prefix))
+    if prefix == root or not prefix.is_relative_to(root) or not prefix.is_dir():
+        return []
+    return ["--ro-bind", str(prefix), str(prefix)]
+
+
 class ProjectSandbox(LinuxSandbox):
     """zett-agent's bubblewrap sandbox, run with a pinned program, with every ``.git`` (a
     placeholder where the project has none), ``.zett`` and the existing ``LATER_NAMES`` read-only."""
@@ -184,7 +195,7 @@ class ProjectSandbox(LinuxSandbox):
             if not os.path.lexists(root / _GIT):
                 _placeholder(root)
             inside = [path for path in resolved.protected_write if path.is_relative_to(root)]
-            extra = _extra_mounts(root, inside)
+            extra = _extra_mounts(root, inside) + _own_python(root)
         arguments, warnings = build_bubblewrap_arguments(resolved, argv, cwd, env, bwrap=self._bwrap)
         at = arguments.index("--clearenv")
         arguments[at:at] = extra

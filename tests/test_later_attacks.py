@@ -419,3 +419,72 @@ async def test_zett_s_own_python_in_the_project_stays_read_only(
     assert run.exit_code != 0 and not (site / "evil.pth").exists()
     ok = await run_in(shell, "echo fine > other.txt")
     assert ok.exit_code == 0
+
+
+# -- item 7: smaller holes ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff --output=a.py",
+        "git diff --output a.py",
+        "git log --output=a.py",
+        "git format-patch -o src HEAD~1",
+        "git format-patch -osrc HEAD~1",
+    ],
+)
+def test_a_git_diff_rule_does_not_cover_writing_a_file(place: Place, command: str) -> None:
+    from zett_tui.runtime.shell.rule_scope import prefix_covers
+
+    prefix = command.split()[:2]
+    assert not prefix_covers(prefix, command, place.project)
+    assert prefix_covers(prefix, " ".join(prefix) + " --stat", place.project)
+
+
+async def test_print_mode_allow_shell_git_diff_cannot_overwrite_a_project_file(place: Place) -> None:
+    repo(place)
+    git(place.project, "add", "a.py")
+    (place.project / "a.py").write_text("print(2)\n")
+    model = ScriptedModel(tool_step("c1", "bash", {"command": "git diff --output=a.py"}), text_step("ok"))
+    await headless(model, allow_shell=("git diff",))
+    assert (place.project / "a.py").read_text() == "print(2)\n"
+
+
+STORES = [
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".config/github-copilot/apps.json",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+    ".my.cnf",
+    ".s3cfg",
+    ".config/rclone/rclone.conf",
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
+    ".cache/huggingface/token",
+    ".config/gh/hosts.yml",
+]
+
+
+async def test_developers_credential_stores_are_hidden_from_commands(place: Place) -> None:
+    for relative in STORES:
+        path = place.home / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("TOKEN-1234567890\n")
+    own = place.home / "work-secrets" / "token.txt"
+    own.parent.mkdir()
+    own.write_text("TOKEN-1234567890\n")
+    shell = shell_for(place, hidden=("~/work-secrets",))
+    for relative in [*STORES, "work-secrets/token.txt"]:
+        run = await run_in(shell, f"cat ~/{relative}")
+        assert "TOKEN-1234567890" not in run.composed, relative
+
+
+def test_the_user_adds_hidden_places_in_their_config(place: Place) -> None:
+    from zett_tui.config.converters import InvalidValue, convert_sandbox_hidden_path
+
+    assert convert_sandbox_hidden_path("~/x") == str(place.home / "x")
+    with pytest.raises(InvalidValue):
+        convert_sandbox_hidden_path("relative/x")

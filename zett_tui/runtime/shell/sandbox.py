@@ -291,7 +291,9 @@ class ShellSandbox:
         return self.available and not self.network
 
     def hidden(self) -> list[Path]:
-        return hidden_paths()
+        """The built-in credential places and the user's own (``[sandbox] hidden``)."""
+        own = [_real(Path(os.path.expanduser(place))) for place in self.settings.hidden]
+        return list(dict.fromkeys([*hidden_paths(), *own]))
 
     def describe(self) -> str:
         """One line for ``/permissions`` and the start notice."""

@@ -488,3 +488,17 @@ def test_the_user_adds_hidden_places_in_their_config(place: Place) -> None:
     assert convert_sandbox_hidden_path("~/x") == str(place.home / "x")
     with pytest.raises(InvalidValue):
         convert_sandbox_hidden_path("relative/x")
+
+
+@pytest.mark.parametrize("mode", [PermissionMode.ASK, PermissionMode.PLAN])
+async def test_view_image_is_described_as_local_files_only(place: Place, mode: PermissionMode) -> None:
+    model = ScriptedModel(text_step("ok"))
+    host = await make_host(model)
+    host.set_mode(mode)
+    await asyncio.wait_for(host.run_turn("hi", Collector()), 20)
+    await host.aclose()
+    request = model.requests[0]
+    [tool] = [tool for tool in request.tools if tool.name == "view_image"]
+    told = tool.description + str(tool.parameters) + "".join(str(m.content) for m in request.messages)
+    assert "https://" not in told and "HTTP(S) URL" not in told and "downloaded" not in told
+    assert "URLs are refused" in tool.description

@@ -502,3 +502,58 @@ async def test_view_image_is_described_as_local_files_only(place: Place, mode: P
     told = tool.description + str(tool.parameters) + "".join(str(m.content) for m in request.messages)
     assert "https://" not in told and "HTTP(S) URL" not in told and "downloaded" not in told
     assert "URLs are refused" in tool.description
+
+
+# -- programs zett starts itself: never from where a sandboxed command writes -------------------------
+
+
+def venv_first_on_path(place: Place, monkeypatch: pytest.MonkeyPatch, *names: str) -> Path:
+    """``<project>/.venv/bin`` first on PATH, with ``names`` planted there (each makes the marker)."""
+    venv_bin = place.project / ".venv" / "bin"
+    venv_bin.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (venv_bin / name).write_text(f"#!/bin/sh\ntouch {marker(place)}\n")
+        (venv_bin / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{venv_bin}{os.pathsep}{os.environ['PATH']}")
+    return venv_bin
+
+
+async def test_a_hook_never_runs_a_program_planted_in_the_virtualenv(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zett_tui.config.hooks import HookConfig
+
+    venv_first_on_path(place, monkeypatch, "git", "python3")
+    ran = place.base / "beside" / "hook-ran"
+    hooks = (HookConfig("UserPromptSubmit", f"git --version >/dev/null; touch {ran}"),)
+    host = await make_host(ScriptedModel(text_step("ok")), cwd=place.project, hooks=hooks)
+    await asyncio.wait_for(host.run_turn("hi", Collector()), 20)
+    await host.aclose()
+    assert ran.exists()  # the hook ran, with the real git
+    assert not marker(place).exists()
+
+
+def test_an_mcp_server_command_is_never_one_planted_in_the_virtualenv(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zett_tui.config.mcp_servers import McpServerConfig
+    from zett_tui.runtime.mcp.transport import open_transport
+
+    venv_first_on_path(place, monkeypatch, "npx")
+    transport = open_transport(McpServerConfig("docs", command="npx", args=("-y", "x")), environ={})
+    parameters = transport._parameters
+    assert parameters.command != str(place.project / ".venv" / "bin" / "npx")
+    assert str(place.project) not in parameters.env["PATH"]
+
+
+def test_the_editor_is_never_one_planted_in_the_virtualenv(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zett_tui.ui.external_editor import edit_text
+
+    venv_first_on_path(place, monkeypatch, "vi")
+    ran: list[list[str]] = []
+    outcome = edit_text("hello", lambda command: ran.append(command) or 0, environ={"EDITOR": "vi"})
+    assert not ran or ran[0][0] != str(place.project / ".venv" / "bin" / "vi")
+    assert not marker(place).exists()
+    assert outcome.text == "hello" or outcome.problem

@@ -557,3 +557,34 @@ def test_the_editor_is_never_one_planted_in_the_virtualenv(
     assert not ran or ran[0][0] != str(place.project / ".venv" / "bin" / "vi")
     assert not marker(place).exists()
     assert outcome.text == "hello" or outcome.problem
+
+
+async def test_a_new_repository_in_a_subfolder_is_moved_out(place: Place) -> None:
+    """The user's shell prompt runs ``git status`` in whatever folder they ``cd`` into."""
+    (place.project / "src").mkdir()
+    shell = shell_for(place)
+    command = f"cd src && {evil_git_dir(place, '.git')}"
+    run = await run_in(shell, command)
+    assert not (place.project / "src" / ".git").exists()
+    block = shell.blocked(run, command)
+    assert block is not None and block.kind == "later" and "src/.git" in block.reason
+    git(place.project / "src", "status")
+    assert not marker(place).exists()
+
+
+async def test_existing_nested_repositories_and_submodule_links_are_kept_and_read_only(place: Place) -> None:
+    (place.project / "vendor" / "lib").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(place.project / "vendor" / "lib")], check=True)
+    (place.project / "mod").mkdir()
+    (place.project / "mod" / ".git").write_text("gitdir: ../.git/modules/mod\n")
+    shell = shell_for(place)
+    for command in (
+        "echo '[core] fsmonitor = x' >> vendor/lib/.git/config",
+        "echo 'gitdir: /tmp/evil' > mod/.git",
+        "echo fine > vendor/lib/new.txt",
+    ):
+        run = await run_in(shell, command)
+        assert not run.refused, command
+    assert (place.project / "mod" / ".git").read_text() == "gitdir: ../.git/modules/mod\n"
+    assert "fsmonitor" not in (place.project / "vendor" / "lib" / ".git" / "config").read_text()
+    assert (place.project / "vendor" / "lib" / "new.txt").exists()

@@ -156,6 +156,7 @@ def _extra_mounts(root: Path, protected: Sequence[Path]) -> list[str]:
     arguments: list[str] = []
     bound: set[Path] = set()
     gits = [path.parent for path in protected if path.name == "hooks" and path.parent.name == _GIT]
+    gits += [path for path in repositories_in(root) if path.is_file()]  # a submodule's ``gitdir:`` file
     named = [root / name for name in LATER_NAMES]
     for path in (*gits, *named):
         if path in bound or not os.path.lexists(path):
@@ -235,8 +236,57 @@ def remove_placeholder(root: Path) -> None:
 # -- names a command created ------------------------------------------------------------------------
 
 
+def _changed_since(path: Path, since_ns: int) -> bool:
+    try:
+        return os.lstat(path).st_ctime_ns >= since_ns
+    except OSError:
+        return False
+
+
+def bound_repositories(argv: Sequence[str]) -> frozenset[Path]:
+    """The ``.git`` entries a wrapped command has bound read-only (they existed when it was wrapped)."""
+    found = set()
+    for index, argument in enumerate(argv[:-2]):
+        if argument == "--ro-bind" and argv[index + 2].endswith("/" + _GIT):
+            found.add(Path(argv[index + 2]))
+    return frozenset(found)
+
+
+def repositories_in(root: Path) -> list[Path]:
+    """Every ``.git`` entry (folder, file or link) below ``root``, searched as the sandbox's policy
+    searches for protected names: a few folders deep, skipping bulky ones, within a bound."""
+    from zett_tui.runtime.agent_compat import protected_path_scan
+
+    skipped, depth_limit, entry_limit = protected_path_scan()
+    found: list[Path] = []
+    visited = 0
+    pending: list[tuple[Path, int]] = [(root, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            visited += 1
+            if visited > entry_limit:
+                return found
+            if entry.name == _GIT:
+                found.append(Path(entry.path))
+                continue
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_folder and entry.name not in skipped and depth + 1 < depth_limit:
+                pending.append((Path(entry.path), depth + 1))
+    return found
+
+
 class LaterNames:
-    """Which ``LATER_NAMES`` exist at a project's root, and moving aside the ones a command created."""
+    """Which ``LATER_NAMES`` exist at a project's root, and moving aside the ones a command created
+    (at the root; a new ``.git`` also in the folders below it: a shell prompt runs ``git status``
+    in whatever folder the user is in)."""
 
     def __init__(self, root: Path, refused_dir: Path) -> None:
         self.root = root
@@ -245,13 +295,29 @@ class LaterNames:
     def present(self) -> frozenset[str]:
         return frozenset(name for name in LATER_NAMES if os.path.lexists(self.root / name))
 
-    def move_created(self, before: frozenset[str]) -> list[tuple[str, Path]]:
-        """Move every name that exists now and did not in ``before`` out of the project; what was
-        moved, and where to."""
+    def move_created(
+        self, before: frozenset[str], repositories: frozenset[Path] | None = None, *, since_ns: int = 0
+    ) -> list[tuple[str, Path]]:
+        """Move every name that exists now and did not in ``before`` out of the project, and every
+        ``.git`` below the root that is not one of ``repositories`` (bound read-only, so as they
+        were) and came into being at ``since_ns`` or later (its inode's change time: a command cannot
+        set it back); None: none is looked for. What was moved (relative to the root), and where to."""
         moved: list[tuple[str, Path]] = []
-        for name in sorted(self.present() - before):
-            source = self.root / name
-            target = self.refused_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{len(moved)}" / name
+        created = [self.root / name for name in sorted(self.present() - before)]
+        if repositories is not None:
+            known = repositories | {self.root / _GIT}
+            created += [
+                path
+                for path in repositories_in(self.root)
+                if path not in known and _changed_since(path, since_ns)
+            ]
+        for source in created:
+            name = source.relative_to(self.root).as_posix()
+            target = (
+                self.refused_dir
+                / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{len(moved)}"
+                / source.name
+            )
             try:
                 target.parent.mkdir(parents=True, mode=0o700)
                 shutil.move(str(source), str(target))

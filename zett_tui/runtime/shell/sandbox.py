@@ -32,6 +32,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -55,7 +56,12 @@ from zett_tui.core.contained_read import is_inside
 from zett_tui.core.outside_programs import register_writable, writable_roots
 from zett_tui.core.paths import ensure_private_dir
 from zett_tui.core.redact import redact_file
-from zett_tui.runtime.shell.left_behind import LaterNames, project_sandbox, remove_placeholder
+from zett_tui.runtime.shell.left_behind import (
+    LaterNames,
+    bound_repositories,
+    project_sandbox,
+    remove_placeholder,
+)
 from zett_tui.runtime.shell.live_output import Report, wait_watching
 from zett_tui.runtime.shell.sandbox_policy import (
     hidden_paths,
@@ -75,6 +81,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: A file system's change times may lag the clock by a tick: a ``.git`` changed this long before a
+#: command started still counts as the command's.
+_CLOCK_SLACK_NS = 20_000_000
 
 #: What ``unavailable_reason`` says with ``[sandbox] mode = "off"``.
 TURNED_OFF = 'turned off in your config ([sandbox] mode = "off")'
@@ -452,6 +462,8 @@ class ShellSandbox:
             wrapped = await self._wrapped(sandbox, command, network=network, env=env)
         watched = where is not Where.OUTSIDE and not read_only
         before = self._later.present() if watched else frozenset()
+        repositories = bound_repositories(wrapped.argv) if watched else frozenset()
+        started_ns = time.time_ns() - _CLOCK_SLACK_NS
         directory = Path(tempfile.mkdtemp(prefix="shell-", dir=ensure_private_dir(self.output_dir)))
         stdout_file, stderr_file = directory / "stdout.txt", directory / "stderr.txt"
         timed_out = False
@@ -486,7 +498,13 @@ class ShellSandbox:
             shutil.rmtree(directory, ignore_errors=True)
             self._prepare_next()
             raise
-        refused = tuple(await asyncio.to_thread(self._later.move_created, before)) if watched else ()
+        refused = (
+            tuple(
+                await asyncio.to_thread(self._later.move_created, before, repositories, since_ns=started_ns)
+            )
+            if watched
+            else ()
+        )
         self._prepare_next()
         if not kept:
             shutil.rmtree(directory, ignore_errors=True)

@@ -34,6 +34,7 @@ the user's decision. No Textual here.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -103,6 +104,7 @@ LATER_NAMES: tuple[str, ...] = tuple(
 )
 
 _GIT = ".git"
+_LATER_SET = frozenset(LATER_NAMES)
 
 
 # -- the sandbox program ----------------------------------------------------------------------------
@@ -188,8 +190,16 @@ class ProjectSandbox(LinuxSandbox):
         self.project = Path(os.path.realpath(project))
 
     def _wrap(self, argv: tuple[str, ...], cwd: Path, env: dict[str, str]) -> SandboxedCommand:
-        """``LinuxSandbox._wrap`` (the policy resolved once) with the mounts above added last."""
-        resolved = resolve_policy(self.policy)
+        """``LinuxSandbox._wrap`` (the policy resolved once) with the mounts above added last.
+
+        Only the hidden places that exist now are handed to the policy (bubblewrap can mask
+        nothing else; resolving every one of ~80 candidates twice cost ~20 ms a wrap). The full
+        list stays ``self.policy``'s, so ``wrap_ahead`` watches the folders each would appear in."""
+        policy = self.policy
+        existing = tuple(path for path in policy.denied_read_paths if os.path.lexists(path))
+        if len(existing) != len(policy.denied_read_paths):
+            policy = dataclasses.replace(policy, denied_read_paths=existing)
+        resolved = resolve_policy(policy)
         root = self.project
         extra: list[str] = []
         if root in resolved.writable:  # a read-only sandbox (Plan Mode) needs no more mounts
@@ -293,7 +303,13 @@ class LaterNames:
         self.refused_dir = refused_dir
 
     def present(self) -> frozenset[str]:
-        return frozenset(name for name in LATER_NAMES if os.path.lexists(self.root / name))
+        """The ``LATER_NAMES`` at the root now (one listing of the root, not a ``stat`` per name)."""
+        try:
+            with os.scandir(self.root) as listing:
+                names = {entry.name for entry in listing}
+        except OSError:
+            return frozenset(name for name in LATER_NAMES if os.path.lexists(self.root / name))
+        return frozenset(_LATER_SET & names)
 
     def move_created(
         self, before: frozenset[str], repositories: frozenset[Path] | None = None, *, since_ns: int = 0

@@ -277,6 +277,7 @@ class ShellSandbox:
         self._sandboxes: dict[tuple[bool, bool], Sandbox] = {}
         register_writable([self.project, *tool_caches(self._environ)])
         self._later = LaterNames(self.project, paths.state_dir() / "refused")
+        self._hidden: list[Path] | None = None
         self._network_once: set[tuple[str, str]] = set()
         self._known_secrets = [str(value) for value in getattr(redact, "known_secrets", ()) or ()]
         #: The next command's wrap, prepared in a thread after the last one (``wrap_ahead``).
@@ -301,9 +302,12 @@ class ShellSandbox:
         return self.available and not self.network
 
     def hidden(self) -> list[Path]:
-        """The built-in credential places and the user's own (``[sandbox] hidden``)."""
-        own = [_real(Path(os.path.expanduser(place))) for place in self.settings.hidden]
-        return list(dict.fromkeys([*hidden_paths(), *own]))
+        """The built-in credential places and the user's own (``[sandbox] hidden``), worked out
+        once (each is a real path: ~80 ``realpath`` calls)."""
+        if self._hidden is None:
+            own = [_real(Path(os.path.expanduser(place))) for place in self.settings.hidden]
+            self._hidden = list(dict.fromkeys([*hidden_paths(), *own]))
+        return list(self._hidden)
 
     def describe(self) -> str:
         """One line for ``/permissions`` and the start notice."""

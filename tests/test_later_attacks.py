@@ -588,3 +588,21 @@ async def test_existing_nested_repositories_and_submodule_links_are_kept_and_rea
     assert (place.project / "mod" / ".git").read_text() == "gitdir: ../.git/modules/mod\n"
     assert "fsmonitor" not in (place.project / "vendor" / "lib" / ".git" / "config").read_text()
     assert (place.project / "vendor" / "lib" / "new.txt").exists()
+
+
+async def test_a_project_mcp_server_s_script_changed_by_a_command_asks_again(place: Place) -> None:
+    from zett_tui.config import trust
+
+    (place.project / "tools").mkdir()
+    (place.project / "tools" / "docs_server.py").write_text("print('serve docs')\n")
+    (place.project / ".mcp.json").write_text(
+        '{"mcpServers": {"docs": {"command": "python3", "args": ["tools/docs_server.py"]}}}'
+    )
+    files = trust.project_files(place.project)
+    assert files is not None and "tools/docs_server.py" in files.files
+    trust.remember(files, trusted=True)
+    shell = shell_for(place)
+    run = await run_in(shell, f"echo 'open({str(marker(place))!r}, \"w\")' >> tools/docs_server.py")
+    assert run.exit_code == 0  # the project's code: a command may change it...
+    changed = trust.project_files(place.project)
+    assert changed is not None and trust.trust_state(changed) is trust.TrustState.CHANGED  # ...and zett asks

@@ -606,3 +606,18 @@ async def test_a_project_mcp_server_s_script_changed_by_a_command_asks_again(pla
     assert run.exit_code == 0  # the project's code: a command may change it...
     changed = trust.project_files(place.project)
     assert changed is not None and trust.trust_state(changed) is trust.TrustState.CHANGED  # ...and zett asks
+
+
+async def test_a_git_that_is_a_link_cannot_be_swapped_for_a_planted_one(place: Place) -> None:
+    real = place.base / "beside" / "real.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(real)], check=True)
+    (place.project / ".git").symlink_to(real)
+    shell = shell_for(place)
+    command = f"rm .git && {evil_git_dir(place, '.git')}"
+    run = await run_in(shell, command)
+    block = shell.blocked(run, command)
+    assert block is not None and block.kind == "later", run
+    dot_git = place.project / ".git"
+    assert not dot_git.exists() or not any(dot_git.iterdir())  # gone, or the empty placeholder
+    zett_and_user_run_git(place)
+    assert not marker(place).exists()

@@ -320,12 +320,12 @@ class LaterNames:
         set it back); None: none is looked for. What was moved (relative to the root), and where to."""
         moved: list[tuple[str, Path]] = []
         created = [self.root / name for name in sorted(self.present() - before)]
-        if repositories is not None:
-            known = repositories | {self.root / _GIT}
+        if repositories is not None:  # (the root's ``.git`` is in ``created`` if it is new)
+            known = repositories  # the root's own ``.git`` too: only a link there is not bound
             created += [
                 path
                 for path in repositories_in(self.root)
-                if path not in known and _changed_since(path, since_ns)
+                if path not in known and path not in created and _changed_since(path, since_ns)
             ]
         for source in created:
             name = source.relative_to(self.root).as_posix()

@@ -621,3 +621,21 @@ async def test_a_git_that_is_a_link_cannot_be_swapped_for_a_planted_one(place: P
     assert not dot_git.exists() or not any(dot_git.iterdir())  # gone, or the empty placeholder
     zett_and_user_run_git(place)
     assert not marker(place).exists()
+
+
+async def test_the_git_status_extension_runs_nothing_of_the_repository(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zett_tui.config.settings import ExtensionConfig
+
+    repo(place)
+    plant_directly(place, "config")
+    venv_first_on_path(place, monkeypatch, "git")
+    model = ScriptedModel(text_step("ok"))
+    config = ExtensionConfig("git_status", "bundled", enabled=True)
+    host = await make_host(model, cwd=place.project, extensions=(config,))
+    await asyncio.wait_for(host.run_turn("hi", Collector()), 20)
+    await host.aclose()
+    notes = "".join(str(m.content) for m in model.requests[0].messages)
+    assert "?? a.py" in notes  # it still says what git status says
+    assert not marker(place).exists()

@@ -32,7 +32,14 @@ from zett_tui.core.outside_programs import (
     writable_roots,
 )
 
-__all__ = ["HARDENED_CONFIG", "Repository", "git_environment", "repository_of", "run_safe_git"]
+__all__ = [
+    "HARDENED_CONFIG",
+    "Repository",
+    "git_environment",
+    "hardened_command",
+    "repository_of",
+    "run_safe_git",
+]
 
 #: Given to every command: nothing the repository's configuration names may run.
 HARDENED_CONFIG: tuple[str, ...] = (
@@ -151,11 +158,9 @@ def git_environment(repository: Repository) -> dict[str, str]:
     return env
 
 
-def run_safe_git(
-    folder: Path, args: Sequence[str], *, timeout: float = 30
-) -> subprocess.CompletedProcess[bytes] | None:
-    """Run ``git args`` hardened in ``folder``'s repository; None when there is no repository zett
-    may use, no git outside the writable folders, or git could not run."""
+def hardened_command(folder: Path, args: Sequence[str]) -> tuple[list[str], dict[str, str]] | None:
+    """The argument vector and environment of ``git args`` hardened in ``folder``'s repository;
+    None when there is no repository zett may use, or no git outside the writable folders."""
     roots = writable_roots()
     repository = repository_of(folder, roots)
     git = find_program("git", roots)
@@ -164,12 +169,23 @@ def run_safe_git(
     command = [git, "--no-pager"]
     for setting in HARDENED_CONFIG:
         command += ["-c", setting]
-    command += list(args)
+    return [*command, *args], git_environment(repository)
+
+
+def run_safe_git(
+    folder: Path, args: Sequence[str], *, timeout: float = 30
+) -> subprocess.CompletedProcess[bytes] | None:
+    """Run ``git args`` hardened in ``folder``'s repository (blocking); None when there is no
+    repository zett may use, no git outside the writable folders, or git could not run."""
+    hardened = hardened_command(folder, args)
+    if hardened is None:
+        return None
+    command, env = hardened
     try:
         return subprocess.run(
             command,
             cwd=folder,
-            env=git_environment(repository),
+            env=env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout,

@@ -23,8 +23,9 @@ from zett_tui.core import outside_programs
 from zett_tui.runtime.events import ToolFinished
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell import left_behind
-from zett_tui.runtime.shell.left_behind import LATER_NAMES, pinned_bwrap
+from zett_tui.runtime.shell.left_behind import LATER_NAMES
 from zett_tui.runtime.shell.sandbox import ShellSandbox
+from zett_tui.runtime.shell.sandbox_program import pinned_bwrap
 from zett_tui.workspace.file_finder import list_project_files
 from zett_tui.workspace.safe_git import repository_of
 

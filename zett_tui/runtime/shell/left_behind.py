@@ -8,10 +8,8 @@ editor runs ``.vscode/tasks.json``; another agent starts the MCP servers of ``.m
 hooks of ``.claude/settings.json``; the sandbox program itself may be found on a ``PATH`` entry
 the command can write. Three structures keep those out of a command's reach:
 
-- ``pinned_bwrap``: the sandbox program is taken from a fixed place (the system's
-  ``/usr/bin/bwrap``..., else zett-agent's bundled build), verified to be a regular executable
-  file that no sandboxed command can write (outside every writable folder, not group- or
-  world-writable), never from ``PATH``;
+- ``sandbox_program.pinned_bwrap``: the sandbox program comes from a fixed, verified place, never
+  from ``PATH``;
 - ``ProjectSandbox`` (bubblewrap): a project's ``.git`` is bound read-only *as a whole* (so it
   cannot be written, renamed, or replaced by a file), and where a project has none, zett puts an
   empty placeholder folder there (git passes an empty ``.git`` over) and binds that read-only, so
@@ -38,35 +36,27 @@ import dataclasses
 import logging
 import os
 import shutil
-import stat
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from zett_agent.sandbox import SandboxedCommand, SandboxPolicy
-from zett_agent.sandbox.binaries import bundled_bwrap
 from zett_agent.sandbox.errors import SandboxUnavailableError
 from zett_agent.sandbox.linux import LinuxSandbox, build_bubblewrap_arguments
 from zett_agent.sandbox.policy import PROTECTED_DIRECTORY_NAMES, PROTECTED_FILE_NAMES, resolve_policy
 
-from zett_tui.core.outside_programs import is_writable_by_sandbox
+from zett_tui.runtime.shell.sandbox_program import SYSTEM_BWRAP, pinned_bwrap
 
 __all__ = [
     "LATER_NAMES",
-    "SYSTEM_BWRAP",
     "LaterNames",
     "ProjectSandbox",
-    "pinned_bwrap",
     "project_sandbox",
     "remove_placeholder",
 ]
 
 log = logging.getLogger(__name__)
-
-#: Where a system's bubblewrap lives; tried before the bundled build (a distribution's own may be
-#: the one its AppArmor profile lets create namespaces).
-SYSTEM_BWRAP: tuple[str, ...] = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 
 #: Names in a project's root folder that something outside the sandbox runs or loads later, with
 #: no question of its own: zett-agent's list (shell start-up files, ``.gitconfig``,
@@ -105,39 +95,6 @@ LATER_NAMES: tuple[str, ...] = tuple(
 
 _GIT = ".git"
 _LATER_SET = frozenset(LATER_NAMES)
-
-
-# -- the sandbox program ----------------------------------------------------------------------------
-
-
-def _verified(candidate: str | Path, roots: Sequence[Path]) -> str | None:
-    """``candidate``'s real path when it is a regular executable file no sandboxed command can
-    change: outside every writable folder, and neither it nor its folder writable by others."""
-    real = Path(os.path.realpath(candidate))
-    try:
-        info = os.stat(real)
-        folder = os.stat(real.parent)
-    except OSError:
-        return None
-    if not stat.S_ISREG(info.st_mode) or not os.access(real, os.X_OK):
-        return None
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or folder.st_mode & stat.S_IWOTH:
-        return None
-    if is_writable_by_sandbox(real, roots):
-        return None
-    return str(real)
-
-
-def pinned_bwrap(roots: Sequence[Path], *, system: Iterable[str] = SYSTEM_BWRAP) -> str | None:
-    """The bubblewrap zett runs: the first verified system copy, else zett-agent's bundled build
-    (verified the same way: a zett installed in the project's own virtualenv does not qualify);
-    never one found on ``PATH``. None when there is none."""
-    for candidate in system:
-        found = _verified(candidate, roots)
-        if found is not None:
-            return found
-    bundled = bundled_bwrap()
-    return None if bundled is None else _verified(bundled, roots)
 
 
 # -- the sandbox ------------------------------------------------------------------------------------

@@ -640,3 +640,53 @@ async def test_the_git_status_extension_runs_nothing_of_the_repository(
     notes = "".join(str(m.content) for m in model.requests[0].messages)
     assert "?? a.py" in notes  # it still says what git status says
     assert not marker(place).exists()
+
+
+def test_a_project_mcp_server_whose_script_a_command_rewrote_does_not_start_again(place: Place) -> None:
+    """Mid-session: the server is restarted (``/mcp``, or after a crash) with the script changed."""
+    import sys
+    import time
+
+    from zett_tui.config import trust
+    from zett_tui.config.mcp_servers import McpServerConfig
+    from zett_tui.runtime.mcp.manager import McpManager, ServerState
+
+    root = Path(__file__).resolve().parent.parent
+    script = place.project / "tools" / "docs_server.py"
+    script.parent.mkdir()
+    script.write_text("import runpy\nrunpy.run_module('tests.fakes.mcp_server', run_name='__main__')\n")
+    (place.project / ".mcp.json").write_text(
+        '{"mcpServers": {"docs": {"command": "python3", "args": ["tools/docs_server.py"]}}}'
+    )
+    files = trust.project_files(place.project)
+    assert files is not None and "tools/docs_server.py" in files.files
+    trust.remember(files, trusted=True)
+    server = McpServerConfig(
+        "docs",
+        command=sys.executable,
+        args=(str(script),),
+        env={"PYTHONPATH": str(root)},
+        source=".mcp.json",
+        config_file=place.project / ".mcp.json",
+    )
+    manager = McpManager([server], environ={})
+    manager.start()
+    try:
+
+        def state() -> ServerState:
+            return manager.statuses()[0].state
+
+        deadline = time.monotonic() + 30
+        while state() is not ServerState.READY:
+            assert time.monotonic() < deadline, manager.statuses()
+            time.sleep(0.05)
+        script.write_text(script.read_text() + f"open({str(marker(place))!r}, 'w')\n")
+        manager.restart("docs")
+        deadline = time.monotonic() + 30
+        while "changed since you trusted them" not in manager.statuses()[0].reason:
+            assert time.monotonic() < deadline, manager.statuses()
+            time.sleep(0.05)
+        assert state() is ServerState.FAILED
+        assert not marker(place).exists()
+    finally:
+        manager.stop()

@@ -115,7 +115,7 @@ def _extra_mounts(root: Path, protected: Sequence[Path]) -> list[str]:
     arguments: list[str] = []
     bound: set[Path] = set()
     gits = [path.parent for path in protected if path.name == "hooks" and path.parent.name == _GIT]
-    gits += [path for path in repositories_in(root) if path.is_file()]  # a submodule's ``gitdir:`` file
+    gits += repositories_in(root)  # also a submodule's ``gitdir:`` file, and past zett-agent's search
     named = [root / name for name in LATER_NAMES]
     for path in (*gits, *named):
         if path in bound or not os.path.lexists(path):

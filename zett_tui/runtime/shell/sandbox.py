@@ -58,6 +58,7 @@ from zett_tui.core.paths import ensure_private_dir
 from zett_tui.core.redact import redact_file
 from zett_tui.runtime.shell.left_behind import (
     LaterNames,
+    ProjectSandbox,
     bound_repositories,
     project_sandbox,
     remove_placeholder,
@@ -466,7 +467,11 @@ class ShellSandbox:
             wrapped = await self._wrapped(sandbox, command, network=network, env=env)
         watched = where is not Where.OUTSIDE and not read_only
         before = self._later.present() if watched else frozenset()
-        repositories = bound_repositories(wrapped.argv) if watched else frozenset()
+        # Only zett's own bubblewrap sandbox binds every ``.git`` read-only; elsewhere (Seatbelt) a
+        # command may change one, and only new names at the root are looked for.
+        repositories = (
+            bound_repositories(wrapped.argv) if watched and isinstance(sandbox, ProjectSandbox) else None
+        )
         started_ns = time.time_ns() - _CLOCK_SLACK_NS
         directory = Path(tempfile.mkdtemp(prefix="shell-", dir=ensure_private_dir(self.output_dir)))
         stdout_file, stderr_file = directory / "stdout.txt", directory / "stderr.txt"

@@ -52,6 +52,7 @@ __all__ = [
     "LATER_NAMES",
     "LaterNames",
     "ProjectSandbox",
+    "place_placeholder",
     "project_sandbox",
     "remove_placeholder",
 ]
@@ -100,7 +101,7 @@ _LATER_SET = frozenset(LATER_NAMES)
 # -- the sandbox ------------------------------------------------------------------------------------
 
 
-def _placeholder(root: Path) -> None:
+def place_placeholder(root: Path) -> None:
     """An empty ``.git`` folder where a project has none, so a read-only mount can stand there."""
     try:
         os.mkdir(root / _GIT, 0o755)
@@ -161,7 +162,7 @@ class ProjectSandbox(LinuxSandbox):
         extra: list[str] = []
         if root in resolved.writable:  # a read-only sandbox (Plan Mode) needs no more mounts
             if not os.path.lexists(root / _GIT):
-                _placeholder(root)
+                place_placeholder(root)
             inside = [path for path in resolved.protected_write if path.is_relative_to(root)]
             extra = _extra_mounts(root, inside) + _own_python(root)
         arguments, warnings = build_bubblewrap_arguments(resolved, argv, cwd, env, bwrap=self._bwrap)

@@ -60,6 +60,7 @@ from zett_tui.runtime.shell.left_behind import (
     LaterNames,
     ProjectSandbox,
     bound_repositories,
+    place_placeholder,
     project_sandbox,
     remove_placeholder,
 )
@@ -279,6 +280,8 @@ class ShellSandbox:
         register_writable([self.project, *tool_caches(self._environ)])
         self._later = LaterNames(self.project, paths.state_dir() / "refused")
         self._hidden: list[Path] | None = None
+        #: The prepared wrap the last command ran with (None: wrapped afresh).
+        self._last_used: PreparedWrap | None = None
         self._network_once: set[tuple[str, str]] = set()
         self._known_secrets = [str(value) for value in getattr(redact, "known_secrets", ()) or ()]
         #: The next command's wrap, prepared in a thread after the last one (``wrap_ahead``).
@@ -355,6 +358,10 @@ class ShellSandbox:
             log.warning("no shell sandbox: %s", self.unavailable_reason)
         else:
             self.unavailable_reason = None
+            if isinstance(self._sandboxes.get((self.network, False)), ProjectSandbox):
+                # Made now, not at the first command: a folder changed in the last seconds keeps
+                # the next command's wrap from being prepared ahead (``wrap_ahead.RACY_SECONDS``).
+                place_placeholder(self.project)
 
     def _sandbox(self, *, network: bool, read_only: bool = False) -> Sandbox:
         sandbox = self._sandboxes.get((network, read_only))
@@ -426,7 +433,9 @@ class ShellSandbox:
             else:
                 holds = prepared.unchanged()
             if holds:
+                self._last_used = prepared
                 return prepared.command(command)
+        self._last_used = None
         return await asyncio.to_thread(sandbox.wrap, command, cwd=cwd, env=env)
 
     async def run(
@@ -465,6 +474,7 @@ class ShellSandbox:
             wrapped = await asyncio.to_thread(sandbox.wrap, command, cwd=os.getcwd(), env=env)
         else:
             wrapped = await self._wrapped(sandbox, command, network=network, env=env)
+        used = self._last_used if where is not Where.OUTSIDE and not read_only else None
         watched = where is not Where.OUTSIDE and not read_only
         before = self._later.present() if watched else frozenset()
         # Only zett's own bubblewrap sandbox binds every ``.git`` read-only; elsewhere (Seatbelt) a
@@ -507,18 +517,33 @@ class ShellSandbox:
             shutil.rmtree(directory, ignore_errors=True)
             self._prepare_next()
             raise
-        refused = (
-            tuple(
-                await asyncio.to_thread(self._later.move_created, before, repositories, since_ns=started_ns)
-            )
-            if watched
-            else ()
-        )
+        refused = await self._refused(before, repositories, used, started_ns) if watched else ()
         self._prepare_next()
         if not kept:
             shutil.rmtree(directory, ignore_errors=True)
         exit_code = process.returncode if process.returncode is not None else -1
         return ShellRun(exit_code, timed_out, composed, where, sandbox.isolated, network, kept, refused)
+
+    async def _refused(
+        self,
+        before: frozenset[str],
+        repositories: frozenset[Path] | None,
+        used: PreparedWrap | None,
+        started_ns: int,
+    ) -> tuple[tuple[str, Path], ...]:
+        """What the command created that runs later, moved out of the project (``left_behind``).
+
+        The root is listed at once (one ``scandir``); the folders below are searched for a new
+        ``.git`` only when one of them changed: a command run with a prepared wrap whose folders
+        all kept their times (``ls``, ``git diff``, a test that writes nothing) made none."""
+        if used is not None:
+            many = len(used.stamps) > MANY_STAMPS
+            if await asyncio.to_thread(used.unchanged) if many else used.unchanged():
+                repositories = None
+        if repositories is None and not (self._later.present() - before):
+            return ()
+        moved = await asyncio.to_thread(self._later.move_created, before, repositories, since_ns=started_ns)
+        return tuple(moved)
 
     async def _compose(self, stdout_file: Path, stderr_file: Path) -> tuple[str, tuple[Path, ...]]:
         """The bash tool's text; a truncated command's files are kept, redacted (off the loop)."""

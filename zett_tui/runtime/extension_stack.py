@@ -96,12 +96,12 @@ async def build_extension_stack(
     from zett_agent.extensions import (
         AskUserExtension,
         FileSystemExtension,
-        ShellApprovalExtension,
         ToolGuidelinesExtension,
     )
 
     from zett_tui.runtime.plan_mode import ZettPlanMode
     from zett_tui.runtime.project_instructions import ProjectInstructionsExtension
+    from zett_tui.runtime.shell.approval import ShellApproval
     from zett_tui.runtime.shell.bash_tool import SandboxedShell
     from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
     from zett_tui.runtime.shell.sandbox import ShellSandbox
@@ -154,7 +154,7 @@ async def build_extension_stack(
         _bash_extension(),
         # Outside every gate: a hook's refusal comes before any question about the call.
         *([hooks_extension] if hooks_extension is not None else []),
-        ShellApprovalExtension(storage=shell_policy),
+        ShellApproval(storage=shell_policy),
         plan_guard,
         edit_gate,
         *mcp,

@@ -60,7 +60,6 @@ from zett_tui.runtime.shell.left_behind import (
     LaterNames,
     ProjectSandbox,
     bound_repositories,
-    place_placeholder,
     project_sandbox,
     remove_placeholder,
 )
@@ -358,10 +357,6 @@ class ShellSandbox:
             log.warning("no shell sandbox: %s", self.unavailable_reason)
         else:
             self.unavailable_reason = None
-            if isinstance(self._sandboxes.get((self.network, False)), ProjectSandbox):
-                # Made now, not at the first command: a folder changed in the last seconds keeps
-                # the next command's wrap from being prepared ahead (``wrap_ahead.RACY_SECONDS``).
-                place_placeholder(self.project)
 
     def _sandbox(self, *, network: bool, read_only: bool = False) -> Sandbox:
         sandbox = self._sandboxes.get((network, read_only))

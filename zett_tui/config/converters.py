@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from datetime import date, datetime, time
 from typing import Any
@@ -231,6 +232,15 @@ def convert_sandbox_mode(value: object) -> str:
 
 #: Provider keys never enter a sandboxed command, whatever ``[sandbox] env`` says.
 _PROVIDER_KEY_NAME = re.compile(r"(?i:.*_API_KEY)")
+
+
+def convert_sandbox_hidden_path(value: object) -> str:
+    """A place commands must not see: an absolute path, or one under ``~``."""
+    text = _non_empty_string(value)
+    expanded = os.path.expanduser(text)
+    if not os.path.isabs(expanded):
+        raise InvalidValue(f"expected an absolute path or one starting with ~/, got {text!r}")
+    return os.path.normpath(expanded)
 
 
 def convert_sandbox_env_name(value: object) -> str:

@@ -31,6 +31,7 @@ from zett_tui.config.converters import (
     convert_pattern,
     convert_reasoning_effort,
     convert_sandbox_env_name,
+    convert_sandbox_hidden_path,
     convert_sandbox_mode,
     convert_small_count,
     convert_theme,
@@ -95,6 +96,9 @@ class SandboxSettings:
     """Commands inside the sandbox may use the network."""
     env: tuple[str, ...] = ()
     """Names of environment variables passed into the sandbox besides the built-in short list."""
+    hidden: tuple[str, ...] = ()
+    """More places commands must not see (files or folders, ``~/`` allowed), besides the built-in
+    credential stores."""
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,7 @@ SANDBOX_SCHEMA: Mapping[str, Setting] = {
     "mode": Setting(convert_sandbox_mode, user_only=True),
     "network": Setting(convert_bool, user_only=True),
     "env": Setting(convert_sandbox_env_name, user_only=True, item_list=True),
+    "hidden": Setting(convert_sandbox_hidden_path, user_only=True, item_list=True),
 }
 """All user-only: a cloned repository must not be able to loosen the sandbox."""
 

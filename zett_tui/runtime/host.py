@@ -719,6 +719,9 @@ class AgentHost:
             with contextlib.suppress(Exception):
                 await model.aclose()
         await self._close_retired_models()
+        if self.shell_sandbox is not None:
+            with contextlib.suppress(Exception):
+                self.shell_sandbox.close()
         if self.files is not None:
             await self.files.aclose()  # the lock goes last
 

@@ -31,6 +31,7 @@ from zett_tui.config.schema import (
     Setting,
     Settings,
     UISettings,
+    WebSettings,
     format_key,
     resolve_setting,
     unknown_key_message,
@@ -209,6 +210,7 @@ def assemble(
         checkpoints=CheckpointSettings(
             **{str(key[1]): value for key, value in merged.items() if key[0] == "checkpoints"}
         ),
+        web=WebSettings(**{str(key[1]): value for key, value in merged.items() if key[0] == "web"}),
         mcp_servers=tuple(mcp_servers),
         hooks=tuple(hook for layer in layers for hook in layer.hooks),
         no_color=no_color,

@@ -109,6 +109,14 @@ class CheckpointSettings:
 
 
 @dataclass(frozen=True)
+class WebSettings:
+    """The ``[web]`` table: what the model may read from the web (user config only)."""
+
+    fetch: bool = True
+    """Offer the ``web_fetch`` tool (it asks before each new domain); false: no tool fetches a page."""
+
+
+@dataclass(frozen=True)
 class ExtensionConfig:
     """One ``[extensions.NAME]`` table: your own extension, or a switch and options for a bundled one."""
 
@@ -165,6 +173,8 @@ class Settings:
     """How shell commands are confined; from the user's config only."""
     checkpoints: CheckpointSettings = CheckpointSettings()
     """What the checkpoints record; from the user's config only."""
+    web: WebSettings = WebSettings()
+    """What the model may read from the web; from the user's config only."""
     mcp_servers: tuple[McpServerConfig, ...] = ()
     """The ``[mcp_servers.NAME]`` tables (``zett_tui.config.mcp_servers``), the user's first."""
     hooks: tuple[HookConfig, ...] = ()
@@ -272,6 +282,11 @@ CHECKPOINTS_SCHEMA: Mapping[str, Setting] = {
 }
 """User-only: a cloned repository must not be able to keep its files out of the checkpoints."""
 
+WEB_SCHEMA: Mapping[str, Setting] = {
+    "fetch": Setting(convert_bool, user_only=True),
+}
+"""User-only: a cloned repository must not turn on what the user turned off."""
+
 SCHEMA: Schema = {
     "model": Setting(convert_model),
     "models": Setting(convert_model, item_list=True),
@@ -280,6 +295,7 @@ SCHEMA: Schema = {
     "ui": UI_SCHEMA,
     "sandbox": SANDBOX_SCHEMA,
     "checkpoints": CHECKPOINTS_SCHEMA,
+    "web": WEB_SCHEMA,
     "endpoints": NamedTables(
         ENDPOINT_SCHEMA,
         name_pattern=re.compile(r"[A-Za-z0-9_-]+"),

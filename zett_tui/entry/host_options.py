@@ -12,6 +12,7 @@ from zett_agent.model import ReasoningEffort
 
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.host import HostOptions
+from zett_tui.runtime.web.extension import WebOptions
 
 
 def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions:
@@ -31,6 +32,8 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
         settings["sandbox"] = launch.sandbox
     if launch.checkpoint_max_file_bytes is not None:
         settings["checkpoint_max_file_bytes"] = launch.checkpoint_max_file_bytes
+    if not launch.web_fetch:
+        settings["web"] = WebOptions(enabled=False)
     if launch.describe_error is not None:
         settings["describe_error"] = launch.describe_error
     settings.update(overrides)

@@ -63,6 +63,8 @@ class LaunchSettings:
     sandbox: SandboxSettings | None = None
     #: Files larger than this are not recorded in checkpoints; None: the default (10 MB).
     checkpoint_max_file_bytes: int | None = None
+    #: ``[web] fetch``: offer the ``web_fetch`` tool.
+    web_fetch: bool = True
     #: The MCP servers to start: the user's, and a trusted project's (``Settings.mcp_servers``).
     mcp_servers: tuple[McpServerConfig, ...] = ()
     #: The ``[[hooks.EVENT]]`` commands: the user's, and a trusted project's (``Settings.hooks``).

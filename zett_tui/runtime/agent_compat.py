@@ -182,6 +182,19 @@ def apply_file_edits(content: str, edits: Sequence[FileEdit]) -> tuple[str, int]
     return _apply_edits(content, edits)
 
 
+def allow_in_plan_mode(plan_mode: PlanModeExtension, name: str) -> None:
+    """Let Plan Mode's ``before_tool`` accept the tool ``name`` (it refuses, and fails the whole
+    request on, any tool outside its own file set). Only for tools that change nothing.
+
+    Touches ``PlanModeExtension._filesystem_tool_names``. On an upgrade: check ``before_tool``
+    still decides from it, and that nothing else uses it to build the Plan Mode tool set.
+    """
+    names = getattr(plan_mode, "_filesystem_tool_names", None)
+    if not isinstance(names, frozenset):
+        raise RuntimeError("this zett-agent version does not let zett add a tool to Plan Mode")
+    plan_mode._filesystem_tool_names = names | {name}
+
+
 def plan_mode_sessions(plan_mode: PlanModeExtension) -> set[str]:
     """The live set of session ids in Plan Mode, to switch it from the UI (zett-agent switches it
     only through its tools). Raises ``RuntimeError`` when this zett-agent keeps it elsewhere.

@@ -24,6 +24,7 @@ DECISION_EVENTS = frozenset(
     | {"sandbox_escape_requested"}
     | {"mcp_approval_requested"}
     | {"hook_approval_requested"}
+    | {"web_fetch_requested"}
 )
 
 

@@ -19,6 +19,8 @@ kept here, and checked by the attack corpus and the read-containment tests:
    a checkpoint first, unless its server marks the tool ``readOnlyHint``.
 7. The read gate runs the read tools itself, so it is the innermost middleware: every other
    extension sees a read call (and its result) as it would the tool's.
+8. ``web_fetch`` (``runtime.web``) runs itself too, after asking; its extension sorts after Plan
+   Mode by priority, so it is offered in Plan Mode as well (the question still comes).
 
 No Textual here; the host calls ``build_extension_stack`` from ``AgentHost.start``.
 """
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from zett_agent.extensions.base import AgentExtension
 
 from zett_tui.core import paths
+from zett_tui.runtime import agent_compat
 from zett_tui.runtime.extensions.registry import (
     ExtensionReport,
     bundled_class,
@@ -107,8 +110,10 @@ async def build_extension_stack(
     from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
     from zett_tui.runtime.shell.sandbox import ShellSandbox
     from zett_tui.runtime.tool_arguments import ToolArgumentErrors
+    from zett_tui.runtime.web.extension import WEB_FETCH_TOOL, WebFetchExtension
 
     plan_mode = PlanModeExtension()
+    agent_compat.allow_in_plan_mode(plan_mode, WEB_FETCH_TOOL)  # it changes nothing; it still asks
     plan_guard = bundled_class("plan_guard")(plan_mode)
     shell_rules = ShellRules(options.cwd)
     shell_policy = ShellPolicy(shell_rules, options.cwd, mode_of, plan_guard.is_active)
@@ -174,6 +179,9 @@ async def build_extension_stack(
         compaction,
         recorder,
         read_gate,
+        # Sorts after Plan Mode (its priority): offered in Plan Mode too, and the innermost
+        # middleware for its own tool; it asks before any domain not yet allowed.
+        WebFetchExtension(options.cwd, options.web),
     ]
     report = load_extensions(
         options.extensions,

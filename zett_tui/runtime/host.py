@@ -57,6 +57,7 @@ from zett_tui.runtime.session_files import SessionFiles
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
+from zett_tui.runtime.web.extension import WebOptions
 from zett_tui.sessions.rewind_marks import RewoundTurns, read_rewound
 from zett_tui.workspace.git_branch import git_branch
 
@@ -111,6 +112,8 @@ class HostOptions:
     mcp_manager: Any = None
     #: The ``[[hooks.EVENT]]`` commands of the user's config (and of a trusted project's).
     hooks: Sequence[HookConfig] = ()
+    #: The ``web_fetch`` tool: domains allowed without asking (``--allow-web``), bounds.
+    web: WebOptions = field(default_factory=WebOptions)
 
 
 class AgentHost:

@@ -272,3 +272,56 @@ async def test_each_provider_receives_the_png_and_the_scaled_jpeg(
     if provider != "ollama":
         assert [media for media, _ in images] == ["image/png", "image/jpeg"]
     assert json.dumps(request.body).count("not an image") == 0
+
+
+async def test_the_turn_in_progress_on_disk_names_its_image_too(
+    hosts: Any, project: Path, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from zett_tui.sessions.naming import live_path
+
+    sessions = tmp_path / "sessions"
+    gate = asyncio.Event()
+    model = ScriptedModel(text_step("a red square, as far as I can", gate=gate))
+    host = await hosts(model, cwd=project, sessions_dir=sessions)
+    turn = asyncio.create_task(host.run_turn("what is @shot.png", Collector()))
+    session_file = sessions / "x"
+    for _ in range(200):
+        lives = list(sessions.glob("*.live*")) if sessions.exists() else []
+        if lives:
+            session_file = lives[0]
+            break
+        await asyncio.sleep(0.05)
+    live = session_file.read_text()
+    gate.set()
+    await asyncio.wait_for(turn, 20)
+    assert "__kcs_bytes__" not in live and "__zett_image__" in live
+    assert len(list((sessions / "images").iterdir())) == 1
+    assert live_path(next(sessions.glob("*.jsonl"))).name == session_file.name
+
+
+async def test_a_fork_keeps_the_image_in_its_lines_and_context(
+    hosts: Any, project: Path, tmp_path: Path
+) -> None:
+    from zett_tui.sessions.fork import fork_session
+
+    sessions, history = tmp_path / "sessions", tmp_path / "history.sqlite3"
+    host = await hosts(
+        ScriptedModel(text_step("red")), cwd=project, sessions_dir=sessions, history_db=history
+    )
+    await host.run_turn("what is @shot.png", Collector())
+    original = host.session_id
+    await host.aclose()
+    session_file = next(sessions.glob("*.jsonl"))
+    moment = datetime.now(UTC)
+    summary = SessionSummary(original, "t", None, None, None, moment, moment, 1, "completed", session_file, 0)
+    forked = await fork_session(summary, "fork-1", sessions_directory=sessions, history_database=history)
+    (turn,) = iter_turns(forked, [])
+    ((label, stored),) = turn.prompt_image_files
+    assert label == "shot.png" and stored is not None and (sessions / "images" / stored).is_file()
+    model = ScriptedModel(text_step("still red"))
+    again = await hosts(model, cwd=project, sessions_dir=sessions, history_db=history, session_id="fork-1")
+    await again.run_turn("and?", Collector())
+    earlier = next(m for m in model.requests[0].messages if isinstance(m, UserMessage))
+    assert any(isinstance(part, ImageContent) for part in earlier.parts)

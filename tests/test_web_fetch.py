@@ -390,9 +390,9 @@ def test_web_fetch_is_turned_off_in_the_users_config_only(tmp_path: Path) -> Non
 
     user, project = tmp_path / "user.toml", tmp_path / "project"
     (project / ".zett").mkdir(parents=True)
-    user.write_text("[web]\nfetch = false\n")
+    user.write_text("[web]\nfetch = false\nsearch = true\n")
     settings, problems = load_settings(cwd=project, env={}, user_config=user, project_trusted=True)
-    assert settings.web.fetch is False and problems == []
+    assert settings.web.fetch is False and settings.web.search is True and problems == []
     user.write_text("")
     (project / ".zett" / "config.toml").write_text("[web]\nfetch = false\n")
     settings, problems = load_settings(cwd=project, env={}, user_config=user, project_trusted=True)

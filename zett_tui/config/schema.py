@@ -114,6 +114,8 @@ class WebSettings:
 
     fetch: bool = True
     """Offer the ``web_fetch`` tool (it asks before each new domain); false: no tool fetches a page."""
+    search: bool = False
+    """Offer Anthropic models their provider's hosted web search (the provider runs it)."""
 
 
 @dataclass(frozen=True)
@@ -284,6 +286,7 @@ CHECKPOINTS_SCHEMA: Mapping[str, Setting] = {
 
 WEB_SCHEMA: Mapping[str, Setting] = {
     "fetch": Setting(convert_bool, user_only=True),
+    "search": Setting(convert_bool, user_only=True),
 }
 """User-only: a cloned repository must not turn on what the user turned off."""
 

@@ -32,8 +32,8 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
         settings["sandbox"] = launch.sandbox
     if launch.checkpoint_max_file_bytes is not None:
         settings["checkpoint_max_file_bytes"] = launch.checkpoint_max_file_bytes
-    if not launch.web_fetch:
-        settings["web"] = WebOptions(enabled=False)
+    if not launch.web_fetch or launch.web_search:
+        settings["web"] = WebOptions(enabled=launch.web_fetch, search=launch.web_search)
     if launch.describe_error is not None:
         settings["describe_error"] = launch.describe_error
     settings.update(overrides)

@@ -65,6 +65,8 @@ class LaunchSettings:
     checkpoint_max_file_bytes: int | None = None
     #: ``[web] fetch``: offer the ``web_fetch`` tool.
     web_fetch: bool = True
+    #: ``[web] search``: offer the provider's hosted web search (Anthropic).
+    web_search: bool = False
     #: The MCP servers to start: the user's, and a trusted project's (``Settings.mcp_servers``).
     mcp_servers: tuple[McpServerConfig, ...] = ()
     #: The ``[[hooks.EVENT]]`` commands: the user's, and a trusted project's (``Settings.hooks``).

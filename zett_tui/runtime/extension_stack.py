@@ -182,6 +182,7 @@ async def build_extension_stack(
         # Sorts after Plan Mode (its priority): offered in Plan Mode too, and the innermost
         # middleware for its own tool; it asks before any domain not yet allowed.
         WebFetchExtension(options.cwd, options.web),
+        *_web_search(options),
     ]
     report = load_extensions(
         options.extensions,
@@ -240,6 +241,15 @@ def _mcp_extension(
             saved=McpRules(options.cwd),
         )
     ]
+
+
+def _web_search(options: HostOptions) -> list[AgentExtension]:
+    """The provider's hosted web search, when ``[web] search`` asks for it."""
+    if not options.web.search:
+        return []
+    from zett_tui.runtime.web.search import WebSearchExtension
+
+    return [WebSearchExtension()]
 
 
 def _hooks_extension(hooks: SessionHooks | None, notify: Callable[[str, str], None]) -> Any:

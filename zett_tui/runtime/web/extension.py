@@ -76,6 +76,8 @@ class WebOptions:
     exempt: Collection[str] = ()
     #: Where the "always" domains are kept; None: zett's data folder.
     permissions_dir: Path | None = None
+    #: Offer the provider's hosted web search (``runtime.web.search``; Anthropic models only).
+    search: bool = False
 
 
 class WebFetchExtension(ExternalEventExtension):

@@ -286,14 +286,14 @@ async def test_the_turn_in_progress_on_disk_names_its_image_too(
     model = ScriptedModel(text_step("a red square, as far as I can", gate=gate))
     host = await hosts(model, cwd=project, sessions_dir=sessions)
     turn = asyncio.create_task(host.run_turn("what is @shot.png", Collector()))
-    session_file = sessions / "x"
-    for _ in range(200):
+    session_file, live = sessions / "x", ""
+    for _ in range(400):  # until the prompt's message is in the journal (after its head line)
         lives = list(sessions.glob("*.live*")) if sessions.exists() else []
-        if lives:
+        live = lives[0].read_text() if lives else ""
+        if "image" in live.split("\n", 1)[-1]:
             session_file = lives[0]
             break
         await asyncio.sleep(0.05)
-    live = session_file.read_text()
     gate.set()
     await asyncio.wait_for(turn, 20)
     assert "__kcs_bytes__" not in live and "__zett_image__" in live
@@ -325,3 +325,17 @@ async def test_a_fork_keeps_the_image_in_its_lines_and_context(
     await again.run_turn("and?", Collector())
     earlier = next(m for m in model.requests[0].messages if isinstance(m, UserMessage))
     assert any(isinstance(part, ImageContent) for part in earlier.parts)
+
+
+async def test_a_pasted_image_token_sends_its_image_and_a_stale_one_says_so(
+    hosts: Any, project: Path
+) -> None:
+    from zett_tui.runtime.image_prompt import PASTED
+
+    token = PASTED.add(prepare_image("pasted.png", png_bytes(), limits_for("scripted")))
+    model = ScriptedModel(text_step("one"))
+    host = await hosts(model, cwd=project)
+    sink = Collector()
+    await host.run_turn(f"see {token} and [Image #99999: old.png]", sink)
+    assert [part.alt_text for part in sent_images(model)] == ["pasted.png"]
+    assert any("[Image #99999: old.png] is only text now" in notice.text for notice in sink.of(Notice))

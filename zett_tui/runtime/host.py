@@ -287,6 +287,12 @@ class AgentHost:
         label = model.label if model is not None else self.options.model_label
         prompt, mentioned = await self._with_attachments(prompt, sink, label)
         images = [*images, *PASTED.images_in(prompt), *mentioned]
+        for token in PASTED.stale(prompt):
+            sink(
+                Notice(
+                    f"{token} is only text now: that image was pasted in an earlier zett or edited", "warning"
+                )
+            )
         problem = image_problem(images, label, limits_for(label))
         if problem is not None:
             sink(Notice(problem, "warning"))

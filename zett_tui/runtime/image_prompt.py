@@ -60,6 +60,11 @@ class ImageStash:
     def images_in(self, text: str) -> list[PreparedImage]:
         return [image for _match, image in self.tokens(text)]
 
+    def stale(self, text: str) -> list[str]:
+        """Tokens in ``text`` that name no image kept here (pasted in an earlier zett, or edited)."""
+        kept = {match.group(0) for match, _image in self.tokens(text)}
+        return [match.group(0) for match in IMAGE_TOKEN.finditer(text) if match.group(0) not in kept]
+
     def span_at(self, line: str, column: int, *, ending: bool) -> tuple[int, int] | None:
         """The (start, end) of an intact token in ``line`` that ends (or starts) at ``column``."""
         for match, _image in self.tokens(line):

@@ -329,9 +329,7 @@ async def test_after_yes_without_network_the_fetch_fails_cleanly(hosts: Any) -> 
     sink, asked = await _turn(host, model, "once")
     (row,) = sink.of(ToolFinished)
     assert len(asked) == 1 and row.state == "failed"
-    assert "web_fetch failed" in row.output and (
-        "could not fetch" in row.output or "longer than" in row.output
-    )
+    assert "could not fetch https://docs.example.com/" in row.output or "longer than" in row.output
 
 
 async def test_always_for_a_domain_stops_asking_in_this_project(hosts: Any, server: Server) -> None:
@@ -404,3 +402,57 @@ async def test_turned_off_the_model_is_not_offered_web_fetch(hosts: Any) -> None
     host = await hosts(model, web=WebOptions(enabled=False))
     await host.run_turn("hi", Collector())
     assert "web_fetch" not in [tool.name for tool in model.requests[0].tools]
+
+
+# -- zett -p --------------------------------------------------------------------------------------
+
+
+async def _headless(model: ScriptedModel, **options: Any) -> tuple[int, str]:
+    import io
+
+    from zett_tui.entry.headless import run_headless
+    from zett_tui.entry.launch import LaunchSettings
+
+    out, err = io.StringIO(), io.StringIO()
+    launch = LaunchSettings(model_label="scripted", model_factory=lambda: model, cwd=Path.cwd())
+    code = await run_headless(launch, "go", out=out, err=err, handle_signals=False, **options)
+    return code, err.getvalue()
+
+
+async def test_print_mode_fetches_nothing_without_allow_web() -> None:
+    model = ScriptedModel(
+        tool_step("w1", "web_fetch", {"url": "https://docs.example.com/a"}), text_step("ok")
+    )
+    code, err = await _headless(model)
+    assert code == 0 and "refused web fetch of https://docs.example.com/a" in err
+    assert "--allow-web docs.example.com" in err
+
+
+async def test_print_mode_with_allow_web_tries_and_fails_cleanly_offline() -> None:
+    model = ScriptedModel(
+        tool_step("w1", "web_fetch", {"url": "https://docs.example.invalid/a"}), text_step("ok")
+    )
+    code, err = await _headless(model, allow_web=["docs.example.invalid"])
+    assert code == 0 and "refused" not in err
+    from tests.fakes.scripted_model import last_tool_result
+
+    assert "'docs.example.invalid' could not be resolved" in last_tool_result(model.requests[-1])
+
+
+@pytest.mark.parametrize("given", ["https://docs.python.org", "*.python.org", "docs.python.org/3"])
+def test_allow_web_takes_a_host_name_only(given: str) -> None:
+    import argparse
+
+    from zett_tui.entry.headless import HeadlessUsageError, headless_request
+
+    options = argparse.Namespace(
+        prompt="go",
+        output=None,
+        allow_edits=False,
+        allow_shell=[],
+        allow_read=[],
+        allow_mcp=[],
+        allow_web=[given],
+    )
+    with pytest.raises(HeadlessUsageError, match="--allow-web"):
+        headless_request(options, None)

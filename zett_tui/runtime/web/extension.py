@@ -37,7 +37,7 @@ from zett_tui.runtime import agent_compat
 from zett_tui.runtime.tool_refusal import ToolRefused
 from zett_tui.runtime.web.address_guard import AddressRefused, Resolver, precheck_url, system_resolver
 from zett_tui.runtime.web.allowed_domains import DomainPermissions, SavedDomains
-from zett_tui.runtime.web.fetcher import FetchFailed, FetchLimits, Page, fetch_page
+from zett_tui.runtime.web.fetcher import FetchLimits, Page, fetch_page
 
 __all__ = ["WEB_FETCH_EVENT", "WEB_FETCH_RESPONSE", "WEB_FETCH_TOOL", "WebFetchExtension", "WebOptions"]
 
@@ -141,8 +141,6 @@ class WebFetchExtension(ExternalEventExtension):
             )
         except AddressRefused as error:
             raise WebRefused(f"web_fetch refused {_shown(url)}: {error}.") from None
-        except FetchFailed as error:
-            raise FetchFailed(f"web_fetch failed: {error}") from None
         return for_the_model(page)
 
     async def _ask(self, context: AgentRunContext, call: ToolCall, url: str, domain: str) -> None:

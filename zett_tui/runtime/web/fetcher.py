@@ -18,12 +18,14 @@ import asyncio
 import ipaddress
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
-
-import httpx
 
 from zett_tui.runtime.web.address_guard import NameNotResolved, Resolver, Target, check_url, system_resolver
 from zett_tui.runtime.web.page_text import NotText, page_to_text
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["FetchFailed", "FetchLimits", "Page", "fetch_page"]
 
@@ -129,6 +131,8 @@ def _host_header(target: Target) -> str:
 
 async def _request(target: Target, limits: FetchLimits) -> tuple[int, str, str | None, bytes, bool]:
     """One request to the checked address: status, content type, Location, body (bounded), cut."""
+    import httpx  # here, not at start-up: only a fetch needs it
+
     url = f"{target.scheme}://{_address_in_url(target.address)}:{target.port}{target.path}"
     headers = {
         "Host": _host_header(target),

@@ -215,6 +215,17 @@ async def test_resume_keeps_the_image_in_context_and_export_puts_it_beside(
     assert f"![shot.png](export-images/{linked.name})" in markdown
     assert linked.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
+    from zett_tui.sessions.cli import export_session
+
+    cli_target = tmp_path / "cli" / "s.md"
+    cli_target.parent.mkdir()
+    assert (
+        export_session(session_id, "md", cli_target, io.StringIO(), err=io.StringIO(), directory=sessions)
+        == 0
+    )
+    assert f"![shot.png](s-images/{linked.name})" in cli_target.read_text()
+    assert (tmp_path / "cli" / "s-images" / linked.name).read_bytes() == linked.read_bytes()
+
 
 # -- the providers receive real image content ------------------------------------------------------
 

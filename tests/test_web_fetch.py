@@ -50,6 +50,9 @@ REFUSED_URLS = [
     "http://192.168.1.1/",
     "http://100.64.0.1/",  # CGNAT
     "http://0.0.0.0/",
+    "http://0/",
+    "http://[::ffff:169.254.169.254]/latest/",  # metadata, IPv4-mapped
+    "http://169.254.169.254:80@example.com/",  # user info again
     "http://[::]/",
     "http://[fe80::1]/",
     "http://224.0.0.1/",

@@ -459,3 +459,18 @@ def test_allow_web_takes_a_host_name_only(given: str) -> None:
     )
     with pytest.raises(HeadlessUsageError, match="--allow-web"):
         headless_request(options, None)
+
+
+def test_a_huge_html_page_is_converted_only_as_far_as_the_bound() -> None:
+    from zett_tui.runtime.web.page_text import MAX_HTML_CHARS, page_to_text
+
+    page = ("<html><body>" + "<p>word</p>" * (MAX_HTML_CHARS // 5) + "<p>END-MARK</p></body></html>").encode()
+    text, cut = page_to_text(page, "text/html", 10_000_000)
+    assert cut and "word" in text and "END-MARK" not in text
+
+
+def test_binary_is_refused_not_handed_over() -> None:
+    from zett_tui.runtime.web.page_text import NotText, page_to_text
+
+    with pytest.raises(NotText, match="image/png"):
+        page_to_text(b"\x89PNG\r\n", "image/png", 100)

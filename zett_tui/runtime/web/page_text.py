@@ -13,6 +13,9 @@ __all__ = ["NotText", "page_to_text"]
 _INVISIBLE = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas")
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml", "application/javascript")
 _BLANK_LINES = re.compile(r"\n{3,}")
+#: HTML converted at most (characters): the text kept is bounded anyway, and converting costs about
+#: a second per 200 KB on a loaded machine (``benchmarks/bench_images_web.py``).
+MAX_HTML_CHARS = 500_000
 
 
 class NotText(ValueError):
@@ -46,11 +49,13 @@ def page_to_text(body: bytes, content_type: str, max_chars: int) -> tuple[str, b
         decoded = body.decode("utf-8", errors="replace")
     if "\x00" in decoded[:4096]:
         raise NotText("the page looks binary, not text; web_fetch only reads text and HTML")
-    text = html_to_markdown(decoded) if is_html(content_type, body) else decoded
+    html = is_html(content_type, body)
+    cut = html and len(decoded) > MAX_HTML_CHARS
+    text = html_to_markdown(decoded[:MAX_HTML_CHARS]) if html else decoded
     text = _BLANK_LINES.sub("\n\n", text).strip()
     if len(text) > max_chars:
         return text[:max_chars], True
-    return text, False
+    return text, cut
 
 
 def html_to_markdown(html: str) -> str:

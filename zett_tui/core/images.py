@@ -179,6 +179,10 @@ def prepare_image(name: str, data: bytes, limits: ImageLimits) -> PreparedImage:
             if width * height > MAX_SOURCE_PIXELS:
                 raise ImageRejected(f"{name} has too many pixels ({width}×{height})")
             probe.seek(0)  # the first frame of an animation
+            if source_format in ("JPEG", "MPO") and max(width, height) > 2 * limits.max_edge:
+                # Decode at a fraction of the size (JPEG's own scaling): no smaller than the limit.
+                scale = limits.max_edge / max(width, height)
+                probe.draft("RGB", (max(1, int(width * scale) + 1), max(1, int(height * scale) + 1)))
             image = ImageOps.exif_transpose(probe.copy()) or probe.copy()
     except ImageRejected:
         raise
@@ -243,5 +247,7 @@ def _encode(image: PILImage, photo: bool, max_bytes: int) -> tuple[bytes, str]:
 
 def _save(image: PILImage, fmt: str, **options: object) -> bytes:
     out = io.BytesIO()
-    image.save(out, fmt, optimize=True, **options)
+    # PNG's "optimize" tries every filter and the slowest compression: seconds per screenshot.
+    options = {"compress_level": 6, **options} if fmt == "PNG" else {"optimize": True, **options}
+    image.save(out, fmt, **options)
     return out.getvalue()

@@ -17,7 +17,6 @@ from textual.widgets import TextArea
 
 from zett_tui.core.images import ImageLimits, ImageRejected, PreparedImage, limits_for, prepare_image
 from zett_tui.core.pasted_paths import image_paths
-from zett_tui.runtime.image_prompt import PASTED
 
 if TYPE_CHECKING:
     from zett_tui.runtime.files.read_access import ReadAccess, ReadGrant
@@ -131,6 +130,8 @@ class ImagePaste:
     # -- on the UI thread -----------------------------------------------------------------------
 
     def _insert(self, image: PreparedImage) -> None:
+        from zett_tui.runtime.image_prompt import PASTED
+
         token = PASTED.add(image)
         before = self.area.document.get_text_range((0, 0), self.area.selection.start)
         spacer = " " if before and not before.endswith((" ", "\n")) else ""
@@ -144,9 +145,15 @@ class ImagePaste:
 
     def chips(self, text: str) -> list[str]:
         """``🖼 shot.png (1568×882, 412 KB)`` for each image the prompt's tokens name."""
+        from zett_tui.runtime.image_prompt import PASTED
+
         return [f"🖼 {image.chip}" for image in PASTED.images_in(text)]
 
     def span(self, line: str, column: int, *, ending: bool) -> tuple[int, int] | None:
+        if "[Image #" not in line:
+            return None
+        from zett_tui.runtime.image_prompt import PASTED
+
         return PASTED.span_at(line, column, ending=ending)
 
 

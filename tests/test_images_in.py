@@ -350,3 +350,11 @@ async def test_a_pasted_image_token_sends_its_image_and_a_stale_one_says_so(
     await host.run_turn(f"see {token} and [Image #99999: old.png]", sink)
     assert [part.alt_text for part in sent_images(model)] == ["pasted.png"]
     assert any("[Image #99999: old.png] is only text now" in notice.text for notice in sink.of(Notice))
+
+
+def test_the_chip_for_an_image_mention_says_image(project: Path) -> None:
+    from zett_tui.runtime.files.attachments import preview_chips
+    from zett_tui.runtime.files.read_access import ReadAccess
+
+    chips = preview_chips('see @shot.png and @"with space.png"', ReadAccess(project), project)
+    assert chips == ["🖼 shot.png", "🖼 with space.png"]

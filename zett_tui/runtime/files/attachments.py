@@ -104,7 +104,8 @@ def preview_chips(prompt: str, access: ReadAccess, cwd: Path) -> list[str]:
             continue
         if real.is_dir() and not shown.endswith("/"):
             shown += "/"
-        chips.append(f"📎 {shown}" + (f" ({GRANTED_NOTE})" if verdict.granted else ""))
+        mark = "🖼" if is_image_name(path) and not real.is_dir() else "📎"  # the image itself is sent
+        chips.append(f"{mark} {shown}" + (f" ({GRANTED_NOTE})" if verdict.granted else ""))
     return chips
 
 

@@ -474,3 +474,20 @@ def test_binary_is_refused_not_handed_over() -> None:
 
     with pytest.raises(NotText, match="image/png"):
         page_to_text(b"\x89PNG\r\n", "image/png", 100)
+
+
+def test_an_always_domain_is_listed_and_can_be_forgotten(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from zett_tui.runtime.web.allowed_domains import DomainPermissions, SavedDomains
+    from zett_tui.ui.chat.commands.permissions import _web_lines
+
+    permissions = DomainPermissions(SavedDomains(tmp_path, directory=tmp_path / "perm"))
+    permissions.saved.allow("docs.python.org")  # type: ignore[union-attr]
+    permissions.allow_for_session("s", "docs.python.org")
+    host = SimpleNamespace(web_permissions=permissions)
+    assert "docs.python.org" in _web_lines(host)[0]  # type: ignore[arg-type]
+    assert permissions.forget("docs.python.org") is True
+    assert not permissions.allows("s", "docs.python.org")
+    assert "asks before every domain" in _web_lines(host)[0]  # type: ignore[arg-type]
+    assert permissions.forget("docs.python.org") is False

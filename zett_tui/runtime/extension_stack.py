@@ -77,6 +77,8 @@ class ExtensionStack:
     report: ExtensionReport
     #: The hooks' extension (``runtime.hooks.extension.HooksExtension``); None without hooks.
     hooks: Any = None
+    #: Which domains ``web_fetch`` reaches without asking (``runtime.web.allowed_domains``).
+    web_permissions: Any = None
 
 
 async def build_extension_stack(
@@ -131,6 +133,7 @@ async def build_extension_stack(
     if not shell_sandbox.available:
         notify(shell_sandbox.describe(), "warning")
     kept_output_dir = options.tool_output_dir or paths.tool_output_dir()
+    web_fetch = WebFetchExtension(options.cwd, options.web)
     read_gate = ReadGate(
         options.cwd,
         is_exempt=_zett_files_for_the_model(plan_guard, kept_output_dir, options.readable_folders),
@@ -181,7 +184,7 @@ async def build_extension_stack(
         read_gate,
         # Sorts after Plan Mode (its priority): offered in Plan Mode too, and the innermost
         # middleware for its own tool; it asks before any domain not yet allowed.
-        WebFetchExtension(options.cwd, options.web),
+        web_fetch,
         *_web_search(options),
     ]
     report = load_extensions(
@@ -202,6 +205,7 @@ async def build_extension_stack(
         shell_sandbox=shell_sandbox,
         report=report,
         hooks=hooks_extension,
+        web_permissions=web_fetch.permissions,
     )
 
 

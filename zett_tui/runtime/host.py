@@ -136,6 +136,8 @@ class AgentHost:
         #: The shell sandbox (``runtime.sandbox.ShellSandbox``); its ``unavailable_reason`` is None
         #: when commands are confined, else why not. Set by ``start``.
         self.shell_sandbox: Any = None
+        #: The domains ``web_fetch`` reaches without asking (``runtime.web.allowed_domains``).
+        self.web_permissions: Any = None
         #: What loaded from where, what did not and why (``/extensions``); filled by ``start``.
         self.extension_report = ExtensionReport()
         #: What zett says outside the answer (extensions, the disk), until it can be said.
@@ -251,6 +253,7 @@ class AgentHost:
         self.shell_rules = stack.shell_rules
         self.shell_policy = stack.shell_policy
         self.shell_sandbox = stack.shell_sandbox
+        self.web_permissions = stack.web_permissions
         self.extension_report = stack.report
         self.agent = await Agent.create(
             self.model,

@@ -45,6 +45,21 @@ class SavedDomains:
             paths.write_private_text(self.path, json.dumps(document, indent=2) + "\n")
             self.problem = None
 
+    def remove(self, domain: str) -> bool:
+        """Stop allowing ``domain`` "always"; False when it was not allowed. ``OSError`` when the
+        file cannot be written."""
+        with self._lock:
+            current = self._read()
+            if domain not in current or self.problem is not None:
+                return False
+            document = {
+                "version": _VERSION,
+                "project": str(self.project_root),
+                "domains": sorted(current - {domain}),
+            }
+            paths.write_private_text(self.path, json.dumps(document, indent=2) + "\n")
+            return True
+
     def _read(self) -> frozenset[str]:
         self.problem = None
         try:
@@ -81,3 +96,9 @@ class DomainPermissions:
 
     def allow_for_session(self, session_id: str, domain: str) -> None:
         self._sessions.setdefault(session_id, set()).add(domain)
+
+    def forget(self, domain: str) -> bool:
+        """Ask about ``domain`` again: its "always" removed, and every session's "yes"."""
+        for allowed in self._sessions.values():
+            allowed.discard(domain)
+        return self.saved is not None and self.saved.remove(domain)

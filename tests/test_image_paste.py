@@ -108,3 +108,24 @@ def test_it_says_what_is_missing(monkeypatch: Any) -> None:
     assert isinstance(over_ssh, str) and "SSH" in over_ssh
     headless = read_clipboard_image({}, which=lambda n: n, platform="linux")
     assert isinstance(headless, str) and "no graphical session" in headless
+
+
+async def test_an_image_sent_during_a_turn_waits_for_a_turn_of_its_own(project_dir: Path) -> None:
+    import asyncio
+
+    (project_dir / "late.png").write_bytes(png())
+    gate = asyncio.Event()
+    model = ScriptedModel(text_step("working on it", gate=gate), text_step("I see it."))
+    app = make_app(model)
+    async with ready_app(app, size=(120, 30)) as pilot:
+        composer = app.chat.composer
+        composer.load_text("first")
+        composer.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.chat.turns.busy)
+        app.post_message(events.Paste(str(project_dir / "late.png")))
+        await wait_for(pilot, lambda: "[Image #" in composer.text)
+        await pilot.press("enter")  # not a steering message: those carry text only
+        gate.set()
+        await wait_for(pilot, lambda: idle(app) and len(model.requests) == 2)
+        assert [part.alt_text for part in sent_images(model)] == ["late.png"]

@@ -289,6 +289,39 @@ def test_the_plain_provider_sends_zett_agents_rendering_of_the_messages() -> Non
     _check(provider._messages(request) == [], "the override no longer empties what the SDK transforms")
 
 
+def test_the_stream_loops_zett_replaces_and_the_parts_its_readers_call() -> None:
+    from zett_agent.providers.anthropic_compatible import AnthropicCompatibleProvider
+    from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
+
+    chat = OpenAICompatibleProvider
+    _check(
+        f"self.{agent_compat.CHAT_STREAM_METHOD}" in inspect.getsource(chat.stream),
+        "OpenAICompatibleProvider.stream no longer dispatches to _stream_chat: zett's lean reader "
+        "(providers/chat_stream.py) is bypassed, and with it the end-signal rule",
+    )
+    _check(
+        _signature(getattr(chat, agent_compat.CHAT_OPEN_METHOD)) == ["self", "request"]
+        and _signature(getattr(chat, agent_compat.CHAT_REFUSED_METHOD)) == ["self", "refusal"],
+        "OpenAICompatibleProvider._open_chat(request) or _refused(refusal) changed: check chat_stream.py",
+    )
+    messages = AnthropicCompatibleProvider
+    _check(
+        _signature(getattr(messages, agent_compat.MESSAGES_OPEN_METHOD)) == ["self", "request"]
+        and _signature(getattr(messages, agent_compat.MESSAGES_READ_EVENT_METHOD)) == ["self", "turn", "data"]
+        and _signature(getattr(messages, agent_compat.MESSAGES_RENDER_METHOD)) == ["self", "request"],
+        "AnthropicCompatibleProvider._open, _read_event or _messages changed: check messages_stream.py",
+    )
+    turn = agent_compat.messages_turn()
+    _check(
+        all(
+            hasattr(turn, name)
+            for name in ("text", "reasoning", "finish_reason", "stop_details", "usage", "streams", "replay")
+        ),
+        "anthropic_compatible._Turn lost a field messages_stream.py reads",
+    )
+    _check(agent_compat.messages_tool_input("{bad", 0) == {}, "_lenient_arguments no longer falls back to {}")
+
+
 def test_the_runtime_calls_only_the_bookkeeping_the_guard_forwards() -> None:
     from zett_agent._agent import lifecycle
     from zett_agent.extensions.base import AgentExtension

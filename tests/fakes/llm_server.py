@@ -56,7 +56,7 @@ FAULT_TEXT = "This answer is going to be interrupted part of the way through, on
 #: Largest request body read; anything bigger is refused, so a runaway client cannot exhaust memory.
 MAX_BODY_BYTES = 64 * 1024 * 1024
 
-_KINDS = ("text", "tool_call", "error", "drop", "malformed", "stall")
+_KINDS = ("text", "tool_call", "error", "drop", "malformed", "stall", "raw")
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", "The request is invalid."),
@@ -137,6 +137,12 @@ class Reply:
     def error(cls, status: int, message: str = "", *, html: bool = False) -> Reply:
         """Answer HTTP ``status`` with the protocol's JSON error body (or a web page with ``html``)."""
         return cls("error", status=status, message=message, html=html)
+
+    @classmethod
+    def raw(cls, events: str) -> Reply:
+        """Stream ``events`` (the SSE body, written in a real provider's shapes) byte for byte, one
+        event per chunk, and end the body normally: what the stream says is all there is."""
+        return cls("raw", content=events)
 
     @classmethod
     def drop_after(cls, n_chunks: int, text: str = FAULT_TEXT, *, chunk: int = 8) -> Reply:
@@ -413,6 +419,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.pause(reply.seconds)
         content_type = "application/x-ndjson" if self.protocol_name == "ollama" else "text/event-stream"
         self.start_stream(content_type)
+        if reply.kind == "raw":
+            for event in reply.content.replace("\r\n", "\n").split("\n\n"):
+                if event.strip():
+                    self.write_chunk(event.encode() + b"\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+            return
         writer = {
             "openai": self.stream_openai,
             "anthropic": self.stream_anthropic,

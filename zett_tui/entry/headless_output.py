@@ -153,7 +153,9 @@ class TextOutput(HeadlessOutput):
         elif isinstance(event, ToolFinished):
             self._tool_finished(event)
         elif isinstance(event, ModelStopped):
-            self.line(f"the model stopped early: {_first_line(event.message) or event.reason}")
+            self.line(
+                event.sentence or f"the model stopped early: {_first_line(event.message) or event.reason}"
+            )
         elif isinstance(event, Notice):
             if event.level != "changes":  # the TUI's "N files changed" line; -p has no /diff
                 self.line(event.text)
@@ -226,7 +228,7 @@ class JsonOutput(HeadlessOutput):
         elif isinstance(event, UsageReported):
             self.emit("usage", input_tokens=event.input_tokens, output_tokens=event.output_tokens)
         elif isinstance(event, ModelStopped):
-            self.emit("model_stopped", reason=event.reason, message=event.message)
+            self.emit("model_stopped", reason=event.reason, message=event.message, sentence=event.sentence)
         elif isinstance(event, Notice):
             self.emit("notice", level=event.level, text=event.text)
             if event.level in ("warning", "error"):  # a data folder zett cannot write, for one

@@ -13,10 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zett_agent.events import AgentEvent, AgentEventType
-from zett_agent.messages import ToolCall
+from zett_agent.messages import AssistantMessage, ToolCall
 
 from zett_tui.core.tool_display import key_argument
+from zett_tui.runtime.stop_words import stop_sentence
 from zett_tui.runtime.tool_refusal import ToolRefused
+
+#: ``AssistantMessage.attributes`` key of what zett's stream readers found odd in an answer they
+#: kept (``providers.messages_stream.STREAM_NOTES``; named here so this module loads no provider).
+STREAM_NOTES = "zett_stream_notes"
 
 #: CUSTOM events that wait for the user's answer, by event name.
 DECISION_EVENTS = frozenset(
@@ -104,10 +109,14 @@ class ContextMeasured:
 
 @dataclass(frozen=True, slots=True)
 class ModelStopped:
-    """The model stopped abnormally (output limit, refusal, context full...)."""
+    """The model stopped abnormally (output limit, refusal, context full...).
+
+    ``reason`` and ``message`` are the runtime's reason and the provider's own words;
+    ``sentence`` says it all for a person (``runtime.stop_words``)."""
 
     reason: str
     message: str
+    sentence: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,9 +219,15 @@ class EventTranslator:
             return [ModelCallStarted()]
         if kind is AgentEventType.MODEL_COMPLETED and event.response is not None:
             usage = event.response.usage
-            return [UsageReported(usage.input_tokens or 0, usage.output_tokens or 0)]
+            reported: list[UIEvent] = [UsageReported(usage.input_tokens or 0, usage.output_tokens or 0)]
+            notes = event.response.message.attributes.get(STREAM_NOTES)
+            if isinstance(notes, list):
+                reported += [Notice(str(note), "warning") for note in notes]
+            return reported
         if kind is AgentEventType.MODEL_STOPPED and event.stop is not None:
-            return [ModelStopped(str(event.stop.reason), event.stop.message or "")]
+            answer = event.message.content if isinstance(event.message, AssistantMessage) else ""
+            sentence = stop_sentence(event.stop, answer)
+            return [ModelStopped(str(event.stop.reason), event.stop.message or "", sentence)]
         if kind is AgentEventType.TOOL_STARTED:
             calls = tuple(_call_info(call) for call in event.tool_calls)
             for call in calls:

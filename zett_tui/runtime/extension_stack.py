@@ -103,11 +103,11 @@ async def build_extension_stack(
         AskUserExtension,
         FileSystemExtension,
         PlanModeExtension,
-        ShellApprovalExtension,
         ToolGuidelinesExtension,
     )
 
     from zett_tui.runtime.project_instructions import ProjectInstructionsExtension
+    from zett_tui.runtime.shell.approval import ShellApproval
     from zett_tui.runtime.shell.bash_tool import SandboxedShell
     from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
     from zett_tui.runtime.shell.sandbox import ShellSandbox
@@ -161,7 +161,7 @@ async def build_extension_stack(
         _bash_extension(),
         # Outside every gate: a hook's refusal comes before any question about the call.
         *([hooks_extension] if hooks_extension is not None else []),
-        ShellApprovalExtension(storage=shell_policy),
+        ShellApproval(storage=shell_policy),
         plan_guard,
         edit_gate,
         *mcp,

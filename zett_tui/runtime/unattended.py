@@ -166,7 +166,12 @@ class UnattendedPolicy:
             "web_fetch_requested": self._web,
         }
         handler = handlers.get(decision.kind, self._unknown)
-        return handler(decision)
+        answer = handler(decision)
+        if answer.kind == "shell" and not answer.allowed and answer.payload.get("decision") == "abort":
+            # ``runtime.shell.approval`` tells the model this, instead of "aborted by user".
+            reason = f"{answer.reason}; {answer.hint}" if answer.hint else answer.reason
+            answer.payload["reason"] = f"{reason} (zett runs non-interactively here)"
+        return answer
 
     def _shell(self, decision: DecisionRequested) -> AutoAnswer:
         command = str(decision.payload.get("command", "")).strip()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from zett_tui.core.tool_display import key_argument
+from zett_tui.runtime.stop_words import recorded_stop_sentence
 from zett_tui.sessions.image_files import IMAGE_KEY
 from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
 from zett_tui.sessions.meta import one_line
@@ -184,17 +185,13 @@ def _tool_view(call: dict[str, Any], results: dict[str, dict[str, Any]]) -> Tool
     return ToolView(name, key_argument(name, arguments), ok, output, call_id, arguments_json, error)
 
 
-def _stop_note(stop: object) -> NoteBlock | None:
+def _stop_note(stop: object, answer: str = "") -> NoteBlock | None:
     if not isinstance(stop, dict):
         return None
     reason = stop.get("reason")
     if not isinstance(reason, str) or reason in _NORMAL_STOPS:
         return None
-    message = stop.get("message")
-    text = f"the model stopped early: {reason}"
-    if isinstance(message, str) and message.strip():
-        text += f" ({one_line(message, 200)})"
-    return NoteBlock("stop", text)
+    return NoteBlock("stop", one_line(recorded_stop_sentence(stop, answer), 300))
 
 
 def _message_model(data: dict[str, Any]) -> str | None:
@@ -345,7 +342,8 @@ def turn_view(
                     blocks.append(view)
                     tools.append(view)
                     blocks.extend(decisions.pop(view.call_id, ()) if view.call_id else ())
-            note = _stop_note(data.get("stop"))
+            answer = data.get("content")
+            note = _stop_note(data.get("stop"), answer if isinstance(answer, str) else "")
             if note is not None:
                 blocks.append(note)
             message_model = _message_model(data) or message_model

@@ -123,7 +123,7 @@ class TurnPresenter:
             self.stats.input_tokens += event.input_tokens
             self.stats.output_tokens += event.output_tokens
         elif isinstance(event, ModelStopped):
-            reason = event.message or f"The model stopped early ({event.reason})."
+            reason = event.sentence or event.message or f"The model stopped early ({event.reason})."
             self.notice(reason, "warning")
         elif isinstance(event, Notice) and event.level == CHANGES_LEVEL:
             self.flush()

@@ -140,8 +140,10 @@ def anthropic() -> Iterator[tuple[str, list[dict[str, Any]]]]:
 
 async def run(anthropic: tuple[str, list[dict[str, Any]]], search: bool) -> Collector:
     from zett_agent.model import RetryOptions
-    from zett_agent.providers.anthropic import AnthropicProvider
 
+    from zett_tui.providers.messages_stream import (
+        ZettAnthropicProvider as AnthropicProvider,  # as zett builds it
+    )
     from zett_tui.runtime.host import AgentHost, HostOptions
 
     base, _bodies = anthropic

@@ -30,6 +30,7 @@ from zett_tui.config.schema import (
     Schema,
     Setting,
     Settings,
+    SubagentSettings,
     UISettings,
     WebSettings,
     format_key,
@@ -211,6 +212,9 @@ def assemble(
             **{str(key[1]): value for key, value in merged.items() if key[0] == "checkpoints"}
         ),
         web=WebSettings(**{str(key[1]): value for key, value in merged.items() if key[0] == "web"}),
+        subagents=SubagentSettings(
+            **{str(key[1]): value for key, value in merged.items() if key[0] == "subagents"}
+        ),
         mcp_servers=tuple(mcp_servers),
         hooks=tuple(hook for layer in layers for hook in layer.hooks),
         no_color=no_color,

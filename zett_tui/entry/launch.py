@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from zett_tui.config.hooks import HookConfig
     from zett_tui.config.mcp_servers import McpServerConfig
-    from zett_tui.config.schema import ExtensionConfig, SandboxSettings
+    from zett_tui.config.schema import ExtensionConfig, SandboxSettings, SubagentSettings
     from zett_tui.config.trust import ProjectFiles
     from zett_tui.providers.catalog import ModelCatalog
 
@@ -67,6 +67,8 @@ class LaunchSettings:
     web_fetch: bool = True
     #: ``[web] search``: offer the provider's hosted web search (Anthropic).
     web_search: bool = False
+    #: ``[subagents]``: how many run at once and how deep delegation goes; None: the defaults.
+    subagents: SubagentSettings | None = None
     #: The MCP servers to start: the user's, and a trusted project's (``Settings.mcp_servers``).
     mcp_servers: tuple[McpServerConfig, ...] = ()
     #: The ``[[hooks.EVENT]]`` commands: the user's, and a trusted project's (``Settings.hooks``).

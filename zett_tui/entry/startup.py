@@ -148,6 +148,7 @@ def prepare_launch(
         checkpoint_max_file_bytes=settings.checkpoints.max_file_bytes,
         web_fetch=settings.web.fetch,
         web_search=settings.web.search,
+        subagents=settings.subagents,
         mcp_servers=settings.mcp_servers,
         hooks=settings.hooks,
         mcp_problems=tuple(str(problem) for problem in problems if is_about_mcp(problem)),

@@ -222,19 +222,6 @@ def apply_file_edits(content: str, edits: Sequence[FileEdit]) -> tuple[str, int]
     return _apply_edits(content, edits)
 
 
-def allow_in_plan_mode(plan_mode: PlanModeExtension, name: str) -> None:
-    """Let Plan Mode's ``before_tool`` accept the tool ``name`` (it refuses, and fails the whole
-    request on, any tool outside its own file set). Only for tools that change nothing.
-
-    Touches ``PlanModeExtension._filesystem_tool_names``. On an upgrade: check ``before_tool``
-    still decides from it, and that nothing else uses it to build the Plan Mode tool set.
-    """
-    names = getattr(plan_mode, "_filesystem_tool_names", None)
-    if not isinstance(names, frozenset):
-        raise RuntimeError("this zett-agent version does not let zett add a tool to Plan Mode")
-    plan_mode._filesystem_tool_names = names | {name}
-
-
 def plan_mode_sessions(plan_mode: PlanModeExtension) -> set[str]:
     """The live set of session ids in Plan Mode, to switch it from the UI (zett-agent switches it
     only through its tools). Raises ``RuntimeError`` when this zett-agent keeps it elsewhere.
@@ -246,6 +233,25 @@ def plan_mode_sessions(plan_mode: PlanModeExtension) -> set[str]:
     if not isinstance(sessions, set):
         raise RuntimeError("this zett-agent version does not let zett switch Plan Mode")
     return sessions
+
+
+def forget_session(agent: Any, session_id: str) -> bool:
+    """Drop a finished session's in-memory state (a subagent's, once its run is recorded): the
+    Agent keeps every session's messages for its life. False when it cannot (the session still
+    runs, or this zett-agent keeps its states elsewhere).
+
+    Touches ``Agent._states``, ``Agent._active_configs`` and ``Agent._sessions_lock``. On an
+    upgrade: check that a session with no state starts fresh, and that nothing else holds it.
+    """
+    states = getattr(agent, "_states", None)
+    active = getattr(agent, "_active_configs", None)
+    lock = getattr(agent, "_sessions_lock", None)
+    if not isinstance(states, dict) or not isinstance(active, dict) or lock is None:
+        return False
+    with lock:
+        if session_id in active:
+            return False
+        return states.pop(session_id, None) is not None
 
 
 def protected_path_scan() -> tuple[frozenset[str], int, int]:

@@ -47,6 +47,7 @@ CLAUDE_TOOL_NAMES = {
     "glob": "Glob",
     "todo_write": "TodoWrite",
     "web_fetch": "WebFetch",
+    "task": "Task",
 }
 
 #: zett's permission modes in Claude Code's words.

@@ -83,9 +83,16 @@ class WebOptions:
 class WebFetchExtension(ExternalEventExtension):
     priority = 1_000_001
 
-    def __init__(self, project_root: Path, options: WebOptions | None = None) -> None:
+    def __init__(
+        self,
+        project_root: Path,
+        options: WebOptions | None = None,
+        *,
+        plan_active: Callable[[str], bool] = lambda _session: False,
+    ) -> None:
         super().__init__(response_event_name=WEB_FETCH_RESPONSE, correlation_field="tool_call_id")
         self.options = options or WebOptions()
+        self._plan_active = plan_active
         saved = SavedDomains(project_root, directory=self.options.permissions_dir)
         self.permissions = DomainPermissions(saved, self.options.allow_domains)
         self.tool = AgentTool(
@@ -106,7 +113,9 @@ class WebFetchExtension(ExternalEventExtension):
 
     async def before_model(self, context: AgentRunContext, request: ModelRequest) -> None:
         # Plan Mode puts its own tool set in place before every model call; this runs after it.
-        self._offer(context)
+        # Only then: otherwise a tool set cut since (a subagent's kind) stays as it was cut.
+        if self._plan_active(context.session_id):
+            self._offer(context)
 
     def _offer(self, context: AgentRunContext) -> None:
         if self.options.enabled and WEB_FETCH_TOOL not in context.tools:

@@ -111,6 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="let the model call this MCP server's tools, or the one tool SERVER__TOOL (repeatable)",
     )
+    scripting.add_argument(
+        "--allow-web",
+        metavar="DOMAIN",
+        action="append",
+        default=[],
+        help="let web_fetch read pages of this exact host name, e.g. docs.python.org (repeatable; "
+        "without it no page is fetched in non-interactive mode)",
+    )
     return parser
 
 

@@ -49,6 +49,7 @@ ChangesNotify = Callable[[str, TurnRecord], None]
 #: Tools that only read: no checkpoint before them. Every other tool may change files.
 READ_ONLY_TOOLS = frozenset(
     {"read_file", "read", "view_image", "glob", "grep", "ls", "list_dir", "todo_write", "ask_user"}
+    | {"web_fetch"}
 )
 #: The prompt is kept (redacted) so a conversation rewind can put it back in the composer.
 PROMPT_CHARS = 20_000

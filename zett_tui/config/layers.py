@@ -32,6 +32,7 @@ from zett_tui.config.schema import (
     Settings,
     SubagentSettings,
     UISettings,
+    WebSettings,
     format_key,
     resolve_setting,
     unknown_key_message,
@@ -210,6 +211,7 @@ def assemble(
         checkpoints=CheckpointSettings(
             **{str(key[1]): value for key, value in merged.items() if key[0] == "checkpoints"}
         ),
+        web=WebSettings(**{str(key[1]): value for key, value in merged.items() if key[0] == "web"}),
         subagents=SubagentSettings(
             **{str(key[1]): value for key, value in merged.items() if key[0] == "subagents"}
         ),

@@ -114,6 +114,16 @@ class CheckpointSettings:
 
 
 @dataclass(frozen=True)
+class WebSettings:
+    """The ``[web]`` table: what the model may read from the web (user config only)."""
+
+    fetch: bool = True
+    """Offer the ``web_fetch`` tool (it asks before each new domain); false: no tool fetches a page."""
+    search: bool = False
+    """Offer Anthropic models their provider's hosted web search (the provider runs it)."""
+
+
+@dataclass(frozen=True)
 class SubagentSettings:
     """The ``[subagents]`` table: how the ``task`` tool's subagents run."""
 
@@ -180,6 +190,8 @@ class Settings:
     """How shell commands are confined; from the user's config only."""
     checkpoints: CheckpointSettings = CheckpointSettings()
     """What the checkpoints record; from the user's config only."""
+    web: WebSettings = WebSettings()
+    """What the model may read from the web; from the user's config only."""
     subagents: SubagentSettings = SubagentSettings()
     """How subagents run (``[subagents]``)."""
     mcp_servers: tuple[McpServerConfig, ...] = ()
@@ -290,6 +302,12 @@ CHECKPOINTS_SCHEMA: Mapping[str, Setting] = {
 }
 """User-only: a cloned repository must not be able to keep its files out of the checkpoints."""
 
+WEB_SCHEMA: Mapping[str, Setting] = {
+    "fetch": Setting(convert_bool, user_only=True),
+    "search": Setting(convert_bool, user_only=True),
+}
+"""User-only: a cloned repository must not turn on what the user turned off."""
+
 SUBAGENTS_SCHEMA: Mapping[str, Setting] = {
     "max_parallel": Setting(convert_small_count, user_only=True),
     "max_depth": Setting(convert_small_count, user_only=True),
@@ -304,6 +322,7 @@ SCHEMA: Schema = {
     "ui": UI_SCHEMA,
     "sandbox": SANDBOX_SCHEMA,
     "checkpoints": CHECKPOINTS_SCHEMA,
+    "web": WEB_SCHEMA,
     "subagents": SUBAGENTS_SCHEMA,
     "endpoints": NamedTables(
         ENDPOINT_SCHEMA,

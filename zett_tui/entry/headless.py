@@ -64,6 +64,7 @@ class HeadlessRequest:
     allow_shell: list[str] = field(default_factory=list)
     allow_read: list[str] = field(default_factory=list)
     allow_mcp: list[str] = field(default_factory=list)
+    allow_web: list[str] = field(default_factory=list)
 
 
 # -- from the command line ------------------------------------------------------------------------
@@ -92,6 +93,7 @@ def headless_request(
                 ("--allow-shell", options.allow_shell),
                 ("--allow-read", getattr(options, "allow_read", None)),
                 ("--allow-mcp", getattr(options, "allow_mcp", None)),
+                ("--allow-web", getattr(options, "allow_web", None)),
             )
             if value
         ]
@@ -117,7 +119,23 @@ def headless_request(
         allow_shell=list(options.allow_shell or []),
         allow_read=allow_read,
         allow_mcp=list(getattr(options, "allow_mcp", None) or []),
+        allow_web=_allowed_domains(getattr(options, "allow_web", None) or []),
     )
+
+
+def _allowed_domains(given: Sequence[str]) -> list[str]:
+    """The ``--allow-web`` host names, checked: a bare host name, not a URL or a pattern."""
+    import re
+
+    domains = []
+    for entry in given:
+        domain = entry.strip().rstrip(".").lower()
+        if not re.fullmatch(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*", domain):
+            raise HeadlessUsageError(
+                f"--allow-web {entry}: give a host name such as docs.python.org (not a URL or a pattern)"
+            )
+        domains.append(domain)
+    return domains
 
 
 def read_prompt(flag: str | None, stdin: TextIO | None, *, err: TextIO | None = None) -> str:
@@ -198,6 +216,7 @@ def run_from_cli(launch: LaunchSettings, request: HeadlessRequest) -> int:
             allow_shell=request.allow_shell,
             allow_read=request.allow_read,
             allow_mcp=request.allow_mcp,
+            allow_web=request.allow_web,
             out=sys.stdout,
             err=sys.stderr,
         )
@@ -221,6 +240,7 @@ async def run_headless(
     allow_shell: Sequence[str] = (),
     allow_read: Sequence[str] = (),
     allow_mcp: Sequence[str] = (),
+    allow_web: Sequence[str] = (),
     out: TextIO,
     err: TextIO,
     handle_signals: bool = True,
@@ -240,6 +260,7 @@ async def run_headless(
         project_root=launch.cwd,
         allow_read=tuple(allow_read),
         allow_mcp=tuple(allow_mcp),
+        allow_web=tuple(allow_web),
     )
     writer: HeadlessOutput = JsonOutput(out, err) if output == "json" else TextOutput(out, err)
     configured = {server.name for server in launch.mcp_servers}

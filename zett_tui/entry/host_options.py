@@ -12,6 +12,7 @@ from zett_agent.model import ReasoningEffort
 
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.host import HostOptions
+from zett_tui.runtime.web.extension import WebOptions
 
 
 def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions:
@@ -31,6 +32,8 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
         settings["sandbox"] = launch.sandbox
     if launch.checkpoint_max_file_bytes is not None:
         settings["checkpoint_max_file_bytes"] = launch.checkpoint_max_file_bytes
+    if not launch.web_fetch or launch.web_search:
+        settings["web"] = WebOptions(enabled=launch.web_fetch, search=launch.web_search)
     if launch.subagents is not None:
         settings["subagent_parallel"] = launch.subagents.max_parallel
         settings["subagent_depth"] = launch.subagents.max_depth

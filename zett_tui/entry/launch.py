@@ -63,6 +63,10 @@ class LaunchSettings:
     sandbox: SandboxSettings | None = None
     #: Files larger than this are not recorded in checkpoints; None: the default (10 MB).
     checkpoint_max_file_bytes: int | None = None
+    #: ``[web] fetch``: offer the ``web_fetch`` tool.
+    web_fetch: bool = True
+    #: ``[web] search``: offer the provider's hosted web search (Anthropic).
+    web_search: bool = False
     #: ``[subagents]``: how many run at once and how deep delegation goes; None: the defaults.
     subagents: SubagentSettings | None = None
     #: The MCP servers to start: the user's, and a trusted project's (``Settings.mcp_servers``).

@@ -146,6 +146,8 @@ def prepare_launch(
         extensions=settings.extensions,
         sandbox=settings.sandbox,
         checkpoint_max_file_bytes=settings.checkpoints.max_file_bytes,
+        web_fetch=settings.web.fetch,
+        web_search=settings.web.search,
         subagents=settings.subagents,
         mcp_servers=settings.mcp_servers,
         hooks=settings.hooks,

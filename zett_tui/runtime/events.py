@@ -7,6 +7,7 @@ must never wait on the UI.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,7 @@ DECISION_EVENTS = frozenset(
     | {"sandbox_escape_requested"}
     | {"mcp_approval_requested"}
     | {"hook_approval_requested"}
+    | {"web_fetch_requested"}
 )
 
 
@@ -218,6 +220,16 @@ UIEvent = (
 )
 
 
+_SERVER_TOOL_EVENTS = frozenset(
+    {
+        AgentEventType.SERVER_TOOL_STARTED,
+        AgentEventType.SERVER_TOOL_INPUT_DELTA,
+        AgentEventType.SERVER_TOOL_COMPLETED,
+        AgentEventType.SERVER_TOOL_FAILED,
+    }
+)
+
+
 def _call_info(call: ToolCall) -> ToolCallInfo:
     arguments = call.arguments if isinstance(call.arguments, dict) else {}
     return ToolCallInfo(call.id, call.name, dict(arguments))
@@ -236,6 +248,8 @@ class EventTranslator:
     """Turns each ``AgentEvent`` into zero or more UI events."""
 
     tool_names: dict[str, str] = field(default_factory=dict)
+    #: The provider's hosted tools (web search) running now: call id -> (name, input so far).
+    server_calls: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: Words for a compaction event (how full the context was, what is left); None: the generic ones.
     compaction_notes: Callable[[AgentEvent], str | None] | None = None
 
@@ -267,6 +281,8 @@ class EventTranslator:
             return [self._tool_finished(event)]
         if kind is AgentEventType.CUSTOM:
             return self._custom(event)
+        if kind in _SERVER_TOOL_EVENTS:
+            return self._server_tool(event)
         if kind is AgentEventType.STEERING_STARTED and event.steering_message is not None:
             return [SteeringDelivered(_message_text(event.steering_message.content))]
         if kind in (AgentEventType.COMPACTION_STARTED, AgentEventType.COMPACTION_COMPLETED):
@@ -277,6 +293,27 @@ class EventTranslator:
             return [Notice("Compacting the conversation to fit the context window…")]
         if kind is AgentEventType.COMPACTION_COMPLETED:
             return [Notice("Conversation compacted." if event.applied else "Nothing to compact.")]
+        return []
+
+    def _server_tool(self, event: AgentEvent) -> list[UIEvent]:
+        """A tool the provider runs itself (its web search): one row with its query and sources."""
+        kind = event.type
+        if kind is AgentEventType.SERVER_TOOL_STARTED and event.server_tool_call is not None:
+            call = event.server_tool_call
+            given = json.dumps(dict(call.input)) if call.input else ""
+            self.server_calls[call.id] = (call.name, given)
+        elif kind is AgentEventType.SERVER_TOOL_INPUT_DELTA and event.server_tool_input_delta is not None:
+            delta = event.server_tool_input_delta
+            name, sofar = self.server_calls.get(delta.call_id, ("", ""))
+            self.server_calls[delta.call_id] = (name, sofar + delta.delta)
+        elif event.server_tool_result is not None:
+            from zett_tui.runtime.web.search import search_rows
+
+            result = event.server_tool_result
+            _name, arguments = self.server_calls.pop(result.call_id, (result.name, ""))
+            failed = kind is AgentEventType.SERVER_TOOL_FAILED
+            error = (result.error_code or "failed") if failed else None
+            return [Notice(search_rows(result.name, arguments, result.output, error))]
         return []
 
     def _tool_finished(self, event: AgentEvent) -> ToolFinished:

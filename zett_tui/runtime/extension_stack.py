@@ -19,6 +19,8 @@ kept here, and checked by the attack corpus and the read-containment tests:
    a checkpoint first, unless its server marks the tool ``readOnlyHint``.
 7. The read gate runs the read tools itself, so it is the innermost middleware: every other
    extension sees a read call (and its result) as it would the tool's.
+8. ``web_fetch`` (``runtime.web``) runs itself too, after asking; its extension sorts after Plan
+   Mode by priority, so it is offered in Plan Mode as well (the question still comes).
 
 No Textual here; the host calls ``build_extension_stack`` from ``AgentHost.start``.
 """
@@ -73,6 +75,8 @@ class ExtensionStack:
     report: ExtensionReport
     #: The hooks' extension (``runtime.hooks.extension.HooksExtension``); None without hooks.
     hooks: Any = None
+    #: Which domains ``web_fetch`` reaches without asking (``runtime.web.allowed_domains``).
+    web_permissions: Any = None
 
 
 async def build_extension_stack(
@@ -108,6 +112,7 @@ async def build_extension_stack(
     from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
     from zett_tui.runtime.shell.sandbox import ShellSandbox
     from zett_tui.runtime.tool_arguments import ToolArgumentErrors
+    from zett_tui.runtime.web.extension import WEB_FETCH_TOOL, WebFetchExtension
 
     plan_mode = ZettPlanMode()
     plan_guard = bundled_class("plan_guard")(plan_mode)
@@ -127,6 +132,7 @@ async def build_extension_stack(
     if not shell_sandbox.available:
         notify(shell_sandbox.describe(), "warning")
     kept_output_dir = options.tool_output_dir or paths.tool_output_dir()
+    web_fetch = WebFetchExtension(options.cwd, options.web, plan_active=plan_guard.is_active)
     read_gate = ReadGate(
         options.cwd,
         is_exempt=_zett_files_for_the_model(plan_guard, kept_output_dir, options.readable_folders),
@@ -141,8 +147,11 @@ async def build_extension_stack(
         tool_output = bundled_class("tool_output")(tool_output_dir, redact)
         bundled.append(bundled_entry("tool_output", tool_output))
     mcp = _mcp_extension(options, mode_of, plan_guard)
-    if mcp:
-        plan_mode.also_allowed = mcp[0].is_read_only
+    mcp_read_only = mcp[0].is_read_only if mcp else None
+    # Plan Mode lets through web_fetch (it changes nothing, and still asks) and read-only MCP tools.
+    plan_mode.also_allowed = lambda name: (
+        name == WEB_FETCH_TOOL or (mcp_read_only is not None and mcp_read_only(name))
+    )
     if checkpoints is not None and mcp:
         checkpoints.treat_as_read_only(mcp[0].is_read_only)
     # The first extension is the outermost tool middleware: the Plan Mode guard must refuse a
@@ -178,6 +187,10 @@ async def build_extension_stack(
         compaction,
         recorder,
         read_gate,
+        # Sorts after Plan Mode (its priority): offered in Plan Mode too, and the innermost
+        # middleware for its own tool; it asks before any domain not yet allowed.
+        web_fetch,
+        *_web_search(options),
         # ``task``, and a subagent's tools cut to its kind's: by priority its on_tool runs last,
         # and its gate is the outermost tool middleware (``runtime.subagents.extension``).
         *subagents,
@@ -200,6 +213,7 @@ async def build_extension_stack(
         shell_sandbox=shell_sandbox,
         report=report,
         hooks=hooks_extension,
+        web_permissions=web_fetch.permissions,
     )
 
 
@@ -240,6 +254,15 @@ def _mcp_extension(
         saved=McpRules(options.cwd),
     )
     return [tools, McpPlanTools(tools, plan_guard.is_active)]
+
+
+def _web_search(options: HostOptions) -> list[AgentExtension]:
+    """The provider's hosted web search, when ``[web] search`` asks for it."""
+    if not options.web.search:
+        return []
+    from zett_tui.runtime.web.search import WebSearchExtension
+
+    return [WebSearchExtension()]
 
 
 def _hooks_extension(hooks: SessionHooks | None, notify: Callable[[str, str], None]) -> Any:

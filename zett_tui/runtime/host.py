@@ -30,6 +30,7 @@ from zett_tui.checkpoints.recording import CHANGES_LEVEL, CheckpointExtension, S
 from zett_tui.config.hooks import HookConfig
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
+from zett_tui.core.images import PreparedImage, limits_for
 from zett_tui.core.inert_text import encodable
 from zett_tui.providers.context_window import context_window_for
 from zett_tui.providers.errors import describe_error
@@ -52,6 +53,7 @@ from zett_tui.runtime.files.read_access import ReadAccess
 from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.hooks.host_events import prompt_submitted, session_started
 from zett_tui.runtime.hooks.runner import SessionHooks
+from zett_tui.runtime.image_prompt import PASTED, image_line, image_problem, prepare_mentioned, user_message
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
@@ -62,6 +64,7 @@ from zett_tui.runtime.todo import TodoBoard, TodoExtension
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
+from zett_tui.runtime.web.extension import WebOptions
 from zett_tui.sessions.rewind_marks import RewoundTurns, read_rewound
 from zett_tui.workspace.git_branch import git_branch
 
@@ -116,6 +119,8 @@ class HostOptions:
     mcp_manager: Any = None
     #: The ``[[hooks.EVENT]]`` commands of the user's config (and of a trusted project's).
     hooks: Sequence[HookConfig] = ()
+    #: The ``web_fetch`` tool: domains allowed without asking (``--allow-web``), bounds.
+    web: WebOptions = field(default_factory=WebOptions)
     #: Custom subagents (``workspace.agent_files``), besides the built-in ``general`` and ``explore``.
     agent_types: Sequence[AgentType] = ()
     #: How many subagents run at once, and how deep delegation goes (1: children cannot delegate).
@@ -144,6 +149,8 @@ class AgentHost:
         #: The shell sandbox (``runtime.sandbox.ShellSandbox``); its ``unavailable_reason`` is None
         #: when commands are confined, else why not. Set by ``start``.
         self.shell_sandbox: Any = None
+        #: The domains ``web_fetch`` reaches without asking (``runtime.web.allowed_domains``).
+        self.web_permissions: Any = None
         #: What loaded from where, what did not and why (``/extensions``); filled by ``start``.
         self.extension_report = ExtensionReport()
         #: What zett says outside the answer (extensions, the disk), until it can be said.
@@ -284,6 +291,7 @@ class AgentHost:
         self.shell_rules = stack.shell_rules
         self.shell_policy = stack.shell_policy
         self.shell_sandbox = stack.shell_sandbox
+        self.web_permissions = stack.web_permissions
         self.extension_report = stack.report
         self.agent = await Agent.create(
             self.model,
@@ -298,24 +306,47 @@ class AgentHost:
             await session_started(self.hooks, stack.hooks, resumed=resumed, notify=self._storage_notice)
         log.info("agent ready: model=%s session=%s", options.model_label, self._session_id)
 
-    async def run_turn(self, prompt: str, sink: Sink, *, model: TurnModel | None = None) -> TurnFinished:
+    async def run_turn(
+        self,
+        prompt: str,
+        sink: Sink,
+        *,
+        model: TurnModel | None = None,
+        images: Sequence[PreparedImage] = (),
+    ) -> TurnFinished:
         """Run one turn, feeding UI events to ``sink``; cancelling the calling task cancels the turn.
 
         ``model``: answer this turn with another model (recorded as the turn's model). When it
-        cannot be built, a line says why and the session's model answers."""
+        cannot be built, a line says why and the session's model answers. ``images``: prepared
+        images (pasted, from the clipboard) sent after the prompt, with those ``@`` mentions attach;
+        a model known not to read images gets nothing, and the turn says why (``image_prompt``)."""
         agent = self._require_agent()
         if self.hooks.has("UserPromptSubmit"):
             submitted = await prompt_submitted(self.hooks, prompt, sink, self.notices)
             if isinstance(submitted, TurnFinished):
                 return submitted
             prompt = submitted
-        prompt = await self._with_attachments(prompt, sink)
+        label = model.label if model is not None else self.options.model_label
+        prompt, mentioned = await self._with_attachments(prompt, sink, label)
+        images = [*images, *PASTED.images_in(prompt), *mentioned]
+        for token in PASTED.stale(prompt):
+            sink(
+                Notice(
+                    f"{token} is only text now: that image was pasted in an earlier zett or edited", "warning"
+                )
+            )
+        problem = image_problem(images, label, limits_for(label))
+        if problem is not None:
+            sink(Notice(problem, "warning"))
+            return TurnFinished("failed", error=problem)
+        for image in images:
+            sink(Notice(image_line(image)))
         options, metadata = self._request_options(), self._turn_metadata()
         built = await build_for_turn(model, self.options.model_label, sink) if model is not None else None
         if built is not None and model is not None:
             options.update(model=built, reasoning_effort=ReasoningEffort(model.reasoning_effort))
             metadata["zett"]["model"] = model.label
-        stream = agent.stream(encodable(prompt), **options, metadata=metadata)
+        stream = agent.stream(user_message(encodable(prompt), images), **options, metadata=metadata)
         try:
             return await self._run(stream, sink)
         finally:
@@ -331,20 +362,22 @@ class AgentHost:
             return self.read_gate.access(self._session_id)
         return ReadAccess(self.options.cwd)
 
-    async def _with_attachments(self, prompt: str, sink: Sink) -> str:
+    async def _with_attachments(self, prompt: str, sink: Sink, label: str) -> tuple[str, list[PreparedImage]]:
         """The prompt with its ``@path`` files attached, read as the read tools would read them
-        (``runtime/files/attachments.py``); a line says what was attached and what was not."""
+        (``runtime/files/attachments.py``), and its images prepared for ``label``'s provider; a
+        line says what was attached and what was not."""
         if "@" not in prompt:
-            return prompt
+            return prompt, []
         from zett_tui.runtime.files.attachments import attach_mentions
 
         cwd = self.options.cwd
         attached = await asyncio.to_thread(attach_mentions, prompt, self.read_access(), cwd)
+        images, problems = await asyncio.to_thread(prepare_mentioned, attached.images, limits_for(label))
         if attached.attached:
             sink(Notice("📎 attached " + " · ".join(attachment.chip for attachment in attached.attached)))
-        for line in attached.left_out:
+        for line in [*attached.left_out, *problems]:
             sink(Notice(line, "warning"))
-        return attached.message
+        return attached.message, images
 
     async def continue_turn(self, sink: Sink) -> TurnFinished:
         """Carry on a turn that was cut off (a crash, a kill, an output limit) without new input."""

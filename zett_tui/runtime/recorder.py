@@ -3,7 +3,8 @@ that may fail.
 
 The upstream extension creates files with the process umask; transcripts hold code, so every
 session file is created 0600 inside a 0700 folder, and an existing looser file is tightened
-before it is appended to. Each line is redacted leaf by leaf before it is written.
+before it is appended to. Each line is redacted leaf by leaf before it is written, and its images
+are stored once each beside the session files (``sessions.image_files``), named in the line.
 
 A line that cannot be written (disk full, read-only folder, permission denied) never fails the
 turn: it is kept in memory and written, in order, before the next line. A failed write is cut
@@ -30,6 +31,7 @@ from zett_tui.core.line_append import append_whole
 from zett_tui.core.redact import Redactor as _Rules
 from zett_tui.core.redact import redact_json_line
 from zett_tui.runtime.turn_journal import TurnJournal
+from zett_tui.sessions.image_files import externalized_line, images_folder
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +117,7 @@ class TurnRecorder(JSONLExtension):
             streamed = self.journal.streamed_envelope()
             if streamed is not None:  # cancelled or failed mid-stream: keep what was shown
                 line = _with_message(line, streamed)
+            line = externalized_line(line, images_folder(path))
             data = (redact_json_line(line, self._redact) + "\n").encode("utf-8")
         except Exception:  # never into the runtime: a turn must not fail for its record
             log.exception("turn record could not be prepared; it is not saved")

@@ -40,6 +40,7 @@ from zett_tui.core import paths
 from zett_tui.core.line_append import append_whole
 from zett_tui.core.redact import redact_json_line
 from zett_tui.sessions import live_turn
+from zett_tui.sessions.image_files import externalized_line, images_folder
 from zett_tui.sessions.naming import live_path, partial_path
 
 log = logging.getLogger(__name__)
@@ -261,6 +262,7 @@ class TurnJournal:
             if generation != self._generation:
                 return
             try:
+                first = externalized_line(first, images_folder(session_file))
                 paths.write_private_text(live_path(session_file), self._redacted(first) + "\n", sync=False)
                 partial_path(session_file).unlink(missing_ok=True)
             except OSError as error:
@@ -273,7 +275,8 @@ class TurnJournal:
             if generation != self._generation:
                 return False
             live = live_path(session_file)
-            data = "".join(self._redacted(line) + "\n" for line in lines)
+            folder = images_folder(session_file)
+            data = "".join(self._redacted(externalized_line(line, folder)) + "\n" for line in lines)
             if rewrite:  # the runtime replaced messages of this turn (compaction): start again
                 head = live.read_text(encoding="utf-8").split("\n", 1)[0]
                 paths.write_private_text(live, head + "\n" + data, sync=False)

@@ -18,7 +18,9 @@ Nothing waits for a dialog. Each ``DecisionRequested`` gets an immediate answer 
   parent such as ``~`` or ``/``;
 - an MCP tool call runs only under an ``--allow-mcp SERVER`` (every tool of that server) or
   ``--allow-mcp SERVER__TOOL`` (that one tool); Plan Mode's refusal of a tool the server does not
-  mark read-only happens before any question, so no flag lifts it.
+  mark read-only happens before any question, so no flag lifts it;
+- ``web_fetch`` reads a page only on a host named by ``--allow-web DOMAIN`` (that exact name);
+  private and special addresses are refused before any question, so no flag lifts that.
 
 No Textual here: this is runtime policy, shared by every non-interactive front end.
 """
@@ -79,6 +81,8 @@ class AutoAnswer:
             what = f"read of {self.target}"
         elif self.kind == "mcp":
             what = f"MCP tool {self.target}"
+        elif self.kind == "web":
+            what = f"web fetch of {self.target}"
         elif self.kind == "question":
             return f"declined the model's question “{self.target}” ({self.reason})"
         elif self.kind == "plan_mode":
@@ -145,6 +149,8 @@ class UnattendedPolicy:
     sandbox_missing: str | None = None
     #: The ``--allow-mcp`` entries: ``SERVER`` or ``SERVER__TOOL``.
     allow_mcp: tuple[str, ...] = ()
+    #: The ``--allow-web`` host names.
+    allow_web: tuple[str, ...] = ()
 
     def answer(self, decision: DecisionRequested) -> AutoAnswer:
         handlers = {
@@ -157,6 +163,7 @@ class UnattendedPolicy:
             "sandbox_escape_requested": self._sandbox_escape,
             "mcp_approval_requested": self._mcp,
             "hook_approval_requested": self._hook,
+            "web_fetch_requested": self._web,
         }
         handler = handlers.get(decision.kind, self._unknown)
         answer = handler(decision)
@@ -197,6 +204,19 @@ class UnattendedPolicy:
         note = f"This non-interactive run does not call it: the user can rerun with --allow-mcp {target}."
         reply = {"tool_call_id": call_id, "decision": "refuse", "note": note}
         return AutoAnswer(reply, False, "mcp", target, "not allowed in non-interactive mode", hint)
+
+    def _web(self, decision: DecisionRequested) -> AutoAnswer:
+        payload = decision.payload
+        call_id = payload.get("tool_call_id")
+        domain, url = str(payload.get("domain", "")), str(payload.get("url", ""))
+        if domain and domain in self.allow_web:
+            return AutoAnswer(
+                {"tool_call_id": call_id, "decision": "once"}, True, "web", url, f"--allow-web {domain}"
+            )
+        hint = f"allow it with --allow-web {domain}"
+        note = f"This non-interactive run does not fetch it: the user can rerun with --allow-web {domain}."
+        reply = {"tool_call_id": call_id, "decision": "deny", "note": note}
+        return AutoAnswer(reply, False, "web", url, "not allowed in non-interactive mode", hint)
 
     def _sandbox_escape(self, decision: DecisionRequested) -> AutoAnswer:
         """A command the sandbox stopped never runs outside it here: that takes the user's yes."""

@@ -275,7 +275,18 @@ def export_session(
             err.write(f"zett: {output} is a folder; give a file name\n")
             return FAILED
         try:
-            count = write_export(output, lambda stream: writer(summary, stream, notices))
+            if fmt == "md":  # the images beside the Markdown, in <name>-images/
+                from zett_tui.sessions.export import ImageLinks
+                from zett_tui.sessions.export_file import copy_images
+                from zett_tui.sessions.image_files import images_folder
+
+                links = ImageLinks(images_folder(summary.path), f"{output.stem}-images")
+                count = write_export(
+                    output, lambda stream: write_markdown(summary, stream, notices, images=links)
+                )
+                copy_images(links, output.parent)
+            else:
+                count = write_export(output, lambda stream: writer(summary, stream, notices))
         except OSError as error:
             err.write(f"zett: cannot write {output}: {error.strerror or error}\n")
             return FAILED

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from zett_tui.core.paths import write_private
 from zett_tui.core.redact import configured_redactor, redact_data
+from zett_tui.sessions.image_files import image_path
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.read_notices import ReadNotices, report_lines
@@ -112,13 +113,24 @@ def _quote(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.splitlines()) + "\n"
 
 
-def turn_markdown(turn: TurnView) -> str:
-    """One turn: ``## You``, then ``## zett (model)`` with reasoning, answer, tools, in order."""
+def turn_markdown(turn: TurnView, images: ImageLinks | None = None) -> str:
+    """One turn: ``## You``, then ``## zett (model)`` with reasoning, answer, tools, in order.
+    ``images``: the prompt's images as Markdown images linking into an export's image folder."""
     if turn.continues:  # carries on the turn before: its prompt is shown there
         parts = ["*(/continue: the turn above carried on)*\n"]
     else:
         parts = ["## You\n\n", (turn.prompt.strip() or "(no text)") + "\n"]
-    if turn.prompt_images:
+    linked = [images.link(label, stored) for label, stored in turn.prompt_image_files] if images else []
+    if any(linked):
+        parts.append(
+            "\n"
+            + "\n".join(
+                link or f"*(image {label!r} not kept)*"
+                for link, (label, _) in zip(linked, turn.prompt_image_files, strict=True)
+            )
+            + "\n"
+        )
+    elif turn.prompt_images:
         parts.append(f"\n*({turn.prompt_images} image{'s' if turn.prompt_images != 1 else ''} attached)*\n")
     parts.append(f"\n## zett ({turn.model})\n" if turn.model else "\n## zett\n")
     for block in turn.blocks:
@@ -149,10 +161,34 @@ def turn_markdown(turn: TurnView) -> str:
     return "".join(parts)
 
 
+class ImageLinks:
+    """The images an export links to: ``folder_name/<file>`` beside the Markdown file. Collects
+    which stored images it linked, for the caller to copy (``export_file.copy_images``)."""
+
+    def __init__(self, source: Path, folder_name: str) -> None:
+        self.source = source
+        self.folder_name = folder_name
+        self.used: list[Path] = []
+
+    def link(self, label: str, stored: str | None) -> str | None:
+        path = image_path(self.source, stored)
+        if path is None or not path.is_file():
+            return None
+        if path not in self.used:
+            self.used.append(path)
+        alt = label.replace("]", "").replace("[", "")
+        return f"![{alt}]({self.folder_name}/{path.name})"
+
+
 def write_markdown(
-    summary: SessionSummary, out: TextIO, notices: Notices, redact: Redact | None = None
+    summary: SessionSummary,
+    out: TextIO,
+    notices: Notices,
+    redact: Redact | None = None,
+    images: ImageLinks | None = None,
 ) -> int:
-    """Write the whole session as Markdown; returns the number of turns written."""
+    """Write the whole session as Markdown; returns the number of turns written. ``images``: link
+    the prompts' images into an image folder beside the export (the caller copies them)."""
     redact = redact or configured_redactor()
     head = [f"# {one_line(summary.title, TITLE_CHARS)}\n\n", f"- **Session:** `{summary.session_id}`\n"]
     if summary.cwd:
@@ -167,7 +203,7 @@ def write_markdown(
     written = 0
     for turn in iter_turns(summary.path, notices):
         out.write("\n---\n\n")
-        out.write(redact(turn_markdown(turn)))
+        out.write(redact(turn_markdown(turn, images)))
         written += 1
     if notices:
         out.write("\n---\n\n*Parts of the session file could not be read:*\n\n")

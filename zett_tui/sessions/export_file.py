@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 from pathlib import Path
 
-from zett_tui.sessions.export import write_export, write_json, write_markdown
+from zett_tui.core import paths
+from zett_tui.sessions.export import ImageLinks, write_export, write_json, write_markdown
+from zett_tui.sessions.image_files import images_folder
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.read_notices import ReadNotices
 
@@ -50,5 +53,22 @@ def export_to_file(summary: SessionSummary, fmt: str, target: Path) -> tuple[int
             errno.EEXIST, f"{target} already exists; nothing was overwritten (give another file name)"
         )
     notices = ReadNotices()
-    count = write_export(target, lambda stream: writer(summary, stream, notices))
+    if fmt != "md":
+        return write_export(target, lambda stream: writer(summary, stream, notices)), notices
+    links = ImageLinks(images_folder(summary.path), f"{target.stem}-images")
+    count = write_export(target, lambda stream: write_markdown(summary, stream, notices, images=links))
+    copy_images(links, target.parent)
     return count, notices
+
+
+def copy_images(links: ImageLinks, beside: Path) -> None:
+    """The images an exported Markdown file links to, copied into its image folder (0600 files)."""
+    if not links.used:
+        return
+    folder = beside / links.folder_name
+    paths.ensure_private_dir(folder)
+    for source in links.used:
+        target = folder / source.name
+        if not os.path.lexists(target):
+            shutil.copyfile(source, target, follow_symlinks=False)
+            os.chmod(target, 0o600)

@@ -21,6 +21,7 @@ from typing import Any
 
 from zett_tui.core.tool_display import key_argument
 from zett_tui.runtime.stop_words import recorded_stop_sentence
+from zett_tui.sessions.image_files import IMAGE_KEY
 from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.read_notices import ReadNotices
@@ -115,6 +116,9 @@ class TurnView:
     completed_at: datetime | None = None
     #: Images attached to the prompt (shown as a marker; their bytes are not kept here).
     prompt_images: int = 0
+    #: ``(name shown, stored file name or None)`` of each image of the prompt, in order
+    #: (``sessions.image_files``: the file is in the sessions folder's ``images/``).
+    prompt_image_files: tuple[tuple[str, str | None], ...] = ()
     #: Byte offset of the turn's line: pass it as ``before_offset`` to page back.
     offset: int = 0
     #: How full the context was after the turn, as the status line said: (tokens, estimated).
@@ -164,6 +168,19 @@ def content_text(content: object) -> tuple[str, int]:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+def content_images(content: object) -> tuple[tuple[str, str | None], ...]:
+    """``(name shown, stored file name or None)`` of each image part of a message's ``content``."""
+    found: list[tuple[str, str | None]] = []
+    for part in content if isinstance(content, list) else ():
+        if not isinstance(part, dict) or "source" not in part:
+            continue
+        source = part.get("source")
+        stored = source.get(IMAGE_KEY) if isinstance(source, dict) else None
+        label = _text(part.get("alt_text")) or "image"
+        found.append((label, stored if isinstance(stored, str) else None))
+    return tuple(found)
 
 
 def _tool_view(call: dict[str, Any], results: dict[str, dict[str, Any]]) -> ToolView:
@@ -334,6 +351,7 @@ def turn_view(
     }
     prompt = ""
     prompt_images = 0
+    prompt_image_files: tuple[tuple[str, str | None], ...] = ()
     seen_prompt = False
     blocks: list[Block] = []
     tools: list[ToolView] = []
@@ -347,6 +365,7 @@ def turn_view(
         kind, data = envelope["kind"], envelope["data"]
         if kind == 2 and not seen_prompt:
             prompt, prompt_images = content_text(data.get("content"))
+            prompt_image_files = content_images(data.get("content"))
             seen_prompt = True
         elif kind == 2:
             blocks.append(NoteBlock("steer", content_text(data.get("content"))[0]))
@@ -403,6 +422,7 @@ def turn_view(
         started_at=record.started_at,
         completed_at=record.completed_at,
         prompt_images=prompt_images,
+        prompt_image_files=prompt_image_files,
         offset=record.offset,
         context=_context(record.zett),
         continues=continues,

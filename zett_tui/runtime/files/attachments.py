@@ -11,6 +11,10 @@ or a process environment under a broader grant, zett's own folders) is **not rea
 stays in the prompt as written, a line says why, and the model can ask to read it with its tools,
 which goes through the read gate's dialog.
 
+An image (``@shot.png``: a name ending in a common image type) is attached as the image itself:
+its bytes are read under the same rules (at most ``images.MAX_SOURCE_BYTES``) and handed on in
+``AttachedPrompt.images``, for the host to scale and send as image content.
+
 A mention is ``@`` at the start of the prompt or after a space, then a path (``"quoted"`` when it
 holds spaces, as the composer's ``@`` finder inserts it). ``me@host`` is not a mention, nor is a
 path that does not exist (the text is sent as typed).
@@ -24,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from zett_tui.core.images import MAX_SOURCE_BYTES, is_image_name
 from zett_tui.runtime.files.contained_tools import NotReadable, open_verified, printable
 from zett_tui.runtime.files.read_access import ReadAccess, real_path
 
@@ -67,6 +72,8 @@ class AttachedPrompt:
     attached: list[Attachment] = field(default_factory=list)
     #: One line per mention that was not attached, saying why.
     left_out: list[str] = field(default_factory=list)
+    #: ``(path as written, file bytes)`` of each image mentioned, not yet scaled.
+    images: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 def mentioned_paths(prompt: str) -> list[str]:
@@ -97,7 +104,8 @@ def preview_chips(prompt: str, access: ReadAccess, cwd: Path) -> list[str]:
             continue
         if real.is_dir() and not shown.endswith("/"):
             shown += "/"
-        chips.append(f"📎 {shown}" + (f" ({GRANTED_NOTE})" if verdict.granted else ""))
+        mark = "🖼" if is_image_name(path) and not real.is_dir() else "📎"  # the image itself is sent
+        chips.append(f"{mark} {shown}" + (f" ({GRANTED_NOTE})" if verdict.granted else ""))
     return chips
 
 
@@ -118,6 +126,15 @@ def attach_mentions(prompt: str, access: ReadAccess, cwd: Path) -> AttachedPromp
                 f"@{printable(path)} is not attached: {verdict.why}. The model can ask to read it, "
                 "and zett will ask you first."
             )
+            continue
+        if is_image_name(path) and not real.is_dir():
+            try:
+                with open_verified(path, real, access.allows) as (fd, _status):
+                    data = _read_at_most(fd, MAX_SOURCE_BYTES + 1)
+            except (OSError, NotReadable) as error:
+                result.left_out.append(f"@{printable(path)} is not attached: {_reason(error)}")
+                continue
+            result.images.append((path, data))
             continue
         attachment: Attachment | None
         try:

@@ -11,7 +11,7 @@ event asks, in every permission mode, and waits for ``read_access_response``:
 "once" lets this one call read that path; "session" keeps a grant for the rest of the session
 (the exact file; or the folder and what is below it for a glob or grep); "deny" fails the tool
 with a message for the model. Credential stores, zett's own folders and process environments
-ask even under a broader grant. ``view_image`` refuses URLs: zett's tools never fetch anything.
+ask even under a broader grant. ``view_image`` refuses URLs (only ``web_fetch`` fetches, after asking).
 
 For extensions that read files for the model: call ``require_read(context, call, paths)``
 from the extension's ``on_tool_call`` (or its tool) before reading. It resolves each path,
@@ -59,8 +59,9 @@ READ_ACCESS_RESPONSE = "read_access_response"
 ONCE, SESSION, DENY = "once", "session", "deny"
 READ_TOOLS = frozenset({"read_file", "read", "view_image", "glob", "grep"})
 NO_URLS = (
-    "zett does not fetch URLs: view_image reads local image files only, and no zett tool contacts "
-    "the network. Ask the user to save the image in the project folder and give you its path."
+    "zett does not fetch URLs with view_image: it reads local image files only. Ask the user to save "
+    "the image in the project folder and give you its path (web_fetch reads web pages as text, "
+    "after the user allows the domain)."
 )
 
 IsExempt = Callable[[str, Path], bool]

@@ -46,6 +46,7 @@ CLAUDE_TOOL_NAMES = {
     "grep": "Grep",
     "glob": "Glob",
     "todo_write": "TodoWrite",
+    "web_fetch": "WebFetch",
     "task": "Task",
 }
 

@@ -16,6 +16,7 @@ Reply formats (zett-agent 0.2.1 and zett's own extensions):
   one call use the network in the sandbox);
 - leaving the sandbox: ``{"tool_call_id", "decision": "stay"|"outside"|"network", "note"}``.
 - an MCP tool call: ``{"tool_call_id", "decision": "once"|"session"|"always"|"refuse", "note"}``.
+- a web fetch: ``{"tool_call_id", "decision": "once"|"always"|"deny", "note"}``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from zett_tui.ui.modals.plan_dialogs import (
 from zett_tui.ui.modals.read_access import ONCE, SESSION, read_access_dialog
 from zett_tui.ui.modals.sandbox_escape import NETWORK, OUTSIDE, STAY, sandbox_escape_dialog
 from zett_tui.ui.modals.shell_approval import RUN, RUN_WITH_NETWORK, shell_approval_dialog
+from zett_tui.ui.modals.web_fetch import web_fetch_dialog
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
@@ -328,6 +330,41 @@ def mcp_approval(
     return screen, answer
 
 
+def web_fetch(decision: DecisionRequested, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
+    payload = decision.payload
+    call_id = payload.get("tool_call_id")
+    url, domain = str(payload.get("url", "")), str(payload.get("domain", ""))
+    query_chars = payload.get("query_chars")
+    screen = web_fetch_dialog(
+        url,
+        domain,
+        query_chars=query_chars if isinstance(query_chars, int) else 0,
+        long_query=payload.get("long_query") is True,
+        query_secret=payload.get("query_secret") is True,
+        non_ascii_domain=payload.get("non_ascii_domain") is True,
+    )
+
+    def answer(picked: Picked | None) -> Answer:
+        value = _value(picked, None)
+        if value == "once":
+            return Answer(
+                {"tool_call_id": call_id, "decision": "once"}, f"✓ You let web_fetch contact {domain}, once"
+            )
+        if value == "always":
+            return Answer(
+                {"tool_call_id": call_id, "decision": "always"},
+                f"✓ You let web_fetch contact {domain} from now on in this project",
+            )
+        note = _note(picked)
+        return Answer(
+            {"tool_call_id": call_id, "decision": "deny", "note": note},
+            _with_note(f"✗ You did not let web_fetch contact {domain}", note),
+            declined=True,
+        )
+
+    return screen, answer
+
+
 def hook_approval(
     decision: DecisionRequested, host: AgentHost | None, cwd: Path
 ) -> tuple[Screen[Any], ToAnswer]:
@@ -494,4 +531,5 @@ FACTORIES: dict[str, DialogFactory] = {
     "sandbox_escape_requested": sandbox_escape,
     "mcp_approval_requested": mcp_approval,
     "hook_approval_requested": hook_approval,
+    "web_fetch_requested": web_fetch,
 }

@@ -55,6 +55,8 @@ def show_turn(
         transcript.add(NoticeBlock("Continuing…", "info"))
     else:
         transcript.add(UserBlock(typed_part(turn.prompt)))  # as typed: the attached files are not repeated
+        for name, _stored in turn.prompt_image_files:
+            transcript.add(NoticeBlock(f"🖼 {name}", "info"))  # as the live turn's line per image
     label = turn.model if turn.model != previous_model else None
     answered = False
     status = "completed" if turn.status == "completed" else turn.status

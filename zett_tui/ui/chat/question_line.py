@@ -28,6 +28,7 @@ _LINES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     ),
     "read_access_requested": lambda p: f"Read {_text(p, 'path')}?",
     "mcp_approval_requested": lambda p: f"Call {_text(p, 'server')} {_text(p, 'tool')}?",
+    "web_fetch_requested": lambda p: f"Fetch a page from {_text(p, 'domain')}?",
     "enter_plan_mode": lambda p: "Enter Plan Mode?",
     "exit_plan_mode": lambda p: "Review the plan",
     "ask_user": lambda p: _text(p, "question"),

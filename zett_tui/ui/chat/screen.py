@@ -302,6 +302,7 @@ class ChatScreen(Screen[None]):
         )
         self.host = host
         self.composer.read_rules = host.read_access  # the @ chips follow the session's read grants
+        self.composer.images.model_label = lambda: host.model_label  # pasted images fit its limits
         host.listen_between_turns(self._say_notice)
 
         freeze_startup_objects()

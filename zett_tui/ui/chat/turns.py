@@ -76,7 +76,8 @@ class TurnRunner:
         (before the model is ready, or when the turn takes no more notes) queued."""
         if not self._may_send(text):
             return
-        if self.busy and self._steerable and self.steer(text):
+        # A pasted image needs a turn of its own: a steering message carries text only.
+        if self.busy and self._steerable and "[Image #" not in text and self.steer(text):
             self.queue.steer_sent(encodable(text))  # as the runtime will say it was delivered
             return
         self.queue_for_later(text)

@@ -35,6 +35,7 @@ from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
 from zett_tui.ui.pastes import PasteStore
 from zett_tui.ui.textual_compat import default_prevented
 from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
+from zett_tui.ui.widgets.image_paste import ImagePaste
 from zett_tui.ui.widgets.keys_in_order import PassedKey, run_bindings
 from zett_tui.workspace.file_finder import FileIndex, FileMatch, ProjectFiles
 from zett_tui.workspace.prompt_log import append_prompt, load_prompts
@@ -127,6 +128,13 @@ class Composer(TextArea):
         Binding("pagedown", "leave_to_screen", "Scroll the transcript down a page", show=False),
         Binding("shift+enter", "newline", "Newline", show=False, tooltip="Insert a new line"),
         Binding(
+            "ctrl+v",
+            "paste_image",
+            "Paste",
+            show=False,
+            tooltip="Paste: the clipboard's image when it holds one (wl-paste, xclip, pngpaste), else its text",
+        ),
+        Binding(
             "ctrl+g",
             "external_editor",
             "Edit in $EDITOR",
@@ -208,6 +216,8 @@ class Composer(TextArea):
         self._project_rules: ReadAccess | None = None
         self._rest_timer: Timer | None = None
         self._blink_rested = False
+        #: Pasted and dropped images, and Ctrl+V's (``image_paste``).
+        self.images = ImagePaste(self, self._rules, lambda: self.project_files.root)
 
     # -- the cursor rests -----------------------------------------------------------------------
 
@@ -360,15 +370,16 @@ class Composer(TextArea):
         return context is not None and context.kind == "command" and item.value == context.query
 
     def _paste_key(self, key: str) -> bool:
-        """Backspace just after (or Delete just before) a paste placeholder removes it whole."""
+        """Backspace just after (or Delete just before) a paste placeholder or an image's token
+        removes it whole."""
         if key not in ("backspace", "delete") or self.selected_text:
             return False
         row, column = self.cursor_location
         line = self.document[row]
         if key == "backspace":
-            span = self.pastes.span_ending_at(line, column)
+            span = self.pastes.span_ending_at(line, column) or self.images.span(line, column, ending=True)
         else:
-            span = self.pastes.span_starting_at(line, column)
+            span = self.pastes.span_starting_at(line, column) or self.images.span(line, column, ending=False)
         if span is None:
             return False
         self.delete((row, span[0]), (row, span[1]))
@@ -388,8 +399,13 @@ class Composer(TextArea):
     # -- paste ----------------------------------------------------------------------------------
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """A large paste goes in as a placeholder; a small one is inserted by TextArea as usual."""
+        """A large paste goes in as a placeholder; a small one is inserted by TextArea as usual. A
+        pasted (or dropped) image path attaches the image."""
         self.wake_cursor()
+        if not self.read_only and self.images.take_paste(event.text):
+            event.stop()
+            event.prevent_default()
+            return
         if self.read_only or not self.pastes.is_large(event.text):
             return
         event.stop()
@@ -398,6 +414,12 @@ class Composer(TextArea):
         result = self.replace(placeholder, *self.selection)
         self.move_cursor(result.end_location)
         self.focus()
+
+    def action_paste_image(self) -> None:
+        """Ctrl+V: the clipboard's image, when the system offers one; else Textual's text paste."""
+        if self.read_only:
+            return
+        self.images.paste_clipboard(self.action_paste)
 
     # -- submit and history ---------------------------------------------------------------------
 
@@ -462,6 +484,8 @@ class Composer(TextArea):
             from zett_tui.runtime.files.attachments import preview_chips
 
             chips = "  ".join(preview_chips(text, self._rules(), self.project_files.root))
+        if "[Image #" in text:
+            chips = "  ".join(part for part in (chips, *self.images.chips(text)) if part)
         if chips != self.border_subtitle:
             self.border_subtitle = chips
 

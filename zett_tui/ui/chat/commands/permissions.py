@@ -138,6 +138,9 @@ def permissions_command(ctx: CommandContext, arguments: str) -> None:
     if host is None or host.shell_rules is None:
         return
     words = arguments.split()
+    if words and words[0] in ("rm", "remove", "delete") and len(words) == 2 and not words[1].isdigit():
+        _forget_domain(ctx, host, words[1])
+        return
     if words and words[0] in ("rm", "remove", "delete"):
         _remove_rule(ctx, host, words[1:])
         return
@@ -160,7 +163,36 @@ def permissions_command(ctx: CommandContext, arguments: str) -> None:
             what = "starts with" if rule.kind == "prefix" else "exactly   "
             lines.append(f"  {index:>2}. {what}  {rule.command}")
         lines.append("Remove one with /permissions rm N. Dangerous commands ask anyway.")
+    lines.extend(_web_lines(host))
     ctx.say("\n".join(lines))
+
+
+def _web_lines(host: AgentHost) -> list[str]:
+    saved = host.web_permissions.saved if host.web_permissions is not None else None
+    if saved is None:
+        return []
+    domains = sorted(saved.allowed())
+    if saved.problem:
+        return [f"▲ {saved.problem}"]
+    if not domains:
+        return ["web_fetch asks before every domain (none is allowed “always” in this project)."]
+    return [
+        "Domains web_fetch reaches without asking in this project: " + ", ".join(domains),
+        "Stop allowing one with /permissions rm DOMAIN.",
+    ]
+
+
+def _forget_domain(ctx: CommandContext, host: AgentHost, domain: str) -> None:
+    permissions = host.web_permissions
+    try:
+        removed = permissions is not None and permissions.forget(domain.lower())
+    except OSError as error:
+        ctx.say(f"{domain} could not be removed: {error}", "warning")
+        return
+    if removed:
+        ctx.say(f"web_fetch asks again before contacting {domain}.", "decision")
+    else:
+        ctx.say(f"{domain} is not allowed “always” in this project; /permissions lists what is.", "warning")
 
 
 @slash_command("rules", "Same as /permissions", arguments="[rm N]")

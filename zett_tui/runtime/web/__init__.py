@@ -1,0 +1,1 @@
+"""The web, asked and contained: the ``web_fetch`` tool, its address guard and its permissions."""

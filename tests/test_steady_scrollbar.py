@@ -75,4 +75,5 @@ async def test_a_growing_answer_repaints_the_bar_only_when_the_thumb_moves() -> 
         await pilot.pause()
         await pilot.pause()
         assert bar._drawn == bar._look()
-        assert bar._drawn is not None and bar._thumb() is not None and bar._thumb()[1] == 0  # drawn at the top, not left below
+        thumb = bar._thumb()
+        assert thumb is not None and thumb[1] == 0  # drawn at the top, not left below

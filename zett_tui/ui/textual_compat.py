@@ -17,7 +17,7 @@ way, and logs once that it did: the contract test is what makes such a change lo
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -278,11 +278,11 @@ def own_vertical_scrollbar(widget: Widget, make: Callable[[], ScrollBar]) -> Scr
         _warn_once("Widget._vertical_scrollbar")
         from textual.widget import Widget as _Widget
 
-        return _Widget.vertical_scrollbar.fget(widget)  # type: ignore[attr-defined,no-any-return]
+        return _Widget.vertical_scrollbar.fget(widget)  # type: ignore[attr-defined]
     if existing is not None:
-        return existing  # type: ignore[no-any-return]
+        return cast("ScrollBar", existing)
     bar = make()
     bar.display = False
-    widget._vertical_scrollbar = bar  # type: ignore[attr-defined]
+    widget._vertical_scrollbar = bar
     start(widget, bar)
     return bar

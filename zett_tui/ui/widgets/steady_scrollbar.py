@@ -12,9 +12,9 @@ Everything else (hover, grab, colours, a new size) repaints as in Textual.
 from __future__ import annotations
 
 from math import ceil
+from typing import Self
 
 from rich.console import RenderableType
-from typing_extensions import Self
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 

@@ -653,3 +653,21 @@ def test_tomlkit_still_inserts_a_key_at_a_position() -> None:
         tomlkit.dumps(document) == '[ui]\nbell = true\ntheme = "nord"\n\n# next\n[other]\n',
         "tomlkit's Container._insert_at no longer inserts at the index given: check config/tomlkit_compat.py",
     )
+
+
+async def test_a_finished_session_state_can_be_forgotten() -> None:
+    from zett_agent.agent import Agent, AgentRunConfig
+
+    from tests.fakes.scripted_model import ScriptedModel, text_step
+    from zett_tui.runtime import agent_compat
+
+    model = ScriptedModel(text_step("one"), text_step("two"))
+    agent = await Agent.create(model, config=AgentRunConfig(session_id="main"))
+    await agent.run("hi", config=AgentRunConfig(session_id="child"))
+    _check(agent.get_state("child") is not None, "Agent.get_state no longer keeps a finished session")
+    _check(
+        agent_compat.forget_session(agent, "child"),
+        "Agent._states/_active_configs/_sessions_lock changed: subagents' states are never dropped",
+    )
+    _check(agent.get_state("child") is None, "Agent.get_state reads something other than _states")
+    await agent.run("again", config=AgentRunConfig(session_id="child"))  # a forgotten session starts fresh

@@ -96,6 +96,8 @@ class Reply:
     before_headers: bool = False
     #: The finish reason sent at the end (``length`` for a cut answer); empty: the protocol's usual.
     finish: str = ""
+    #: Further calls in the same answer (OpenAI protocol only): ``{"call_id", "tool_name", "arguments"}``.
+    more_calls: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -475,6 +477,10 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in reply.pieces(json.dumps(reply.arguments)):
                 call = {"index": 0, "function": {"arguments": piece}}
                 wire.frame(_openai_chunk(model, {"tool_calls": [call]}), content=True)
+            for index, more in enumerate(reply.more_calls, start=1):
+                opening = {"index": index, "id": more["call_id"], "type": "function"}
+                opening["function"] = {"name": more["tool_name"], "arguments": json.dumps(more["arguments"])}
+                wire.frame(_openai_chunk(model, {"tool_calls": [opening]}), content=True)
         wire.frame(_openai_chunk(model, None, reply.finish or finish))
         options = self.body.get("stream_options")
         if isinstance(options, dict) and options.get("include_usage"):

@@ -336,6 +336,7 @@ async def _run_turn(
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.mcp.lifetime import started_for_one_turn
     from zett_tui.runtime.skills_extension import with_skills
+    from zett_tui.runtime.subagents.types import with_agents
     from zett_tui.runtime.turn_model import TurnModel, model_for_command
     from zett_tui.workspace.extension_folders import (
         WorkspaceFiles,
@@ -362,7 +363,7 @@ async def _run_turn(
             writer.warning(model_problem)
     prompt = expand_prompt(prompt, files)
     mcp = await started_for_one_turn(launch.mcp_servers, writer.warning)
-    host = AgentHost(with_skills(host_options(launch, mcp), files.skills))
+    host = AgentHost(with_agents(with_skills(host_options(launch, mcp), files.skills), files.agents))
     try:
         try:
             await host.start()

@@ -235,6 +235,25 @@ def plan_mode_sessions(plan_mode: PlanModeExtension) -> set[str]:
     return sessions
 
 
+def forget_session(agent: Any, session_id: str) -> bool:
+    """Drop a finished session's in-memory state (a subagent's, once its run is recorded): the
+    Agent keeps every session's messages for its life. False when it cannot (the session still
+    runs, or this zett-agent keeps its states elsewhere).
+
+    Touches ``Agent._states``, ``Agent._active_configs`` and ``Agent._sessions_lock``. On an
+    upgrade: check that a session with no state starts fresh, and that nothing else holds it.
+    """
+    states = getattr(agent, "_states", None)
+    active = getattr(agent, "_active_configs", None)
+    lock = getattr(agent, "_sessions_lock", None)
+    if not isinstance(states, dict) or not isinstance(active, dict) or lock is None:
+        return False
+    with lock:
+        if session_id in active:
+            return False
+        return states.pop(session_id, None) is not None
+
+
 def protected_path_scan() -> tuple[frozenset[str], int, int]:
     """How the sandbox's policy searches a writable folder for protected paths: the folder names it
     skips, how deep it goes and how many entries it reads; a cache of the policy must watch what

@@ -16,6 +16,7 @@ from zett_agent.messages import AssistantMessage, ToolCall
 
 from zett_tui.core.tool_display import key_argument
 from zett_tui.runtime.stop_words import stop_sentence
+from zett_tui.runtime.todo import TODO_EVENT, TodoItem, parse_todos
 from zett_tui.runtime.tool_refusal import ToolRefused
 
 #: ``AssistantMessage.attributes`` key of what zett's stream readers found odd in an answer they
@@ -125,6 +126,8 @@ class DecisionRequested:
     session_id: str
     payload: dict[str, Any]
     call: ToolCallInfo | None = None
+    #: Who asks when it is not the main agent: a subagent's ``type: description`` ("" for the main one).
+    asker: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +159,43 @@ class SteeringDelivered:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class TodoChanged:
+    """The model's checklist now reads ``items`` (empty: cleared)."""
+
+    items: tuple[TodoItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentStarted:
+    """The ``task`` call ``call_id`` started a subagent (``runtime.subagents``)."""
+
+    call_id: str
+    session_id: str
+    description: str
+    agent_type: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentActivity:
+    """One UI event of the subagent the ``task`` call ``call_id`` runs (its tool rows, its tokens)."""
+
+    call_id: str
+    event: Any
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentFinished:
+    """The subagent of ``call_id`` ended: ``status`` completed, failed or cancelled."""
+
+    call_id: str
+    status: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: str = ""
+
+
 UIEvent = (
     TextChunk
     | ReasoningChunk
@@ -171,6 +211,10 @@ UIEvent = (
     | TurnFinished
     | Notice
     | SteeringDelivered
+    | TodoChanged
+    | SubagentStarted
+    | SubagentActivity
+    | SubagentFinished
 )
 
 
@@ -269,6 +313,11 @@ class EventTranslator:
             if isinstance(call_id, str) and isinstance(lines, list):
                 return [ToolOutputLive(call_id, tuple(str(line) for line in lines))]
             return []
+        if name == TODO_EVENT:
+            try:
+                return [TodoChanged(parse_todos(payload.get("todos")))]
+            except ValueError:
+                return []
         if name == "plan_mode_entered":
             return [PlanModeChanged(True)]
         if name == "plan_mode_exited":

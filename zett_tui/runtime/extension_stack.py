@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from zett_tui.checkpoints.recording import CheckpointExtension
     from zett_tui.runtime.hooks.runner import SessionHooks
     from zett_tui.runtime.host import HostOptions
-    from zett_tui.runtime.mcp.extension import McpToolsExtension
     from zett_tui.runtime.recorder import Redactor
 
 #: The extensions zett-agent adds to every agent itself (names must be unique across all).
@@ -88,6 +87,8 @@ async def build_extension_stack(
     notify: Callable[[str, str], None],
     report_failure: Callable[[str], None],
     hooks: SessionHooks | None = None,
+    todos: AgentExtension | None = None,
+    subagents: Sequence[AgentExtension] = (),
 ) -> ExtensionStack:
     """The extensions of one host's agent, in the order the module docstring gives.
 
@@ -97,10 +98,10 @@ async def build_extension_stack(
     from zett_agent.extensions import (
         AskUserExtension,
         FileSystemExtension,
-        PlanModeExtension,
         ToolGuidelinesExtension,
     )
 
+    from zett_tui.runtime.plan_mode import ZettPlanMode
     from zett_tui.runtime.project_instructions import ProjectInstructionsExtension
     from zett_tui.runtime.shell.approval import ShellApproval
     from zett_tui.runtime.shell.bash_tool import SandboxedShell
@@ -108,7 +109,7 @@ async def build_extension_stack(
     from zett_tui.runtime.shell.sandbox import ShellSandbox
     from zett_tui.runtime.tool_arguments import ToolArgumentErrors
 
-    plan_mode = PlanModeExtension()
+    plan_mode = ZettPlanMode()
     plan_guard = bundled_class("plan_guard")(plan_mode)
     shell_rules = ShellRules(options.cwd)
     shell_policy = ShellPolicy(shell_rules, options.cwd, mode_of, plan_guard.is_active)
@@ -140,6 +141,8 @@ async def build_extension_stack(
         tool_output = bundled_class("tool_output")(tool_output_dir, redact)
         bundled.append(bundled_entry("tool_output", tool_output))
     mcp = _mcp_extension(options, mode_of, plan_guard)
+    if mcp:
+        plan_mode.also_allowed = mcp[0].is_read_only
     if checkpoints is not None and mcp:
         checkpoints.treat_as_read_only(mcp[0].is_read_only)
     # The first extension is the outermost tool middleware: the Plan Mode guard must refuse a
@@ -160,8 +163,9 @@ async def build_extension_stack(
         # Inside the gates: a checkpoint is taken before a change that is going to run.
         *([checkpoints] if checkpoints is not None else []),
         # Runs every bash call itself (approved by now): no extension inside it sees one.
-        SandboxedShell(shell_sandbox),
+        SandboxedShell(shell_sandbox, plan_guard.is_active),
         AskUserExtension(),
+        *([todos] if todos is not None else []),  # ``todo_write`` (``runtime.todo``)
         *(entry.instance for entry in bundled[2:]),
         plan_mode,
     ]
@@ -174,6 +178,9 @@ async def build_extension_stack(
         compaction,
         recorder,
         read_gate,
+        # ``task``, and a subagent's tools cut to its kind's: by priority its on_tool runs last,
+        # and its gate is the outermost tool middleware (``runtime.subagents.extension``).
+        *subagents,
     ]
     report = load_extensions(
         options.extensions,
@@ -216,22 +223,23 @@ def _zett_files_for_the_model(
 
 def _mcp_extension(
     options: HostOptions, mode_of: Callable[[str], PermissionMode], plan_guard: Any
-) -> list[McpToolsExtension]:
-    """The MCP tools of the process's manager, each call asked about through a decision event."""
+) -> list[Any]:
+    """The MCP tools of the process's manager, each call asked about through a decision event
+    (first), and their read-only ones offered again in Plan Mode (``mcp.plan_tools``)."""
     if options.mcp_manager is None:
         return []
     from zett_tui.runtime.mcp.extension import McpToolsExtension
+    from zett_tui.runtime.mcp.plan_tools import McpPlanTools
     from zett_tui.runtime.mcp.saved_rules import McpRules
 
-    return [
-        McpToolsExtension(
-            options.mcp_manager,
-            mode_of=mode_of,
-            plan_active=plan_guard.is_active,
-            ask_in_events=True,
-            saved=McpRules(options.cwd),
-        )
-    ]
+    tools = McpToolsExtension(
+        options.mcp_manager,
+        mode_of=mode_of,
+        plan_active=plan_guard.is_active,
+        ask_in_events=True,
+        saved=McpRules(options.cwd),
+    )
+    return [tools, McpPlanTools(tools, plan_guard.is_active)]
 
 
 def _hooks_extension(hooks: SessionHooks | None, notify: Callable[[str, str], None]) -> Any:

@@ -68,7 +68,8 @@ class Answer:
     after_tool: FollowUp | None = None
     #: The user said no to the call (its row says "declined", not "failed").
     declined: bool = False
-    #: What the tool row shows after its argument once answered (``ask_user``: the answer).
+    #: What the tool row shows after its argument once answered (``ask_user``: the answer); the
+    #: row then says it, and ``record`` is kept in the session without a line of its own.
     outcome: str = ""
 
 
@@ -142,7 +143,7 @@ def shell_approval(
         steer = f"I did not let you run `{command}`. {note}" if note else None
         return Answer(
             {"tool_call_id": call_id, "decision": "abort", "remember": False},
-            _with_note(f"✗ You refused: {command}", note),
+            f"✗ You refused: {command}",  # the note shows once, where it went into the turn (steer)
             steer=steer,
             declined=True,
         )
@@ -405,7 +406,7 @@ def exit_plan_mode(
         note = _note(picked)
         return Answer(
             _plan_reply(decision, False),
-            _with_note("✗ You sent the plan back: zett keeps planning", note),
+            "✗ You sent the plan back: zett keeps planning",  # the note shows as its steer
             steer=PLAN_FEEDBACK_STEER + note if note else None,
         )
 

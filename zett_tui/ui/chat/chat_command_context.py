@@ -7,6 +7,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from zett_tui.ui.chat.rewound_turns import mark_rewound_turns, unmark_turns
+
 if TYPE_CHECKING:
     from textual.message import Message
     from textual.notifications import SeverityLevel
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.chat.screen import ChatScreen
     from zett_tui.ui.widgets.transcript import Block
+    from zett_tui.ui.widgets.transcript_blocks import UserBlock
 
 
 class ChatCommandContext:
@@ -26,6 +29,8 @@ class ChatCommandContext:
 
     def __init__(self, chat: ChatScreen) -> None:
         self._chat = chat
+        #: The prompts each conversation rewind of this run marked, newest last (an undo unmarks).
+        self._rewound_groups: list[list[UserBlock]] = []
 
     @property
     def host(self) -> AgentHost | None:
@@ -49,6 +54,13 @@ class ChatCommandContext:
 
     def say(self, text: str, level: str = "info") -> None:
         self._chat.say(text, level)
+
+    def mark_rewound(self, prompt: str) -> None:
+        self._rewound_groups.append(mark_rewound_turns(self._chat.transcript, prompt))
+
+    def unmark_rewound(self) -> None:
+        if self._rewound_groups:
+            unmark_turns(self._chat.transcript, self._rewound_groups.pop())
 
     def notify(
         self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3

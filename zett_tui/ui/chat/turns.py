@@ -42,6 +42,8 @@ class TurnRunner:
         self._chat = chat
         #: Prompts waiting for the turn to end, and notes on their way into it (shown above the prompt).
         self.queue = PromptQueue()
+        # Up and Down take prompts out of the queue and put them back between turns: the count follows
+        self.queue.on_change(self._show_queued_count)
         self._worker: Worker[Any] | None = None
         self._presenter: TurnPresenter | None = None
         #: The running worker is a turn that takes steering messages (``/compact`` does not).
@@ -131,6 +133,12 @@ class TurnRunner:
             if prompt is not None:
                 self._start_turn(host, prompt)
         self._sync_queue()
+
+    def _show_queued_count(self) -> None:
+        try:
+            self._chat.status.queued = len(self.queue)
+        except NoMatches:  # the chat is being taken down
+            return
 
     def _sync_queue(self) -> None:
         """The status line's count, and whether Tab queues (a turn runs or the model is not ready)."""
@@ -269,7 +277,10 @@ class TurnRunner:
             schedule=lambda delay, callback: chat.set_timer(delay, callback),
             model_label=label if label != self.answer_model else None,
             on_activity=self._set_activity,
+            on_todos=lambda changed: chat.todo_panel.show(changed.items),
         )
+        chat.todo_panel.show(host.todos.items)  # the checklist, pinned while the turn runs
+        chat.todo_panel.set_turn_running(True)
         chat.status.activity = "thinking"
         self._steerable = True
         self._worker = chat.run_worker(
@@ -328,7 +339,9 @@ class TurnRunner:
             if isinstance(event, DecisionRequested):
                 presenter.flush()
                 call_id = event.payload.get("tool_call_id")
-                if isinstance(call_id, str):
+                if isinstance(call_id, str) and event.asker:  # a subagent's call: its row under the task
+                    presenter.subagent_waiting(call_id, True)
+                elif isinstance(call_id, str):
                     presenter.waiting_for_user(call_id, event.call)
                 chat.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):
@@ -352,3 +365,5 @@ class TurnRunner:
 
     def _set_activity(self, activity: str) -> None:
         self._chat.status.activity = activity
+        if activity == "idle":
+            self._chat.todo_panel.set_turn_running(False)

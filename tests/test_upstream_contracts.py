@@ -176,6 +176,37 @@ async def test_a_virtual_size_is_set_without_a_layout() -> None:
         _check(view.show_vertical_scrollbar, "Widget._scroll_update no longer shows the scrollbar")
 
 
+async def test_a_scrolling_widget_s_own_scrollbar_is_the_one_textual_shows_and_scrolls() -> None:
+    from textual.geometry import Size
+    from textual.scroll_view import ScrollView
+    from textual.scrollbar import ScrollBar
+
+    class OwnBar(ScrollBar):
+        pass
+
+    class Scrolling(ScrollView):
+        @property
+        def vertical_scrollbar(self) -> ScrollBar:
+            return textual_compat.own_vertical_scrollbar(self, lambda: OwnBar(vertical=True, name="vertical"))
+
+    class Holder(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Scrolling()
+
+    async with Holder().run_test(size=(40, 10)) as pilot:
+        view = pilot.app.query_one(Scrolling)
+        textual_compat.set_virtual_size_quietly(view, Size(40, 500))
+        await pilot.pause()
+        bar = view.vertical_scrollbar
+        _check(
+            isinstance(bar, OwnBar), "Widget._vertical_scrollbar / App._start_widget changed: Textual's bar"
+        )
+        _check(bar.parent is view and bar.display, "the own scrollbar is not mounted and shown on the view")
+        view.scroll_to(y=100, animate=False, immediate=True)
+        await pilot.pause()
+        _check(bar.position == 100, "scrolling no longer moves the view's own scrollbar")
+
+
 async def test_a_widget_s_own_bindings_are_found_by_key() -> None:
     class Bound(Widget):
         BINDINGS = [Binding("ctrl+w", "delete_word", "Delete a word")]

@@ -17,10 +17,10 @@ way, and logs once that it did: the contract test is what makes such a change lo
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from textual.app import App
     from textual.binding import Binding
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from textual.geometry import Size
     from textual.message import Message
     from textual.screen import Screen
+    from textual.scrollbar import ScrollBar
     from textual.widget import Widget
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ HANDLE_EXCEPTION_METHOD = "_handle_exception"
 TEXT_AREA_KEY_METHOD = "_on_key"
 
 _warned: set[str] = set()
+_MISSING = object()
 
 
 def _warn_once(what: str) -> None:
@@ -260,3 +262,27 @@ def default_prevented(event: Message) -> bool:
     """
     prevented: bool = event._no_default_action
     return prevented
+
+
+def own_vertical_scrollbar(widget: Widget, make: Callable[[], ScrollBar]) -> ScrollBar:
+    """``widget``'s vertical scrollbar, created by ``make`` the first time (Textual creates a plain
+    ``ScrollBar``); for a ``vertical_scrollbar`` property that overrides Textual's.
+
+    Touches ``Widget._vertical_scrollbar`` (where the property keeps it) and ``App._start_widget``
+    (how Textual mounts a scrollbar), as ``Widget.vertical_scrollbar`` does. On an upgrade: diff that
+    property against this function. A Textual without them: Textual's own scrollbar.
+    """
+    existing = getattr(widget, "_vertical_scrollbar", _MISSING)
+    start = getattr(widget.app, "_start_widget", None)
+    if existing is _MISSING or start is None:
+        _warn_once("Widget._vertical_scrollbar")
+        from textual.widget import Widget as _Widget
+
+        return _Widget.vertical_scrollbar.fget(widget)  # type: ignore[attr-defined]
+    if existing is not None:
+        return cast("ScrollBar", existing)
+    bar = make()
+    bar.display = False
+    widget._vertical_scrollbar = bar
+    start(widget, bar)
+    return bar

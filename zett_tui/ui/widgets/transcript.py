@@ -44,13 +44,15 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zett_tui.ui.textual_compat import set_virtual_size_quietly
+from zett_tui.ui.textual_compat import own_vertical_scrollbar, set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.find_highlight import FindHighlight, match_styles
+from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
 from zett_tui.ui.widgets.transcript_blocks import (
     AnswerBlock,
     Block,
@@ -789,6 +791,15 @@ class Transcript(ScrollView, can_focus=True):
         if size == self.virtual_size:
             return
         set_virtual_size_quietly(self, size)
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """A bar that repaints only when its thumb moves (``SteadyScrollBar``): a streaming answer
+        changes the scroll position at every update, the drawn thumb far less often."""
+        return own_vertical_scrollbar(
+            self,
+            lambda: SteadyScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical),
+        )
 
     def _scroll_to_y(self, y: int) -> None:
         self._programmatic_scroll = True

@@ -1,0 +1,93 @@
+"""A scrollbar that repaints only when the thumb it draws moves or changes size.
+
+Textual's ``ScrollBar`` repaints on every change of the scroll position or of the content's
+height. A streaming answer changes both at every update, yet the thumb is drawn in eighths of a
+cell: with a long transcript it stays on the same glyphs for many updates. Each repaint renders
+the whole bar (a rich render and the line filters for every row), about as much as the text the
+update adds (``benchmarks/bench_app.py``). This bar computes where its thumb would be drawn, as
+``ScrollBarRender.render_bar`` does, and repaints only when that differs from what is on screen.
+Everything else (hover, grab, colours, a new size) repaints as in Textual.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+from typing import Self
+
+from rich.console import RenderableType
+from textual.geometry import Region
+from textual.scrollbar import ScrollBar
+
+#: (cells, first eighth of the thumb, last eighth) or None when the bar draws no thumb.
+Thumb = tuple[int, int, int] | None
+
+
+def thumb_eighths(
+    size: int, virtual_size: int, window_size: int, position: float, steps: int
+) -> tuple[int, int] | None:
+    """Where ``ScrollBarRender.render_bar`` draws the thumb, in ``steps`` per cell (its glyphs)."""
+    if not (window_size and size and virtual_size and size != virtual_size):
+        return None
+    thumb_size = max(1, window_size / (virtual_size / size))
+    ratio = position / (virtual_size - window_size) if virtual_size != window_size else 0
+    start = int((size - thumb_size) * ratio * steps)
+    return start, start + ceil(thumb_size * steps)
+
+
+class SteadyScrollBar(ScrollBar):
+    """``ScrollBar`` that skips a repaint which would draw the same bar again."""
+
+    _drawn: tuple[object, ...] | None = None
+    """What the last render drew from (``_look``); None: nothing yet."""
+    _check_pending: bool = False
+
+    def _thumb(self) -> Thumb:
+        size = self.size.height if self.vertical else self.size.width
+        window = self.window_size if self.window_size < self.window_virtual_size else 0
+        bars = self.renderer.VERTICAL_BARS if self.vertical else self.renderer.HORIZONTAL_BARS
+        found = thumb_eighths(size, ceil(self.window_virtual_size), ceil(window), self.position, len(bars))
+        return None if found is None else (size, *found)
+
+    def _look(self) -> tuple[object, ...] | None:
+        """Everything ``render`` draws from: the thumb, the size, the state and every colour."""
+        parent = self.parent
+        if parent is None or not self.is_attached:
+            return None
+        styles = parent.styles
+        return (
+            self._thumb(),
+            self.size,
+            self.grabbed,
+            self.mouse_over,
+            styles.scrollbar_background,
+            styles.scrollbar_color,
+            styles.scrollbar_background_hover,
+            styles.scrollbar_color_hover,
+            styles.scrollbar_background_active,
+            styles.scrollbar_color_active,
+            parent.background_colors,
+            self.screen.styles.scrollbar_color,
+            self.styles.background,
+            self.styles.color,
+        )
+
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        """A plain repaint is decided once the scroll update is over: Textual sets the content's
+        height, then the position, and the thumb in between is not one that gets drawn."""
+        if not regions and repaint and not layout and not recompose and self._drawn is not None:
+            if not self._check_pending:
+                self._check_pending = True
+                self.call_later(self._repaint_if_changed)
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _repaint_if_changed(self) -> None:
+        self._check_pending = False
+        if self._look() != self._drawn:
+            super().refresh()
+
+    def render(self) -> RenderableType:
+        self._drawn = self._look()
+        return super().render()

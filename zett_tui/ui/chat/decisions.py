@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual.screen import Screen
 
+from zett_tui.runtime.decisions import parse_request
 from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
 from zett_tui.ui.chat.answers import FACTORIES, SETTLED, Answer, DialogFactory
 from zett_tui.ui.chat.question_line import question_line
@@ -70,8 +71,9 @@ class DecisionDialogs:
         if not self.pending:
             return
         decision = self.pending.popleft()
+        request = parse_request(decision)
         settle = SETTLED.get(decision.kind)
-        settled = settle(decision, self.chat.host) if settle is not None else None
+        settled = settle(request, self.chat.host) if settle is not None else None
         if settled is not None:
             self._send(decision, settled)
             self._show_next()
@@ -81,7 +83,7 @@ class DecisionDialogs:
             self._unsupported(decision)
             self._show_next()
             return
-        screen, to_answer = factory(decision, self.chat.host, self.chat.launch.cwd)
+        screen, to_answer = factory(request, self.chat.host, self.chat.launch.cwd)
 
         def dismissed(result: Any) -> None:
             if self.open is not screen:
@@ -100,7 +102,7 @@ class DecisionDialogs:
 
     def _send(self, decision: DecisionRequested, answer: Answer) -> None:
         host = self.chat.host
-        if host is None or not host.answer(decision, answer.payload):
+        if host is None or not host.answer(decision, answer.reply):
             log.info("late or duplicate answer to %s ignored", decision.kind)
             return
         self.chat.say(answer.record, answer.level)
@@ -132,6 +134,4 @@ class DecisionDialogs:
         log.warning("no dialog for %s", decision.kind)
         self.chat.say(f"zett cannot answer '{decision.kind}' yet; it was declined.", "warning")
         if self.chat.host is not None:
-            self.chat.host.answer(
-                decision, {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "abort"}
-            )
+            self.chat.host.answer(decision, parse_request(decision).refuse())

@@ -1,0 +1,263 @@
+"""One zett session without a screen: the bootstrap every front end shares, the turn queue, the
+permission mode and the queue of pending decisions. No Textual here.
+
+``open_session`` opens a session once (workspace commands and skills, the host with its
+extensions, the resumed history); ``SessionCore`` then runs its turns one at a time and puts the
+runtime's questions to an ``Asker`` (``runtime.decisions``), one at a time, in the order asked:
+a question that a rule saved meanwhile settles is answered without asking. Front ends read the
+state (``activity``, ``queued``, ``mode``, ``context``) and listen to the events.
+
+``zett -p`` and ``zett acp`` run on this; the chat screen shares the bootstrap's parts and still
+drives its own turns (``ui/chat/turns.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from zett_tui.runtime.decisions import Asker, ShellReply, ShellRequest, parse_request
+from zett_tui.runtime.events import (
+    ContextMeasured,
+    DecisionRequested,
+    ModelCallStarted,
+    ToolsStarted,
+    TurnFinished,
+    UIEvent,
+)
+from zett_tui.runtime.modes import PermissionMode
+
+if TYPE_CHECKING:
+    from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.mcp.manager import McpManager
+    from zett_tui.runtime.turn_model import TurnModel
+    from zett_tui.workspace.extension_folders import WorkspaceFiles
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Activity", "SessionBusy", "SessionCore", "StartFailed", "load_files", "open_session"]
+
+
+class StartFailed(Exception):
+    """The session could not open; the message is one line for the user."""
+
+
+class SessionBusy(Exception):
+    """A turn is already running in this session."""
+
+
+class Activity(StrEnum):
+    STARTING = "starting"
+    IDLE = "idle"
+    THINKING = "thinking"
+    WORKING = "working"
+    WAITING = "waiting for you"
+    NOT_READY = "not ready"
+
+
+async def load_files(launch: LaunchSettings, warn: Callable[[str], None]) -> WorkspaceFiles:
+    """The project's and the user's Markdown commands and skills (none when they cannot be read)."""
+    from zett_tui.workspace.extension_folders import WorkspaceFiles, load_workspace_files
+
+    try:
+        files = await asyncio.to_thread(load_workspace_files, launch.cwd, dict(os.environ))
+    except Exception as error:  # the session runs without them
+        log.warning("loading the Markdown commands and skills failed", exc_info=True)
+        warn(f"could not load the Markdown commands and skills: {error}")
+        return WorkspaceFiles([], [], [])
+    for problem in files.problems:
+        warn(str(problem))
+    return files
+
+
+async def open_session(
+    launch: LaunchSettings,
+    files: WorkspaceFiles,
+    *,
+    mcp: McpManager | None = None,
+    permission_mode: PermissionMode | None = None,
+) -> AgentHost:
+    """The bootstrap: the host for ``launch`` with ``files``' skills, started (the history of a
+    resumed session restored). Raises ``StartFailed`` with the reason in one line."""
+    from zett_tui.entry.host_options import options_from_launch
+    from zett_tui.providers.errors import describe_error
+    from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.skills_extension import with_skills
+
+    overrides: dict[str, object] = {"mcp_manager": mcp}
+    if permission_mode is not None:
+        overrides["permission_mode"] = permission_mode
+    host = AgentHost(with_skills(options_from_launch(launch, **overrides), files.skills))
+    try:
+        await host.start()
+    except Exception as error:
+        log.warning("agent start failed", exc_info=True)
+        await host.aclose()
+        explain = launch.describe_error or describe_error
+        raise StartFailed(f"could not start the model: {explain(error)}") from error
+    except BaseException:  # cancelled while starting: nothing is left open
+        await asyncio.shield(host.aclose())
+        raise
+    return host
+
+
+@dataclass
+class SessionCore:
+    """A started host's turns, one at a time, and its questions, one at a time."""
+
+    host: AgentHost
+    asker: Asker
+    #: Every event of every turn, after the core has seen it (cheap and synchronous).
+    listeners: list[Callable[[UIEvent], None]] = field(default_factory=list)
+    activity: Activity = Activity.IDLE
+    #: Prompts waiting for the running turn to end (``queue``); taken back with ``take_back``.
+    queued: deque[str] = field(default_factory=deque)
+    context: ContextMeasured | None = None
+    _turn: asyncio.Task[TurnFinished] | None = None
+    _pending: deque[DecisionRequested] = field(default_factory=deque)
+    _answering: asyncio.Task[None] | None = None
+
+    @property
+    def session_id(self) -> str:
+        return self.host.session_id
+
+    @property
+    def mode(self) -> PermissionMode:
+        return self.host.mode
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        self.host.set_mode(mode)
+        self._settle_pending()
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
+    @property
+    def pending_decisions(self) -> int:
+        return len(self._pending)
+
+    async def prompt(self, text: str, *, model: TurnModel | None = None) -> TurnFinished:
+        """Run one turn now. Raises ``SessionBusy`` while another runs; cancelling the caller (or
+        ``cancel``) cancels the turn, which the runtime records as cancelled."""
+        if self.busy:
+            raise SessionBusy("a turn is already running in this session")
+        self._turn = asyncio.create_task(self.host.run_turn(text, self._sink, model=model))
+        self.activity = Activity.THINKING
+        try:
+            return await asyncio.shield(self._turn)
+        except asyncio.CancelledError:
+            self._turn.cancel()
+            with contextlib.suppress(BaseException):
+                await self._turn
+            raise
+        finally:
+            self._end_turn()
+
+    async def run_queued(self) -> list[TurnFinished]:
+        """Run the queued prompts, in order, until the queue is empty or a turn does not complete."""
+        finished: list[TurnFinished] = []
+        while self.queued and not self.busy:
+            result = await self.prompt(self.queued.popleft())
+            finished.append(result)
+            if result.status != "completed":
+                break
+        return finished
+
+    def queue(self, text: str) -> None:
+        self.queued.append(text)
+
+    def take_back(self) -> str | None:
+        """The last queued prompt, out of the queue (None when it is empty)."""
+        return self.queued.pop() if self.queued else None
+
+    def steer(self, text: str) -> bool:
+        """Send ``text`` to the running turn; False when none runs."""
+        return self.busy and self.host.steer(text)
+
+    def cancel(self) -> bool:
+        """Stop the running turn (its commands are killed); False when none runs."""
+        if not self.busy or self._turn is None:
+            return False
+        self._turn.cancel()
+        return True
+
+    async def aclose(self) -> None:
+        """Cancel a running turn, wait until it is recorded, and close the host."""
+        if self._turn is not None and not self._turn.done():
+            self._turn.cancel()
+            with contextlib.suppress(BaseException):
+                await self._turn
+        await self.host.aclose()
+
+    # -- inside a turn ----------------------------------------------------------------------------
+
+    def _sink(self, event: UIEvent) -> None:
+        if isinstance(event, DecisionRequested):
+            self._pending.append(event)
+            if self._answering is None or self._answering.done():
+                self._answering = asyncio.create_task(self._answer_pending())
+        elif isinstance(event, ModelCallStarted):
+            self.activity = Activity.THINKING
+        elif isinstance(event, ToolsStarted):
+            self.activity = Activity.WORKING
+        elif isinstance(event, ContextMeasured):
+            self.context = event
+        for listener in list(self.listeners):
+            try:
+                listener(event)
+            except Exception:  # a front end's mistake must not stop the turn
+                log.warning("a session listener failed on %s", type(event).__name__, exc_info=True)
+
+    async def _answer_pending(self) -> None:
+        while self._pending:
+            decision = self._pending.popleft()
+            request = parse_request(decision)
+            settled = self._settled(request)
+            if settled is not None:
+                self.host.answer(decision, settled)
+                continue
+            self.activity = Activity.WAITING
+            try:
+                reply = await self.asker.ask(request)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a front end that cannot ask refuses: nothing runs unasked
+                log.warning("asking about %s failed", decision.kind, exc_info=True)
+                reply = request.refuse("zett could not ask the user")
+            self.activity = Activity.WORKING
+            if not self.host.answer(decision, reply):
+                log.info("late or duplicate answer to %s ignored", decision.kind)
+
+    def _settled(self, request: object) -> ShellReply | None:
+        """A command a rule (or the mode) now allows runs without its question."""
+        policy = self.host.shell_policy
+        if policy is None or not isinstance(request, ShellRequest):
+            return None
+        if not policy.verdict(request.session_id, request.command).allowed:
+            return None
+        return ShellReply(request.tool_call_id, run=True)
+
+    def _settle_pending(self) -> None:
+        """After a mode change: the questions still queued that it settles are answered."""
+        for decision in list(self._pending):
+            settled = self._settled(parse_request(decision))
+            if settled is not None:
+                self._pending.remove(decision)
+                self.host.answer(decision, settled)
+
+    def _end_turn(self) -> None:
+        self._pending.clear()
+        if self._answering is not None and not self._answering.done():
+            self._answering.cancel()
+        self._answering = None
+        self._turn = None
+        self.activity = Activity.IDLE

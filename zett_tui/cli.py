@@ -161,6 +161,8 @@ def _quiet_stdout() -> None:
 
 
 def _run(arguments: list[str], env: Mapping[str, str]) -> int:
+    if arguments[:1] == ["acp"]:
+        return _acp(arguments[1:], env)
     if arguments[:1] == ["sessions"]:
         long_lived_objects.resume_collection()
         return _sessions(build_sessions_parser().parse_args(arguments[1:]))
@@ -230,6 +232,24 @@ def _launch(
     if session_id and _session_was_recorded(session_id):
         print(f"To resume this session: zett --resume {session_id}")
     return code
+
+
+def _acp(arguments: list[str], env: Mapping[str, str]) -> int:
+    """``zett acp``: the Agent Client Protocol on stdin/stdout, for an editor to start."""
+    parser = argparse.ArgumentParser(
+        prog="zett acp",
+        description="Speak the Agent Client Protocol on standard input and output (for Zed, JetBrains, "
+        "Toad...). Takes the same model settings as zett: --model, ZETT_MODEL, config.toml.",
+    )
+    parser.add_argument("--model", help="the model, as for zett --model")
+    parser.add_argument("--reasoning-effort", dest="reasoning_effort", help="as for zett --reasoning-effort")
+    options = parser.parse_args(arguments)
+    import asyncio
+
+    from zett_tui.acp.server import AcpOptions, serve
+
+    long_lived_objects.resume_collection()
+    return asyncio.run(serve(AcpOptions(env, options.model, options.reasoning_effort)))
 
 
 def _ask_how_to_open(options: argparse.Namespace) -> str | None:

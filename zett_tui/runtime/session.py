@@ -150,15 +150,18 @@ class SessionCore:
         ``cancel``) cancels the turn, which the runtime records as cancelled."""
         if self.busy:
             raise SessionBusy("a turn is already running in this session")
-        self._turn = asyncio.create_task(self.host.run_turn(text, self._sink, model=model))
+        turn = self._turn = asyncio.create_task(self.host.run_turn(text, self._sink, model=model))
         self.activity = Activity.THINKING
         try:
-            return await asyncio.shield(self._turn)
+            return await asyncio.shield(turn)
         except asyncio.CancelledError:
-            self._turn.cancel()
+            turn.cancel()
             with contextlib.suppress(BaseException):
-                await self._turn
-            raise
+                await turn
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the caller itself was cancelled
+            return TurnFinished("cancelled")  # ``cancel`` stopped the turn; the caller goes on
         finally:
             self._end_turn()
 

@@ -1,0 +1,184 @@
+"""``zett acp`` as an editor starts it: a real subprocess driven by the SDK's client side
+(``acp.spawn_agent_process``), against the fake OpenAI server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
+from tests.fakes.llm_server import Reply
+from tests.test_headless import KEY, cli_env, recorded_turns
+
+
+class EditorClient:
+    """What an editor does: keeps every update, answers each permission request from a script."""
+
+    def __init__(self, answers: list[str | None] | None = None) -> None:
+        self.updates: list[Any] = []
+        self.questions: list[Any] = []
+        self.answers = list(answers or [])
+        self.asked = asyncio.Event()
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> Any:
+        self.questions.append((tool_call, options))
+        self.asked.set()
+        answer = self.answers.pop(0) if self.answers else None
+        if answer is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=answer))
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+
+    def of(self, kind: str) -> list[Any]:
+        return [update for update in self.updates if update.session_update == kind]
+
+    def text(self, kind: str = "agent_message_chunk") -> str:
+        return "".join(update.content.text for update in self.of(kind))
+
+
+def env_for(server: Any) -> dict[str, str]:
+    return {**cli_env(server), "ZETT_MODEL": "openai:gpt-test"}
+
+
+def spawn(client: EditorClient, server: Any) -> Any:
+    return spawn_agent_process(
+        client, sys.executable, "-m", "zett_tui", "acp", env=env_for(server), cwd=os.getcwd()
+    )
+
+
+async def started(conn: Any) -> str:
+    init = await conn.initialize(protocol_version=PROTOCOL_VERSION)
+    assert init.agent_capabilities.load_session
+    new = await conn.new_session(cwd=os.getcwd(), mcp_servers=[])
+    return new.session_id
+
+
+async def test_a_streamed_answer_arrives_as_message_chunks(llm_server: Any) -> None:
+    llm_server.script(Reply.text("The answer is **42**.", chunk=4, reasoning="thinking it over"))
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        done = await asyncio.wait_for(
+            conn.prompt(session_id=session_id, prompt=[text_block("what is it?")]), 60
+        )
+    assert done.stop_reason == "end_turn"
+    assert client.text() == "The answer is **42**."
+    assert len(client.of("agent_message_chunk")) > 1  # streamed, not in one piece
+    [turn] = recorded_turns()
+    assert turn["status"] == "completed" and KEY not in str(turn)
+
+
+async def test_a_write_asks_and_once_allowed_runs_with_its_diff(llm_server: Any, project_dir: Path) -> None:
+    llm_server.script(
+        Reply.tool_call("write_file", {"path": "hello.py", "content": "print('hi')\n"}),
+        Reply.text("Written."),
+    )
+    client = EditorClient(["apply"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        done = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("write it")]), 60)
+    assert done.stop_reason == "end_turn"
+    [(tool_call, options)] = client.questions
+    assert tool_call.kind == "edit" and {option.kind for option in options} >= {"allow_once", "reject_once"}
+    assert (project_dir / "hello.py").read_text() == "print('hi')\n"
+    [start] = client.of("tool_call")
+    assert start.kind == "edit" and start.locations[0].path.endswith("hello.py")
+    [*_, finished] = client.of("tool_call_update")
+    assert finished.status == "completed"
+    [diff] = [part for part in finished.content if part.type == "diff"]
+    assert diff.new_text == "print('hi')\n" and diff.old_text is None
+
+
+async def test_a_refused_write_is_declined_and_changes_nothing(llm_server: Any, project_dir: Path) -> None:
+    llm_server.script(
+        Reply.tool_call("write_file", {"path": "hello.py", "content": "print('hi')\n"}),
+        Reply.text("Understood."),
+    )
+    client = EditorClient(["reject"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("write it")]), 60)
+    assert not (project_dir / "hello.py").exists()
+    [*_, finished] = client.of("tool_call_update")
+    assert finished.status == "failed" and finished.raw_output == {"zett_state": "declined"}
+
+
+async def test_cancel_mid_stream_stops_the_turn_and_the_session_goes_on(llm_server: Any) -> None:
+    llm_server.script(Reply.text("word " * 400, chunk=5, delay=0.02), Reply.text("Still here."))
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("talk")]))
+        for _ in range(600):
+            if client.of("agent_message_chunk"):
+                break
+            await asyncio.sleep(0.05)
+        await conn.cancel(session_id=session_id)
+        done = await asyncio.wait_for(turn, 30)
+        assert done.stop_reason == "cancelled"
+        again = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go on")]), 60)
+        assert again.stop_reason == "end_turn"
+    assert "Still here." in client.text()
+    assert [turn["status"] for turn in recorded_turns()] == ["cancelled", "completed"]
+
+
+async def test_load_replays_a_terminal_session_and_lists_it(llm_server: Any) -> None:
+    llm_server.script(Reply.text("First answer."))
+    from tests.test_headless import zett
+
+    assert zett(llm_server, "-p", "first question").returncode == 0
+    [turn] = recorded_turns()
+    session_id = turn["session_id"]
+    llm_server.script(Reply.text("Second answer."))
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        listed = await conn.list_sessions(cwd=os.getcwd())
+        assert session_id in [session.session_id for session in listed.sessions]
+        await conn.load_session(cwd=os.getcwd(), session_id=session_id, mcp_servers=[])
+        assert client.text("user_message_chunk") == "first question"
+        assert client.text() == "First answer."
+        await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("second")]), 60)
+    assert [turn["session_id"] for turn in recorded_turns()] == [session_id, session_id]
+    assert "first question" in str(llm_server.requests[-1].body)  # the history was restored
+
+
+async def test_modes_are_session_modes(llm_server: Any) -> None:
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        new = await conn.new_session(cwd=os.getcwd(), mcp_servers=[])
+        assert new.modes.current_mode_id == "ask"
+        assert [mode.id for mode in new.modes.available_modes] == ["ask", "accept_edits", "plan", "auto"]
+        await conn.set_session_mode(session_id=new.session_id, mode_id="accept_edits")
+        with pytest.raises(Exception, match="Invalid params"):
+            await conn.set_session_mode(session_id=new.session_id, mode_id="anything")
+        await asyncio.sleep(0.2)
+    assert [update.current_mode_id for update in client.of("current_mode_update")] == ["accept_edits"]
+
+
+async def test_a_client_that_closes_stdin_mid_turn_ends_it_cleanly(llm_server: Any) -> None:
+    llm_server.script(Reply.text("word " * 400, chunk=5, delay=0.02))
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, process):
+        session_id = await started(conn)
+        asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("talk")]))
+        for _ in range(600):
+            if client.of("agent_message_chunk"):
+                break
+            await asyncio.sleep(0.05)
+        process.stdin.close()
+        code = await asyncio.wait_for(process.wait(), 30)
+    assert code == 0
+    assert [turn["status"] for turn in recorded_turns()] == ["cancelled"]
+    assert process.stderr is not None

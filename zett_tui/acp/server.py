@@ -200,7 +200,7 @@ class ZettAcpAgent:
         except StartFailed as error:
             if mcp is not None:
                 await asyncio.to_thread(mcp.stop)
-            raise RequestError.internal_error({"reason": str(error)}) from error
+            raise RequestError.internal_error({"reason": f"could not start the model: {error}"}) from error
         session = AcpSession(SessionCore(host, _Asker(self, session_id)), cwd, ToolRows(cwd), mcp)
         session.core.listeners.append(lambda event: self._on_event(session, event))
         session.sender = asyncio.create_task(self._send_updates(session))

@@ -353,7 +353,7 @@ async def _run_turn(
         # always "ask": every change and command becomes a decision the flags answer
         host = await open_session(launch, files, mcp=mcp, permission_mode=PermissionMode.ASK)
     except StartFailed as error:
-        writer.failed_to_start(str(error))
+        writer.failed_to_start(f"could not start the model: {error}")
         if mcp is not None:
             await asyncio.to_thread(mcp.stop)
         return EXIT_FAILED

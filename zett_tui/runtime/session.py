@@ -47,7 +47,8 @@ __all__ = ["Activity", "SessionBusy", "SessionCore", "StartFailed", "load_files"
 
 
 class StartFailed(Exception):
-    """The session could not open; the message is one line for the user."""
+    """The session could not open; the message is why, in one line (the provider's words for a
+    key or address problem), for the front end's "could not start the model: ..."."""
 
 
 class SessionBusy(Exception):
@@ -102,7 +103,7 @@ async def open_session(
         log.warning("agent start failed", exc_info=True)
         await host.aclose()
         explain = launch.describe_error or describe_error
-        raise StartFailed(f"could not start the model: {explain(error)}") from error
+        raise StartFailed(explain(error)) from error
     except BaseException:  # cancelled while starting: nothing is left open
         await asyncio.shield(host.aclose())
         raise

@@ -230,34 +230,26 @@ class ChatScreen(Screen[None]):
             await asyncio.to_thread(import_after_first_frame)
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
-        from zett_tui.entry.host_options import options_from_launch
-        from zett_tui.providers.errors import describe_error
-        from zett_tui.runtime.host import AgentHost
+        from zett_tui.runtime.session import StartFailed, open_session
 
         if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
             from zett_tui.ui.chat.trust_prompt import settle_project_trust
 
             resume_collection()  # the question can stay open for as long as the user likes
             await settle_project_trust(self)
-        from zett_tui.runtime.skills_extension import with_skills
         from zett_tui.ui.chat.workspace_commands import offer_workspace_files
 
         files = await offer_workspace_files(self)  # after the trust question: a project's need it
-        launch = self.launch
         from zett_tui.ui.chat.mcp_status import start_mcp
 
-        host = AgentHost(with_skills(options_from_launch(launch, mcp_manager=start_mcp(self)), files.skills))
+        try:  # the bootstrap ``zett -p`` and ``zett acp`` share
+            host = await open_session(self.launch, files, mcp=start_mcp(self))
+        except StartFailed as error:
+            self.warmup_failed = True
+            self.say(f"Could not start the model: {error}", "error")
+            self.status.activity = "not ready"
+            return
         try:
-            try:
-                await host.start()
-            except Exception as error:
-                log.warning("agent start failed", exc_info=True)
-                await host.aclose()
-                self.warmup_failed = True
-                explain = launch.describe_error or describe_error
-                self.say(f"Could not start the model: {explain(error)}", "error")
-                self.status.activity = "not ready"
-                return
             for problem in host.extension_report.problems:
                 self.say(str(problem), "warning")
             for notice in host.take_notices():  # said now, not at the first turn

@@ -182,3 +182,61 @@ async def test_a_client_that_closes_stdin_mid_turn_ends_it_cleanly(llm_server: A
         turn.cancel()
     assert code == 0
     assert [turn["status"] for turn in recorded_turns()] == ["cancelled"]
+
+
+def test_the_early_initialize_answer_is_the_sdks_own() -> None:
+    """``fast_start`` answers ``initialize`` before the SDK is imported: same version, same shape."""
+    import acp
+    from acp.schema import InitializeResponse
+
+    from zett_tui.acp.capabilities import PROTOCOL_VERSION, initialize_result
+
+    assert PROTOCOL_VERSION == acp.PROTOCOL_VERSION
+    result = initialize_result(PROTOCOL_VERSION + 3)
+    parsed = InitializeResponse.model_validate(result)
+    assert parsed.protocol_version == PROTOCOL_VERSION
+    assert parsed.model_dump(by_alias=True, exclude_unset=True) == result  # every key is the SDK's
+    assert not parsed.agent_capabilities.prompt_capabilities.image  # honest: no images yet
+
+
+def test_bad_input_gets_json_rpc_errors_and_nothing_else_on_stdout(llm_server: Any) -> None:
+    import json
+    import subprocess
+
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION}},
+        {"jsonrpc": "2.0", "id": 2, "method": "no/such/method", "params": {}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "session/prompt",
+            "params": {"sessionId": "nope", "prompt": []},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "session/new",
+            "params": {"cwd": "relative/folder", "mcpServers": []},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "session/set_mode",
+            "params": {"sessionId": "nope", "modeId": "ask"},
+        },
+    ]
+    text = "\n".join(json.dumps(line) for line in lines) + "\nnot json at all\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "zett_tui", "acp"],
+        input=text,
+        capture_output=True,
+        text=True,
+        env=env_for(llm_server),
+        timeout=60,
+    )
+    assert done.returncode == 0
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())}
+    assert "result" in answers[1]
+    assert answers[2]["error"]["code"] == -32601
+    assert {answers[number]["error"]["code"] for number in (3, 4, 5)} == {-32602}
+    assert "Traceback" not in done.stderr

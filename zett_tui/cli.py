@@ -244,12 +244,10 @@ def _acp(arguments: list[str], env: Mapping[str, str]) -> int:
     parser.add_argument("--model", help="the model, as for zett --model")
     parser.add_argument("--reasoning-effort", dest="reasoning_effort", help="as for zett --reasoning-effort")
     options = parser.parse_args(arguments)
-    import asyncio
-
-    from zett_tui.acp.server import AcpOptions, serve
+    from zett_tui.acp.fast_start import run
 
     long_lived_objects.resume_collection()
-    return asyncio.run(serve(AcpOptions(env, options.model, options.reasoning_effort)))
+    return run(options.model, options.reasoning_effort, env)
 
 
 def _ask_how_to_open(options: argparse.Namespace) -> str | None:

@@ -19,23 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from acp import PROTOCOL_VERSION, RequestError, helpers
+from acp import RequestError, helpers
 from acp.schema import (
-    AgentCapabilities,
     AllowedOutcome,
     AvailableCommand,
     AvailableCommandInput,
-    Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
-    SessionCapabilities,
     SessionInfo,
-    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -99,19 +93,9 @@ class ZettAcpAgent:
     async def initialize(
         self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **kwargs: Any
     ) -> InitializeResponse:
-        from zett_tui import __version__
+        from zett_tui.acp.capabilities import initialize_result
 
-        return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
-            ),
-            agent_info=Implementation(name="zett", title="zett", version=__version__),
-            auth_methods=[],
-        )
+        return InitializeResponse.model_validate(initialize_result(protocol_version))
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         raise RequestError.method_not_found("authenticate")
@@ -416,14 +400,14 @@ def _modes(current: str) -> SessionModeState:
     )
 
 
-async def serve(options: AcpOptions) -> int:
+async def serve(options: AcpOptions, protocol_fd: int, first: bytes = b"") -> int:
     """Speak ACP on stdin/stdout until the client closes its end; then close every session."""
     from acp.agent.connection import AgentSideConnection
 
     from zett_tui.core.logs import setup_logging
 
     setup_logging(lambda text: text)  # until a session's settings bring the redaction patterns
-    reader, writer = await _protocol_streams()
+    reader, writer = await _protocol_streams(protocol_fd, first)
     agent = ZettAcpAgent(options)
     conn = AgentSideConnection(cast("Agent", agent), writer, reader, listening=False)
     try:
@@ -435,16 +419,19 @@ async def serve(options: AcpOptions) -> int:
     return 0
 
 
-async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """Standard input and a private copy of standard output for the protocol; file descriptor 1
-    then points at stderr, so a stray print or a child process cannot corrupt the protocol.
-    Pipes are read and written by the event loop; a regular file (a redirect) from a thread."""
+async def _protocol_streams(
+    protocol_fd: int, first: bytes
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Standard input (after ``first``, the line ``fast_start`` read and did not answer) and the
+    protocol's own copy of standard output (``protocol_fd``). Pipes are read and written by the
+    event loop; a regular file (a redirect) from a thread."""
     from acp.stdio import _start_stdin_feeder, _WritePipeProtocol
 
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    protocol_out = os.fdopen(protocol_fd, "wb", buffering=0)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
+    if first:
+        reader.feed_data(first)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     except ValueError:

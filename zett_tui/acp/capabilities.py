@@ -12,7 +12,8 @@ PROTOCOL_VERSION = 1
 
 def initialize_result(requested: int) -> dict[str, Any]:
     """The ``initialize`` result for a client that asked for protocol ``requested``: honest
-    capabilities (sessions load and list; embedded context; no images, audio or client MCP)."""
+    capabilities (sessions load and list; embedded context; the editor's MCP servers over stdio,
+    HTTP and SSE; no images or audio)."""
     from zett_tui import __version__
 
     return {
@@ -20,7 +21,7 @@ def initialize_result(requested: int) -> dict[str, Any]:
         "agentCapabilities": {
             "loadSession": True,
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
-            "mcpCapabilities": {"http": False, "sse": False},
+            "mcpCapabilities": {"http": True, "sse": True},
             "sessionCapabilities": {"list": {}},
         },
         "authMethods": [],

@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -108,7 +108,7 @@ class ZettAcpAgent:
         from zett_tui.runtime.host import new_session_id
 
         session_id = new_session_id()
-        session = await self._open(session_id, _folder(cwd), resume=None)
+        session = await self._open(session_id, _folder(cwd), resume=None, mcp_servers=mcp_servers)
         return NewSessionResponse(session_id=session_id, modes=_modes(session.core.mode.value))
 
     async def load_session(
@@ -124,7 +124,9 @@ class ZettAcpAgent:
         folder = _folder(cwd)
         if session_id in self.sessions:
             raise RequestError.invalid_params({"sessionId": "this session is already open"})
-        session = await self._open(session_id, folder, resume=session_id, replay=replay_session)
+        session = await self._open(
+            session_id, folder, resume=session_id, replay=replay_session, mcp_servers=mcp_servers
+        )
         return LoadSessionResponse(modes=_modes(session.core.mode.value))
 
     async def list_sessions(
@@ -147,7 +149,7 @@ class ZettAcpAgent:
         )
 
     async def _open(
-        self, session_id: str, cwd: Path, *, resume: str | None, replay: Any = None
+        self, session_id: str, cwd: Path, *, resume: str | None, replay: Any = None, mcp_servers: Any = None
     ) -> AcpSession:
         from zett_tui.acp.updates import ToolRows
         from zett_tui.entry.startup import StartupError, prepare_launch
@@ -167,13 +169,16 @@ class ZettAcpAgent:
         except StartupError as error:
             raise RequestError.invalid_params({"reason": str(error)}) from error
         if resume is None:
-            from dataclasses import replace
-
             launch = replace(launch, session_id=session_id)
         for level, text in launch.notices:
             log.log(logging.WARNING if level != "info" else logging.INFO, "%s", text)
         if launch.project_trust is not None:
             launch = await self._settle_trust(session_id, launch)
+        if mcp_servers:
+            from zett_tui.acp.mcp_servers import editor_servers
+
+            taken = {server.name for server in launch.mcp_servers}
+            launch = replace(launch, mcp_servers=(*launch.mcp_servers, *editor_servers(mcp_servers, taken)))
         if replay is not None and launch.resume_path is not None:
             await replay(self._client(), session_id, launch.resume_path)
         files = await load_files(launch, lambda text: log.warning("%s", text))

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.worker import Worker
 
@@ -19,6 +21,7 @@ from zett_tui.entry.launch import LaunchSettings
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
+from zett_tui.ui.chat.prompt_queue import JOINER
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
@@ -26,7 +29,7 @@ from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.queued_prompts import QueuedPrompts
 from zett_tui.ui.widgets.status_line import StatusLine
-from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
+from zett_tui.ui.widgets.transcript import Block, NoticeBlock, Transcript, UserBlock
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
 if TYPE_CHECKING:
@@ -36,9 +39,11 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from zett_tui.checkpoints.store import CheckpointStore
-    from zett_tui.runtime.events import Notice
+    from zett_tui.runtime.events import ContextMeasured, Notice
     from zett_tui.runtime.host import AgentHost
     from zett_tui.ui.chat.decisions import DecisionDialogs
+    from zett_tui.ui.chat.presenter import TurnPresenter
+    from zett_tui.ui.chat.view import ChatApp
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +137,7 @@ class ChatScreen(Screen[None]):
         if self._dialogs is None:
             from zett_tui.ui.chat.decisions import DecisionDialogs
 
-            self._dialogs = DecisionDialogs(self)
+            self._dialogs = DecisionDialogs(self, self.launch.cwd)
         return self._dialogs
 
     @property
@@ -168,6 +173,87 @@ class ChatScreen(Screen[None]):
         """Say one line (or a few) in the transcript: what zett tells the user, not the model
         (``level`` is one of ``NoticeLevel``; another string is shown as info)."""
         self.transcript.add(NoticeBlock(text, level))
+
+    # -- what the helpers may do (``ui/chat/view.py``: ChatView) ------------------------------------
+
+    def set_activity(self, activity: str) -> None:
+        self.status.activity = activity
+
+    def show_queue(self, queued: int, *, turn_running: bool) -> None:
+        try:
+            self.status.queued = queued
+            self.composer.show_turn_running(turn_running)
+        except NoMatches:  # the chat is being taken down (quitting, or closing after a crash)
+            return
+
+    def show_context(self, measured: ContextMeasured, *, window_guessed: bool | None = None) -> None:
+        self.status.show_context(
+            measured.tokens, measured.window, estimated=measured.estimated, window_guessed=window_guessed
+        )
+
+    def show_tokens(self, input_tokens: int, output_tokens: int) -> None:
+        self.status.input_tokens = input_tokens
+        self.status.output_tokens = output_tokens
+
+    def show_mcp(self, line: str) -> None:
+        self.status.mcp = line
+
+    def show_model(self, label: str, *, is_demo: bool) -> None:
+        self.status.model_label = label
+        self.status.is_demo = is_demo
+
+    def show_prompt(self, prompt: str | None) -> None:
+        if prompt is not None:
+            self.transcript.add(UserBlock(prompt))
+        else:
+            self.say("Continuing…")
+        self.transcript.following = True
+
+    def new_presenter(self, model_label: str | None, on_activity: Callable[[str], None]) -> TurnPresenter:
+        from zett_tui.ui.chat.presenter import TurnPresenter
+
+        return TurnPresenter(
+            self.transcript,
+            schedule=lambda delay, callback: self.set_timer(delay, callback),
+            model_label=model_label,
+            on_activity=on_activity,
+        )
+
+    def refresh_attachments(self) -> None:
+        self.composer.show_attachments()  # what an @ in the draft attaches
+
+    def add_block(self, block: Block) -> None:
+        self.transcript.add(block)
+
+    def transcript_blocks(self) -> Sequence[Block]:
+        return self.transcript.blocks
+
+    def put_in_prompt(self, text: str) -> None:
+        composer = self.composer
+        composer.load_text(text)
+        composer.move_cursor(composer.document.end)
+        composer.focus()
+
+    def put_back(self, text: str) -> None:
+        if not self.composer.text:
+            self.composer.load_text(text)
+
+    def give_back(self, texts: Sequence[str]) -> None:
+        composer = self.composer
+        draft = composer.text
+        composer.load_text(JOINER.join([*texts, draft] if draft.strip() else texts))
+        composer.move_cursor(composer.document.end)
+
+    def dialog_opened(self, question: str) -> None:
+        if self.launch.bell:
+            self.app.bell()
+        cast("ChatApp", self.app).attention.dialog_opened(question)
+
+    def turn_ended(self, about: str, *, failed: bool) -> None:
+        cast("ChatApp", self.app).attention.turn_ended(about, failed=failed)
+
+    def collect_when_quiet(self) -> None:
+        self.app.call_later(cast("ChatApp", self.app).collect_when_quiet)
 
     def on_mount(self) -> None:
         read_diffs_when_expanded(

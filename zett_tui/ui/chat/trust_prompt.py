@@ -40,7 +40,7 @@ from zett_tui.ui.app_messages import SettingsReloaded
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 
 if TYPE_CHECKING:
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.view import ChatView
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
     return text
 
 
-async def ask(chat: ChatScreen, project: ProjectFiles) -> TrustAnswer:
+async def ask(chat: ChatView, project: ProjectFiles) -> TrustAnswer:
     """Show the question and keep a decision (``runtime.project_trust``)."""
     picked = await chat.app.push_screen_wait(trust_dialog(project, trust_state(project)))
     answer = TrustAnswer(picked.value) if picked is not None else TrustAnswer.LATER
@@ -106,7 +106,7 @@ async def ask(chat: ChatScreen, project: ProjectFiles) -> TrustAnswer:
     return answer
 
 
-async def settle_project_trust(chat: ChatScreen) -> None:
+async def settle_project_trust(chat: ChatView) -> None:
     """At start: ask about the project folder, and load its settings at once when trusted."""
     launch = chat.launch
     project = launch.project_trust
@@ -127,7 +127,7 @@ async def settle_project_trust(chat: ChatScreen) -> None:
     _use(chat, launch, updated)
 
 
-async def review_trust(chat: ChatScreen) -> None:
+async def review_trust(chat: ChatView) -> None:
     """``/extensions trust``: ask about this folder now. Its MCP servers start (or stop) and its
     commands and skills are offered (or withdrawn) at once; its settings and extensions, which
     shape the agent itself, apply from the next session."""
@@ -161,16 +161,15 @@ async def review_trust(chat: ChatScreen) -> None:
     chat.post_message(SettingsReloaded(carry_over(launch, updated)))
 
 
-async def _offer_files_again(chat: ChatScreen) -> None:
+async def _offer_files_again(chat: ChatView) -> None:
     from zett_tui.ui.chat.workspace_commands import offer_workspace_files
 
     await offer_workspace_files(chat)
 
 
-def _use(chat: ChatScreen, old: LaunchSettings, new: LaunchSettings) -> None:
+def _use(chat: ChatView, old: LaunchSettings, new: LaunchSettings) -> None:
     """Make ``new`` the settings of this chat (before its agent is built) and of the sessions the
     app opens next."""
     chat.launch = new
-    chat.status.model_label = new.model_label
-    chat.status.is_demo = new.is_demo
+    chat.show_model(new.model_label, is_demo=new.is_demo)
     chat.post_message(SettingsReloaded(carry_over(old, new)))

@@ -240,3 +240,35 @@ def test_bad_input_gets_json_rpc_errors_and_nothing_else_on_stdout(llm_server: A
     assert answers[2]["error"]["code"] == -32601
     assert {answers[number]["error"]["code"] for number in (3, 4, 5)} == {-32602}
     assert "Traceback" not in done.stderr
+
+
+async def test_the_editors_mcp_server_joins_behind_zetts_approvals(llm_server: Any) -> None:
+    """A stdio server passed in session/new starts; its tool asks first, and a refusal is declined."""
+    from acp.schema import EnvVariable, McpServerStdio
+
+    root = str(Path(__file__).resolve().parent.parent)
+    llm_server.script(
+        Reply.tool_call("mcp__editorfake__write_note", {"text": "hi"}, call_id="c1"),
+        Reply.tool_call("mcp__editorfake__write_note", {"text": "hi"}, call_id="c2"),
+        Reply.text("Done."),
+    )
+    server = McpServerStdio(
+        name="editorfake",
+        command=sys.executable,
+        args=["-m", "tests.fakes.mcp_server"],
+        env=[EnvVariable(name="PYTHONPATH", value=root)],
+    )
+    client = EditorClient(["refuse", "once"])
+    async with spawn(client, llm_server) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        new = await conn.new_session(cwd=os.getcwd(), mcp_servers=[server])
+        done = await asyncio.wait_for(
+            conn.prompt(session_id=new.session_id, prompt=[text_block("note it")]), 90
+        )
+    assert done.stop_reason == "end_turn"
+    assert [tool_call.title for tool_call, _ in client.questions] == ["MCP tool editorfake › write_note"] * 2
+    finished = [
+        update for update in client.of("tool_call_update") if update.status in ("completed", "failed")
+    ]
+    assert [update.raw_output for update in finished] == [{"zett_state": "declined"}, {"zett_state": "done"}]
+    assert "wrote 2 characters" in str(finished[-1].content)

@@ -56,6 +56,25 @@ async def one_run(server: FakeLLMServer, env: dict[str, str], cwd: str) -> tuple
     return initialized, statistics.median(gaps) - DELAY
 
 
+BARE = "import sys; sys.stdin.readline(); print('{}', flush=True)"
+
+
+async def bare_python(env: dict[str, str]) -> float:
+    """The baseline in the same run: a bare interpreter that answers one line."""
+    start = time.perf_counter()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", BARE, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"{}\n")
+    await process.stdin.drain()
+    await process.stdout.readline()
+    took = time.perf_counter() - start
+    process.stdin.close()
+    await process.wait()
+    return took
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as home, FakeLLMServer() as server:
         project = Path(home) / "project"
@@ -72,9 +91,14 @@ async def main() -> None:
             "ZETT_MODEL": "openai:gpt-bench",
         }
         results = [await one_run(server, env, str(project)) for _ in range(RUNS)]
+        bare = [await bare_python(env) for _ in range(RUNS)]
     inits = [init for init, _ in results]
     overheads = [overhead for _, overhead in results]
-    print(f"initialize answered after start: median {statistics.median(inits) * 1000:.0f} ms (target 150 ms)")
+    print(
+        f"initialize answered after start: median {statistics.median(inits) * 1000:.0f} ms (target 150 ms); "
+        f"a bare interpreter answering one line: {statistics.median(bare) * 1000:.0f} ms "
+        f"(ratio {statistics.median(inits) / statistics.median(bare):.1f})"
+    )
     print(
         f"provider token -> agent_message_chunk: median {statistics.median(overheads) * 1000:.1f} ms "
         "added per chunk (target 30 ms)"

@@ -13,6 +13,7 @@ import pytest
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
+from tests.fakes.host import live_processes_mentioning
 from tests.fakes.llm_server import Reply
 from tests.test_headless import KEY, cli_env, recorded_turns
 
@@ -76,6 +77,10 @@ async def test_a_streamed_answer_arrives_as_message_chunks(llm_server: Any) -> N
     assert len(client.of("agent_message_chunk")) > 1  # streamed, not in one piece
     [turn] = recorded_turns()
     assert turn["status"] == "completed" and KEY not in str(turn)
+    from zett_tui.sessions.index import SessionIndex
+
+    [listed] = SessionIndex().list_sessions(cwd=os.getcwd())  # what `zett sessions list` shows
+    assert listed.session_id == session_id and listed.title == "what is it?"
 
 
 async def test_a_write_asks_and_once_allowed_runs_with_its_diff(llm_server: Any, project_dir: Path) -> None:
@@ -272,3 +277,22 @@ async def test_the_editors_mcp_server_joins_behind_zetts_approvals(llm_server: A
     ]
     assert [update.raw_output for update in finished] == [{"zett_state": "declined"}, {"zett_state": "done"}]
     assert "wrote 2 characters" in str(finished[-1].content)
+
+
+async def test_cancel_kills_a_running_command(llm_server: Any, project_dir: Path) -> None:
+    marker = project_dir / "finished.txt"
+    llm_server.script(
+        Reply.tool_call("bash", {"command": f"sleep 30 && touch {marker.name}"}, call_id="c1"),
+        Reply.text("After."),
+    )
+    client = EditorClient(["run"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("wait")]))
+        await asyncio.wait_for(client.asked.wait(), 60)
+        await asyncio.sleep(1.0)  # the command is running
+        await conn.cancel(session_id=session_id)
+        done = await asyncio.wait_for(turn, 15)
+    assert done.stop_reason == "cancelled"
+    assert not marker.exists()
+    assert not live_processes_mentioning(f"touch {marker.name}")

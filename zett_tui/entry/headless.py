@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 if TYPE_CHECKING:
     from zett_tui.entry.headless_output import HeadlessOutput
     from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished
     from zett_tui.runtime.host import HostOptions
     from zett_tui.runtime.unattended import UnattendedPolicy
@@ -334,7 +335,7 @@ async def _run_turn(
     from zett_tui.runtime.events import DecisionRequested, UIEvent
     from zett_tui.runtime.mcp.lifetime import started_for_one_turn
     from zett_tui.runtime.modes import PermissionMode
-    from zett_tui.runtime.session import StartFailed, load_files, open_session
+    from zett_tui.runtime.session import SessionCore, StartFailed, load_files, open_session
     from zett_tui.runtime.turn_model import TurnModel, model_for_command
     from zett_tui.workspace.extension_folders import command_named_in, expand_prompt
 
@@ -357,6 +358,7 @@ async def _run_turn(
         if mcp is not None:
             await asyncio.to_thread(mcp.stop)
         return EXIT_FAILED
+    core: SessionCore | None = None
     try:
         policy.sandbox_missing = (
             host.shell_sandbox.unavailable_reason
@@ -364,23 +366,36 @@ async def _run_turn(
             else "the agent has no shell sandbox"
         )
         writer.session(host.session_id, launch.model_label, resumed=launch.resume_path is not None)
+        core = SessionCore(host, FlagAsker(policy, writer))
 
-        def sink(event: UIEvent) -> None:
+        def show(event: UIEvent) -> None:
             if not isinstance(event, DecisionRequested):
                 writer.event(event)
-                return
-            answer = policy.answer(event)
-            if host.answer(event, answer.reply):
-                writer.answered(answer)
-            else:
-                log.info("late or duplicate answer to %s ignored", event.kind)
 
-        finished = await host.run_turn(prompt, sink, model=turn_model)
+        core.listeners.append(show)
+        finished = await core.prompt(prompt, model=turn_model)
         return EXIT_OK if finished.status == "completed" else EXIT_FAILED
     finally:
-        await host.aclose()
+        if core is not None:
+            await core.aclose()  # a turn still running is cancelled and recorded first
+        else:
+            await host.aclose()
         if mcp is not None:
             await asyncio.to_thread(mcp.stop)
+
+
+@dataclass
+class FlagAsker:
+    """``zett -p``'s answers (``runtime.decisions.Asker``): the flags decide at once, and the
+    output says what was allowed or refused and why."""
+
+    policy: UnattendedPolicy
+    writer: HeadlessOutput
+
+    async def ask(self, request: Request) -> Reply:
+        answer = self.policy.decide(request)
+        self.writer.answered(answer)
+        return answer.reply
 
 
 def host_options(launch: LaunchSettings, mcp_manager: Any = None) -> HostOptions:

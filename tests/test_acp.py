@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
 from tests.fakes.host import live_processes_mentioning
@@ -128,6 +128,8 @@ async def test_cancel_mid_stream_stops_the_turn_and_the_session_goes_on(llm_serv
             if client.of("agent_message_chunk"):
                 break
             await asyncio.sleep(0.05)
+        with pytest.raises(RequestError, match="Invalid request"):  # one turn at a time
+            await conn.prompt(session_id=session_id, prompt=[text_block("meanwhile")])
         await conn.cancel(session_id=session_id)
         done = await asyncio.wait_for(turn, 30)
         assert done.stop_reason == "cancelled"
@@ -296,3 +298,25 @@ async def test_cancel_kills_a_running_command(llm_server: Any, project_dir: Path
     assert done.stop_reason == "cancelled"
     assert not marker.exists()
     assert not live_processes_mentioning(f"touch {marker.name}")
+
+
+async def test_an_untrusted_folder_asks_before_its_files_are_used(llm_server: Any, project_dir: Path) -> None:
+    from zett_tui.config import trust
+
+    (project_dir / ".zett").mkdir()
+    (project_dir / ".zett" / "config.toml").write_text('model = "openai:gpt-from-the-project"\n')
+    llm_server.script(Reply.text("Hello."), Reply.text("Hello again."))
+    client = EditorClient(["distrust"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("hi")]), 60)
+        await conn.new_session(cwd=os.getcwd(), mcp_servers=[])  # decided: not asked again
+    [(tool_call, options)] = client.questions
+    assert str(project_dir.resolve()) in tool_call.title
+    assert {option.option_id: option.kind for option in options} == {
+        "distrust": "reject_always",
+        "trust": "allow_always",
+    }
+    project = trust.project_files(project_dir)
+    assert project is not None and trust.trust_state(project) is trust.TrustState.DECLINED
+    assert llm_server.requests[-1].body["model"] == "gpt-test"  # the project's model was not used

@@ -206,7 +206,9 @@ class ZettAcpAgent:
             AvailableCommand(name=name, description=text) for name, text in BUILT_IN_COMMANDS.items()
         ]
         # after the response that names the session (the SDK writes it as this handler returns)
-        asyncio.get_running_loop().call_soon(session.outbox.put_nowait, helpers.update_available_commands(commands))
+        asyncio.get_running_loop().call_soon(
+            session.outbox.put_nowait, helpers.update_available_commands(commands)
+        )
         return session
 
     async def _settle_trust(self, session_id: str, launch: Any) -> Any:

@@ -234,6 +234,31 @@ class ChatScreen(Screen[None]):
         composer.move_cursor(composer.document.end)
         composer.focus()
 
+    @property
+    def session_id(self) -> str | None:
+        """The session this chat is in: its host's, or (before the model is ready) the one resumed."""
+        return self.host.session_id if self.host is not None else self.launch.session_id
+
+    def show_hint(self, text: str) -> None:
+        self.status.hint = text
+
+    def clear_prompt(self) -> bool:
+        """Empty the prompt; False when it was empty already."""
+        if not self.composer.text:
+            return False
+        self.composer.clear()
+        return True
+
+    def prompt_has_focus(self, focused: object) -> bool:
+        return focused is self.composer
+
+    def delete_right_in_prompt(self) -> bool:
+        """Ctrl+D in the prompt: delete forward; False when the prompt is empty (nothing to delete)."""
+        if not self.composer.text:
+            return False
+        self.composer.action_delete_right()
+        return True
+
     def put_back(self, text: str) -> None:
         if not self.composer.text:
             self.composer.load_text(text)

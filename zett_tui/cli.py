@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal coding assistant. Run it in your project folder.",
         epilog="Models: anthropic:MODEL, openai:MODEL, ollama:MODEL, ENDPOINT:MODEL (from config.toml),\n"
         "demo.\n\n"
-        "Sessions: zett sessions list | show ID | export ID | rm ID (zett sessions --help)",
+        "Sessions: zett sessions list | show ID | export ID | rm ID (zett sessions --help)\n\n"
+        "Editors: zett acp speaks the Agent Client Protocol for Zed, JetBrains and Toad (zett acp --help)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"zett {__version__}")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from zett_tui.runtime.decisions.ask_user import DECLINED_TEXT, AskUserReply, AskUserRequest
-from zett_tui.runtime.decisions.base import RawReply, ReplyLike
+from zett_tui.runtime.decisions.base import RawReply
 from zett_tui.runtime.decisions.edit import EditReply, EditRequest
 from zett_tui.runtime.decisions.hook import HookReply, HookRequest
 from zett_tui.runtime.decisions.mcp import McpReply, McpRequest
@@ -48,7 +48,6 @@ __all__ = [
     "ReadReply",
     "ReadRequest",
     "Reply",
-    "ReplyLike",
     "Request",
     "SandboxEscapeReply",
     "SandboxEscapeRequest",

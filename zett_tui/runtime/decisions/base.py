@@ -11,23 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-__all__ = ["NOTE_LIMIT", "RawReply", "ReplyLike", "flag", "note_of", "text", "whole_number"]
+__all__ = ["NOTE_LIMIT", "RawReply", "flag", "note_of", "text", "whole_number"]
 
 #: A note longer than this is cut: it goes to the model as part of a tool result.
 NOTE_LIMIT = 2000
-
-
-class ReplyLike(Protocol):
-    """What every reply type offers (``runtime.decisions.Reply`` is the union of them)."""
-
-    tool_call_id: str
-
-    @property
-    def declined(self) -> bool: ...
-
-    def payload(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -320,3 +320,28 @@ async def test_an_untrusted_folder_asks_before_its_files_are_used(llm_server: An
     project = trust.project_files(project_dir)
     assert project is not None and trust.trust_state(project) is trust.TrustState.DECLINED
     assert llm_server.requests[-1].body["model"] == "gpt-test"  # the project's model was not used
+
+
+async def test_advertised_commands_run_as_in_the_terminal(llm_server: Any) -> None:
+    """A Markdown command is advertised and expanded; /compact with nothing to compact says so."""
+    from zett_tui.core import paths
+
+    commands = paths.config_dir() / "commands"
+    commands.mkdir(parents=True)
+    (commands / "greet.md").write_text("Say hello to $ARGUMENTS in one word.", encoding="utf-8")
+    llm_server.script(Reply.text("Hi."))
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        greeted = await asyncio.wait_for(
+            conn.prompt(session_id=session_id, prompt=[text_block("/greet Ada")]), 60
+        )
+        compacted = await asyncio.wait_for(
+            conn.prompt(session_id=session_id, prompt=[text_block("/compact")]), 60
+        )
+    assert greeted.stop_reason == "end_turn" and compacted.stop_reason == "end_turn"
+    [advertised] = client.of("available_commands_update")
+    assert {"greet", "compact", "continue"} <= {command.name for command in advertised.available_commands}
+    assert "Say hello to Ada in one word." in str(llm_server.requests[0].body)
+    assert "Nothing to compact yet." in client.text()
+    assert len(llm_server.requests) == 1  # /compact called no model

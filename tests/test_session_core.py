@@ -149,3 +149,13 @@ async def test_a_question_waiting_when_the_turn_is_cancelled_is_dropped(
     hold.set()
     await asyncio.sleep(0.1)
     assert not marker.exists()
+
+
+async def test_continue_with_nothing_cut_off_runs_no_turn(hosts: HostFactory) -> None:
+    model = ScriptedModel(text_step("done"))
+    host = await hosts(model)
+    core, _events = core_of(host, ScriptedAsker())
+    assert (await core.prompt("hi")).status == "completed"
+    finished = await core.continue_turn()
+    assert finished.status == "completed" and finished.answer.startswith("Nothing to continue")
+    assert len(model.requests) == 1

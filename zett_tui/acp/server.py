@@ -41,10 +41,11 @@ if TYPE_CHECKING:
 
     from zett_tui.acp.updates import ToolRows
     from zett_tui.runtime.decisions import Reply, Request
-    from zett_tui.runtime.events import UIEvent
+    from zett_tui.runtime.events import TurnFinished, UIEvent
     from zett_tui.runtime.mcp.manager import McpManager
     from zett_tui.runtime.modes import PermissionMode
     from zett_tui.runtime.session import SessionCore
+    from zett_tui.workspace.extension_folders import WorkspaceFiles
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,10 @@ class AcpSession:
     cwd: Path
     rows: ToolRows
     mcp: McpManager | None = None
+    #: The Markdown commands and skills (``/NAME args`` in a prompt).
+    files: WorkspaceFiles | None = None
+    #: What a Markdown command's ``model`` is chosen from (``LaunchSettings.model_catalog``).
+    catalog: object = None
     outbox: asyncio.Queue[Any] = field(default_factory=asyncio.Queue)
     sender: asyncio.Task[None] | None = None
     #: Modes to switch to once an answered call has finished (an approved plan), by call id.
@@ -190,7 +195,9 @@ class ZettAcpAgent:
             if mcp is not None:
                 await asyncio.to_thread(mcp.stop)
             raise RequestError.internal_error({"reason": f"could not start the model: {error}"}) from error
-        session = AcpSession(SessionCore(host, _Asker(self, session_id)), cwd, ToolRows(cwd), mcp)
+        session = AcpSession(
+            SessionCore(host, _Asker(self, session_id)), cwd, ToolRows(cwd), mcp, files, launch.model_catalog
+        )
         session.core.listeners.append(lambda event: self._on_event(session, event))
         session.sender = asyncio.create_task(self._send_updates(session))
         self.sessions[host.session_id] = session
@@ -271,7 +278,7 @@ class ZettAcpAgent:
             raise RequestError.invalid_params({"reason": str(error)}) from error
         os.chdir(session.cwd)
         try:
-            finished = await session.core.prompt(text)
+            finished = await self._turn(session, text)
         except SessionBusy as error:
             raise RequestError.invalid_request({"reason": str(error)}) from error
         await session.outbox.join()  # every update of the turn is out before its answer
@@ -283,6 +290,34 @@ class ZettAcpAgent:
                 update=helpers.update_agent_message_text(f"\n\nzett: {finished.error or 'the turn failed'}"),
             )
         return PromptResponse(stop_reason="end_turn")
+
+    async def _turn(self, session: AcpSession, text: str) -> TurnFinished:
+        """A prompt, ``/compact``, ``/continue``, or a Markdown command or skill (``/NAME args``)
+        expanded as the terminal does, answered by the command's own model when it names one."""
+        from zett_tui.runtime.turn_model import TurnModel, model_for_command
+        from zett_tui.workspace.extension_folders import command_named_in, expand_prompt
+
+        core = session.core
+        command = text.strip()
+        if command == "/compact":
+            finished = await core.compact()
+        elif command == "/continue":
+            finished = await core.continue_turn()
+        else:
+            files = session.files
+            turn_model: TurnModel | None = None
+            named = command_named_in(text, files) if files is not None else None
+            if named is not None and named.model:
+                label = core.host.options.model_label
+                turn_model, problem = model_for_command(named.name, named.model, session.catalog, label)
+                if problem:
+                    log.warning("%s", problem)
+            return await core.prompt(
+                expand_prompt(text, files) if files is not None else text, model=turn_model
+            )
+        if finished.answer:  # what the command said (nothing to compact or continue)
+            session.outbox.put_nowait(helpers.update_agent_message_text(finished.answer))
+        return finished
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)

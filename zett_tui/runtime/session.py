@@ -18,10 +18,10 @@ import contextlib
 import logging
 import os
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zett_tui.runtime.decisions import Asker, ShellReply, ShellRequest, parse_request
 from zett_tui.runtime.events import (
@@ -149,9 +149,28 @@ class SessionCore:
     async def prompt(self, text: str, *, model: TurnModel | None = None) -> TurnFinished:
         """Run one turn now. Raises ``SessionBusy`` while another runs; cancelling the caller (or
         ``cancel``) cancels the turn, which the runtime records as cancelled."""
+        return await self._run(self.host.run_turn(text, self._sink, model=model))
+
+    async def continue_turn(self) -> TurnFinished:
+        """``/continue``: carry on the turn that was cut off, as a turn of its own."""
+        if await self.host.resume_point() is None:
+            return TurnFinished("completed", answer="Nothing to continue: the last turn ended.")
+        return await self._run(self.host.continue_turn(self._sink))
+
+    async def compact(self) -> TurnFinished:
+        """``/compact``: summarize the older turns now, as a turn of its own."""
+
+        async def compacting() -> TurnFinished:
+            applied = await self.host.compact(self._sink)
+            return TurnFinished("completed", answer="" if applied else "Nothing to compact yet.")
+
+        return await self._run(compacting())
+
+    async def _run(self, work: Coroutine[Any, Any, TurnFinished]) -> TurnFinished:
         if self.busy:
+            work.close()
             raise SessionBusy("a turn is already running in this session")
-        turn = self._turn = asyncio.create_task(self.host.run_turn(text, self._sink, model=model))
+        turn = self._turn = asyncio.create_task(work)
         self.activity = Activity.THINKING
         try:
             return await asyncio.shield(turn)

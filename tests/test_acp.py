@@ -209,6 +209,7 @@ def test_the_early_initialize_answer_is_the_sdks_own() -> None:
 def test_bad_input_gets_json_rpc_errors_and_nothing_else_on_stdout(llm_server: Any) -> None:
     import json
     import subprocess
+    import threading
 
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION}},
@@ -232,21 +233,32 @@ def test_bad_input_gets_json_rpc_errors_and_nothing_else_on_stdout(llm_server: A
             "params": {"sessionId": "nope", "modeId": "ask"},
         },
     ]
-    text = "\n".join(json.dumps(line) for line in lines) + "\nnot json at all\n"
-    done = subprocess.run(
+    text = "\n".join(json.dumps(line) for line in lines) + "\nnot json at all\n[1, 2]\n"
+    process = subprocess.Popen(
         [sys.executable, "-m", "zett_tui", "acp"],
-        input=text,
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=env_for(llm_server),
-        timeout=60,
     )
-    assert done.returncode == 0
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())}
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    process.stdin.write(text)
+    process.stdin.flush()
+    watchdog = threading.Timer(60, process.kill)  # a missing answer fails the test, not the suite
+    watchdog.start()
+    try:
+        replies = [json.loads(process.stdout.readline()) for _ in range(len(lines) + 2)]
+    finally:
+        watchdog.cancel()
+    process.stdin.close()  # the client leaves once it has every answer
+    assert process.wait(timeout=60) == 0
+    assert process.stdout.read() == "" and "Traceback" not in process.stderr.read()
+    answers = {answer["id"]: answer for answer in replies}
+    assert [answer["error"]["code"] for answer in replies if answer["id"] is None] == [-32700, -32600]
     assert "result" in answers[1]
     assert answers[2]["error"]["code"] == -32601
     assert {answers[number]["error"]["code"] for number in (3, 4, 5)} == {-32602}
-    assert "Traceback" not in done.stderr
 
 
 async def test_the_editors_mcp_server_joins_behind_zetts_approvals(llm_server: Any) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import sys
@@ -450,16 +451,61 @@ async def serve(options: AcpOptions, protocol_fd: int, first: bytes = b"") -> in
     from zett_tui.core.logs import setup_logging
 
     setup_logging(lambda text: text)  # until a session's settings bring the redaction patterns
-    reader, writer = await _protocol_streams(protocol_fd, first)
+    raw, writer = await _protocol_streams(protocol_fd, first)
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    screening = asyncio.create_task(_screen_lines(raw, reader, writer))
     agent = ZettAcpAgent(options)
     conn = AgentSideConnection(cast("Agent", agent), writer, reader, listening=False)
     try:
         await conn.listen()
     finally:
+        screening.cancel()
         await agent.aclose()
         with contextlib.suppress(Exception):
             await conn.close()
     return 0
+
+
+#: A message longer than this is refused (an editor's embedded file can be large).
+LINE_LIMIT = 50 * 1024 * 1024
+
+
+async def _screen_lines(
+    raw: asyncio.StreamReader, sdk: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """Pass each JSON object line on to the SDK; answer a line that is not one with the JSON-RPC
+    error itself (the SDK would log and skip it, and the client would wait for an answer)."""
+    try:
+        while True:
+            try:
+                line = await raw.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                _write_error(writer, -32600, "Invalid Request", "the message is longer than zett reads")
+                continue
+            if not line:
+                break
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                _write_error(writer, -32700, "Parse error", "the line is not JSON")
+                continue
+            if not isinstance(message, dict):
+                _write_error(writer, -32600, "Invalid Request", "a message is one JSON object")
+                continue
+            sdk.feed_data(line if line.endswith(b"\n") else line + b"\n")
+    finally:
+        sdk.feed_eof()
+
+
+def _write_error(writer: asyncio.StreamWriter, code: int, message: str, details: str) -> None:
+    error = {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": code, "message": message, "data": {"details": details}},
+    }
+    writer.write((json.dumps(error) + "\n").encode())
 
 
 async def _protocol_streams(
@@ -472,7 +518,7 @@ async def _protocol_streams(
 
     protocol_out = os.fdopen(protocol_fd, "wb", buffering=0)
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
     if first:
         reader.feed_data(first)
     try:

@@ -189,7 +189,11 @@ class ZettAcpAgent:
             await replay(self._client(), session_id, launch.resume_path)
         files = await load_files(launch, lambda text: log.warning("%s", text))
         mcp = await started_for_one_turn(launch.mcp_servers, lambda text: log.warning("%s", text))
-        os.chdir(cwd)
+        if any(other.core.busy and other.cwd != cwd for other in self.sessions.values()):
+            if mcp is not None:
+                await asyncio.to_thread(mcp.stop)
+            raise RequestError.invalid_request({"reason": "a session in another folder is running a turn"})
+        os.chdir(cwd)  # zett's tools work in the process's folder
         try:
             host = await open_session(launch, files, mcp=mcp)
         except StartFailed as error:

@@ -357,3 +357,27 @@ async def test_advertised_commands_run_as_in_the_terminal(llm_server: Any) -> No
     assert "Say hello to Ada in one word." in str(llm_server.requests[0].body)
     assert "Nothing to compact yet." in client.text()
     assert len(llm_server.requests) == 1  # /compact called no model
+
+
+def test_a_todo_list_becomes_the_editors_plan(tmp_path: Path) -> None:
+    from zett_tui.acp.updates import ToolRows
+    from zett_tui.runtime.events import ToolFinished
+
+    todos = {
+        "todos": [
+            {"content": "read the code", "status": "completed"},
+            {"content": "fix the bug", "status": "in_progress"},
+            {"content": "run the tests", "status": "pending"},
+        ]
+    }
+    import json
+
+    updates = ToolRows(tmp_path).updates(ToolFinished("c1", "todo_write", "done", json.dumps(todos)))
+    [plan] = [update for update in updates if update.session_update == "plan"]
+    assert [(entry.content, entry.status) for entry in plan.entries] == [
+        ("read the code", "completed"),
+        ("fix the bug", "in_progress"),
+        ("run the tests", "pending"),
+    ]
+    failed = ToolRows(tmp_path).updates(ToolFinished("c2", "todo_write", "failed", "rule broken"))
+    assert all(update.session_update != "plan" for update in failed)

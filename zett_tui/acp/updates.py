@@ -3,6 +3,7 @@ their kind, title, locations, live output, and an edit's diff (the file before a
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,29 @@ OUTPUT_LIMIT = 20_000
 MAX_DIFF_BYTES = 2 * 1024 * 1024
 
 
+PlanStatus = Literal["pending", "in_progress", "completed"]
+
+
+def plan_update(event: ToolFinished) -> Any | None:
+    """The todo list a ``todo_write`` call left (its result: ``{"todos": [{"content", "status"}]}``)
+    as the editor's plan; None when the result is not that shape."""
+    try:
+        result = json.loads(event.output)
+    except ValueError:
+        return None
+    todos = result.get("todos") if isinstance(result, dict) else None
+    if not isinstance(todos, list):
+        return None
+    entries = []
+    for todo in todos:
+        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
+            return None
+        given = todo.get("status")
+        status: PlanStatus = given if given == "in_progress" or given == "completed" else "pending"
+        entries.append(helpers.plan_entry(todo["content"], status=status))
+    return helpers.update_plan(entries)
+
+
 def kind_of(name: str) -> str:
     return KINDS.get(name, "other")
 
@@ -85,7 +109,8 @@ class ToolRows:
                 )
             ]
         if isinstance(event, ToolFinished):
-            return [self._finished(event)]
+            plan = plan_update(event) if event.name == "todo_write" and event.state == "done" else None
+            return [self._finished(event), *([plan] if plan is not None else [])]
         if isinstance(event, ContextMeasured):
             return [UsageUpdate(session_update="usage_update", used=event.tokens, size=event.window)]
         return []

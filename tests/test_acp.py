@@ -75,6 +75,8 @@ async def test_a_streamed_answer_arrives_as_message_chunks(llm_server: Any) -> N
     assert done.stop_reason == "end_turn"
     assert client.text() == "The answer is **42**."
     assert len(client.of("agent_message_chunk")) > 1  # streamed, not in one piece
+    assert client.text("agent_thought_chunk") == "thinking it over"
+    assert client.of("usage_update")  # how full the context is
     [turn] = recorded_turns()
     assert turn["status"] == "completed" and KEY not in str(turn)
     from zett_tui.sessions.index import SessionIndex

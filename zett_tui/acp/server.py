@@ -15,7 +15,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from acp.interfaces import Agent, Client
 
     from zett_tui.acp.updates import ToolRows
+    from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished, UIEvent
     from zett_tui.runtime.mcp.manager import McpManager
@@ -49,6 +50,9 @@ if TYPE_CHECKING:
     from zett_tui.workspace.extension_folders import WorkspaceFiles
 
 log = logging.getLogger(__name__)
+
+Replay = Callable[[Any, str, Path], Awaitable[int]]
+"""(the client, the session id, its transcript) -> the turns sent (``acp.replay.replay_session``)."""
 
 MODE_NAMES = {
     "ask": ("Ask", "Edits and shell commands ask first"),
@@ -155,7 +159,13 @@ class ZettAcpAgent:
         )
 
     async def _open(
-        self, session_id: str, cwd: Path, *, resume: str | None, replay: Any = None, mcp_servers: Any = None
+        self,
+        session_id: str,
+        cwd: Path,
+        *,
+        resume: str | None,
+        replay: Replay | None = None,
+        mcp_servers: Sequence[Any] | None = None,
     ) -> AcpSession:
         from zett_tui.acp.updates import ToolRows
         from zett_tui.entry.startup import StartupError, prepare_launch
@@ -223,13 +233,15 @@ class ZettAcpAgent:
         )
         return session
 
-    async def _settle_trust(self, session_id: str, launch: Any) -> Any:
+    async def _settle_trust(self, session_id: str, launch: LaunchSettings) -> LaunchSettings:
         """The terminal's trust question as a permission request; no answer decides nothing."""
         from acp.schema import PermissionOption, ToolCallUpdate
 
         from zett_tui.runtime.project_trust import TrustAnswer, keep_answer, settings_after_trust
 
         project = launch.project_trust
+        if project is None:
+            return launch
         files = ", ".join(project.files) or "nothing readable"
         code = project.code_to_run()
         detail = f"Files: {files}." + (f" Code they run: {'; '.join(code)}." if code else "")

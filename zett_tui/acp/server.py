@@ -168,9 +168,10 @@ class ZettAcpAgent:
         mcp_servers: Sequence[Any] | None = None,
     ) -> AcpSession:
         from zett_tui.acp.updates import ToolRows
+        from zett_tui.entry.bootstrap import StartFailed, load_files, open_session
         from zett_tui.entry.startup import StartupError, prepare_launch
         from zett_tui.runtime.mcp.lifetime import started_for_one_turn
-        from zett_tui.runtime.session import SessionCore, StartFailed, load_files, open_session
+        from zett_tui.runtime.session import SessionCore
 
         try:
             launch = await asyncio.to_thread(
@@ -237,7 +238,7 @@ class ZettAcpAgent:
         """The terminal's trust question as a permission request; no answer decides nothing."""
         from acp.schema import PermissionOption, ToolCallUpdate
 
-        from zett_tui.runtime.project_trust import TrustAnswer, keep_answer, settings_after_trust
+        from zett_tui.entry.project_trust import TrustAnswer, keep_answer, settings_after_trust
 
         project = launch.project_trust
         if project is None:

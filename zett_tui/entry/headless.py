@@ -332,10 +332,11 @@ def _install_signal_handlers(stop: Callable[[int], None]) -> list[int]:
 async def _run_turn(
     launch: LaunchSettings, prompt: str, policy: UnattendedPolicy, writer: HeadlessOutput
 ) -> int:
+    from zett_tui.entry.bootstrap import StartFailed, load_files, open_session
     from zett_tui.runtime.events import DecisionRequested, UIEvent
     from zett_tui.runtime.mcp.lifetime import started_for_one_turn
     from zett_tui.runtime.modes import PermissionMode
-    from zett_tui.runtime.session import SessionCore, StartFailed, load_files, open_session
+    from zett_tui.runtime.session import SessionCore
     from zett_tui.runtime.turn_model import TurnModel, model_for_command
     from zett_tui.workspace.extension_folders import command_named_in, expand_prompt
 

@@ -1,8 +1,8 @@
-"""One zett session without a screen: the bootstrap every front end shares, the turn queue, the
-permission mode and the queue of pending decisions. No Textual here.
+"""One zett session without a screen: the turn queue, the permission mode and the queue of
+pending decisions. No Textual here.
 
-``open_session`` opens a session once (workspace commands and skills, the host with its
-extensions, the resumed history); ``SessionCore`` then runs its turns one at a time and puts the
+``entry/bootstrap.py``'s ``open_session`` opens a session once (workspace commands and skills,
+the host with its extensions, the resumed history); ``SessionCore`` then runs its turns one at a time and puts the
 runtime's questions to an ``Asker`` (``runtime.decisions``), one at a time, in the order asked:
 a question that a rule saved meanwhile settles is answered without asking. Front ends read the
 state (``activity``, ``queued``, ``mode``, ``context``) and listen to the events.
@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -35,20 +34,12 @@ from zett_tui.runtime.events import (
 from zett_tui.runtime.modes import PermissionMode
 
 if TYPE_CHECKING:
-    from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.host import AgentHost
-    from zett_tui.runtime.mcp.manager import McpManager
     from zett_tui.runtime.turn_model import TurnModel
-    from zett_tui.workspace.extension_folders import WorkspaceFiles
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Activity", "SessionBusy", "SessionCore", "StartFailed", "load_files", "open_session"]
-
-
-class StartFailed(Exception):
-    """The session could not open; the message is why, in one line (the provider's words for a
-    key or address problem), for the front end's "could not start the model: ..."."""
+__all__ = ["Activity", "SessionBusy", "SessionCore"]
 
 
 class SessionBusy(Exception):
@@ -62,52 +53,6 @@ class Activity(StrEnum):
     WORKING = "working"
     WAITING = "waiting for you"
     NOT_READY = "not ready"
-
-
-async def load_files(launch: LaunchSettings, warn: Callable[[str], None]) -> WorkspaceFiles:
-    """The project's and the user's Markdown commands and skills (none when they cannot be read)."""
-    from zett_tui.workspace.extension_folders import WorkspaceFiles, load_workspace_files
-
-    try:
-        files = await asyncio.to_thread(load_workspace_files, launch.cwd, dict(os.environ))
-    except Exception as error:  # the session runs without them
-        log.warning("loading the Markdown commands and skills failed", exc_info=True)
-        warn(f"could not load the Markdown commands and skills: {error}")
-        return WorkspaceFiles([], [], [])
-    for problem in files.problems:
-        warn(str(problem))
-    return files
-
-
-async def open_session(
-    launch: LaunchSettings,
-    files: WorkspaceFiles,
-    *,
-    mcp: McpManager | None = None,
-    permission_mode: PermissionMode | None = None,
-) -> AgentHost:
-    """The bootstrap: the host for ``launch`` with ``files``' skills, started (the history of a
-    resumed session restored). Raises ``StartFailed`` with the reason in one line."""
-    from zett_tui.entry.host_options import options_from_launch
-    from zett_tui.providers.errors import describe_error
-    from zett_tui.runtime.host import AgentHost
-    from zett_tui.runtime.skills_extension import with_skills
-
-    overrides: dict[str, object] = {"mcp_manager": mcp}
-    if permission_mode is not None:
-        overrides["permission_mode"] = permission_mode
-    host = AgentHost(with_skills(options_from_launch(launch, **overrides), files.skills))
-    try:
-        await host.start()
-    except Exception as error:
-        log.warning("agent start failed", exc_info=True)
-        await host.aclose()
-        explain = launch.describe_error or describe_error
-        raise StartFailed(explain(error)) from error
-    except BaseException:  # cancelled while starting: nothing is left open
-        await asyncio.shield(host.aclose())
-        raise
-    return host
 
 
 @dataclass

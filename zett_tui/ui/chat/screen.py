@@ -341,7 +341,7 @@ class ChatScreen(Screen[None]):
             await asyncio.to_thread(import_after_first_frame)
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
-        from zett_tui.runtime.session import StartFailed, open_session
+        from zett_tui.entry.bootstrap import StartFailed, open_session
 
         if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
             from zett_tui.ui.chat.trust_prompt import settle_project_trust

@@ -28,7 +28,7 @@ from textual.widgets import Static
 
 from zett_tui.config.trust import ProjectFiles, TrustState, find_project, trust_state
 from zett_tui.entry.launch import LaunchSettings
-from zett_tui.runtime.project_trust import (
+from zett_tui.entry.project_trust import (
     TrustAnswer,
     carry_over,
     keep_answer,
@@ -99,7 +99,7 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
 
 
 async def ask(chat: ChatView, project: ProjectFiles) -> TrustAnswer:
-    """Show the question and keep a decision (``runtime.project_trust``)."""
+    """Show the question and keep a decision (``entry.project_trust``)."""
     picked = await chat.app.push_screen_wait(trust_dialog(project, trust_state(project)))
     answer = TrustAnswer(picked.value) if picked is not None else TrustAnswer.LATER
     keep_answer(project, answer, chat.say)

@@ -99,19 +99,22 @@ class EditApprovalExtension(ExternalEventExtension):
         self.project_root = project_root
         self.is_exempt = is_exempt or (lambda _session_id, _path: False)
         self._apply_all: set[str] = set()
+        #: The session whose "apply all" counts for ``session_id``: a subagent's is its main
+        #: session's (zett sets this; the default is the session itself).
+        self.session_of: Callable[[str], str] = lambda session_id: session_id
 
     # -- UI controls ---------------------------------------------------------------------------
 
     def approve_all(self, session_id: str) -> None:
         """Apply the rest of this session's edits without asking (inside the project)."""
-        self._apply_all.add(session_id)
+        self._apply_all.add(self.session_of(session_id))
 
     def reset(self, session_id: str) -> None:
         """Ask again for every edit of this session."""
-        self._apply_all.discard(session_id)
+        self._apply_all.discard(self.session_of(session_id))
 
     def approves_all(self, session_id: str) -> bool:
-        return session_id in self._apply_all
+        return self.session_of(session_id) in self._apply_all
 
     # -- middleware ----------------------------------------------------------------------------
 
@@ -170,12 +173,12 @@ class EditApprovalExtension(ExternalEventExtension):
         if reply.choice == "reject":
             raise EditRejected(rejection_message(change.operation, str(path), reply.note or None))
         if reply.choice == "apply_all":
-            self._apply_all.add(session_id)
+            self._apply_all.add(self.session_of(session_id))
         return await _run_keeping_mode(call_next, target)
 
     def _applies_without_asking(self, session_id: str) -> bool:
         mode = self.mode_of(session_id)
-        return mode in (PermissionMode.ACCEPT_EDITS, PermissionMode.AUTO) or session_id in self._apply_all
+        return mode in (PermissionMode.ACCEPT_EDITS, PermissionMode.AUTO) or self.approves_all(session_id)
 
 
 def rejection_message(operation: str, path: str, note: str | None) -> str:

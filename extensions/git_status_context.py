@@ -60,6 +60,8 @@ from zett_agent.extensions.base import ModelRequestNext
 from zett_agent.messages import SystemMessage
 from zett_agent.model import ModelEvent, ModelRequest
 
+from zett_tui.workspace.safe_git import hardened_command
+
 
 class GitStatusContext(AgentExtension):
     """Add a short ``git status`` to every model request (not to the stored conversation)."""
@@ -97,13 +99,18 @@ class GitStatusContext(AgentExtension):
 
     async def git_status(self) -> str:
         """``git status --short --branch``, at most ``max_lines`` lines; "" when there is nothing to say."""
+        folder = self.cwd or Path.cwd()
+        # zett's hardened git: nothing of the repository's configuration runs (a sandboxed command
+        # may have prepared it), and never a ``git`` found in the project (``.venv/bin/git``).
+        hardened = hardened_command(folder, ["status", "--short", "--branch"])
+        if hardened is None:  # no git, or no repository zett may run git on
+            return ""
+        command, env = hardened
         try:
             process = await asyncio.create_subprocess_exec(
-                "git",
-                "status",
-                "--short",
-                "--branch",
-                cwd=self.cwd or Path.cwd(),
+                *command,
+                cwd=folder,
+                env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL,

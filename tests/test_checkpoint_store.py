@@ -317,3 +317,16 @@ def test_a_recorded_file_that_becomes_ignored_is_no_longer_recorded(
     (project / ".zett" / "ignore").write_text("README\n")
     third = set(store.entries(store.take("s/1/c").commit))
     assert "README" not in third and "src/keep.py" in third
+
+
+def test_python_bytecode_is_never_a_changed_file(store: CheckpointStore, project: Path) -> None:
+    """No ``.gitignore`` names ``__pycache__`` here: a one-file fix whose test run wrote bytecode is
+    still one file changed (it read "2 files changed", the second "+0 -0")."""
+    first = store.take("s/1/before")
+    (project / "src" / "app.py").write_text("fixed\n")
+    (project / "src" / "__pycache__").mkdir()
+    (project / "src" / "__pycache__" / "app.cpython-311.pyc").write_bytes(b"\x00bytecode")
+    (project / "old.pyc").write_bytes(b"\x00bytecode")
+    after = store.take("s/1/after")
+    assert [change.path for change in store.changes(first.commit, after.commit)] == ["src/app.py"]
+    assert not {"src/__pycache__/app.cpython-311.pyc", "old.pyc"} & set(store.entries(after.commit))

@@ -49,6 +49,12 @@ class StandIn:
     def say(self, text: str, level: str = "info") -> None:
         self.said.append((text, level))
 
+    def mark_rewound(self, prompt: str) -> None:
+        self.said.append((f"(marked rewound from {prompt})", "info"))
+
+    def unmark_rewound(self) -> None:
+        self.said.append(("(unmarked rewound)", "info"))
+
     def notify(
         self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3
     ) -> None:

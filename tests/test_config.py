@@ -319,7 +319,7 @@ def test_unknown_key_is_skipped_with_a_suggestion_and_the_rest_applies(ws: Works
             1,
             "telemetry",
             "unknown key (known here: model, models, reasoning_effort, redact_patterns, ui, sandbox, checkpoints, "
-            "endpoints, extensions, mcp_servers, hooks)",
+            "subagents, endpoints, extensions, mcp_servers, hooks)",
         ),
     ],
 )
@@ -433,8 +433,8 @@ def test_lines_are_found_for_dotted_keys_inline_tables_and_after_multiline_strin
     )
     assert [str(p) for p in ws.load()[1]] == [
         f"{user}:1: notes: unknown key "
-        "(known here: model, models, reasoning_effort, redact_patterns, ui, sandbox, checkpoints, endpoints, "
-        "extensions, mcp_servers, hooks)",
+        "(known here: model, models, reasoning_effort, redact_patterns, ui, sandbox, checkpoints, subagents, "
+        "endpoints, extensions, mcp_servers, hooks)",
         f"{user}:5: ui.animations: expected true or false, got a string ('no')",
         f"{user}:6: endpoints.lab.reasoning_effort: expected a string, got an integer (7)",
         f"{user}:9: endpoints.quoted.send_prompt_cache_key: expected true or false, got a string ('yes')",

@@ -22,7 +22,7 @@ from zett_agent.model import ModelEvent, ModelRequest
 
 from tests.fakes.scripted_model import ScriptedModel, Step, text_step, tool_step
 from tests.test_dialogs import shown
-from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, wait_for
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, tools, wait_for
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals import choice_dialog
 from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog, Picked
@@ -237,7 +237,7 @@ async def test_the_ask_user_answer_field_takes_no_text_before_it_arms() -> None:
         assert dialog.focused is field
         await pilot.press(*keys_of("late"), "enter")
         await wait_for(pilot, lambda: idle(app))
-        assert answered(app) == ["✓ You answered: late"]
+        assert answered(app) == [] and tools(app)[0].outcome == "answered: late"  # shown on its row
 
 
 # -- dangerous commands and edits: the safe choice is focused, number keys are off ----------------
@@ -337,3 +337,72 @@ async def test_an_ordinary_edit_still_opens_on_apply_with_number_keys(project_di
         await pilot.press("1")
         await wait_for(pilot, lambda: idle(app))
     assert (project_dir / "notes.txt").read_text() == "x\n"
+
+
+# -- typing into a dialog that already takes keys ------------------------------------------------
+
+
+async def test_a_message_typed_into_an_armed_dialog_goes_to_the_prompt_and_enter_does_not_approve(
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user paused (the dialog armed), then typed a message and pressed Enter: the message is in
+    the prompt, the Enter a line break there, and the command has not run."""
+    monkeypatch.setattr(choice_dialog, "ARM_DELAY", 2.0)  # a loaded machine's gap between keys
+    model = ScriptedModel(tool_step("c1", "bash", {"command": "echo ran > ran.txt"}), text_step("Not run."))
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        await submit(pilot, "make the file")
+        dialog = await dialog_armed(pilot)
+        assert focused_value(dialog) == RUN
+        await pilot.press(*keys_of("also fix the docs"), "enter")
+        assert app.screen is dialog and not dialog.armed
+        assert not (project_dir / "ran.txt").exists() and answered(app) == []
+        composer = app.chat.composer
+        await wait_for(pilot, lambda: composer.text == "also fix the docs\n")
+        app.post_message(events.Paste("and the tests"))
+        await wait_for(pilot, lambda: composer.text == "also fix the docs\nand the tests")
+        assert app.screen is dialog and not dialog.armed
+
+        dialog = await dialog_armed(pilot)  # armed again after a pause, on the same choice
+        assert focused_value(dialog) == RUN
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: idle(app))
+        assert answered(app) == ["✗ You refused: echo ran > ran.txt"]
+    assert not (project_dir / "ran.txt").exists()
+
+
+async def test_typing_keeps_the_choice_the_user_moved_to_and_dialog_keys_still_answer() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        picked: list[Picked | None] = []
+        app.push_screen(shell_approval_dialog("echo hi", Path.cwd(), 60), picked.append)
+        dialog = await dialog_armed(pilot)
+        await pilot.press("down")
+        moved_to = focused_value(dialog)
+        assert moved_to != RUN
+        await pilot.press("x", "backspace")
+        assert not dialog.armed and dialog.focused is None and picked == []
+        assert keys_line(dialog) == choice_dialog.KEYS_WAITING_TYPING
+        dialog = await dialog_armed(pilot)
+        assert focused_value(dialog) == moved_to
+        await pilot.press("up", "1")  # number keys are the dialog's own: Run once
+        await wait_for(pilot, lambda: bool(picked))
+        assert picked == [Picked(RUN)] and app.chat.composer.text == ""
+
+
+async def test_the_prompt_says_what_enter_does_while_a_dialog_is_up() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        composer = app.chat.composer
+        idle_hint = composer.placeholder
+        app.push_screen(shell_approval_dialog("echo hi", Path.cwd(), 60))
+        dialog = await drawn(pilot)
+        assert "Enter adds a line" in str(composer.border_title)
+        assert (
+            "tell the running turn" not in composer.placeholder and "Enter sends" not in composer.placeholder
+        )
+        assert "Enter adds a line" in shown(app)
+        await dialog_armed(pilot)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is not dialog)
+        assert composer.border_title is None and composer.placeholder == idle_hint

@@ -25,6 +25,7 @@ from tests.ui_helpers import (
     notices,
     ready_app,
     submit,
+    tools,
     wait_for,
     wait_ready,
 )
@@ -183,7 +184,9 @@ async def test_a_plan_sent_back_with_a_note_then_revised_and_approved() -> None:
         assert plan_file(app).read_text() == PLAN_V2.strip() + "\n"
         assert '"exited": true' in last_tool_result(model.requests[3])
         records = notices(app)
-        assert any("sent the plan back" in text and "only touch index.py" in text for text in records)
+        assert any("sent the plan back" in text for text in records)
+        shown_texts = [block.plain_text() for block in app.chat.transcript.blocks]
+        assert sum("only touch index.py" in text for text in shown_texts) == 1  # the note, once
         assert any("approved the plan; zett asks before each edit" in text for text in records)
 
 
@@ -239,7 +242,8 @@ async def test_ask_user_one_option_by_its_number() -> None:
         await pilot.press("2")
         await wait_for(pilot, lambda: idle(app))
         assert "The user chose: HTML" in last_tool_result(model.requests[1])
-        assert any("You chose: HTML" in text for text in notices(app))
+        assert tools(app)[0].outcome == "chose: HTML"  # on the row, and only there
+        assert not any("chose: HTML" in text for text in notices(app))
 
 
 async def test_ask_user_several_options_ticked_with_a_comment() -> None:

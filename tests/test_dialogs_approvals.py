@@ -115,9 +115,10 @@ async def test_refusing_a_command_with_a_note_tells_the_model(project_dir: Path)
         assert "aborted by user" in last_tool_result(after)
         assert any("use the tmp folder instead" in text for text in user_texts(after))
         assert not (project_dir / "nope.txt").exists()
-        assert any(
-            "You refused: touch nope.txt — your note: use the tmp folder instead" in t for t in notices(app)
-        )
+        assert "✗ You refused: touch nope.txt" in notices(app)
+        # the note is shown once, where it went into the turn
+        shown_texts = [block.plain_text() for block in app.chat.transcript.blocks]
+        assert sum("use the tmp folder instead" in text for text in shown_texts) == 1
 
 
 async def test_a_dangerous_command_warns_and_offers_no_rule(project_dir: Path) -> None:

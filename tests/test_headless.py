@@ -161,7 +161,9 @@ async def test_a_command_without_a_flag_is_refused_with_how_to_allow_it(project_
         "zett: refused shell command `touch made.txt` "
         "(not allowed in non-interactive mode; allow it with --allow-shell touch)\n"
     )
-    assert "aborted" in last_tool_result(model.requests[-1])
+    told = last_tool_result(model.requests[-1])
+    assert "aborted by user" not in told  # nobody was asked: the model is told the rule's reason
+    assert "not allowed in non-interactive mode; allow it with --allow-shell touch" in told
     assert result.out == "I could not.\n"
 
 
@@ -454,7 +456,9 @@ def test_cli_runs_allowed_shell_commands_and_refuses_the_others(llm_server, proj
         "zett: refused shell command `ls -la` "
         "(not allowed in non-interactive mode; allow it with --allow-shell ls)",
     ]
-    assert "aborted" in json.dumps(llm_server.requests[-1].body)
+    told = json.dumps(llm_server.requests[-1].body)
+    assert "aborted by user" not in told
+    assert "not allowed in non-interactive mode" in told
 
 
 def test_cli_reads_stdin_prints_json_and_appends_piped_context(llm_server) -> None:

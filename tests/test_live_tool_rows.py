@@ -147,3 +147,31 @@ async def test_a_declined_call_still_says_declined_when_the_session_is_resumed(p
     async with ready_app(again) as pilot:
         await wait_for(pilot, lambda: len(tools(again)) == 2)
         assert [row.state for row in tools(again)] == ["declined", "failed"]
+
+
+async def test_why_a_call_failed_or_was_refused_stays_in_sight_under_its_row(project_dir: Path) -> None:
+    """A failing command's last lines stay under its collapsed row (they used to vanish the moment
+    it failed), and a refusal's reason shows without expanding the row."""
+    failing = "echo step one; echo step two; echo 'error: the widget is broken' >&2; exit 1"
+    model = ScriptedModel(
+        tool_step("c1", "bash", {"command": failing}),
+        text_step("It failed."),
+        tool_step("w1", "write_file", {"path": "src.py", "content": "x = 1\n"}),
+        text_step("Plan Mode stopped it."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(120, 30)) as pilot:
+        await submit(pilot, "run it")
+        await dialog_armed(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: idle(app))
+        [row] = tools(app)
+        assert row.state == "failed" and not row.expanded
+        assert shows(app, r"✗ bash .*failed.*│ .*error: the widget is broken")
+        await submit(pilot, "/plan on")
+        await submit(pilot, "write it")
+        await wait_for(pilot, lambda: idle(app) and len(model.requests) == 4)
+        refused = tools(app)[-1]
+        assert refused.state == "refused" and not refused.expanded
+        reason = next(line for line in refused.plain_text().splitlines() if line.strip())
+        assert reason and reason[:40] in screen_text(app)

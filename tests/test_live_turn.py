@@ -156,7 +156,7 @@ async def test_a_cancelled_turn_keeps_what_was_streamed_and_leaves_no_journal(
     path = session_file(host)
     [line] = records(path)
     assert line["status"] == "cancelled"
-    assert contents(line) == [(2, "go"), (3, "Half an ")]
+    assert contents(line) == [(2, "go"), (3, "Half an answer")]  # to the last word shown
     assert line["messages"][-1]["data"]["attributes"] == {live_turn.PARTIAL_ATTRIBUTE: True}
     assert sidecars(path) == []
 

@@ -163,3 +163,24 @@ def test_a_tool_of_a_server_gone_since_the_last_request_is_not_asked_about() -> 
         assert asked == []
     finally:
         running.stop()
+
+
+async def test_a_read_only_tool_runs_in_plan_mode_through_the_host(manager: McpManager) -> None:
+    """zett-agent's Plan Mode replaces the request's tools; the read-only MCP ones are offered again
+    (before: "did not follow the protocol")."""
+    from tests.fakes.host import Collector, make_host
+    from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
+
+    model = ScriptedModel(
+        tool_step("c1", "mcp__fake__lookup", {"word": "plan"}),
+        tool_step("c2", "mcp__fake__write_note", {"text": "x"}),
+        text_step("ok"),
+    )
+    host = await make_host(model, mcp_manager=manager)
+    host.set_mode(PermissionMode.PLAN)
+    await asyncio.wait_for(host.run_turn("go", Collector()), 30)
+    await host.aclose()
+    offered = {tool.name for tool in model.requests[0].tools}
+    assert "mcp__fake__lookup" in offered and "mcp__fake__write_note" not in offered
+    assert last_tool_result(model.requests[1]) == "plan: a word"
+    assert "protocol" not in last_tool_result(model.requests[1])

@@ -246,6 +246,7 @@ async def test_build_model_makes_each_provider() -> None:
     from zett_agent.providers.openai import OpenAIProvider
     from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
 
+    from zett_tui.providers.messages_stream import ZettAnthropicProvider
     from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider, PlainMessagesOpenAIProvider
 
     env = {
@@ -267,7 +268,9 @@ async def test_build_model_makes_each_provider() -> None:
         ]
     }
     try:
-        assert type(built["anthropic"]) is AnthropicProvider
+        assert type(built["anthropic"]) is ZettAnthropicProvider and isinstance(
+            built["anthropic"], AnthropicProvider
+        )
         assert type(built["openai"]) is PlainMessagesOpenAIProvider and isinstance(
             built["openai"], OpenAIProvider
         )

@@ -229,3 +229,43 @@ async def test_a_resumed_session_shows_its_decision_lines_and_context_figure_as_
         resumed = [block for block in painted(app) if not block[1].startswith("Resumed session")]
         assert resumed == live_blocks
         assert (app.chat.status.context_tokens, app.chat.status.context_estimated) == live_meter
+
+
+async def test_a_fork_is_marked_as_one_in_its_title_and_when_it_opens(project_dir: Path) -> None:
+    """``--resume ID --fork`` said "Resumed session" and ``sessions list`` showed two identical titles."""
+    from zett_tui.entry.startup import fork_for_launch
+
+    session_id, _ = await run_session(text_step("Original answer."), prompts_to_send=["original question"])
+    original = find_session_to_resume(project_dir, session_id, continue_last=False)
+    fork = await asyncio.to_thread(fork_for_launch, original)
+    listed = {summary.session_id: summary.title for summary in SessionIndex().list_sessions(None)}
+    assert listed[session_id] == "original question"
+    assert listed[fork.session_id] == f"original question (fork of {session_id[:8]})"
+    app = make_app(ScriptedModel(), session_id=fork.session_id, resume_path=fork.path)
+    async with ready_app(app) as pilot:
+        await wait_for(pilot, lambda: any(text.startswith("Forked session") for text in notices(app)))
+        said = "\n".join(notices(app))
+        assert f"Forked session {session_id} into {fork.session_id}" in said
+        assert "Resumed session" not in said
+
+
+KILLED_WHILE_ANSWERING = KILLED_WORKER.replace(
+    'print("MID-TURN", flush=True)',
+    "await asyncio.sleep(1.5)  # the streamed part is on disk (at least every second)\n"
+    '    print("MID-TURN", flush=True)',
+)
+
+
+async def test_a_partial_answer_after_a_kill_is_not_called_never_answered(project_dir: Path) -> None:
+    """After ``kill -9`` the partial answer is painted; the line under it said "The model was never
+    answered", which contradicts it. It now says what happened: its memory does not have it."""
+    kill_when_it_prints(KILLED_WHILE_ANSWERING, "MID-TURN", cwd=project_dir)
+    found = find_session_to_resume(project_dir, "killed", continue_last=False)
+    app = make_app(ScriptedModel(text_step("Again.")), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(app) as pilot:
+        await wait_for(pilot, lambda: any("Type /continue" in text for text in notices(app)))
+        partial = answers(app)[-1].text
+        assert partial.strip() and "never finishes".startswith(partial)  # as far as it got
+        said = "\n".join(notices(app))
+        assert "never answered" not in said
+        assert "zett was stopped while the model was answering" in said

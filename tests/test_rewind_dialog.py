@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.fakes.host import Collector, HostFactory
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step, usage
-from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, wait_for
+from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, screen_text, submit, wait_for
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
 
@@ -49,8 +49,10 @@ async def test_rewind_from_the_dialog_takes_the_code_and_conversation_back(proje
         await pilot.press("enter")
         what = await dialog_armed(pilot)
         focused = next(b for b in what.query("ChoiceButton") if b.has_focus)
-        assert str(focused.label).endswith("Cancel")  # opens on the safe choice
-        await choose(pilot, "Code and conversation")
+        assert str(focused.label).endswith("Code and conversation")  # the first choice, as elsewhere
+        assert "1-9 pick" in str(what.query_one("#keys").render())
+        await pilot.press("1")  # number keys pick
+        await wait_for(pilot, lambda: app.screen is not what)
         await wait_for(pilot, lambda: any("Code rewound" in text for text in notices(app)))
         assert (project_dir / "notes.txt").read_text() == "alpha\nbeta\n"
         assert (project_dir / "gone.txt").read_text() == "keep me\n"
@@ -208,3 +210,40 @@ async def test_a_file_another_zett_session_changed_during_the_turn_is_asked_abou
         await wait_for(pilot, lambda: any("Code rewound" in text for text in notices(app)))
     assert (project_dir / "a.txt").read_text() == "a before\n"
     assert (project_dir / "b.txt").read_text() == "b by the other\n"
+
+
+async def test_rewound_turns_say_so_live_and_the_undo_is_listed_apart(project_dir: Path) -> None:
+    """Issue 29: rewound turns looked live until a resume marked them, and a rewind and its undoing
+    were two identical "before the rewind to …" rows."""
+    from zett_tui.ui.widgets.transcript_blocks import REWOUND, UserBlock
+
+    model = ScriptedModel(text_step("first answer"), text_step("second answer"))
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        for prompt in ("first question", "second question"):
+            await submit(pilot, prompt)
+            await wait_for(pilot, lambda: idle(app) and bool(app.chat.host.checkpoints.last_record))
+        await submit(pilot, "/rewind")
+        await dialog_armed(pilot)
+        await pilot.press("enter")  # the newest turn: the second
+        await choose(pilot, "Conversation only")
+        await wait_for(pilot, lambda: any("out of the model's context" in text for text in notices(app)))
+        first, second = [block for block in app.chat.transcript.blocks if isinstance(block, UserBlock)]
+        assert second.rewound and not first.rewound
+        await pilot.pause()
+        assert REWOUND in screen_text(app)
+
+        app.chat.composer.clear()
+        await submit(pilot, "/rewind")
+        await dialog_armed(pilot)
+        await pilot.press("enter")  # before the rewind: undoes it
+        await choose(pilot, "Conversation only")
+        await wait_for(pilot, lambda: any("in the model's context again" in t for t in notices(app)))
+        assert not second.rewound
+
+        await submit(pilot, "/rewind")
+        listed = await dialog_armed(pilot)
+        labels = [str(button.label) for button in listed.query("ChoiceButton")]
+        assert labels[0].startswith(" 1. turn 4: before undoing the rewind to “second question”")
+        assert labels[1].startswith(" 2. turn 3: before the rewind to “second question”")
+        await pilot.press("escape")

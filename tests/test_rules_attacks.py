@@ -149,7 +149,7 @@ ORDINARY = [
     ("rg TODO src", "rg"),
     ("ninja -C build", "ninja"),
     ("pytest tests/test_x.py::test_a -k 'a or b'", "pytest"),
-    ("git diff --output=diff.txt", "git diff"),
+    ("git diff --stat HEAD~1", "git diff"),  # not --output=FILE: it overwrites a project file
 ]
 
 

@@ -39,8 +39,8 @@ from zett_tui.entry.headless import run_headless
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.events import DecisionRequested, Notice, ToolFinished
 from zett_tui.runtime.modes import PermissionMode
+from zett_tui.runtime.shell import left_behind, wrap_ahead
 from zett_tui.runtime.shell import sandbox as sandbox_module
-from zett_tui.runtime.shell import wrap_ahead
 from zett_tui.runtime.shell.sandbox import ShellSandbox, Where
 from zett_tui.runtime.shell.sandbox_policy import (
     hidden_paths,
@@ -226,8 +226,11 @@ async def test_git_config_and_hooks_stay_unwritable_inside_the_project(place: Pl
     assert config.read_text() == before
     assert not (place.project / ".git" / "hooks" / "pre-commit").exists()
     assert (place.project / ".git" / "hooks").is_dir()
-    ok = await run_in(shell, "echo fine > tracked.txt && git add tracked.txt && git status --short")
-    assert ok.exit_code == 0 and "tracked.txt" in ok.composed
+    ok = await run_in(shell, "echo fine > tracked.txt && git status --short")
+    assert ok.exit_code == 0 and "tracked.txt" in ok.composed  # reading the repository works
+    write = await run_in(shell, "git add tracked.txt")  # a git write asks (the escape question)
+    block = shell.blocked(write, "git add tracked.txt")
+    assert write.exit_code != 0 and block is not None and block.kind == "write"
 
 
 # -- reads ----------------------------------------------------------------------------------------
@@ -555,8 +558,7 @@ async def test_plan_mode_bash_is_sandboxed_too(place: Place, buildtool: str) -> 
     sink = Collector()
     task = asyncio.create_task(host.run_turn("go", sink))
     await answer_next(sink, host, "shell_approval_requested", {"decision": "execute"})
-    await answer_next(sink, host, "sandbox_escape_requested", {"decision": "stay"})
-    await asyncio.wait_for(task, 20)
+    await asyncio.wait_for(task, 20)  # Plan Mode offers no way out of the sandbox: no question
     await host.aclose()
     assert place.victim.read_text() == "original\n"
 
@@ -587,7 +589,7 @@ async def test_the_tool_contract_is_kept(place: Place) -> None:
 # -- no sandbox -----------------------------------------------------------------------------------
 
 
-def _no_sandbox(policy: object, **options: object) -> object:
+def _no_sandbox(policy: object, *where: object, **options: object) -> object:
     raise SandboxUnavailableError("bwrap cannot create a sandbox here: no user namespaces (simulated)")
 
 
@@ -610,8 +612,10 @@ async def test_without_a_sandbox_every_command_asks_in_auto_mode(
     settings = SandboxSettings()
     if cause == "injected":
         monkeypatch.setattr(sandbox_module, "create_sandbox", _no_sandbox)
-    elif cause == "fake_bwrap":
-        request.getfixturevalue("fake_bwrap")
+        monkeypatch.setattr(sandbox_module, "project_sandbox", _no_sandbox)
+    elif cause == "fake_bwrap":  # the pinned program itself fails the probe
+        program = str(request.getfixturevalue("fake_bwrap"))
+        monkeypatch.setattr(left_behind, "pinned_bwrap", lambda roots: program)
     else:
         settings = SandboxSettings(mode="off")
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo hi > made.txt"}), text_step("ok"))
@@ -638,6 +642,7 @@ async def test_without_a_sandbox_the_dangerous_word_check_still_comes_first(
     place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sandbox_module, "create_sandbox", _no_sandbox)
+    monkeypatch.setattr(sandbox_module, "project_sandbox", _no_sandbox)
     host = await make_host(ScriptedModel(text_step("ok")), permission_mode=PermissionMode.AUTO)
     verdict = host.shell_policy.verdict(host.session_id, "rm -rf build")
     await host.aclose()
@@ -666,6 +671,7 @@ async def test_print_mode_with_allow_shell_refuses_without_a_sandbox(
     place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sandbox_module, "create_sandbox", _no_sandbox)
+    monkeypatch.setattr(sandbox_module, "project_sandbox", _no_sandbox)
     model = ScriptedModel(tool_step("c1", "bash", {"command": "touch made.txt"}), text_step("ok"))
     _code, out, err = await headless(model, allow_shell=("touch",))
     assert not (place.project / "made.txt").exists()

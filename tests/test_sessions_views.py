@@ -81,7 +81,7 @@ def test_notes_images_interrupted_tools_and_stops(tmp_path: Path) -> None:
         ("steer", "actually, stop"),
         ("agent", "plan mode is on"),
         ("checkpoint", "summary of earlier work"),
-        ("stop", "the model stopped early: max_output (limit reached)"),
+        ("stop", "The model hit the output token limit, so the answer is cut off: limit reached."),
     ]
     assert turn.model == "openai:gpt" and turn.status == "interrupted"
     markdown = turn_markdown(turn)

@@ -176,6 +176,30 @@ async def test_export_says_where_it_wrote_and_never_replaces_a_file(
     assert not outside.exists()
 
 
+async def test_export_into_a_folder_linked_out_of_the_project_writes_nothing(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    """A command may have made ``docs`` a link to a folder elsewhere (``~/.config/autostart``)."""
+    from tests.ui_helpers import prompts
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project_dir / "docs").symlink_to(elsewhere)
+    app = make_app(ScriptedModel(text_step("an answer")))
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await submit(pilot, "a question")
+        await wait_for(pilot, lambda: idle(app) and bool(prompts(app)))
+        for command in ("/export docs", "/export docs/notes.md", f"/export {elsewhere}"):
+            said = len(notices(app))
+            await submit(pilot, command)
+            await wait_for(pilot, lambda before=said: len(notices(app)) > before)
+        said_lines = notices(app)[-3:]
+    assert "leads outside the project through a link" in said_lines[0]
+    assert "leads outside the project through a link" in said_lines[1]
+    assert f"Exported 1 turn to {elsewhere}" in said_lines[2]  # a full path is the user's choice
+    assert len(list(elsewhere.iterdir())) == 1
+
+
 async def test_shift_tab_shows_the_mode_in_the_status_line_and_stacks_no_toasts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

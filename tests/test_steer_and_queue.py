@@ -147,6 +147,25 @@ async def test_up_takes_a_queued_prompt_back_and_clearing_it_removes_it() -> Non
         assert prompts(app) == ["first", "A", "B edited"]
 
 
+async def test_the_status_line_counts_only_what_is_still_queued() -> None:
+    gate = asyncio.Event()
+    model = ScriptedModel(text_step("Busy.", gate=gate), text_step("A done."))
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        await a_turn_running(pilot, gate)
+        await type_and(pilot, "A", "tab")
+        status = app.chat.status
+        assert status.queued == 1
+        await pilot.press("up")  # taken back into the prompt: no longer queued
+        assert app.chat.composer.text == "A" and status.queued == 0
+        assert "queued)" not in screen_text(app)
+        await pilot.press("down")  # and back in the queue
+        assert status.queued == 1
+        gate.set()
+        await wait_for(pilot, lambda: idle(app) and len(answers(app)) == 2)
+        assert status.queued == 0
+
+
 async def test_tab_at_idle_does_not_queue_or_send() -> None:
     model = ScriptedModel(text_step("unused"))
     app = make_app(model)

@@ -272,7 +272,8 @@ async def test_tool_row_states_duration_and_expansion_by_keys_and_click() -> Non
         failed.finish("failed", "No such file", 12.3)
         transcript.refresh_block(failed)
         await settle(pilot)
-        assert all_text(transcript)[-1].endswith("failed 12s")
+        assert all_text(transcript)[-2].endswith("failed 12s")
+        assert all_text(transcript)[-1].endswith("│ No such file")  # why it failed stays in sight
 
 
 async def test_expanding_the_last_tool_keeps_its_row_in_place() -> None:

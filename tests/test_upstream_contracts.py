@@ -289,6 +289,39 @@ def test_the_plain_provider_sends_zett_agents_rendering_of_the_messages() -> Non
     _check(provider._messages(request) == [], "the override no longer empties what the SDK transforms")
 
 
+def test_the_stream_loops_zett_replaces_and_the_parts_its_readers_call() -> None:
+    from zett_agent.providers.anthropic_compatible import AnthropicCompatibleProvider
+    from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
+
+    chat = OpenAICompatibleProvider
+    _check(
+        f"self.{agent_compat.CHAT_STREAM_METHOD}" in inspect.getsource(chat.stream),
+        "OpenAICompatibleProvider.stream no longer dispatches to _stream_chat: zett's lean reader "
+        "(providers/chat_stream.py) is bypassed, and with it the end-signal rule",
+    )
+    _check(
+        _signature(getattr(chat, agent_compat.CHAT_OPEN_METHOD)) == ["self", "request"]
+        and _signature(getattr(chat, agent_compat.CHAT_REFUSED_METHOD)) == ["self", "refusal"],
+        "OpenAICompatibleProvider._open_chat(request) or _refused(refusal) changed: check chat_stream.py",
+    )
+    messages = AnthropicCompatibleProvider
+    _check(
+        _signature(getattr(messages, agent_compat.MESSAGES_OPEN_METHOD)) == ["self", "request"]
+        and _signature(getattr(messages, agent_compat.MESSAGES_READ_EVENT_METHOD)) == ["self", "turn", "data"]
+        and _signature(getattr(messages, agent_compat.MESSAGES_RENDER_METHOD)) == ["self", "request"],
+        "AnthropicCompatibleProvider._open, _read_event or _messages changed: check messages_stream.py",
+    )
+    turn = agent_compat.messages_turn()
+    _check(
+        all(
+            hasattr(turn, name)
+            for name in ("text", "reasoning", "finish_reason", "stop_details", "usage", "streams", "replay")
+        ),
+        "anthropic_compatible._Turn lost a field messages_stream.py reads",
+    )
+    _check(agent_compat.messages_tool_input("{bad", 0) == {}, "_lenient_arguments no longer falls back to {}")
+
+
 def test_the_runtime_calls_only_the_bookkeeping_the_guard_forwards() -> None:
     from zett_agent._agent import lifecycle
     from zett_agent.extensions.base import AgentExtension
@@ -589,3 +622,21 @@ def test_tomlkit_still_inserts_a_key_at_a_position() -> None:
         tomlkit.dumps(document) == '[ui]\nbell = true\ntheme = "nord"\n\n# next\n[other]\n',
         "tomlkit's Container._insert_at no longer inserts at the index given: check config/tomlkit_compat.py",
     )
+
+
+async def test_a_finished_session_state_can_be_forgotten() -> None:
+    from zett_agent.agent import Agent, AgentRunConfig
+
+    from tests.fakes.scripted_model import ScriptedModel, text_step
+    from zett_tui.runtime import agent_compat
+
+    model = ScriptedModel(text_step("one"), text_step("two"))
+    agent = await Agent.create(model, config=AgentRunConfig(session_id="main"))
+    await agent.run("hi", config=AgentRunConfig(session_id="child"))
+    _check(agent.get_state("child") is not None, "Agent.get_state no longer keeps a finished session")
+    _check(
+        agent_compat.forget_session(agent, "child"),
+        "Agent._states/_active_configs/_sessions_lock changed: subagents' states are never dropped",
+    )
+    _check(agent.get_state("child") is None, "Agent.get_state reads something other than _states")
+    await agent.run("again", config=AgentRunConfig(session_id="child"))  # a forgotten session starts fresh

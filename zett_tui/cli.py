@@ -56,7 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument(
         "-c", "--continue", dest="continue_last", action="store_true", help="resume the latest session here"
     )
-    resume.add_argument("-r", "--resume", metavar="ID", help="resume a session (any unique prefix of its id)")
+    resume.add_argument(
+        "-r",
+        "--resume",
+        metavar="ID",
+        nargs="?",
+        const="",
+        help="resume a session (any unique prefix of its id); without an id, choose one in the session browser",
+    )
     opening = parser.add_mutually_exclusive_group()
     opening.add_argument(
         "--read-only",
@@ -110,9 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_sessions_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="zett sessions", description="Browse, show, export and remove sessions."
+        prog="zett sessions",
+        description="Browse, show, export and remove sessions (with no COMMAND: the list).",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # no COMMAND: the list (``_sessions``), as ``claude``'s and ``codex``'s session commands show one
+    commands = parser.add_subparsers(dest="command", required=False, metavar="COMMAND")
     listing = commands.add_parser("list", help="sessions started in this folder (--all: every folder)")
     listing.add_argument("--all", action="store_true", help="every folder")
     listing.add_argument("--json", action="store_true", help="one JSON document")
@@ -170,10 +179,19 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
     options = build_parser().parse_args(arguments)
     from zett_tui.entry.headless import HeadlessUsageError, headless_request
 
+    choose_session = options.resume == ""  # a bare --resume: the session browser opens at start
+    if choose_session:
+        options.resume = None
     try:
         request = headless_request(options, sys.stdin, sys.stderr)
     except HeadlessUsageError as error:
         print(f"zett: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if choose_session and (request is not None or options.open_as):
+        print(
+            "zett: --resume needs a session id here (any unique prefix; `zett sessions` lists them)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     open_as = options.open_as or (_ask_how_to_open(options) if request is None else None)
     query: BackgroundQuery | None = None
@@ -184,7 +202,7 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
 
             query = BackgroundQuery.send(env)
     try:
-        return _launch(options, env, request, open_as, query)
+        return _launch(options, env, request, open_as, query, choose_session=choose_session)
     finally:
         if query is not None:
             query.answer(timeout=0)  # not read yet (a configured theme, a failed start): put away, no wait
@@ -196,6 +214,8 @@ def _launch(
     request: HeadlessRequest | None,
     open_as: str | None,
     query: BackgroundQuery | None,
+    *,
+    choose_session: bool = False,
 ) -> int:
     from zett_tui.entry.startup import StartupError, prepare_launch
 
@@ -227,7 +247,7 @@ def _launch(
         background = query.answer()
         if launch.theme is None:  # no theme chosen: follow the terminal's background
             launch = replace(launch, terminal_background=background)
-    app = ZettApp(launch)
+    app = ZettApp(launch, open_sessions=choose_session)
     session_id = app.run()
     code = app.return_code or EXIT_OK
     if session_id and _session_was_recorded(session_id):
@@ -280,8 +300,10 @@ def _sessions(options: argparse.Namespace) -> int:
     out, err = sys.stdout, sys.stderr
     # What a session holds came from a model and its tools: never an escape sequence to the terminal.
     shown, said = cast("TextIO", InertWriter(out)), cast("TextIO", InertWriter(err))
-    if options.command == "list":
-        return commands.list_sessions(options.all, options.json, None, shown, err=said)
+    if options.command in (None, "list"):
+        listing = options.command is not None
+        all_folders, as_json = listing and options.all, listing and options.json
+        return commands.list_sessions(all_folders, as_json, None, shown, err=said)
     if options.command == "show":
         return commands.show_session(options.id, shown, err=said)
     if options.command == "rm":

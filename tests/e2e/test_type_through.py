@@ -70,3 +70,43 @@ def test_keys_typed_across_a_shell_dialog_opening_stay_in_the_prompt(llm_server,
     bodies = [request.body for request in llm_server.requests]
     assert len(bodies) == 2  # the prompt, then the refused command's result; nothing sent from the prompt
     assert not any("ok go" in str(body) for body in bodies)
+
+
+def test_a_disguised_command_and_a_message_typed_after_a_pause_in_a_real_terminal(
+    llm_server, tmp_path: Path
+) -> None:
+    """The dialog draws the escapes of ``touch X # ESC[2K ESC[1G echo hello`` (a terminal would
+    otherwise erase the line and show only ``echo hello``); then, with the dialog taking keys, a
+    message typed and ended with Enter lands in the prompt and approves nothing."""
+    home = tmp_path / "e2e-home"
+    project = tmp_path / "e2e-project"
+    project.mkdir()
+    llm_server.script(
+        Reply.tool_call("bash", {"command": "touch X # \x1b[2K\x1b[1Gecho hello"}),
+        Reply.text("Understood, not run."),
+    )
+    env = zett_env(
+        home, OPENAI_API_KEY="sk-test-not-a-real-key-000000000000", OPENAI_BASE_URL=llm_server.openai_base_url
+    )
+    terminal = Terminal(["--model", "openai:gpt-test"], env=env, cwd=project)
+    try:
+        terminal.wait_for_text("Ask zett")
+        terminal.send("tidy up\r")
+        shown = terminal.wait_for_text(TAKES_KEYS)  # armed: the user paused
+        assert r"touch X # \x1b[2K\x1b[1Gecho hello" in shown
+        terminal.send("wait, first explain\r")
+        shown = terminal.wait_for_text("wait, first explain")
+        assert DIALOG in shown and "You allowed" not in shown
+        terminal.wait_for_text(TAKES_KEYS)
+        assert not (project / "X").exists()
+        terminal.send("\x1b")
+        shown = terminal.wait_for_text("Understood, not run.")
+        assert "You refused" in shown and "wait, first explain" in shown
+        assert not (project / "X").exists()
+        terminal.send("\x03")
+        terminal.wait_for(lambda text: "wait, first explain" not in text)
+        terminal.send("\x04")
+        assert terminal.wait_exit() == 0
+    finally:
+        terminal.close()
+    assert not (project / "X").exists()

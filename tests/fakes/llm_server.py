@@ -56,7 +56,7 @@ FAULT_TEXT = "This answer is going to be interrupted part of the way through, on
 #: Largest request body read; anything bigger is refused, so a runaway client cannot exhaust memory.
 MAX_BODY_BYTES = 64 * 1024 * 1024
 
-_KINDS = ("text", "tool_call", "error", "drop", "malformed", "stall")
+_KINDS = ("text", "tool_call", "error", "drop", "malformed", "stall", "raw")
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", "The request is invalid."),
@@ -96,6 +96,8 @@ class Reply:
     before_headers: bool = False
     #: The finish reason sent at the end (``length`` for a cut answer); empty: the protocol's usual.
     finish: str = ""
+    #: Further calls in the same answer (OpenAI protocol only): ``{"call_id", "tool_name", "arguments"}``.
+    more_calls: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -137,6 +139,12 @@ class Reply:
     def error(cls, status: int, message: str = "", *, html: bool = False) -> Reply:
         """Answer HTTP ``status`` with the protocol's JSON error body (or a web page with ``html``)."""
         return cls("error", status=status, message=message, html=html)
+
+    @classmethod
+    def raw(cls, events: str) -> Reply:
+        """Stream ``events`` (the SSE body, written in a real provider's shapes) byte for byte, one
+        event per chunk, and end the body normally: what the stream says is all there is."""
+        return cls("raw", content=events)
 
     @classmethod
     def drop_after(cls, n_chunks: int, text: str = FAULT_TEXT, *, chunk: int = 8) -> Reply:
@@ -413,6 +421,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.pause(reply.seconds)
         content_type = "application/x-ndjson" if self.protocol_name == "ollama" else "text/event-stream"
         self.start_stream(content_type)
+        if reply.kind == "raw":
+            for event in reply.content.replace("\r\n", "\n").split("\n\n"):
+                if event.strip():
+                    self.write_chunk(event.encode() + b"\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+            return
         writer = {
             "openai": self.stream_openai,
             "anthropic": self.stream_anthropic,
@@ -463,6 +477,10 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in reply.pieces(json.dumps(reply.arguments)):
                 call = {"index": 0, "function": {"arguments": piece}}
                 wire.frame(_openai_chunk(model, {"tool_calls": [call]}), content=True)
+            for index, more in enumerate(reply.more_calls, start=1):
+                opening = {"index": index, "id": more["call_id"], "type": "function"}
+                opening["function"] = {"name": more["tool_name"], "arguments": json.dumps(more["arguments"])}
+                wire.frame(_openai_chunk(model, {"tool_calls": [opening]}), content=True)
         wire.frame(_openai_chunk(model, None, reply.finish or finish))
         options = self.body.get("stream_options")
         if isinstance(options, dict) and options.get("include_usage"):

@@ -11,10 +11,11 @@ itself, never by ``checkout``.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from zett_tui.core.outside_programs import find_program, safe_environment
 
 GIT = "/usr/bin/git"
 
@@ -44,15 +45,16 @@ class GitFailed(RuntimeError):
 
 
 def git_path() -> str | None:
-    """The git the store runs (``/usr/bin/git``, else the first on PATH), or None."""
+    """The git the store runs (``/usr/bin/git``, else the first on PATH outside every folder a
+    sandboxed command may write: ``outside_programs``), or None."""
     if os.access(GIT, os.X_OK):
         return GIT
-    return shutil.which("git")
+    return find_program("git")
 
 
 def scrubbed_environment(git_dir: Path, work_tree: Path | None, index_file: Path | None) -> dict[str, str]:
     """The environment of a store command: the user's own ``GIT_*`` removed, the store's set."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env = {key: value for key, value in safe_environment().items() if not key.startswith("GIT_")}
     env.update(
         {
             "GIT_DIR": str(git_dir),

@@ -392,6 +392,8 @@ class CheckpointExtension(AgentExtension):
         self._also_read_only = is_read_only
 
     async def before_run(self, context: AgentRunContext) -> None:
+        if _is_subagent(context):
+            return  # its changes belong to the parent's turn: a rewind of it takes them back
         zett = _notes(context)
         turn = str(zett.get("turn") or context.config.request_id or "turn")
         prompt = context.input_message or next(
@@ -409,15 +411,17 @@ class CheckpointExtension(AgentExtension):
         return await call_next()
 
     async def on_success(self, context: AgentRunContext, result: AssistantMessage) -> None:
-        await self._finish(context)
+        if not _is_subagent(context):
+            await self._finish(context)
 
     async def on_error(self, context: AgentRunContext, error: Exception) -> None:
-        await self._finish(context)
+        if not _is_subagent(context):
+            await self._finish(context)
 
     async def on_event(self, context: AgentRunContext, event: Any) -> None:
         from zett_agent.extensions.events import RunCancelledEvent
 
-        if isinstance(event, RunCancelledEvent):
+        if isinstance(event, RunCancelledEvent) and not _is_subagent(context):
             # A cancelled turn is being torn down: nothing may wait here (the transcript's line
             # comes after this hook). Its last checkpoint and record are made in the background.
             checkpoints = self.checkpoints
@@ -429,6 +433,11 @@ class CheckpointExtension(AgentExtension):
         record = await self.checkpoints.end_turn()
         if record is not None:
             _notes(context)["checkpoint"] = self.checkpoints.metadata(record)
+
+
+def _is_subagent(context: AgentRunContext) -> bool:
+    """A subagent's request (``runtime.subagents``): it runs inside its parent's turn."""
+    return context.config.parent_session_id is not None
 
 
 def _notes(context: AgentRunContext) -> dict[str, Any]:

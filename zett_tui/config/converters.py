@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from datetime import date, datetime, time
 from typing import Any
@@ -78,6 +79,15 @@ def convert_context_window(value: object) -> int:
         raise InvalidValue(f"expected a number of tokens such as 32768, got {describe_value(value)}")
     if value < 1024:
         raise InvalidValue(f"expected at least 1024 tokens, got {value}")
+    return value
+
+
+def convert_small_count(value: object) -> int:
+    """A whole number from 1 to 16 (``[subagents]`` limits)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidValue(f"expected a whole number such as 4, got {describe_value(value)}")
+    if not 1 <= value <= 16:
+        raise InvalidValue(f"expected between 1 and 16, got {value}")
     return value
 
 
@@ -222,6 +232,15 @@ def convert_sandbox_mode(value: object) -> str:
 
 #: Provider keys never enter a sandboxed command, whatever ``[sandbox] env`` says.
 _PROVIDER_KEY_NAME = re.compile(r"(?i:.*_API_KEY)")
+
+
+def convert_sandbox_hidden_path(value: object) -> str:
+    """A place commands must not see: an absolute path, or one under ``~``."""
+    text = _non_empty_string(value)
+    expanded = os.path.expanduser(text)
+    if not os.path.isabs(expanded):
+        raise InvalidValue(f"expected an absolute path or one starting with ~/, got {text!r}")
+    return os.path.normpath(expanded)
 
 
 def convert_sandbox_env_name(value: object) -> str:

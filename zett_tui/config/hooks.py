@@ -29,7 +29,7 @@ from typing import Any
 
 from zett_tui.config.converters import InvalidValue, describe_value
 
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop")
 #: Events whose ``matcher`` means something (tool names; for SessionStart, how the session began).
 MATCHED_EVENTS = ("PreToolUse", "PostToolUse", "SessionStart")
 HOOK_KEYS = ("matcher", "command", "timeout", "type")

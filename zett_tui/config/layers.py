@@ -30,6 +30,7 @@ from zett_tui.config.schema import (
     Schema,
     Setting,
     Settings,
+    SubagentSettings,
     UISettings,
     format_key,
     resolve_setting,
@@ -208,6 +209,9 @@ def assemble(
         ),
         checkpoints=CheckpointSettings(
             **{str(key[1]): value for key, value in merged.items() if key[0] == "checkpoints"}
+        ),
+        subagents=SubagentSettings(
+            **{str(key[1]): value for key, value in merged.items() if key[0] == "subagents"}
         ),
         mcp_servers=tuple(mcp_servers),
         hooks=tuple(hook for layer in layers for hook in layer.hooks),

@@ -22,8 +22,17 @@ MCP_JSON_NAME = ".mcp.json"
 #: load only once trusted (``zett_tui.workspace.extension_folders``).
 PROJECT_COMMAND_FOLDERS = (".zett/commands", ".claude/commands")
 PROJECT_SKILL_FOLDERS = (".agents/skills", ".claude/skills", ".zett/skills")
+#: A project's subagent files (``workspace.agent_files``): hashed with the rest, loaded once trusted.
+PROJECT_AGENT_FOLDERS = (".zett/agents", ".claude/agents")
 #: Any one of these (a folder, or the file ``.mcp.json``) makes its folder the project.
-PROJECT_MARKERS = (PROJECT_DIR_NAME, MCP_JSON_NAME, ".claude/commands", ".claude/skills", ".agents/skills")
+PROJECT_MARKERS = (
+    PROJECT_DIR_NAME,
+    MCP_JSON_NAME,
+    ".claude/commands",
+    ".claude/skills",
+    ".agents/skills",
+    ".claude/agents",
+)
 
 
 def home_folder(env: Mapping[str, str]) -> Path | None:

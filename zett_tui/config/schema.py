@@ -31,7 +31,9 @@ from zett_tui.config.converters import (
     convert_pattern,
     convert_reasoning_effort,
     convert_sandbox_env_name,
+    convert_sandbox_hidden_path,
     convert_sandbox_mode,
+    convert_small_count,
     convert_theme,
 )
 from zett_tui.config.hooks import HOOK_EVENTS, HOOK_KEYS, HookConfig
@@ -94,6 +96,9 @@ class SandboxSettings:
     """Commands inside the sandbox may use the network."""
     env: tuple[str, ...] = ()
     """Names of environment variables passed into the sandbox besides the built-in short list."""
+    hidden: tuple[str, ...] = ()
+    """More places commands must not see (files or folders, ``~/`` allowed), besides the built-in
+    credential stores."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,16 @@ class CheckpointSettings:
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
+
+
+@dataclass(frozen=True)
+class SubagentSettings:
+    """The ``[subagents]`` table: how the ``task`` tool's subagents run."""
+
+    max_parallel: int = 4
+    """How many subagents run at once; more ``task`` calls in one step wait for a slot."""
+    max_depth: int = 1
+    """How deep delegation goes: 1, the main agent's subagents cannot start their own."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +180,8 @@ class Settings:
     """How shell commands are confined; from the user's config only."""
     checkpoints: CheckpointSettings = CheckpointSettings()
     """What the checkpoints record; from the user's config only."""
+    subagents: SubagentSettings = SubagentSettings()
+    """How subagents run (``[subagents]``)."""
     mcp_servers: tuple[McpServerConfig, ...] = ()
     """The ``[mcp_servers.NAME]`` tables (``zett_tui.config.mcp_servers``), the user's first."""
     hooks: tuple[HookConfig, ...] = ()
@@ -264,6 +281,7 @@ SANDBOX_SCHEMA: Mapping[str, Setting] = {
     "mode": Setting(convert_sandbox_mode, user_only=True),
     "network": Setting(convert_bool, user_only=True),
     "env": Setting(convert_sandbox_env_name, user_only=True, item_list=True),
+    "hidden": Setting(convert_sandbox_hidden_path, user_only=True, item_list=True),
 }
 """All user-only: a cloned repository must not be able to loosen the sandbox."""
 
@@ -271,6 +289,12 @@ CHECKPOINTS_SCHEMA: Mapping[str, Setting] = {
     "max_file_mb": Setting(convert_megabytes, user_only=True),
 }
 """User-only: a cloned repository must not be able to keep its files out of the checkpoints."""
+
+SUBAGENTS_SCHEMA: Mapping[str, Setting] = {
+    "max_parallel": Setting(convert_small_count, user_only=True),
+    "max_depth": Setting(convert_small_count, user_only=True),
+}
+"""User-only: a cloned repository must not be able to fan the model out or let it recurse."""
 
 SCHEMA: Schema = {
     "model": Setting(convert_model),
@@ -280,6 +304,7 @@ SCHEMA: Schema = {
     "ui": UI_SCHEMA,
     "sandbox": SANDBOX_SCHEMA,
     "checkpoints": CHECKPOINTS_SCHEMA,
+    "subagents": SUBAGENTS_SCHEMA,
     "endpoints": NamedTables(
         ENDPOINT_SCHEMA,
         name_pattern=re.compile(r"[A-Za-z0-9_-]+"),

@@ -4,7 +4,9 @@ the user trusts it.
 What a project folder (``config.project_folder``: the nearest one with ``.zett/``, ``.mcp.json``,
 ``.claude/commands`` or a skill folder) would load is ``.zett/config.toml``, every file under
 ``.zett/extensions/`` and ``.zett/hooks/`` (``__pycache__`` aside), the project files its hook
-commands name (``./scripts/check.sh``), ``.mcp.json``, and the Markdown commands and ``SKILL.md``
+commands name (``./scripts/check.sh``) and its MCP servers' commands and arguments name
+(``python3 tools/server.py``: what runs outside the sandbox is trusted with what starts it),
+``.mcp.json``, and the Markdown commands and ``SKILL.md``
 files of its command and skill folders. Their paths and contents are hashed together
 (SHA-256); the trust store (``data_dir()/trust.json``, 0600) keeps, per folder, the hash the user
 decided on and whether they trusted it. Any change to those files changes the hash, so zett asks
@@ -31,7 +33,7 @@ import logging
 import os
 import stat
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -41,6 +43,7 @@ from zett_tui.config.hooks import describe_hooks, files_named, hook_commands
 from zett_tui.config.mcp_servers import describe_mcp_servers
 from zett_tui.config.project_folder import (
     MCP_JSON_NAME,
+    PROJECT_AGENT_FOLDERS,
     PROJECT_COMMAND_FOLDERS,
     PROJECT_DIR_NAME,
     PROJECT_SKILL_FOLDERS,
@@ -252,13 +255,14 @@ class _Collector:
         has_zett = self._is_folder(zett)
         if has_zett:
             self.config_bytes = self._read(zett / "config.toml")
-        self._read(self.root / MCP_JSON_NAME)  # before the folders: their many files cannot crowd it out
+        mcp_json = self._read(self.root / MCP_JSON_NAME)  # before the folders: they cannot crowd it out
         if has_zett:
             self._walk(zett / "extensions", depth=0)
             self._walk(zett / "hooks", depth=0)
             self._read_hook_scripts()
+        self._read_server_scripts(mcp_json)
         in_zett = f"{PROJECT_DIR_NAME}/"
-        for folder in PROJECT_COMMAND_FOLDERS:
+        for folder in (*PROJECT_COMMAND_FOLDERS, *PROJECT_AGENT_FOLDERS):  # subagents: Markdown too
             if has_zett or not folder.startswith(in_zett):
                 self._walk(self.root / folder, depth=0, keep=lambda name: name.endswith(".md"))
         for folder in PROJECT_SKILL_FOLDERS:  # what zett reads of a skill: its SKILL.md
@@ -286,6 +290,45 @@ class _Collector:
                     continue
                 read.add(self._relative(real))
                 self._read(real)
+
+    def _read_server_scripts(self, mcp_json: bytes | None) -> None:
+        """The files inside the project that the project's MCP servers run (``.mcp.json``'s and
+        ``.zett/config.toml``'s ``command`` and ``args``: ``python3 tools/docs_server.py``): a
+        server's script is trusted with the entry that starts it, so a command that rewrites it
+        makes zett ask again."""
+        from zett_tui.config.mcp_servers import read_mcp_json
+
+        words: list[str] = []
+        if mcp_json is not None:
+            try:
+                servers, _problems = read_mcp_json(mcp_json.decode("utf-8-sig"), self.root / MCP_JSON_NAME)
+            except UnicodeDecodeError:
+                servers = []
+            for server in servers:
+                words += [server.command or "", *server.args]
+        try:
+            document = tomllib.loads(self.config_bytes.decode("utf-8")) if self.config_bytes else {}
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            document = {}
+        tables = document.get("mcp_servers")
+        for table in tables.values() if isinstance(tables, dict) else ():
+            if isinstance(table, dict):
+                command, args = table.get("command"), table.get("args")
+                words += [command if isinstance(command, str) else ""]
+                words += [arg for arg in args if isinstance(arg, str)] if isinstance(args, list) else []
+        self._read_named(word for text in words if text for word in files_named(text))
+
+    def _read_named(self, words: Iterable[str]) -> None:
+        """Read each word that names a regular file inside the project and was not read yet."""
+        read = {relative for relative, _ in self.entries}
+        for word in words:
+            real = Path(os.path.realpath(self.root / word))
+            if real == self.root or not real.is_relative_to(self.root) or not real.is_file():
+                continue
+            if self._relative(real) in read:
+                continue
+            read.add(self._relative(real))
+            self._read(real)
 
     def _is_folder(self, folder: Path) -> bool:
         """Whether ``folder`` is a folder inside ``root`` (left out with its reason when it leads outside)."""
@@ -333,7 +376,7 @@ class _Collector:
                 self._leave_out(path, str(why))
                 continue
             if is_folder:
-                if name != "__pycache__":  # Python's own cache is not what loads
+                if name != "__pycache__":  # never read: an extension runs from the bytes hashed here
                     self._walk(path, depth=depth + 1, keep=keep)
             elif keep is None or keep(name):
                 self._read(path)

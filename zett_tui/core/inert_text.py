@@ -12,7 +12,16 @@ import re
 import unicodedata
 from typing import TextIO
 
-__all__ = ["InertWriter", "encodable", "inert_json", "make_inert", "make_terminal_output_inert"]
+__all__ = [
+    "InertWriter",
+    "encodable",
+    "hidden_characters",
+    "inert_json",
+    "make_inert",
+    "make_terminal_output_inert",
+    "make_visible",
+    "visible_escape",
+]
 
 
 # Control characters other than tab and newline, DEL, and the C1 range: never sent to the terminal.
@@ -91,6 +100,44 @@ def _overstrike(line: str) -> str:
     for part in line.split("\r"):
         shown = part + shown[len(part) :]
     return shown
+
+
+def visible_escape(char: str) -> str:
+    """How ``make_visible`` writes one character: ``\\x1b``, ``\\r``, ``\\u202e``, ``\\U000e0041``."""
+    code = ord(char)
+    if char == "\r":
+        return "\\r"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def _shown_as_it_is(char: str) -> bool:
+    return char.isprintable() or char in "\n\t"
+
+
+def hidden_characters(text: str) -> list[int]:
+    """The offsets in ``text`` of what ``make_visible`` writes as an escape (empty for most text)."""
+    if text.isprintable():
+        return []
+    return [index for index, char in enumerate(text) if not _shown_as_it_is(char)]
+
+
+def make_visible(text: str) -> str:
+    """``text`` with everything a terminal would act on, hide or draw as nothing written out as an
+    escape (``\\x1b``, ``\\r``, ``\\u202e``, ``\\u200b``...); newlines and tabs stay.
+
+    For what a person approves (a command, a diff, a path, a server's command line): unlike
+    ``make_inert``, which drops these characters, it shows that they are there. Escaped are the C0
+    and C1 controls and DEL, format characters (bidi controls, zero-width spaces and joiners, tag
+    characters), line and paragraph separators, lone surrogates, unassigned and private-use code
+    points, and spaces other than U+0020 (a no-break space can pass for a word break).
+    """
+    if text.isprintable():
+        return text
+    return "".join(char if _shown_as_it_is(char) else visible_escape(char) for char in text)
 
 
 #: What JSON leaves as it is but a terminal would act on: C1 controls, bidi controls, separators.

@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from zett_tui.core.secret_names import NOT_SECRETS, NUMBER, SECRET_VARIABLE
+from zett_tui.core.secret_scan import Span, find_spans, merge
+
 Label = Callable[[str], str]
 
 
@@ -44,113 +47,8 @@ def display_label(kind: str) -> str:
     return _DISPLAY_LABELS.get(kind, "[redacted key]")
 
 
-#: Where a key may start: not inside a word, but right after a JSON escape (``\n``) in a JSON line.
-_START = r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_]))"
-
-_LINE_END = r"(?:\r?\n|(?:\\r)?\\n)"
-_PEM_BODY = rf"(?:{_LINE_END}(?:[A-Za-z\-]+: [^\r\n\\]*|[A-Za-z0-9+/=]+)(?={_LINE_END}|$))*"
-
-
-def _starting(prefix: str) -> str:
-    """``prefix`` (fixed width) where a key may start (as :data:`_START`), tested after the
-    literal so that the regex engine can scan for it: much faster on long text."""
-    return rf"{prefix}(?:(?<=\\[nrt]{prefix})|(?<![A-Za-z0-9_]{prefix}))"
-
-
-#: Between the words of a .netrc entry: blanks and line ends, real or escaped in a JSON line.
-_NETRC_SEP = r"(?:[ \t\r\n]|\\[nrt])+"
-_NETRC_TOKEN = r"[^\s\"'\\]+"
-
-#: (kind, pattern). A ``keep`` group is kept in front of the marker (the word ``Bearer``).
-_BUILTIN: tuple[tuple[str, str], ...] = (
-    # A key cut short (a tool's output truncated before the END line) is removed up to the last
-    # line that looks like a key's (base64, or a "Proc-Type: ..." header).
-    (
-        "private-key",
-        rf"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:.*?-----END \1PRIVATE KEY-----|{_PEM_BODY})",
-    ),
-    ("anthropic-key", rf"{_START}sk-ant-[A-Za-z0-9_\-]{{16,}}"),
-    ("openai-key", rf"{_START}sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{{20,}}"),
-    # A key as a provider echoes it in an error, partly starred: sk-abc12345***wxyz.
-    ("masked-key", rf"{_START}sk-[A-Za-z0-9_\-]{{3,}}\*{{3,}}[A-Za-z0-9_\-]*"),
-    ("provider-key", rf"{_START}(?:xai|gsk|pplx|csk)-?_?[A-Za-z0-9]{{20,}}\b"),
-    ("aws-access-key", rf"{_START}(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{{16}}\b"),
-    ("github-token", rf"{_START}(?:gh[pousr]_[A-Za-z0-9]{{20,}}|github_pat_[A-Za-z0-9_]{{20,}})"),
-    ("slack-token", rf"{_START}xox[abposr]-[A-Za-z0-9\-]{{10,}}"),
-    ("google-api-key", rf"{_START}AIza[0-9A-Za-z_\-]{{30,}}"),
-    # The password in a URL: postgres://user:PASSWORD@host.
-    ("url-password", r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@\"'\\]*:)[^/\s@\"'\\]{3,}(?=@)"),
-    # An HTTP credential; the token must hold a digit, so "basic approach" is left alone.
-    (
-        "auth-header",
-        rf"(?P<keep>{_START}(?i:bearer|basic)\s+)(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{{8,}}",
-    ),
-    ("stripe-key", rf"{_starting('[sr]k_')}(?:live|test)_[A-Za-z0-9]{{16,}}"),
-    ("gitlab-token", rf"{_starting('gl')}(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_\-]{{20,}}"),
-    # npm and Hugging Face tokens: letters and digits only, so identifiers (hf_hub_download) differ.
-    ("npm-token", rf"{_starting('npm_')}(?=[A-Za-z]*\d)[A-Za-z0-9]{{30,}}\b"),
-    ("huggingface-token", rf"{_starting('hf_')}[A-Za-z0-9]{{30,}}\b"),
-    # An Azure storage connection string: ...;AccountKey=<base64>;...
-    ("azure-key", r"(?P<keep>(?:Account|SharedAccess)Key=)[A-Za-z0-9+/]{20,}={0,2}"),
-    (
-        "slack-webhook",
-        r"(?P<keep>https://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/\-]{10,}",
-    ),
-    # A JWT: header and claims are base64url JSON objects (eyJ is '{"'); after auth-header, so
-    # "Bearer <jwt>" keeps its marker. Base64 data holds no dots, so an image is not matched.
-    ("jwt", rf"{_starting('eyJ')}[A-Za-z0-9_\-]{{10,}}\.eyJ[A-Za-z0-9_\-]{{10,}}\.[A-Za-z0-9_\-]*"),
-    # A .netrc entry (one line or several): machine HOST login USER password SECRET. The login is
-    # required, so prose ("by default password ...") is left alone.
-    (
-        "netrc-password",
-        rf"(?P<keep>(?:{_starting('machine')}{_NETRC_SEP}{_NETRC_TOKEN}|{_starting('default')})"
-        rf"(?:{_NETRC_SEP}(?:login|account|port){_NETRC_SEP}{_NETRC_TOKEN})+{_NETRC_SEP}password{_NETRC_SEP})"
-        rf"{_NETRC_TOKEN}",
-    ),
-)
-_COMPILED = tuple((kind, re.compile(pattern, re.DOTALL)) for kind, pattern in _BUILTIN)
-
-#: Words in a name that say its value is secret: ``DB_PASSWORD``, ``apiKey``, ``x-api-key``.
-_SECRET_WORDS = (
-    r"(?i:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
-    r"|auth[_\-]?key|credentials?)"
-)
-#: NAME=value and NAME: value (.env files, shell exports, YAML, JSON, TOML). The secret word ends
-#: the name or is followed by ``_``, ``-`` or a capital (``TOKEN_FILE``, ``secretKey``), so
-#: ``max_tokens: 4096`` and ``tokenizer: x`` are not matched. The value stops at a quote,
-#: backslash, bracket or separator, and a value followed by ``(`` or ``[`` is code, not a secret.
-_ASSIGNMENT = re.compile(
-    rf"(?P<name>\b[A-Za-z0-9_.\-]*?{_SECRET_WORDS}(?:[_\-][A-Za-z0-9_\-]*|[A-Z][A-Za-z0-9_\-]*)?)"
-    r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
-    r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
-)
-#: An environment variable's name that says its value is secret (``STRIPE_KEY``, ``GITLAB_TOKEN``,
-#: ``MYSQL_PWD``, ``PASS``, ``SMTP_PASSWORD_1``). Upper case only in text (``sort_key = x`` is code).
-_SECRET_VARIABLE = r"[A-Z0-9_]*(?:_KEY|_TOKEN|_SECRET|_PWD|PASS)|[A-Z0-9_]*PASSWORD[A-Z0-9_]*"
-_SECRET_VARIABLE_NAME = re.compile(_SECRET_VARIABLE)
-#: NAME=value (``printenv``, ``.env``, ``export``) and NAME: value for such a name.
-_VARIABLE_ASSIGNMENT = re.compile(
-    rf"(?P<name>{_START}(?:{_SECRET_VARIABLE})(?![A-Za-z0-9_]))"
-    r"(?P<sep>\\?[\"']?[ \t]*[=:][ \t]*)(?P<quote>\\?[\"']?)"
-    r"(?P<value>[^\s\"'\\,;(){}\[\]<>]{3,}+)(?![(\[{])"
-)
-#: Values that are not secrets: placeholders, literals and type names (``password: str``).
-_PLACEHOLDERS = ("none", "null", "nil", "true", "false", "yes", "no", "changeme", "undefined", "required")
-_TYPE_NAMES = (
-    "str",
-    "string",
-    "int",
-    "integer",
-    "bytes",
-    "bool",
-    "boolean",
-    "float",
-    "number",
-    "any",
-    "object",
-)
-_NOT_SECRETS = frozenset((*_PLACEHOLDERS, *_TYPE_NAMES, "optional", "secretstr"))
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+#: An environment variable's name that says its value is secret (any case here).
+_SECRET_VARIABLE_NAME = re.compile(SECRET_VARIABLE)
 
 #: Environment variables whose values are provider credentials: removed wherever they appear.
 CREDENTIAL_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ZETT_API_KEY")
@@ -175,11 +73,11 @@ class Redactor:
     known_secrets: Iterable[str] = ()
     label: Label = marker
     environment_secrets: Iterable[str] = ()
-    _patterns: list[tuple[str, re.Pattern[str]]] = field(init=False, repr=False)
+    _patterns: list[re.Pattern[str]] = field(init=False, repr=False)
     _secrets: list[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._patterns = [*_COMPILED, *(("custom", re.compile(pattern)) for pattern in self.extra_patterns)]
+        self._patterns = [re.compile(pattern) for pattern in self.extra_patterns]
         self._secrets = sorted(
             {s for s in (*self.known_secrets, *self.environment_secrets) if len(s) >= MIN_KNOWN_SECRET},
             key=len,
@@ -187,37 +85,25 @@ class Redactor:
         )
 
     def __repr__(self) -> str:  # never show the known secrets
-        return f"Redactor(extra_patterns={len(self._patterns) - len(_COMPILED)}, known={len(self._secrets)})"
+        return f"Redactor(extra_patterns={len(self._patterns)}, known={len(self._secrets)})"
 
     def __call__(self, text: str) -> str:
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, self.label("credential"))
-        for kind, pattern in self._patterns:
-            text = pattern.sub(self._replacement(kind), text)
-        text = _ASSIGNMENT.sub(self._replace_assignment, text)
-        return _VARIABLE_ASSIGNMENT.sub(self._replace_assignment, text)
-
-    def _replacement(self, kind: str) -> Callable[[re.Match[str]], str]:
-        label = self.label(kind)
-
-        def replace(match: re.Match[str]) -> str:
-            keep = match.groupdict().get("keep") if kind != "custom" else None
-            return (keep or "") + label
-
-        return replace
-
-    def _replace_assignment(self, match: re.Match[str]) -> str:
-        name, value = match.group("name"), match.group("value")
-        lowered = value.lower()
-        if (
-            lowered in _NOT_SECRETS
-            or lowered.startswith(("[redacted", "$", "%", "{{"))
-            or _NUMBER.fullmatch(value)
-            or lowered.rsplit(".", 1)[-1] == name.lower().rsplit(".", 1)[-1]  # token=self.token
-        ):
-            return match.group(0)
-        return f"{name}{match.group('sep')}{match.group('quote')}{self.label('secret-assignment')}"
+        spans = find_spans(text)
+        for pattern in self._patterns:
+            spans.extend(Span(match.start(), match.end(), "custom", 500) for match in pattern.finditer(text))
+        if not spans:
+            return text
+        pieces: list[str] = []
+        done = 0
+        for span in merge(spans):
+            if span.end > span.start:
+                pieces += (text[done : span.start], self.label(span.kind))
+                done = span.end
+        pieces.append(text[done:])
+        return "".join(pieces)
 
 
 #: zett-agent's JSON form of bytes (an attached image): base64, left alone.
@@ -279,8 +165,8 @@ def environment_secrets(env: Mapping[str, str]) -> list[str]:
         for name, value in env.items()
         if secret_variable_name(name)
         and len(value) >= MIN_KNOWN_SECRET
-        and value.lower() not in _NOT_SECRETS
-        and not _NUMBER.fullmatch(value)
+        and value.lower() not in NOT_SECRETS
+        and not NUMBER.fullmatch(value)
         and not value.startswith(("/", "~", "./", "../"))
     ]
 

@@ -18,6 +18,7 @@ KEY_ARGUMENTS = {
     "grep": "pattern",
     "ask_user": "question",
     "enter_plan_mode": "reason",
+    "task": "description",
 }
 
 #: For other tools, the first of these that holds text.

@@ -50,17 +50,19 @@ async def open_session(
     mcp: McpManager | None = None,
     permission_mode: PermissionMode | None = None,
 ) -> AgentHost:
-    """The bootstrap: the host for ``launch`` with ``files``' skills, started (the history of a
+    """The bootstrap: the host for ``launch`` with ``files``' skills and agent types, started (the history of a
     resumed session restored). Raises ``StartFailed`` with the reason in one line."""
     from zett_tui.entry.host_options import options_from_launch
     from zett_tui.providers.errors import describe_error
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.skills_extension import with_skills
+    from zett_tui.runtime.subagents.types import with_agents
 
     overrides: dict[str, object] = {"mcp_manager": mcp}
     if permission_mode is not None:
         overrides["permission_mode"] = permission_mode
-    host = AgentHost(with_skills(options_from_launch(launch, **overrides), files.skills))
+    options = with_skills(options_from_launch(launch, **overrides), files.skills)
+    host = AgentHost(with_agents(options, files.agents))
     try:
         await host.start()
     except Exception as error:

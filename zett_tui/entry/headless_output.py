@@ -43,6 +43,9 @@ from zett_tui.runtime.events import (
     Notice,
     PlanModeChanged,
     ReasoningChunk,
+    SubagentActivity,
+    SubagentFinished,
+    SubagentStarted,
     TextChunk,
     ToolCallInfo,
     ToolFinished,
@@ -124,6 +127,8 @@ class TextOutput(HeadlessOutput):
         #: The last two characters written to standard output ("" before any).
         self.tail = ""
         self.new_model_call = False
+        #: Put before a subagent's tool lines.
+        self.subagent_prefix = ""
 
     def put(self, text: str) -> None:
         self.write_out(text)
@@ -141,7 +146,7 @@ class TextOutput(HeadlessOutput):
         """A status line on standard error, starting on a fresh line when both share a terminal."""
         if self.tail and not self.tail.endswith("\n"):
             self.put("\n")
-        self.say(text)
+        self.say(self.subagent_prefix + text)
 
     def event(self, event: UIEvent) -> None:
         if isinstance(event, TextChunk):
@@ -153,13 +158,29 @@ class TextOutput(HeadlessOutput):
         elif isinstance(event, ToolFinished):
             self._tool_finished(event)
         elif isinstance(event, ModelStopped):
-            self.line(f"the model stopped early: {_first_line(event.message) or event.reason}")
+            self.line(
+                event.sentence or f"the model stopped early: {_first_line(event.message) or event.reason}"
+            )
         elif isinstance(event, Notice):
             if event.level != "changes":  # the TUI's "N files changed" line; -p has no /diff
                 self.line(event.text)
         elif isinstance(event, TurnFinished):
             self._finish(event)
-        # Reasoning, usage and Plan Mode changes are not shown in text mode.
+        elif isinstance(event, SubagentActivity):
+            self._subagent_activity(event)
+        # Reasoning, usage, Plan Mode changes and a subagent's start are not shown in text mode.
+
+    def _subagent_activity(self, event: SubagentActivity) -> None:
+        """A subagent's tool lines, as the main agent's, marked as its (``runtime.subagents``)."""
+        inner = event.event
+        if isinstance(inner, ToolsStarted):
+            self.calls.update((call.call_id, call) for call in inner.calls)
+        elif isinstance(inner, ToolFinished):
+            self.subagent_prefix = "  ↳ "
+            try:
+                self._tool_finished(inner)
+            finally:
+                self.subagent_prefix = ""
 
     def answered(self, answer: AutoAnswer) -> None:
         if answer.allowed:
@@ -200,6 +221,27 @@ class TextOutput(HeadlessOutput):
 class JsonOutput(HeadlessOutput):
     """One JSON object per line on standard output; the failure reason also on standard error."""
 
+    def _subagent_tool(self, parent_call_id: str, event: ToolsStarted | ToolFinished) -> None:
+        """A subagent's tool call, as the main agent's with the ``task`` call it runs under."""
+        if isinstance(event, ToolsStarted):
+            for call in event.calls:
+                self.emit(
+                    "tool_started",
+                    call_id=call.call_id,
+                    name=call.name,
+                    arguments=call.arguments,
+                    parent_call_id=parent_call_id,
+                )
+        else:
+            self.emit(
+                "tool_finished",
+                call_id=event.call_id,
+                name=event.name,
+                state=event.state,
+                output=event.output,
+                parent_call_id=parent_call_id,
+            )
+
     def emit(self, event_type: str, /, **fields: Any) -> None:
         self.write_out(inert_json(json.dumps({"type": event_type, **fields}, ensure_ascii=False)) + "\n")
 
@@ -226,13 +268,31 @@ class JsonOutput(HeadlessOutput):
         elif isinstance(event, UsageReported):
             self.emit("usage", input_tokens=event.input_tokens, output_tokens=event.output_tokens)
         elif isinstance(event, ModelStopped):
-            self.emit("model_stopped", reason=event.reason, message=event.message)
+            self.emit("model_stopped", reason=event.reason, message=event.message, sentence=event.sentence)
         elif isinstance(event, Notice):
             self.emit("notice", level=event.level, text=event.text)
             if event.level in ("warning", "error"):  # a data folder zett cannot write, for one
                 self.say(event.text)
         elif isinstance(event, PlanModeChanged):
             self.emit("plan_mode", active=event.active)
+        elif isinstance(event, SubagentStarted):
+            self.emit(
+                "subagent_started",
+                call_id=event.call_id,
+                session_id=event.session_id,
+                description=event.description,
+                agent_type=event.agent_type,
+            )
+        elif isinstance(event, SubagentFinished):
+            self.emit(
+                "subagent_finished",
+                call_id=event.call_id,
+                status=event.status,
+                input_tokens=event.input_tokens,
+                output_tokens=event.output_tokens,
+            )
+        elif isinstance(event, SubagentActivity) and isinstance(event.event, ToolsStarted | ToolFinished):
+            self._subagent_tool(event.call_id, event.event)
         elif isinstance(event, TurnFinished):
             self._finish(event)
 

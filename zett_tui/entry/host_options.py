@@ -31,8 +31,23 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
         settings["sandbox"] = launch.sandbox
     if launch.checkpoint_max_file_bytes is not None:
         settings["checkpoint_max_file_bytes"] = launch.checkpoint_max_file_bytes
+    if launch.subagents is not None:
+        settings["subagent_parallel"] = launch.subagents.max_parallel
+        settings["subagent_depth"] = launch.subagents.max_depth
+    if launch.model_catalog is not None:
+        settings["model_for"] = _subagent_models(launch)
     if launch.describe_error is not None:
         settings["describe_error"] = launch.describe_error
     settings.update(overrides)
     settings.update(launch.host_overrides)
     return HostOptions(**settings)
+
+
+def _subagent_models(launch: LaunchSettings) -> Any:
+    """What a subagent's ``model`` front matter names, as a Markdown command's ``model`` is read."""
+    from zett_tui.runtime.turn_model import model_for_command
+
+    def model_for(wanted: str) -> Any:
+        return model_for_command("agent", wanted, launch.model_catalog, launch.model_label)
+
+    return model_for

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from zett_tui.config.hooks import HookConfig
     from zett_tui.config.mcp_servers import McpServerConfig
-    from zett_tui.config.schema import ExtensionConfig, SandboxSettings
+    from zett_tui.config.schema import ExtensionConfig, SandboxSettings, SubagentSettings
     from zett_tui.config.trust import ProjectFiles
     from zett_tui.providers.catalog import ModelCatalog
 
@@ -63,6 +63,8 @@ class LaunchSettings:
     sandbox: SandboxSettings | None = None
     #: Files larger than this are not recorded in checkpoints; None: the default (10 MB).
     checkpoint_max_file_bytes: int | None = None
+    #: ``[subagents]``: how many run at once and how deep delegation goes; None: the defaults.
+    subagents: SubagentSettings | None = None
     #: The MCP servers to start: the user's, and a trusted project's (``Settings.mcp_servers``).
     mcp_servers: tuple[McpServerConfig, ...] = ()
     #: The ``[[hooks.EVENT]]`` commands: the user's, and a trusted project's (``Settings.hooks``).

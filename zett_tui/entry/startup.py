@@ -146,6 +146,7 @@ def prepare_launch(
         extensions=settings.extensions,
         sandbox=settings.sandbox,
         checkpoint_max_file_bytes=settings.checkpoints.max_file_bytes,
+        subagents=settings.subagents,
         mcp_servers=settings.mcp_servers,
         hooks=settings.hooks,
         mcp_problems=tuple(str(problem) for problem in problems if is_about_mcp(problem)),

@@ -422,9 +422,9 @@ def _construct(
             return DemoModel()
         case "anthropic":
             _require_key(choice, endpoints, env)
-            from zett_agent.providers.anthropic import AnthropicProvider
+            from zett_tui.providers.messages_stream import ZettAnthropicProvider
 
-            return AnthropicProvider(
+            return ZettAnthropicProvider(
                 choice.model,
                 api_key=_env_value(env, "ANTHROPIC_API_KEY") or "",
                 base_url=base_url_for(choice, endpoints, env) or DEFAULT_ANTHROPIC_URL,

@@ -13,6 +13,8 @@ connection refused              ``openai.APIConnectionError``; for Anthropic a
 silent provider                 ``ProviderTimeoutError`` with ``phase`` and ``seconds``
 connection cut mid-stream       a raw ``httpx.RemoteProtocolError`` (or another
                                 ``httpx.TransportError``) from the SDK's byte stream
+stream without its end signal   ``stream_end.IncompleteStream`` (zett's stream readers), also for an
+or with an error event          error event after some text; ``.sentence`` says which
 malformed chunk                 a raw ``json.JSONDecodeError`` (OpenAI, Anthropic); Ollama wraps it
                                 in ``ProviderResponseError``
 too many model calls            ``AgentIterationLimitError``
@@ -249,6 +251,7 @@ def describe_error(
     )
 
     from zett_tui.providers.build import ModelSpecError
+    from zett_tui.providers.stream_end import IncompleteStream
     from zett_tui.runtime.history_damage import HistoryUnavailableError
 
     context = _Context(provider, key_hint, base_url)
@@ -269,6 +272,8 @@ def describe_error(
         sentence = _one_line(str(exc), _LINE_LIMIT)
     elif isinstance(exc, (ProviderAuthError, ProviderHTTPError)):
         sentence = _describe_status(exc, _status(exc) or 401, context)
+    elif isinstance(exc, IncompleteStream):
+        sentence = f"{context.name} {exc.sentence}"
     elif (connection := _describe_connection(exc, context)) is not None:
         sentence = connection
     elif any(isinstance(item, json.JSONDecodeError) for item in _chain(exc)):

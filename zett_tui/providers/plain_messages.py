@@ -11,20 +11,27 @@ which the SDK merges into the JSON body as it is. Same bytes on the wire, withou
 This overrides zett-agent's ``OpenAICompatibleProvider._messages``, a private method
 (``runtime/agent_compat.py`` names it, ``tests/test_upstream_contracts.py`` checks it); if a later
 zett-agent drops it, requests are simply built the ordinary way again.
+
+The answer is read by ``chat_stream.stream_chat`` (zett-agent's ``_stream_chat`` is replaced): the
+raw stream without a pydantic object per chunk, complete only with the protocol's end signal, and
+with the vendor fields of tool calls kept to be sent back.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, cast
 
 from zett_agent.providers.openai import OpenAIProvider
 from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
 
+from zett_tui.providers.chat_stream import replay_tool_call_extras, stream_chat
 from zett_tui.runtime.agent_compat import rendered_chat_messages
 
 if TYPE_CHECKING:
     from zett_agent.json_types import JsonValue
-    from zett_agent.model import ModelRequest
+    from zett_agent.messages import AssistantMessage
+    from zett_agent.model import ModelEvent, ModelRequest
     from zett_agent.providers.wire import JsonObject
 
 
@@ -41,6 +48,19 @@ class PlainMessagesCompatibleProvider(OpenAICompatibleProvider):
         if rendered is None:
             return fields
         return {**fields, "messages": cast("JsonValue", rendered)}
+
+    def replay_reasoning(self, message: AssistantMessage, payload: JsonObject) -> None:
+        """zett-agent's replay, plus the vendor fields each tool call came with (Gemini's
+        ``extra_content``), sent back to the provider and model that wrote them."""
+        super().replay_reasoning(message, payload)
+        if message.provider == self.provider_name and message.model == self.model:
+            replay_tool_call_extras(message, cast("dict[str, Any]", payload))
+
+    def _stream_chat(
+        self, request: ModelRequest
+    ) -> AsyncIterator[ModelEvent]:  # agent_compat.CHAT_STREAM_METHOD
+        """The answer through zett's lean reader (``chat_stream``)."""
+        return stream_chat(self, request)
 
 
 class PlainMessagesOpenAIProvider(PlainMessagesCompatibleProvider, OpenAIProvider):

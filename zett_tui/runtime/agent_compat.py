@@ -53,6 +53,46 @@ REQUEST_BOOKKEEPING = ("_request_started", "_request_finished")
 RECORDER_WRITE_METHOD = "_append_line"
 
 
+#: ``OpenAICompatibleProvider._stream_chat(request)``: the Chat Completions stream loop.
+#: ``providers/plain_messages.py`` overrides it with ``providers/chat_stream.stream_chat``, which
+#: calls :data:`CHAT_OPEN_METHOD` and :data:`CHAT_REFUSED_METHOD` itself. On an upgrade: check
+#: that ``stream`` still dispatches to ``_stream_chat`` when ``response`` is off.
+CHAT_STREAM_METHOD = "_stream_chat"
+#: ``OpenAICompatibleProvider._open_chat(request)``: sends the request through the SDK and returns
+#: its ``AsyncStream`` (with ``.response``, the httpx response whose body is not read yet).
+CHAT_OPEN_METHOD = "_open_chat"
+#: ``OpenAICompatibleProvider._refused(ProviderRefusalError)``: the completed event of a refused request.
+CHAT_REFUSED_METHOD = "_refused"
+#: ``AnthropicCompatibleProvider._messages(request)``: ``(messages, system)`` as sent;
+#: ``providers/messages_stream.py`` overrides it to leave out the blocks the API refuses.
+MESSAGES_RENDER_METHOD = "_messages"
+#: ``AnthropicCompatibleProvider._open(request)``: the SDK's ``AsyncStream`` of a Messages request.
+MESSAGES_OPEN_METHOD = "_open"
+#: ``AnthropicCompatibleProvider._read_event(turn, data)``: applies one event (a dict) to the turn
+#: state of :func:`messages_turn` and returns the model events it produces.
+MESSAGES_READ_EVENT_METHOD = "_read_event"
+
+
+def messages_turn() -> Any:
+    """A fresh ``zett_agent.providers.anthropic_compatible._Turn``: what has arrived of one Messages
+    response (``text``, ``reasoning``, ``finish_reason``, ``stop_details``, ``usage``, ``streams``,
+    ``replay``). On an upgrade: check those attributes and :data:`MESSAGES_READ_EVENT_METHOD`.
+    """
+    from zett_agent.providers.anthropic_compatible import _Turn
+
+    return _Turn()
+
+
+def messages_tool_input(arguments: str, index: int) -> Any:
+    """A tool call's input for its replay block, ``{}`` when the streamed JSON is unusable.
+
+    Touches ``zett_agent.providers.anthropic_compatible._lenient_arguments``.
+    """
+    from zett_agent.providers.anthropic_compatible import _lenient_arguments
+
+    return _lenient_arguments(arguments, index)
+
+
 def rendered_chat_messages(provider: Any, request: ModelRequest, *, above: type) -> Any:
     """zett-agent's own rendering of ``request``'s messages for Chat Completions: the
     :data:`CHAT_MESSAGES_METHOD` of the class after ``above`` in ``provider``'s MRO (the one a
@@ -193,6 +233,25 @@ def plan_mode_sessions(plan_mode: PlanModeExtension) -> set[str]:
     if not isinstance(sessions, set):
         raise RuntimeError("this zett-agent version does not let zett switch Plan Mode")
     return sessions
+
+
+def forget_session(agent: Any, session_id: str) -> bool:
+    """Drop a finished session's in-memory state (a subagent's, once its run is recorded): the
+    Agent keeps every session's messages for its life. False when it cannot (the session still
+    runs, or this zett-agent keeps its states elsewhere).
+
+    Touches ``Agent._states``, ``Agent._active_configs`` and ``Agent._sessions_lock``. On an
+    upgrade: check that a session with no state starts fresh, and that nothing else holds it.
+    """
+    states = getattr(agent, "_states", None)
+    active = getattr(agent, "_active_configs", None)
+    lock = getattr(agent, "_sessions_lock", None)
+    if not isinstance(states, dict) or not isinstance(active, dict) or lock is None:
+        return False
+    with lock:
+        if session_id in active:
+            return False
+        return states.pop(session_id, None) is not None
 
 
 def protected_path_scan() -> tuple[frozenset[str], int, int]:

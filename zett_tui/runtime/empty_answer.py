@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zett_agent.events import AgentEventType
+from zett_agent.stop import StopReason
 
 from zett_tui.runtime.events import ModelStopped, Notice
 
@@ -60,6 +61,9 @@ class EmptyAnswerReporter:
         message = event.response.message
         if (message.content or "").strip() or message.tool_calls:
             return ui_events
+        stop = event.response.stop
+        if stop is not None and stop.reason is StopReason.REFUSAL:
+            return ui_events  # the stop notice says it was declined, and why
         self._reported = True
         notice = Notice(empty_answer_text(event.response.finish_reason, finding), "warning")
         return [*ui_events, notice]

@@ -12,10 +12,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zett_agent.events import AgentEvent, AgentEventType
-from zett_agent.messages import ToolCall
+from zett_agent.messages import AssistantMessage, ToolCall
 
 from zett_tui.core.tool_display import key_argument
+from zett_tui.runtime.stop_words import stop_sentence
+from zett_tui.runtime.todo import TODO_EVENT, TodoItem, parse_todos
 from zett_tui.runtime.tool_refusal import ToolRefused
+
+#: ``AssistantMessage.attributes`` key of what zett's stream readers found odd in an answer they
+#: kept (``providers.messages_stream.STREAM_NOTES``; named here so this module loads no provider).
+STREAM_NOTES = "zett_stream_notes"
 
 #: CUSTOM events that wait for the user's answer, by event name.
 DECISION_EVENTS = frozenset(
@@ -102,10 +108,14 @@ class ContextMeasured:
 
 @dataclass(frozen=True, slots=True)
 class ModelStopped:
-    """The model stopped abnormally (output limit, refusal, context full...)."""
+    """The model stopped abnormally (output limit, refusal, context full...).
+
+    ``reason`` and ``message`` are the runtime's reason and the provider's own words;
+    ``sentence`` says it all for a person (``runtime.stop_words``)."""
 
     reason: str
     message: str
+    sentence: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +126,8 @@ class DecisionRequested:
     session_id: str
     payload: dict[str, Any]
     call: ToolCallInfo | None = None
+    #: Who asks when it is not the main agent: a subagent's ``type: description`` ("" for the main one).
+    asker: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +159,43 @@ class SteeringDelivered:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class TodoChanged:
+    """The model's checklist now reads ``items`` (empty: cleared)."""
+
+    items: tuple[TodoItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentStarted:
+    """The ``task`` call ``call_id`` started a subagent (``runtime.subagents``)."""
+
+    call_id: str
+    session_id: str
+    description: str
+    agent_type: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentActivity:
+    """One UI event of the subagent the ``task`` call ``call_id`` runs (its tool rows, its tokens)."""
+
+    call_id: str
+    event: Any
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentFinished:
+    """The subagent of ``call_id`` ended: ``status`` completed, failed or cancelled."""
+
+    call_id: str
+    status: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: str = ""
+
+
 UIEvent = (
     TextChunk
     | ReasoningChunk
@@ -162,6 +211,10 @@ UIEvent = (
     | TurnFinished
     | Notice
     | SteeringDelivered
+    | TodoChanged
+    | SubagentStarted
+    | SubagentActivity
+    | SubagentFinished
 )
 
 
@@ -196,9 +249,15 @@ class EventTranslator:
             return [ModelCallStarted()]
         if kind is AgentEventType.MODEL_COMPLETED and event.response is not None:
             usage = event.response.usage
-            return [UsageReported(usage.input_tokens or 0, usage.output_tokens or 0)]
+            reported: list[UIEvent] = [UsageReported(usage.input_tokens or 0, usage.output_tokens or 0)]
+            notes = event.response.message.attributes.get(STREAM_NOTES)
+            if isinstance(notes, list):
+                reported += [Notice(str(note), "warning") for note in notes]
+            return reported
         if kind is AgentEventType.MODEL_STOPPED and event.stop is not None:
-            return [ModelStopped(str(event.stop.reason), event.stop.message or "")]
+            answer = event.message.content if isinstance(event.message, AssistantMessage) else ""
+            sentence = stop_sentence(event.stop, answer)
+            return [ModelStopped(str(event.stop.reason), event.stop.message or "", sentence)]
         if kind is AgentEventType.TOOL_STARTED:
             calls = tuple(_call_info(call) for call in event.tool_calls)
             for call in calls:
@@ -254,6 +313,11 @@ class EventTranslator:
             if isinstance(call_id, str) and isinstance(lines, list):
                 return [ToolOutputLive(call_id, tuple(str(line) for line in lines))]
             return []
+        if name == TODO_EVENT:
+            try:
+                return [TodoChanged(parse_todos(payload.get("todos")))]
+            except ValueError:
+                return []
         if name == "plan_mode_entered":
             return [PlanModeChanged(True)]
         if name == "plan_mode_exited":

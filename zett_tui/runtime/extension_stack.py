@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from zett_tui.runtime.hooks.extension import HooksExtension
     from zett_tui.runtime.hooks.runner import SessionHooks
     from zett_tui.runtime.host import HostOptions
-    from zett_tui.runtime.mcp.extension import McpToolsExtension
     from zett_tui.runtime.recorder import Redactor
     from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
     from zett_tui.runtime.shell.sandbox import ShellSandbox
@@ -74,6 +73,9 @@ class PlanGuard(Protocol):
 
 class EditGate(Protocol):
     """What the host uses of the bundled ``extensions/edit_approval.py``."""
+
+    #: The session whose "apply all" holds for ``session_id`` (a subagent's: its parent's).
+    session_of: Callable[[str], str]
 
     def reset(self, session_id: str) -> None: ...
 
@@ -109,6 +111,8 @@ async def build_extension_stack(
     notify: Callable[[str, str], None],
     report_failure: Callable[[str], None],
     hooks: SessionHooks | None = None,
+    todos: AgentExtension | None = None,
+    subagents: Sequence[AgentExtension] = (),
 ) -> ExtensionStack:
     """The extensions of one host's agent, in the order the module docstring gives.
 
@@ -118,18 +122,18 @@ async def build_extension_stack(
     from zett_agent.extensions import (
         AskUserExtension,
         FileSystemExtension,
-        PlanModeExtension,
-        ShellApprovalExtension,
         ToolGuidelinesExtension,
     )
 
+    from zett_tui.runtime.plan_mode import ZettPlanMode
     from zett_tui.runtime.project_instructions import ProjectInstructionsExtension
+    from zett_tui.runtime.shell.approval import ShellApproval
     from zett_tui.runtime.shell.bash_tool import SandboxedShell
     from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
     from zett_tui.runtime.shell.sandbox import ShellSandbox
     from zett_tui.runtime.tool_arguments import ToolArgumentErrors
 
-    plan_mode = PlanModeExtension()
+    plan_mode = ZettPlanMode()
     plan_guard = bundled_class("plan_guard")(plan_mode)
     shell_rules = ShellRules(options.cwd)
     shell_policy = ShellPolicy(shell_rules, options.cwd, mode_of, plan_guard.is_active)
@@ -161,6 +165,8 @@ async def build_extension_stack(
         tool_output = bundled_class("tool_output")(tool_output_dir, redact)
         bundled.append(bundled_entry("tool_output", tool_output))
     mcp = _mcp_extension(options, mode_of, plan_guard)
+    if mcp:
+        plan_mode.also_allowed = mcp[0].is_read_only
     if checkpoints is not None and mcp:
         checkpoints.treat_as_read_only(mcp[0].is_read_only)
     # The first extension is the outermost tool middleware: the Plan Mode guard must refuse a
@@ -174,15 +180,16 @@ async def build_extension_stack(
         _bash_extension(),
         # Outside every gate: a hook's refusal comes before any question about the call.
         *([hooks_extension] if hooks_extension is not None else []),
-        ShellApprovalExtension(storage=shell_policy),
+        ShellApproval(storage=shell_policy),
         plan_guard,
         edit_gate,
         *mcp,
         # Inside the gates: a checkpoint is taken before a change that is going to run.
         *([checkpoints] if checkpoints is not None else []),
         # Runs every bash call itself (approved by now): no extension inside it sees one.
-        SandboxedShell(shell_sandbox),
+        SandboxedShell(shell_sandbox, plan_guard.is_active),
         AskUserExtension(),
+        *([todos] if todos is not None else []),  # ``todo_write`` (``runtime.todo``)
         *(entry.instance for entry in bundled[2:]),
         plan_mode,
     ]
@@ -195,6 +202,9 @@ async def build_extension_stack(
         compaction,
         recorder,
         read_gate,
+        # ``task``, and a subagent's tools cut to its kind's: by priority its on_tool runs last,
+        # and its gate is the outermost tool middleware (``runtime.subagents.extension``).
+        *subagents,
     ]
     report = load_extensions(
         options.extensions,
@@ -237,22 +247,23 @@ def _zett_files_for_the_model(
 
 def _mcp_extension(
     options: HostOptions, mode_of: Callable[[str], PermissionMode], plan_guard: Any
-) -> list[McpToolsExtension]:
-    """The MCP tools of the process's manager, each call asked about through a decision event."""
+) -> list[Any]:
+    """The MCP tools of the process's manager, each call asked about through a decision event
+    (first), and their read-only ones offered again in Plan Mode (``mcp.plan_tools``)."""
     if options.mcp_manager is None:
         return []
     from zett_tui.runtime.mcp.extension import McpToolsExtension
+    from zett_tui.runtime.mcp.plan_tools import McpPlanTools
     from zett_tui.runtime.mcp.saved_rules import McpRules
 
-    return [
-        McpToolsExtension(
-            options.mcp_manager,
-            mode_of=mode_of,
-            plan_active=plan_guard.is_active,
-            ask_in_events=True,
-            saved=McpRules(options.cwd),
-        )
-    ]
+    tools = McpToolsExtension(
+        options.mcp_manager,
+        mode_of=mode_of,
+        plan_active=plan_guard.is_active,
+        ask_in_events=True,
+        saved=McpRules(options.cwd),
+    )
+    return [tools, McpPlanTools(tools, plan_guard.is_active)]
 
 
 def _hooks_extension(hooks: SessionHooks | None, notify: Callable[[str, str], None]) -> Any:

@@ -40,6 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from zett_agent.agent import AgentRunContext
 from zett_agent.extensions.compaction import CompactedMessage
 from zett_agent.extensions.events import MessageTiming
 from zett_agent.extensions.persistence import (
@@ -587,6 +588,14 @@ class HistoryExtension(BaseSessionPersistenceExtension[HistoryStore]):
     """zett-agent's session persistence over a :class:`HistoryStore`; register it first."""
 
     name = "SQLiteSessionExtension"
+
+    async def on_state(self, context: AgentRunContext) -> None:
+        """A subagent's run (``runtime.subagents``) is one request with nothing to restore, and it
+        is kept in its parent turn's line: its messages are not stored here (no restore, no
+        appends: nothing of it lands in the database, and its steps cost no writes)."""
+        if context.config.parent_session_id is not None:
+            return
+        await super().on_state(context)
 
     async def close(self) -> None:
         await self.storage.close()

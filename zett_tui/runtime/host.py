@@ -22,6 +22,7 @@ from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.extensions.base import AgentExtension
 from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
+from zett_agent.resume import ResumePoint
 
 from zett_tui import __version__
 from zett_tui.checkpoints.journal import TurnRecord
@@ -54,6 +55,10 @@ from zett_tui.runtime.hooks.runner import SessionHooks
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
+from zett_tui.runtime.subagents.extension import SubagentExtension, SubagentToolGate
+from zett_tui.runtime.subagents.runner import DEFAULT_DEPTH, DEFAULT_PARALLEL, SubagentRunner
+from zett_tui.runtime.subagents.types import AgentType, agent_types
+from zett_tui.runtime.todo import TodoBoard, TodoExtension
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
@@ -116,6 +121,14 @@ class HostOptions:
     mcp_manager: McpManager | None = None
     #: The ``[[hooks.EVENT]]`` commands of the user's config (and of a trusted project's).
     hooks: Sequence[HookConfig] = ()
+    #: Custom subagents (``workspace.agent_files``), besides the built-in ``general`` and ``explore``.
+    agent_types: Sequence[AgentType] = ()
+    #: How many subagents run at once, and how deep delegation goes (1: children cannot delegate).
+    subagent_parallel: int = DEFAULT_PARALLEL
+    subagent_depth: int = DEFAULT_DEPTH
+    #: The model a subagent's ``model`` names, and the line to say (``turn_model.model_for_command``);
+    #: None: every subagent answers with the session's model.
+    model_for: Callable[[str], tuple[TurnModel | None, str]] | None = None
 
 
 class AgentHost:
@@ -157,6 +170,19 @@ class AgentHost:
         self.checkpoints: SessionCheckpoints | None = None
         #: Which turns a conversation rewind took out of the model's context (``sessions.rewind_marks``).
         self.rewound = RewoundTurns()
+        #: The model's checklist (``runtime.todo``): kept across turns, restored on resume.
+        self.todos = TodoBoard()
+        #: ``/todo clear`` was typed: the next turn's line records it (resume then starts empty).
+        self._todos_cleared = False
+        #: The ``task`` tool's subagents (``runtime.subagents``): requests of this agent, child sessions.
+        self.subagents = SubagentRunner(
+            agent_types(options.agent_types),
+            max_parallel=options.subagent_parallel,
+            max_depth=options.subagent_depth,
+            model_label=lambda: self.options.model_label,
+            describe=lambda error: self.options.describe_error(error),
+            model_for=options.model_for,
+        )
         #: The session's hooks (``runtime.hooks``); ``SessionStart`` has run once ``start`` returns.
         self.hooks = SessionHooks(
             options.hooks,
@@ -217,6 +243,7 @@ class AgentHost:
         for notice in await files.open(redact, resumed=options.session_id is not None):
             self.notices.add(notice)
         assert files.recorder is not None
+        files.recorder.subagent_records = self.subagents.take_records
         self.compaction = ContextCompaction(self.context_window)
         self.compaction.follow_effort(self.reasoning_effort)
         self.checkpoints = SessionCheckpoints(
@@ -231,6 +258,10 @@ class AgentHost:
         )
         # A conversation rewind hides requests from the history: the session file says which.
         self.rewound = await asyncio.to_thread(read_rewound, files.transcript)
+        if options.session_id is not None:  # resumed: the checklist as the session left it
+            from zett_tui.sessions.todo_state import recorded_todos
+
+            self.todos.replace(await asyncio.to_thread(recorded_todos, files.transcript))
         files.history.storage.hidden_requests = lambda session_id: self._hidden_requests()
         await self.hooks.prepare()  # before the agent can write to a file a hook runs
         stack = await build_extension_stack(
@@ -244,10 +275,17 @@ class AgentHost:
             notify=self._storage_notice,
             report_failure=self._extension_failed,
             hooks=self.hooks,
+            todos=TodoExtension(self.todos, is_main_session=lambda session_id: session_id == self.session_id),
+            subagents=(
+                SubagentToolGate(self.subagents, plan_active=self._plan_active),
+                SubagentExtension(self.subagents),
+            ),
         )
         self.plan_guard = stack.plan_guard
         self.edit_gate = stack.edit_gate
         self.read_gate = stack.read_gate
+        # What the user allowed "for this session" holds for the session's subagents too.
+        self.edit_gate.session_of = self.read_gate.session_of = self.subagents.root_session
         self.shell_rules = stack.shell_rules
         self.shell_policy = stack.shell_policy
         self.shell_sandbox = stack.shell_sandbox
@@ -259,6 +297,7 @@ class AgentHost:
             extensions=stack.extensions,
             reasoning_effort=options.reasoning_effort,
         )
+        self.subagents.agent = self.agent
         if stack.hooks is not None and self.hooks.has("SessionStart"):
             resumed = options.session_id is not None
             await session_started(self.hooks, stack.hooks, resumed=resumed, notify=self._storage_notice)
@@ -346,17 +385,15 @@ class AgentHost:
     def _request_options(self) -> dict[str, Any]:
         return {"config": self.config, "model": self.model, "reasoning_effort": self.reasoning_effort}
 
-    async def resume_point(self) -> str | None:
-        """What was cut off in this session's last turn, in words; None when it finished."""
+    async def resume_point(self) -> ResumePoint | None:
+        """What was cut off in this session's last turn (``description`` says it in words); None
+        when it finished."""
         agent = self._require_agent()
         try:
-            point = await agent.resume_point(config=self.config, model=self.model)
+            return await agent.resume_point(config=self.config, model=self.model)
         except Exception:
             log.warning("resume point unavailable", exc_info=True)
             return None
-        if point is None:
-            return None
-        return point.description or str(point.kind)
 
     async def _consume(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
         """Run the turn in a task of its own, so that cancelling the caller always ends it.
@@ -383,6 +420,7 @@ class AgentHost:
         commands: dict[str, str] = {}
         answer = ""
         sink = _never_raising(sink)
+        self.subagents.attach(sink)  # the children's events go where the turn's go
         try:
             async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                 async for event in events:
@@ -409,6 +447,8 @@ class AgentHost:
             finished = TurnFinished("failed", _describe_turn_error(error, self.options.describe_error))
             sink(finished)
             return finished
+        finally:
+            self.subagents.attach(None)
         await self._retry_storage()
         self.notices.pass_to(sink)
         finished = TurnFinished("completed", answer=answer)
@@ -471,6 +511,12 @@ class AgentHost:
     def take_notices(self) -> list[Notice]:
         """What the user should hear now (a damaged history set aside at start), and not again."""
         return self.notices.take()
+
+    def _plan_active(self, session_id: str) -> bool:
+        """Plan Mode is on for the main session (by the mode, or the runtime's Plan Mode)."""
+        if self.mode is PermissionMode.PLAN:
+            return True
+        return self.plan_guard is not None and bool(self.plan_guard.is_active(session_id))
 
     def mode_of(self, session_id: str) -> PermissionMode:
         """The permission mode the extensions consult (one session per host)."""
@@ -682,6 +728,9 @@ class AgentHost:
             with contextlib.suppress(Exception):
                 await model.aclose()
         await self._close_retired_models()
+        if self.shell_sandbox is not None:
+            with contextlib.suppress(Exception):
+                self.shell_sandbox.close()
         if self.files is not None:
             await self.files.aclose()  # the lock goes last
 
@@ -690,17 +739,24 @@ class AgentHost:
             raise RuntimeError("the agent is not ready yet")
         return self.agent
 
+    def clear_todos(self) -> None:
+        """``/todo clear``: the checklist is emptied now, and the next turn's line says so."""
+        self.todos.clear()
+        self._todos_cleared = True
+
     def _turn_metadata(self) -> dict[str, Any]:
         cwd = self.options.cwd
-        return {
-            "zett": {
-                "turn": new_session_id(),  # a UUIDv7 too; ties the turn's journal to its line (``sessions.live_turn``)
-                "cwd": str(cwd),
-                "branch": git_branch(cwd),
-                "model": self.options.model_label,
-                "version": __version__,
-            }
+        zett: dict[str, Any] = {
+            "turn": new_session_id(),  # a UUIDv7 too; ties the turn's journal to its line (``sessions.live_turn``)
+            "cwd": str(cwd),
+            "branch": git_branch(cwd),
+            "model": self.options.model_label,
+            "version": __version__,
         }
+        if self._todos_cleared:
+            zett["todos_cleared"] = True
+            self._todos_cleared = False
+        return {"zett": zett}
 
 
 def _never_raising(sink: Sink) -> Sink:

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from zett_agent.agent import AgentRunContext
+from zett_agent.extensions.events import ExtensionEvent, RunCancelledEvent
 from zett_agent.extensions.jsonl import JSONLExtension
-from zett_agent.messages import UserMessage
+from zett_agent.messages import AssistantMessage, UserMessage
 
 from zett_tui.core.line_append import append_whole
 from zett_tui.core.redact import Redactor as _Rules
@@ -58,8 +59,12 @@ class TurnRecorder(JSONLExtension):
         self._failing = False
         #: The turn in progress on disk until its line is written (``runtime.turn_journal``).
         self.journal = TurnJournal(self.session_path, self._redact, interval=journal_interval)
+        #: What the turn's subagents did, by ``task`` call (``SubagentRunner.take_records``).
+        self.subagent_records: Callable[[str], dict[str, Any]] = lambda session_id: {}
 
     async def before_run(self, context: AgentRunContext) -> None:
+        if context.config.parent_session_id is not None:
+            return  # a subagent's run: it is recorded in its parent's line (``runtime.subagents``)
         await super().before_run(context)
         prompt = context.input_message or next(
             (item for item in reversed(context.state.messages) if isinstance(item, UserMessage)), None
@@ -70,6 +75,35 @@ class TurnRecorder(JSONLExtension):
             await self.journal.begin(context, prompt, datetime.now(UTC))
         except Exception:  # never into the runtime: the turn runs without its journal
             log.warning("the turn journal could not start", exc_info=True)
+
+    async def on_success(self, context: AgentRunContext, result: AssistantMessage) -> None:
+        self._note_subagents(context)
+        await super().on_success(context, result)
+
+    async def on_error(self, context: AgentRunContext, error: Exception) -> None:
+        self._note_subagents(context)
+        await super().on_error(context, error)
+
+    async def on_event(self, context: AgentRunContext, event: ExtensionEvent) -> None:
+        if isinstance(event, RunCancelledEvent):
+            self._note_subagents(context)
+        await super().on_event(context, event)
+
+    def _note_subagents(self, context: AgentRunContext) -> None:
+        """The turn's subagent runs into its line, only now: the request's metadata goes into the
+        history with every message, and a run can be long."""
+        if context.config.parent_session_id is not None:
+            return
+        try:
+            records = self.subagent_records(context.session_id)
+        except Exception:
+            log.warning("the subagents' runs could not be added to the turn's line", exc_info=True)
+            return
+        if records:
+            zett = context.metadata.get("zett")
+            if not isinstance(zett, dict):
+                zett = context.metadata["zett"] = {}
+            zett["subagents"] = records
 
     @property
     def unsaved(self) -> int:

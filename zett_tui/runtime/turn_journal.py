@@ -176,10 +176,15 @@ class TurnJournal:
         """The text streamed since the last finished message, as a message envelope (None if none).
 
         The turn's real line lacks it when the turn is cancelled or fails mid-stream; the recorder
-        adds it, so a resumed session shows what the live screen showed. Safe from any thread.
+        adds it, so a resumed session shows what the live screen showed, to its last word
+        (:func:`up_to_last_word`). Safe from any thread.
         """
         turn = self._turn
-        text, reasoning = turn.settled() if turn is not None else ("", "")
+        text, reasoning = (
+            (up_to_last_word("".join(turn.text_parts)), up_to_last_word("".join(turn.reasoning_parts)))
+            if turn is not None
+            else ("", "")
+        )
         if not (text or reasoning):
             return None
         return live_turn.partial_envelope(text, reasoning)
@@ -289,6 +294,18 @@ def settled(text: str) -> str:
     while end and text[end - 1] in _CREDENTIAL_CHARACTERS:
         end -= 1
     return text[:end]
+
+
+#: A last word this long, of credential characters only, may be the start of a key cut off mid-stream.
+_KEY_PREFIX_LENGTH = 12
+
+
+def up_to_last_word(text: str) -> str:
+    """``text`` for the turn's final line: whole, its last word too ("Hello there", not "Hello "),
+    unless that word is a run of credential characters long enough to be a key cut off while it
+    streamed, which no redaction rule would recognise in part (then as :func:`settled`)."""
+    kept = settled(text)
+    return text if len(text) - len(kept) < _KEY_PREFIX_LENGTH else kept
 
 
 def _turn_messages(turn: _Turn) -> list[AnyMessage]:

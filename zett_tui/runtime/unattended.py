@@ -25,6 +25,7 @@ No Textual here: this is runtime policy, shared by every non-interactive front e
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -178,6 +179,15 @@ class UnattendedPolicy:
 
     def decide(self, request: Request) -> AutoAnswer:
         """The answer to one typed question, from the flags alone."""
+        answer = self._decide(request)
+        if isinstance(answer.reply, ShellReply) and not answer.reply.run:
+            # ``runtime.shell.approval`` tells the model this, instead of "aborted by user".
+            reason = f"{answer.reason}; {answer.hint}" if answer.hint else answer.reason
+            refused = dataclasses.replace(answer.reply, reason=f"{reason} (zett runs non-interactively here)")
+            return dataclasses.replace(answer, reply=refused)
+        return answer
+
+    def _decide(self, request: Request) -> AutoAnswer:
         if isinstance(request, ReadRequest):
             return self._read(request)
         if isinstance(request, ShellRequest):

@@ -23,6 +23,7 @@ from zett_tui.sessions.reader import Notices, iter_records
 from zett_tui.sessions.recorded_turns import (
     NoteBlock,
     ReasoningBlock,
+    SubagentView,
     TextBlock,
     ToolView,
     TurnView,
@@ -74,6 +75,8 @@ def _tool_markdown(tool: ToolView) -> str:
     parts = [f"{head} — {outcome}\n"]
     if tool.argument_error:
         parts.append(f"\n> arguments could not be read: {tool.argument_error}\n")
+    if tool.subagent is not None:
+        parts.append(_subagent_markdown(tool.subagent))
     if tool.output:
         lines = tool.output.splitlines(keepends=True)
         parts.append("\n" + fence("".join(lines[:SHOWN_OUTPUT_LINES]), "text"))
@@ -83,6 +86,15 @@ def _tool_markdown(tool: ToolView) -> str:
             parts.append(fence("".join(lines[SHOWN_OUTPUT_LINES:]), "text"))
             parts.append("\n</details>\n")
     return "".join(parts)
+
+
+def _subagent_markdown(child: SubagentView) -> str:
+    """A ``task`` call's subagent: its kind, outcome and tokens, and each tool call it made."""
+    rows = [f"\n> Subagent `{child.agent_type}` ({child.status}, {child.tokens} tokens)\n"]
+    outcomes = {None: "no result", True: "ok", False: "failed"}
+    for name, key_arg, ok in child.tools:
+        rows.append(f"> - `{name}` {_inline_code(key_arg) if key_arg else ''} — {outcomes[ok]}\n")
+    return "".join(rows)
 
 
 def _changes_markdown(note: NoteBlock) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from zett_tui.core import paths
 from zett_tui.sessions.index import SessionSummary
+from zett_tui.sessions.meta import mark_fork
 from zett_tui.sessions.naming import session_path
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.reader import iter_records
@@ -56,6 +57,7 @@ async def fork_session(
     paths.ensure_private_dir(sessions_directory)
     text = "".join(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n" for data in lines)
     paths.write_private_text(target, text)
+    mark_fork(target, summary.session_id, summary.title)
 
     storage = HistoryStore(SQLiteSessionStorage(history_database), redact=lambda text: text)
     storage.hidden_requests = lambda session_id: rewound

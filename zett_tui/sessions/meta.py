@@ -86,6 +86,21 @@ def read_title(session_file: Path, notices: list[ReadNotice] | None = None) -> s
     return None
 
 
+def mark_fork(session_file: Path, parent: str, title: str) -> None:
+    """The fork's title says what it is a fork of (``sessions list`` showed two identical titles),
+    and ``forked_from`` names the original, for the chat's first line."""
+    data = read_meta(session_file)
+    data["title"] = title_line(f"{title} (fork of {parent[:8]})")
+    data["forked_from"] = parent
+    write_private_text(meta_path(session_file), json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def forked_from(session_file: Path) -> str | None:
+    """The session this one was forked from (``mark_fork``), or None."""
+    parent = read_meta(session_file).get("forked_from")
+    return parent if isinstance(parent, str) and parent else None
+
+
 def set_title(session_file: Path, title: str | None) -> str | None:
     """Store ``title`` for the session (None or blank removes it); returns the title as stored."""
     data = read_meta(session_file)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from zett_tui.core.tool_display import key_argument
+from zett_tui.runtime.stop_words import recorded_stop_sentence
 from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
 from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.read_notices import ReadNotices
@@ -51,6 +52,22 @@ class ToolView:
     argument_error: str | None = None
     #: The user said no to it in a dialog (its row says "declined").
     declined: bool = False
+    #: A ``task`` call's subagent as the turn's line keeps it (``runtime.subagents``), if any.
+    subagent: SubagentView | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentView:
+    """A subagent's run as recorded in its parent turn's line: its kind, job, outcome and rows."""
+
+    agent_type: str
+    description: str
+    status: str
+    tokens: int
+    #: ``(name, key argument, ok)`` per tool call it made (ok None: no result recorded).
+    tools: tuple[tuple[str, str, bool | None], ...] = ()
+    #: Its messages' text (prompt, answers, tool output), for search and export.
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,17 +184,45 @@ def _tool_view(call: dict[str, Any], results: dict[str, dict[str, Any]]) -> Tool
     return ToolView(name, key_argument(name, arguments), ok, output, call_id, arguments_json, error)
 
 
-def _stop_note(stop: object) -> NoteBlock | None:
+def subagent_view(data: dict[str, Any]) -> SubagentView:
+    """The display model of one recorded subagent run (any field may be missing or wrong)."""
+    messages = [
+        m for m in data.get("messages") or () if isinstance(m, dict) and isinstance(m.get("data"), dict)
+    ]
+    results = {
+        m["data"]["tool_call_id"]: m["data"]
+        for m in messages
+        if m.get("kind") == 4 and isinstance(m["data"].get("tool_call_id"), str)
+    }
+    tools: list[tuple[str, str, bool | None]] = []
+    texts: list[str] = []
+    for message in messages:
+        body = message["data"]
+        texts.append(content_text(body.get("content"))[0])
+        for call in body.get("tool_calls") or () if message.get("kind") == 3 else ():
+            if isinstance(call, dict):
+                view = _tool_view(call, results)
+                tools.append((view.name, view.key_arg, view.ok))
+    tokens = sum(
+        value for key in ("input_tokens", "output_tokens") if isinstance(value := data.get(key), int)
+    )
+    return SubagentView(
+        agent_type=_text(data.get("type")) or "general",
+        description=_text(data.get("description")),
+        status=_text(data.get("status")) or "unknown",
+        tokens=tokens,
+        tools=tuple(tools),
+        text="\n".join(text for text in texts if text),
+    )
+
+
+def _stop_note(stop: object, answer: str = "") -> NoteBlock | None:
     if not isinstance(stop, dict):
         return None
     reason = stop.get("reason")
     if not isinstance(reason, str) or reason in _NORMAL_STOPS:
         return None
-    message = stop.get("message")
-    text = f"the model stopped early: {reason}"
-    if isinstance(message, str) and message.strip():
-        text += f" ({one_line(message, 200)})"
-    return NoteBlock("stop", text)
+    return NoteBlock("stop", one_line(recorded_stop_sentence(stop, answer), 300))
 
 
 def _message_model(data: dict[str, Any]) -> str | None:
@@ -297,6 +342,7 @@ def turn_view(
     message_model: str | None = None
     decisions = _decisions(record.zett)
     declined = _declined_calls(record.zett)
+    children = record.zett.get("subagents")
     for envelope in messages:
         kind, data = envelope["kind"], envelope["data"]
         if kind == 2 and not seen_prompt:
@@ -323,10 +369,13 @@ def turn_view(
                     view = _tool_view(call, results)
                     if view.call_id and view.call_id in declined:
                         view = dataclasses.replace(view, declined=True)
+                    if isinstance(children, dict) and isinstance(children.get(view.call_id), dict):
+                        view = dataclasses.replace(view, subagent=subagent_view(children[view.call_id]))
                     blocks.append(view)
                     tools.append(view)
                     blocks.extend(decisions.pop(view.call_id, ()) if view.call_id else ())
-            note = _stop_note(data.get("stop"))
+            answer = data.get("content")
+            note = _stop_note(data.get("stop"), answer if isinstance(answer, str) else "")
             if note is not None:
                 blocks.append(note)
             message_model = _message_model(data) or message_model

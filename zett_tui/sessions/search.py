@@ -21,7 +21,7 @@ from pathlib import Path
 
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.reader import BLOCK_BYTES, MAX_LINE_BYTES, ReadNotice, TurnRecord, parse_line
-from zett_tui.sessions.recorded_turns import content_text
+from zett_tui.sessions.recorded_turns import content_text, subagent_view
 
 SNIPPET_BEFORE = 50
 SNIPPET_AFTER = 110
@@ -93,6 +93,10 @@ def _fields(record: TurnRecord) -> Iterator[tuple[str, str]]:
     error = record.error
     if error is not None and isinstance(error.get("message"), str):
         yield "error", error["message"]
+    children = record.zett.get("subagents")
+    for child in children.values() if isinstance(children, dict) else ():
+        if isinstance(child, dict):  # a subagent's run, kept in its parent turn's line
+            yield f"subagent {child.get('type')}", subagent_view(child).text
 
 
 def _snippet(

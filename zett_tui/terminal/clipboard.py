@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -42,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.core import paths
+from zett_tui.core.outside_programs import find_program
 from zett_tui.terminal.passthrough import SCREEN_DCS_MAX_BYTES, screen_chunks, tmux_passthrough
 
 log = logging.getLogger(__name__)
@@ -190,7 +190,7 @@ def copy(
     env: Mapping[str, str],
     write_to_terminal: Callable[[str], None],
     platform: str | None = None,
-    which: Callable[[str], str | None] = shutil.which,
+    which: Callable[[str], str | None] = find_program,
     runner: Runner = run_tool,
     max_osc52_bytes: int = OSC52_MAX_BYTES,
     fallback_path: Path | None = None,

@@ -10,9 +10,10 @@ UI thread.
 from __future__ import annotations
 
 import logging
-import shutil
 import subprocess
 from collections.abc import Callable, Mapping
+
+from zett_tui.core.outside_programs import find_program
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def parse_answer(answer: str) -> bool | None:
 def pane_in_view(
     env: Mapping[str, str],
     *,
-    which: Callable[[str], str | None] = shutil.which,
+    which: Callable[[str], str | None] = find_program,
     runner: Runner = _run,
 ) -> bool | None:
     """True when zett's pane is the active one of the active window of an attached session,

@@ -72,8 +72,11 @@ class ZettApp(App[str | None]):
         Binding("alt+c", "copy_code", "Copy the last code block, raw (/copy)", show=False, priority=True),
     ]
 
-    def __init__(self, launch: LaunchSettings) -> None:
+    def __init__(self, launch: LaunchSettings, *, open_sessions: bool = False) -> None:
+        """``open_sessions``: show the session browser once the chat is up (``zett --resume``
+        without an id)."""
         super().__init__()
+        self._open_sessions_at_start = open_sessions
         keep_echo_quick()
         keep_terminal_replies_out_of_input()
         #: As launched (frozen); what the user changes since is ``choices``.
@@ -114,6 +117,8 @@ class ZettApp(App[str | None]):
         replayed, or read by the driver) are handled after this, so none goes nowhere."""
         with contextlib.suppress(TimeoutError):  # a chat that failed to mount is reported, not waited for
             await asyncio.wait_for(self.chat.ready_for_keys.wait(), timeout=10)
+        if self._open_sessions_at_start:
+            self.open_session_browser()
 
     def on_load(self) -> None:
         from zett_tui.ui.speed.typeahead_replay import replay_typeahead
@@ -175,7 +180,8 @@ class ZettApp(App[str | None]):
         return theme_variable_defaults(self.current_theme)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """Textual's palette entries, less Theme and Quit on the chat screen (/theme and /quit list there)."""
+        """Textual's palette entries, less its developer ones, and less Theme and Quit on the chat
+        screen (/theme and /quit list there)."""
         from zett_tui.ui.chat.palette import without_duplicates
 
         yield from without_duplicates(super().get_system_commands(screen), screen)

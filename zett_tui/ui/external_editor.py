@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
@@ -14,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, SuspendNotSupported
+
+from zett_tui.core.outside_programs import find_program
 
 #: Runs the editor command (the file name is its last word) and returns its exit code.
 EditorRunner = Callable[[list[str]], int]
@@ -47,12 +48,14 @@ def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
 def edit_text(text: str, run: EditorRunner, environ: Mapping[str, str] | None = None) -> EditOutcome:
     """Write ``text`` to a new 0600 file, run the editor on it, and read back what was saved."""
     command = editor_command(environ)
-    if shutil.which(command[0]) is None:
+    program = find_program(command[0])  # never one a sandboxed command left in the project
+    if program is None:
         return EditOutcome(
             None,
-            f"The editor {command[0]!r} was not found. Set $VISUAL or $EDITOR to an editor "
-            "(for example: export EDITOR=nano).",
+            f"The editor {command[0]!r} was not found outside the folders sandboxed commands can "
+            "write. Set $VISUAL or $EDITOR to an editor (for example: export EDITOR=nano).",
         )
+    command = [program, *command[1:]]
     descriptor, name = tempfile.mkstemp(prefix="zett-prompt-", suffix=".md")  # mode 0600
     path = Path(name)
     try:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from zett_tui.config.project_folder import project_root
 from zett_tui.config.trust import (
+    PROJECT_AGENT_FOLDERS,
     PROJECT_COMMAND_FOLDERS,
     PROJECT_SKILL_FOLDERS,
     ProjectFiles,
@@ -23,6 +24,8 @@ from zett_tui.config.trust import (
     trust_state,
 )
 from zett_tui.core import paths
+from zett_tui.runtime.subagents.types import AgentType
+from zett_tui.workspace.agent_files import load_agent_files
 from zett_tui.workspace.contained_folder import Problem
 from zett_tui.workspace.markdown_commands import MarkdownCommand, Origin, load_commands
 from zett_tui.workspace.skills import Skill, load_skills, skill_prompt
@@ -67,6 +70,11 @@ def skill_folders(project: ProjectFiles | None, env: Mapping[str, str]) -> list[
     ]
 
 
+def agent_folders(project: ProjectFiles | None) -> list[Origin]:
+    """The user's ``agents/`` first (their own agent wins a name), then a trusted project's."""
+    return [Origin("user", paths.config_dir() / "agents"), *_project_origins(project, PROJECT_AGENT_FOLDERS)]
+
+
 @dataclass(frozen=True)
 class WorkspaceFiles:
     """The Markdown commands and skills that loaded, and one problem per file that did not."""
@@ -76,6 +84,8 @@ class WorkspaceFiles:
     problems: list[Problem]
     #: One line per project command or skill folder that is there but did not load (not trusted).
     untrusted: list[str] = field(default_factory=list)
+    #: Custom subagents (``workspace.agent_files``).
+    agents: list[AgentType] = field(default_factory=list)
 
 
 def load_workspace_files(cwd: Path, env: Mapping[str, str]) -> WorkspaceFiles:
@@ -84,15 +94,17 @@ def load_workspace_files(cwd: Path, env: Mapping[str, str]) -> WorkspaceFiles:
     project = trusted_project(cwd, env)
     commands, command_problems = load_commands(command_folders(project))
     skills, skill_problems = load_skills(skill_folders(project, env))
+    agents, agent_problems = load_agent_files(agent_folders(project))
     untrusted: list[str] = []
     if project is None:
         root = project_root(cwd, env) or cwd
-        for folder in (*PROJECT_COMMAND_FOLDERS, *PROJECT_SKILL_FOLDERS):
+        for folder in (*PROJECT_COMMAND_FOLDERS, *PROJECT_SKILL_FOLDERS, *PROJECT_AGENT_FOLDERS):
             if (root / folder).is_dir():
                 untrusted.append(
                     f"{root / folder}: not loaded, this folder is not trusted (/extensions trust reviews it)"
                 )
-    return WorkspaceFiles(commands, skills, command_problems + skill_problems, untrusted)
+    problems = command_problems + skill_problems + agent_problems
+    return WorkspaceFiles(commands, skills, problems, untrusted, agents)
 
 
 def command_named_in(text: str, files: WorkspaceFiles) -> MarkdownCommand | None:

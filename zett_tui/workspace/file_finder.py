@@ -1,7 +1,7 @@
 """The project's files for the composer's ``@`` finder: listing (respecting ``.gitignore``) and fuzzy
 matching fast enough to run on every keystroke over 50,000 paths. No Textual here.
 
-Listing uses ``git ls-files`` inside a repository (fast, exact ``.gitignore`` semantics) and otherwise
+Listing uses a hardened ``git ls-files`` (``safe_git``) inside a repository (fast, exact ``.gitignore`` semantics) and otherwise
 walks the tree, honouring the ``.gitignore`` at the root (matched by ``pathspec``, as git would).
 
 Matching is a subsequence match: each character of the query must appear in the path, in order.
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +22,8 @@ from operator import itemgetter
 from pathlib import Path
 
 import pathspec
+
+from zett_tui.workspace.safe_git import run_safe_git
 
 #: Folders that a walk never enters (a git listing already leaves out what .gitignore hides).
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".tox"})
@@ -54,19 +54,10 @@ def list_project_files(root: Path, cancelled: Cancelled = never, *, max_files: i
 
 
 def _git_files(root: Path) -> list[str] | None:
-    """The files git knows or would add under ``root``; None when git is missing or this is no repo."""
-    git = shutil.which("git")
-    if git is None:
-        return None
-    try:
-        result = subprocess.run(
-            [git, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+    """The files git knows or would add under ``root``; None when git is missing or this is no repo
+    zett may run git on (``safe_git``: nothing of the project's git configuration runs)."""
+    result = run_safe_git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+    if result is None:
         return None
     if result.returncode != 0:
         return None

@@ -19,6 +19,9 @@ def git_branch(cwd: Path) -> str | None:
             text = data.decode("utf-8", errors="replace").strip()
             prefix = "ref: refs/heads/"
             return text[len(prefix) :] if text.startswith(prefix) else text[:12]
-        if (folder / ".git").exists():
+        dot_git = folder / ".git"
+        if dot_git.is_dir() and not dot_git.is_symlink() and not any(dot_git.iterdir()):
+            continue  # zett's empty placeholder in a project without a repository (git passes it over)
+        if dot_git.exists():
             return None
     return None

@@ -43,6 +43,9 @@ class ShellReply:
     network: bool = False
     #: The user's note; the runtime has no field for it, so front ends steer with it.
     note: str = ""
+    #: Why zett refused without asking anyone (``zett -p``): the model is told this
+    #: (``runtime.shell.approval``) instead of "aborted by user".
+    reason: str = ""
 
     @property
     def declined(self) -> bool:
@@ -56,4 +59,6 @@ class ShellReply:
         }
         if self.run and self.network:
             reply["network"] = True
+        if not self.run and self.reason:
+            reply["reason"] = self.reason
         return reply

@@ -10,7 +10,8 @@ A project's extensions are checked against the trust store once more right here,
 changed after the user trusted the folder do not load (a ``/new`` session reloads them), and a
 project's extension file loads only when it is one of the files the user trusted: inside the
 project, read for the hash, not left out (a ``.zett/extensions/x.py`` linked to a file
-elsewhere does not load, even in a trusted folder).
+elsewhere does not load, even in a trusted folder). What runs is the very bytes that were hashed,
+compiled from them: never the file read again later, never Python's ``__pycache__``.
 """
 
 from __future__ import annotations
@@ -124,9 +125,8 @@ def load_extensions(
         origin = str(bundled_path(bundled)) if bundled is not None else config.origin
         source = "bundled" if bundled is not None else config.source
         try:
-            if config.source == "project":
-                _check_project_file(config, trusted_roots)
-            instance = _build(config, bundled)
+            trusted = _check_project_file(config, trusted_roots) if config.source == "project" else None
+            instance = _build(config, bundled, trusted)
             _give_unique_name(instance, config.name, taken)
         except _Refused as refusal:
             result.problems.append(LoadProblem(config.name, source, origin, str(refusal)))
@@ -145,9 +145,10 @@ class _Refused(Exception):
     """A configured extension cannot be used; the message says why in the user's terms."""
 
 
-def _check_project_file(config: ExtensionConfig, cache: dict[Path, Any]) -> None:
+def _check_project_file(config: ExtensionConfig, cache: dict[Path, Any]) -> bytes | None:
     """Refuse a project's extension unless the folder is trusted as it is now, and its file is
-    one the user trusted: read for the hash, inside the project (not left out of it)."""
+    one the user trusted: read for the hash, inside the project (not left out of it). The bytes
+    that were hashed: they are what runs (None for an import path)."""
     from zett_tui.config.trust import TrustState, project_files, trust_state
 
     if config.config_file is None:
@@ -161,7 +162,7 @@ def _check_project_file(config: ExtensionConfig, cache: dict[Path, Any]) -> None
     if project is None:
         raise _Refused("the project's .zett/ files changed since you trusted them; start zett again")
     if config.file is None:
-        return  # an import path: nothing is read from the project folder
+        return None  # an import path: nothing is read from the project folder
     relative = config.file.relative_to(root).as_posix()
     reasons = dict(project.left_out)
     if relative in reasons:
@@ -169,12 +170,18 @@ def _check_project_file(config: ExtensionConfig, cache: dict[Path, Any]) -> None
     for folder in (f"{PROJECT_DIR_NAME}/extensions", PROJECT_DIR_NAME):
         if folder in reasons:
             raise _Refused(f"{folder} {reasons[folder]}; not loaded")
-    if relative not in project.files and os.path.lexists(config.file):
+    source = project.content(relative)
+    if source is None and not os.path.lexists(config.file):
+        raise _Refused("no such file")
+    if source is None:
         raise _Refused(f"{relative} is not among the files you trusted; not loaded")
+    return bytes(source)
 
 
-def _build(config: ExtensionConfig, bundled: BundledExtension | None) -> AgentExtension:
-    cls = _extension_class(config, bundled)
+def _build(
+    config: ExtensionConfig, bundled: BundledExtension | None, trusted: bytes | None = None
+) -> AgentExtension:
+    cls = _extension_class(config, bundled, trusted)
     if not (isinstance(cls, type) and issubclass(cls, AgentExtension)):
         raise _Refused(f"{cls!r} is not an AgentExtension subclass")
     try:
@@ -186,7 +193,9 @@ def _build(config: ExtensionConfig, bundled: BundledExtension | None) -> AgentEx
     return instance
 
 
-def _extension_class(config: ExtensionConfig, bundled: BundledExtension | None) -> Any:
+def _extension_class(
+    config: ExtensionConfig, bundled: BundledExtension | None, trusted: bytes | None = None
+) -> Any:
     if bundled is not None:
         return _loaded_class(bundled_path(bundled), bundled.class_name, "bundled")
     if config.import_path is not None:
@@ -201,19 +210,23 @@ def _extension_class(config: ExtensionConfig, bundled: BundledExtension | None) 
         raise _Refused("the config names no path or file")
     inside = config.config_file.parent.parent if config.source == "project" and config.config_file else None
     if config.class_name is not None:
-        return _loaded_class(config.file, config.class_name, config.source, inside)
-    return _only_extension_class(_loaded_module(config.file, config.source, inside))
+        return _loaded_class(config.file, config.class_name, config.source, inside, trusted)
+    return _only_extension_class(_loaded_module(config.file, config.source, inside, trusted))
 
 
-def _loaded_module(path: Path, namespace: str, inside: Path | None = None) -> ModuleType:
+def _loaded_module(
+    path: Path, namespace: str, inside: Path | None = None, source: bytes | None = None
+) -> ModuleType:
     try:
-        return load_module_from_file(path, namespace=namespace, inside=inside)
+        return load_module_from_file(path, namespace=namespace, inside=inside, source=source)
     except ExtensionLoadError as error:
         raise _Refused(_describe(error.__cause__) if error.__cause__ else _after_path(error)) from error
 
 
-def _loaded_class(path: Path, class_name: str, namespace: str, inside: Path | None = None) -> Any:
-    module = _loaded_module(path, namespace, inside)
+def _loaded_class(
+    path: Path, class_name: str, namespace: str, inside: Path | None = None, source: bytes | None = None
+) -> Any:
+    module = _loaded_module(path, namespace, inside, source)
     try:
         return getattr(module, class_name)
     except AttributeError:

@@ -24,21 +24,24 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field
 from zett_agent.agent import AgentRunContext
+from zett_agent.extensions.base import ModelRequestNext
 from zett_agent.extensions.external import ExternalEventExtension
 from zett_agent.messages import ToolCall
+from zett_agent.model import ModelEvent, ModelRequest
 from zett_agent.tools.coding import FilePath, LineCount, MaxResults, StartLine
 from zett_agent.tools.images import MAX_IMAGE_BYTES
 
 from zett_tui.runtime import agent_compat
 from zett_tui.runtime.decisions.read import ReadReply
 from zett_tui.runtime.files import contained_tools
+from zett_tui.runtime.files.local_images import local_only
 from zett_tui.runtime.files.read_access import ReadAccess, ReadGrant, ReadVerdict, real_path, scope_of_grant
 from zett_tui.runtime.tool_refusal import ToolRefused
 
@@ -104,11 +107,28 @@ class ReadGate(ExternalEventExtension):
         self.project_root = project_root
         self.is_exempt = is_exempt or (lambda _session_id, _real: False)
         self._sessions: dict[str, ReadAccess] = {}
+        #: The session whose grants count for ``session_id``: a subagent's are its main session's
+        #: (zett sets this; the default is the session itself).
+        self.session_of: Callable[[str], str] = lambda session_id: session_id
         #: How many times each tool call has asked (a call of ``require_read`` may ask more than once).
         self._asked: dict[tuple[str, str], int] = {}
 
+    async def on_model_request(
+        self, context: AgentRunContext, request: ModelRequest, call_next: ModelRequestNext
+    ) -> AsyncIterator[ModelEvent]:
+        """The model is told ``view_image`` takes local files only (``local_images``)."""
+        stream = call_next(local_only(request))
+        try:
+            async for event in stream:
+                yield event
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
     def access(self, session_id: str) -> ReadAccess:
         """The session's rules and the grants made in it so far."""
+        session_id = self.session_of(session_id)
         access = self._sessions.get(session_id)
         if access is None:
             access = ReadAccess(self.project_root, exempt=lambda real: self.is_exempt(session_id, real))
@@ -117,7 +137,7 @@ class ReadGate(ExternalEventExtension):
 
     def reset(self, session_id: str) -> None:
         """Forget the session's "for this session" grants."""
-        self._sessions.pop(session_id, None)
+        self._sessions.pop(self.session_of(session_id), None)
 
     # -- middleware ----------------------------------------------------------------------------
 

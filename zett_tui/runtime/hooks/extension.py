@@ -160,10 +160,11 @@ class HooksExtension(ExternalEventExtension):
         stop = self._stop_after_batch.pop(context, None)
         if stop is not None:
             raise HookStoppedTurn(f"A hook stopped the turn: {stop}")
-        if result.tool_calls or not self.hooks.has("Stop"):
+        event = "SubagentStop" if context.config.parent_session_id is not None else "Stop"
+        if result.tool_calls or not self.hooks.has(event):
             return
         continued = self._stop_continuations.get(context, 0)
-        outcome = await self.hooks.run("Stop", {"stop_hook_active": continued > 0})
+        outcome = await self.hooks.run(event, {"stop_hook_active": continued > 0})
         if outcome.stop is not None:
             self._notify(f"A Stop hook ended the turn: {outcome.stop}", "info")
             return

@@ -46,6 +46,7 @@ CLAUDE_TOOL_NAMES = {
     "grep": "Grep",
     "glob": "Glob",
     "todo_write": "TodoWrite",
+    "task": "Task",
 }
 
 #: zett's permission modes in Claude Code's words.

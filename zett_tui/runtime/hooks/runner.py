@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from zett_tui.config.hooks import HookConfig, files_named
+from zett_tui.core.outside_programs import safe_environment
 from zett_tui.runtime.hooks.named_files import changed, fingerprints, project_files
 from zett_tui.runtime.hooks.process import run_command
 from zett_tui.runtime.hooks.protocol import CLAUDE_PERMISSION_MODES, EventOutcome, HookReply, interpret
@@ -201,7 +202,9 @@ class SessionHooks:
 
     async def _run_one(self, hook: HookConfig, payload: Mapping[str, Any]) -> HookReply:
         folder = self._folder_of(hook)
-        environ = dict(os.environ if self._environ is None else self._environ)
+        # PATH without the folders a sandboxed command may write (``<project>/.venv/bin``), and
+        # Python's bytecode cache out of the project: a hook never runs what a command planted.
+        environ = safe_environment(os.environ if self._environ is None else self._environ)
         environ["CLAUDE_PROJECT_DIR"] = environ["ZETT_PROJECT_DIR"] = str(folder)
         data = json.dumps({**payload, "cwd": str(folder)}, ensure_ascii=False, default=str).encode()
         try:

@@ -94,6 +94,10 @@ class McpToolsExtension(ExternalEventExtension):
             context.register_tool(mcp_tool.tool)
         self._targets = targets
 
+    def targets(self) -> dict[str, McpTool]:
+        """This request's MCP tools by model name."""
+        return dict(self._targets)
+
     def is_read_only(self, name: str) -> bool:
         """Whether ``name`` is one of this request's MCP tools that its server marks readOnlyHint
         (the checkpoints take none before it; any other MCP call may change files)."""

@@ -28,9 +28,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zett_tui.config.mcp_servers import McpServerConfig, MissingVariable
+from zett_tui.config.project_folder import MCP_JSON_NAME
 from zett_tui.runtime.mcp import oauth_tokens
 from zett_tui.runtime.mcp.deadlines import Deadlines
 from zett_tui.runtime.mcp.oauth import (
@@ -170,6 +172,14 @@ class _Server:
         from mcp import ClientSession
 
         config = self.config
+        root = _project_root_of(config)
+        if root is not None and not await asyncio.to_thread(_still_trusted, root):
+            # A project's server runs outside the sandbox: each (re)start runs only what the user
+            # trusted, the script its command names included (a command may have rewritten it).
+            raise RuntimeError(
+                "the project's files changed since you trusted them (its server script among them); "
+                "/extensions trust asks again"
+            )
         auth = await self._oauth()
         async with open_transport(config, self.environ, auth) as streams:
             read, write = streams[0], streams[1]
@@ -234,6 +244,24 @@ async def _all_tools(session: ClientSession) -> list[Tool]:
         if cursor is None:
             return tools
     raise RuntimeError("the server returned more than 100 pages of tools")
+
+
+def _project_root_of(config: McpServerConfig) -> Path | None:
+    """The project folder whose trust a server of ``.zett/config.toml`` or ``.mcp.json`` runs under
+    (None for the user's own servers)."""
+    if config.config_file is None:
+        return None
+    if config.source == MCP_JSON_NAME:
+        return config.config_file.parent
+    if config.source == "project":
+        return config.config_file.parent.parent
+    return None
+
+
+def _still_trusted(root: Path) -> bool:
+    from zett_tui.config.trust import still_trusted
+
+    return still_trusted(root)
 
 
 def _one_line(error: BaseException) -> str:

@@ -1,8 +1,9 @@
 """How zett reaches one MCP server: the SDK's transport for its config, ``${VAR}`` filled in here,
 in memory.
 
-A stdio server gets the SDK's short list of zett's environment (so provider keys stay with zett)
-plus its own ``env``, and its stderr goes line by line to zett's log, never the terminal. A remote
+A stdio server gets the SDK's short list of zett's environment (so provider keys stay with zett),
+its ``PATH`` without the folders a sandboxed command may write (``core.outside_programs``: a bare
+``npx`` is never ``<project>/.venv/bin/npx``), plus its own ``env``, and its stderr goes line by line to zett's log, never the terminal. A remote
 one is streamable HTTP (or the older SSE), with the OAuth provider when it signs in.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from zett_tui.config.mcp_servers import McpServerConfig
+from zett_tui.core.outside_programs import find_program, safe_path
 
 log = logging.getLogger("zett_tui.runtime.mcp")
 
@@ -25,10 +27,15 @@ def open_transport(config: McpServerConfig, environ: Mapping[str, str], auth: An
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
+        command = config.command or ""
+        if command and os.sep not in command:  # a bare name: never one a sandboxed command planted
+            command = find_program(command) or command
+        inherited = _inherited()
+        inherited["PATH"] = safe_path(inherited.get("PATH"))
         parameters = StdioServerParameters(
-            command=config.command or "",
+            command=command,
             args=list(config.args),
-            env={**_inherited(), **config.resolved_env(environ)},
+            env={**inherited, **config.resolved_env(environ)},
             cwd=config.cwd,
         )
         return _LoggedStdio(stdio_client, parameters, config.name)

@@ -16,6 +16,9 @@ stopped; ``outside`` runs the command again once without a sandbox; ``network`` 
 in the sandbox with the network on (offered only when the network was what stopped it). It asks
 in every mode: nothing leaves the sandbox without a dialog. ``zett -p`` answers ``stay``.
 
+In Plan Mode an approved command runs in a sandbox where the project is read-only too, and is
+never offered a way out of it.
+
 Where no sandbox can start, or ``[sandbox] mode = "off"``, commands run outside one (every command
 asks first: ``ShellPolicy``); their output is handled the same way.
 """
@@ -48,6 +51,7 @@ __all__ = [
 SHELL_TOOL = "bash"
 SANDBOX_ESCAPE_EVENT = "sandbox_escape_requested"
 SANDBOX_ESCAPE_RESPONSE = "sandbox_escape_response"
+PLAN_MODE_NOTE = "Plan Mode: the project is read-only for commands until the plan is approved."
 
 #: The same validation as zett-agent's ``bash`` tool (names, bounds, defaults, unknown keys refused).
 _BashArguments: Any = create_model(
@@ -61,9 +65,12 @@ _BashArguments: Any = create_model(
 class SandboxedShell(ExternalEventExtension):
     """Run ``bash`` calls with ``ShellSandbox``; ask before a stopped command runs outside it."""
 
-    def __init__(self, shell: ShellSandbox) -> None:
+    def __init__(
+        self, shell: ShellSandbox, in_plan_mode: Callable[[str], bool] = lambda _session: False
+    ) -> None:
         super().__init__(response_event_name=SANDBOX_ESCAPE_RESPONSE, correlation_field="tool_call_id")
         self.shell = shell
+        self._in_plan_mode = in_plan_mode
 
     async def on_tool_call(
         self,
@@ -85,6 +92,8 @@ class SandboxedShell(ExternalEventExtension):
             raise ValueError("Shell command cannot be blank")
         shell = self.shell
         live = _live_output(context, call)
+        if self._in_plan_mode(context.session_id):
+            return await self._run_read_only(command, timeout, live)
         if not shell.available:
             return (await shell.run(command, timeout, where=Where.OUTSIDE, on_output=live)).result(timeout)
         once = shell.take_network_once(context.session_id, call.id)
@@ -104,6 +113,20 @@ class SandboxedShell(ExternalEventExtension):
         return again.result(
             timeout, note=f"zett: the sandbox stopped the first run; it ran again {how}, as the user allowed."
         )
+
+    async def _run_read_only(self, command: str, timeout: int, live: Report) -> Any:
+        """Plan Mode: an approved command runs with the project read-only, and never leaves the
+        sandbox (where none can start, it does not run)."""
+        shell = self.shell
+        if not shell.available:
+            raise RuntimeError(
+                "Plan Mode runs shell commands only in a read-only sandbox, and none can start here "
+                f"({shell.unavailable_reason}). The command was not run."
+            )
+        run = await shell.run(command, timeout, where=Where.SANDBOX, on_output=live, read_only=True)
+        block = shell.blocked(run, command)
+        note = f"zett: {PLAN_MODE_NOTE} {block.reason}" if block is not None else ""
+        return run.result(timeout, note=note)
 
     async def _ask(
         self, context: AgentRunContext, call: ToolCall, command: str, block: SandboxBlock, run: ShellRun

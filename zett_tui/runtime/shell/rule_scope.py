@@ -25,8 +25,10 @@ all of this is true:
      does not cover ``git diff --output=../x``;
    - no word beyond the prefix is an option known to run a command (``EXECUTING_OPTIONS``,
      ``--exec``, ``--pre``, ``--checkpoint-action``..., and per program ``rsync -e``,
-     ``fd -x``, ``git rebase -x``...), or a brace expansion (``{a,/etc}``) the shell would
-     turn into other words.
+     ``fd -x``, ``git rebase -x``...), or an option that writes a file its value names
+     (``WRITING_OPTIONS``: ``git diff --output=a.py`` would overwrite a project file under a
+     ``git diff`` rule; per program ``git format-patch -o``, ``sort -o``...), or a brace
+     expansion (``{a,/etc}``) the shell would turn into other words.
 
 The runner list and the option lists are the second line; the sandbox every command runs in
 is the guarantee. The path rule is structural: whatever the program, a word that points outside
@@ -89,6 +91,23 @@ EXECUTING_OPTIONS = frozenset(
         "--editor", "--pager", "--interpreter", "--template", "-exec", "-execdir", "-ok", "-okdir",
     }
 )  # fmt: skip
+#: Options that write a file named by their value, whatever the program (``git diff --output=a.py``
+#: overwrites a project file under a rule for ``git diff``).
+WRITING_OPTIONS = frozenset(
+    {
+        "--output", "--output-file", "--output-document", "--output-directory", "--out-file",
+        "--outfile", "--out", "--log-file", "--logfile", "--dump", "--save", "--write-out",
+    }
+)  # fmt: skip
+#: Short options that write a file named by their value, per program (``git`` per subcommand).
+_WRITING_SHORT: dict[str, frozenset[str]] = {
+    "git format-patch": frozenset({"-o"}),
+    "git archive": frozenset({"-o"}),
+    "sort": frozenset({"-o"}),
+    "cc": frozenset({"-o"}),
+    "gcc": frozenset({"-o"}),
+    "clang": frozenset({"-o"}),
+}
 #: Short options that run a command, per program (``git`` per subcommand).
 _EXECUTING_SHORT: dict[str, frozenset[str]] = {
     "rsync": frozenset({"-e"}),
@@ -199,7 +218,8 @@ def prefix_covers(prefix: Sequence[str], command: str, project_root: Path) -> bo
 def uncovered_word(words: Sequence[Word], start: int, project_root: Path) -> str | None:
     """Why a word from ``words[start:]`` is not covered by a prefix rule, or None."""
     root = project_root.resolve()
-    short_executing = _short_executing_options(words)
+    short_executing = _short_options(words, _EXECUTING_SHORT)
+    short_writing = _short_options(words, _WRITING_SHORT)
     for word in words[start:]:
         text = word.text
         option = text.split("=", 1)[0]
@@ -207,6 +227,10 @@ def uncovered_word(words: Sequence[Word], start: int, project_root: Path) -> str
             return f"{option} runs a command"
         if any(not text.startswith("--") and text.startswith(short) for short in short_executing):
             return f"{text} runs a command"
+        if option in WRITING_OPTIONS or option in short_writing:
+            return f"{option} writes a file"
+        if any(not text.startswith("--") and text.startswith(short) for short in short_writing):
+            return f"{text} writes a file"
         if _brace_expands(word.raw):
             return f"{word.raw} expands to other words"
         reason = _path_problem(word, root)
@@ -215,12 +239,12 @@ def uncovered_word(words: Sequence[Word], start: int, project_root: Path) -> str
     return None
 
 
-def _short_executing_options(words: Sequence[Word]) -> frozenset[str]:
+def _short_options(words: Sequence[Word], table: dict[str, frozenset[str]]) -> frozenset[str]:
     name = program_name(words[0].text)
-    found = _EXECUTING_SHORT.get(name, frozenset())
+    found = table.get(name, frozenset())
     if name == "git":
         subcommand = next((w.text for w in words[1:] if not w.text.startswith("-")), "")
-        found = found | _EXECUTING_SHORT.get(f"git {subcommand}", frozenset())
+        found = found | table.get(f"git {subcommand}", frozenset())
     return found
 
 

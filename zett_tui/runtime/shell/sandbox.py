@@ -30,7 +30,9 @@ import logging
 import os
 import shutil
 import signal
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -49,9 +51,18 @@ from zett_agent.sandbox.resources import descendant_pids
 from zett_agent.tools.output import shell_preview
 
 from zett_tui.config.schema import SandboxSettings
+from zett_tui.core import paths
 from zett_tui.core.contained_read import is_inside
+from zett_tui.core.outside_programs import register_writable, writable_roots
 from zett_tui.core.paths import ensure_private_dir
 from zett_tui.core.redact import redact_file
+from zett_tui.runtime.shell.left_behind import (
+    LaterNames,
+    ProjectSandbox,
+    bound_repositories,
+    project_sandbox,
+    remove_placeholder,
+)
 from zett_tui.runtime.shell.live_output import Report, wait_watching
 from zett_tui.runtime.shell.sandbox_policy import (
     hidden_paths,
@@ -72,6 +83,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: A file system's change times may lag the clock by a tick: a ``.git`` changed this long before a
+#: command started still counts as the command's.
+_CLOCK_SLACK_NS = 20_000_000
+
 #: What ``unavailable_reason`` says with ``[sandbox] mode = "off"``.
 TURNED_OFF = 'turned off in your config ([sandbox] mode = "off")'
 
@@ -90,7 +105,9 @@ def _real(path: Path) -> Path:
 
 # -- what the sandbox stopped ---------------------------------------------------------------------
 
-_WRITE_SIGNS = ("read-only file system",)
+#: A refused write: a read-only mount, or renaming or removing one (``.git`` and the other names
+#: that run later are mount points inside the sandbox).
+_WRITE_SIGNS = ("read-only file system", "device or resource busy")
 _NETWORK_SIGNS = (
     "network is unreachable",
     "could not resolve host",
@@ -124,9 +141,20 @@ class SandboxBlock:
         if self.kind == "write":
             what = "it lets commands write only in the project folder and a private /tmp"
             return f"The sandbox probably stopped this command: {what} (“{self.evidence}”)."
+        if self.kind == "later":
+            return (
+                f"The sandbox does not let commands create {self.evidence}: something outside the "
+                "sandbox runs or loads it later. zett moved what the command made out of the project."
+            )
         if self.kind == "network":
             return f"The sandbox probably stopped this command: the network is off inside it (“{self.evidence}”)."
         return f"The sandbox probably stopped this command: it hides {self.evidence} from commands."
+
+
+def refused_block(refused: Sequence[tuple[str, Path]]) -> SandboxBlock:
+    """The block for a command that created names that run later (moved to the paths given)."""
+    names = ", ".join(f"{name} (moved to {target})" for name, target in refused)
+    return SandboxBlock("later", names)
 
 
 def _sign(text: str, signs: Sequence[str]) -> str | None:
@@ -185,6 +213,9 @@ class ShellRun:
     isolated: bool
     network: bool
     kept: tuple[Path, ...] = field(default=())
+    #: Names that run later (``left_behind.LATER_NAMES``) the command created, and where zett
+    #: moved each (out of the project).
+    refused: tuple[tuple[str, Path], ...] = field(default=())
 
     def result(self, timeout_seconds: int, note: str = "") -> str:
         """The tool result, exactly as zett-agent's ``bash`` gives it: the output, or a
@@ -209,8 +240,12 @@ def _with_note(header: str, note: str, composed: str) -> str:
 SandboxFactory = Callable[[SandboxPolicy], Sandbox]
 
 
-def _isolating_sandbox(policy: SandboxPolicy) -> Sandbox:
-    """The platform's sandbox; raises where none can start, never silently runs unconfined."""
+def _isolating_sandbox(policy: SandboxPolicy, project: Path) -> Sandbox:
+    """The platform's sandbox; raises where none can start, never silently runs unconfined. On
+    Linux: bubblewrap from a fixed, verified place, with ``.git`` and the other names that run
+    later read-only (``left_behind``)."""
+    if sys.platform.startswith("linux"):
+        return project_sandbox(policy, project, writable_roots())
     return create_sandbox(policy, require_isolation=True)
 
 
@@ -237,9 +272,15 @@ class ShellSandbox:
         self.output_dir = output_dir
         self._redact = redact
         self._environ = os.environ if environ is None else environ
-        self._factory = factory or _isolating_sandbox
+        self._factory = factory or (lambda policy: _isolating_sandbox(policy, self.project))
         self.unavailable_reason: str | None = "the sandbox has not been checked yet"
-        self._sandboxes: dict[bool, Sandbox] = {}
+        #: By (network, read_only): the project is read-only for Plan Mode's commands.
+        self._sandboxes: dict[tuple[bool, bool], Sandbox] = {}
+        register_writable([self.project, *tool_caches(self._environ)])
+        self._later = LaterNames(self.project, paths.state_dir() / "refused")
+        self._hidden: list[Path] | None = None
+        #: The prepared wrap the last command ran with (None: wrapped afresh).
+        self._last_used: PreparedWrap | None = None
         self._network_once: set[tuple[str, str]] = set()
         self._known_secrets = [str(value) for value in getattr(redact, "known_secrets", ()) or ()]
         #: The next command's wrap, prepared in a thread after the last one (``wrap_ahead``).
@@ -264,7 +305,12 @@ class ShellSandbox:
         return self.available and not self.network
 
     def hidden(self) -> list[Path]:
-        return hidden_paths()
+        """The built-in credential places and the user's own (``[sandbox] hidden``), worked out
+        once (each is a real path: ~80 ``realpath`` calls)."""
+        if self._hidden is None:
+            own = [_real(Path(os.path.expanduser(place))) for place in self.settings.hidden]
+            self._hidden = list(dict.fromkeys([*hidden_paths(), *own]))
+        return list(self._hidden)
 
     def describe(self) -> str:
         """One line for ``/permissions`` and the start notice."""
@@ -312,22 +358,30 @@ class ShellSandbox:
         else:
             self.unavailable_reason = None
 
-    def _sandbox(self, *, network: bool) -> Sandbox:
-        sandbox = self._sandboxes.get(network)
+    def _sandbox(self, *, network: bool, read_only: bool = False) -> Sandbox:
+        sandbox = self._sandboxes.get((network, read_only))
         if sandbox is None:
             policy = sandbox_policy(
                 self.project,
                 network=network,
                 hidden=self.hidden(),
                 caches=tool_caches(self._environ),
+                read_only=read_only,
             )
             sandbox = self._factory(policy)
-            self._sandboxes[network] = sandbox
+            self._sandboxes[network, read_only] = sandbox
         return sandbox
+
+    def close(self) -> None:
+        """The session ends: the empty ``.git`` placeholder of a project without one goes."""
+        if self._sandboxes:
+            remove_placeholder(self.project)
 
     # -- running ----------------------------------------------------------------------------------
 
     def blocked(self, run: ShellRun, command: str) -> SandboxBlock | None:
+        if run.refused:
+            return refused_block(run.refused)
         if not run.isolated or run.timed_out or run.exit_code == 0:
             return None  # without looking the credential places up: most commands succeed
         return blocked_by_sandbox(run, command, hidden=self.hidden())
@@ -341,7 +395,7 @@ class ShellSandbox:
 
     def _prepare_next(self) -> None:
         """In a thread: keep the prepared wrap if it still holds, else prepare it anew."""
-        sandbox = self._sandboxes.get(self.network)
+        sandbox = self._sandboxes.get((self.network, False))
         if sandbox is None or not self.available:
             return
         env = sandbox_environment(self._environ, self.settings.env, self._known_secrets)
@@ -374,7 +428,9 @@ class ShellSandbox:
             else:
                 holds = prepared.unchanged()
             if holds:
+                self._last_used = prepared
                 return prepared.command(command)
+        self._last_used = None
         return await asyncio.to_thread(sandbox.wrap, command, cwd=cwd, env=env)
 
     async def run(
@@ -384,9 +440,14 @@ class ShellSandbox:
         *,
         where: Where = Where.SANDBOX,
         on_output: Report | None = None,
+        read_only: bool = False,
     ) -> ShellRun:
         """Run ``command`` as zett-agent's ``bash`` would, in the sandbox or (``OUTSIDE``) not;
         ``on_output`` is given its last lines a few times a second while it runs (``live_output``).
+        ``read_only``: the project is read-only too (Plan Mode).
+
+        A name of ``left_behind.LATER_NAMES`` the command created is moved out of the project
+        (``ShellRun.refused``).
 
         Raises ``asyncio.CancelledError`` after the whole process group has been stopped.
         """
@@ -398,14 +459,25 @@ class ShellSandbox:
             sandbox = PassthroughSandbox(SandboxPolicy(inherit_environment=()))
             env = outside_environment(self._environ, self._known_secrets)
         else:
-            if network not in self._sandboxes:
-                await asyncio.to_thread(self._sandbox, network=network)
-            sandbox = self._sandboxes[network]
+            if (network, read_only) not in self._sandboxes:
+                await asyncio.to_thread(self._sandbox, network=network, read_only=read_only)
+            sandbox = self._sandboxes[network, read_only]
             env = sandbox_environment(self._environ, self.settings.env, self._known_secrets)
         if where is Where.OUTSIDE:
             wrapped = sandbox.wrap(command, cwd=Path.cwd(), env=env)
+        elif read_only:
+            wrapped = await asyncio.to_thread(sandbox.wrap, command, cwd=os.getcwd(), env=env)
         else:
             wrapped = await self._wrapped(sandbox, command, network=network, env=env)
+        used = self._last_used if where is not Where.OUTSIDE and not read_only else None
+        watched = where is not Where.OUTSIDE and not read_only
+        before = self._later.present() if watched else frozenset()
+        # Only zett's own bubblewrap sandbox binds every ``.git`` read-only; elsewhere (Seatbelt) a
+        # command may change one, and only new names at the root are looked for.
+        repositories = (
+            bound_repositories(wrapped.argv) if watched and isinstance(sandbox, ProjectSandbox) else None
+        )
+        started_ns = time.time_ns() - _CLOCK_SLACK_NS
         directory = Path(tempfile.mkdtemp(prefix="shell-", dir=ensure_private_dir(self.output_dir)))
         stdout_file, stderr_file = directory / "stdout.txt", directory / "stderr.txt"
         timed_out = False
@@ -440,11 +512,33 @@ class ShellSandbox:
             shutil.rmtree(directory, ignore_errors=True)
             self._prepare_next()
             raise
+        refused = await self._refused(before, repositories, used, started_ns) if watched else ()
         self._prepare_next()
         if not kept:
             shutil.rmtree(directory, ignore_errors=True)
         exit_code = process.returncode if process.returncode is not None else -1
-        return ShellRun(exit_code, timed_out, composed, where, sandbox.isolated, network, kept)
+        return ShellRun(exit_code, timed_out, composed, where, sandbox.isolated, network, kept, refused)
+
+    async def _refused(
+        self,
+        before: frozenset[str],
+        repositories: frozenset[Path] | None,
+        used: PreparedWrap | None,
+        started_ns: int,
+    ) -> tuple[tuple[str, Path], ...]:
+        """What the command created that runs later, moved out of the project (``left_behind``).
+
+        The root is listed at once (one ``scandir``); the folders below are searched for a new
+        ``.git`` only when one of them changed: a command run with a prepared wrap whose folders
+        all kept their times (``ls``, ``git diff``, a test that writes nothing) made none."""
+        if used is not None:
+            many = len(used.stamps) > MANY_STAMPS
+            if await asyncio.to_thread(used.unchanged) if many else used.unchanged():
+                repositories = None
+        if repositories is None and not (self._later.present() - before):
+            return ()
+        moved = await asyncio.to_thread(self._later.move_created, before, repositories, since_ns=started_ns)
+        return tuple(moved)
 
     async def _compose(self, stdout_file: Path, stderr_file: Path) -> tuple[str, tuple[Path, ...]]:
         """The bash tool's text; a truncated command's files are kept, redacted (off the loop)."""

@@ -148,11 +148,13 @@ def sandbox_policy(
     network: bool,
     hidden: Sequence[Path] = (),
     caches: Sequence[Path] = (),
+    read_only: bool = False,
 ) -> SandboxPolicy:
     """The policy for one project: what commands may write, what they cannot see, the network.
 
     A cache inside a hidden place, or holding one, stays read-only; a hidden place that holds
-    the project itself cannot be hidden (the project must stay writable) and is left out.
+    the project itself cannot be hidden (the project must stay readable) and is left out.
+    ``read_only``: nothing but the private ``/tmp`` is writable (Plan Mode's commands).
     """
     root = _real(project)
     kept_caches = [
@@ -161,10 +163,10 @@ def sandbox_policy(
         if not any(is_inside(cache, secret) or is_inside(secret, cache) for secret in hidden)
         and not is_inside(root, cache)
     ]
-    writable = [root, *kept_caches]
+    writable = [] if read_only else [root, *kept_caches]
     kept_hidden = []
     for secret in hidden:
-        if any(is_inside(path, secret) for path in writable):
+        if any(is_inside(path, secret) for path in (root, *writable)):
             log.warning("the sandbox cannot hide %s: the project is inside it", secret)
             continue
         kept_hidden.append(secret)

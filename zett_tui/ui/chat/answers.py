@@ -78,7 +78,8 @@ class Answer:
     accepted: FollowUp | None = None
     #: Run when the answered tool call has finished successfully (switch mode after a plan).
     after_tool: FollowUp | None = None
-    #: What the tool row shows after its argument once answered (``ask_user``: the answer).
+    #: What the tool row shows after its argument once answered (``ask_user``: the answer); the
+    #: row then says it, and ``record`` is kept in the session without a line of its own.
     outcome: str = ""
 
     @property
@@ -157,7 +158,7 @@ def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> 
         note = _note(picked)
         return Answer(
             ShellReply(call_id, run=False, note=note),
-            _with_note(f"✗ You refused: {command}", note),
+            f"✗ You refused: {command}",  # the note shows once, where it went into the turn (steer)
             steer=f"I did not let you run `{command}`. {note}" if note else None,
         )
 
@@ -359,7 +360,7 @@ def exit_plan_mode(
         note = _note(picked)
         return Answer(
             request.refuse(note),
-            _with_note("✗ You sent the plan back: zett keeps planning", note),
+            "✗ You sent the plan back: zett keeps planning",  # the note shows as its steer
             steer=PLAN_FEEDBACK_STEER + note if note else None,
         )
 

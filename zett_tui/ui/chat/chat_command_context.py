@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.chat.view import ChatView
     from zett_tui.ui.widgets.transcript import Block
+    from zett_tui.ui.widgets.transcript_blocks import UserBlock
 
 
 class ChatCommandContext:
@@ -26,6 +27,8 @@ class ChatCommandContext:
 
     def __init__(self, chat: ChatView) -> None:
         self._chat = chat
+        #: The prompts each conversation rewind of this run marked, newest last (an undo unmarks).
+        self._rewound_groups: list[list[UserBlock]] = []
 
     @property
     def host(self) -> AgentHost | None:
@@ -49,6 +52,13 @@ class ChatCommandContext:
 
     def say(self, text: str, level: str = "info") -> None:
         self._chat.say(text, level)
+
+    def mark_rewound(self, prompt: str) -> None:
+        self._rewound_groups.append(self._chat.mark_rewound(prompt))
+
+    def unmark_rewound(self) -> None:
+        if self._rewound_groups:
+            self._chat.unmark_rewound(self._rewound_groups.pop())
 
     def notify(
         self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3

@@ -55,6 +55,15 @@ class CommandContext(Protocol):
         """One line (or a few) in the transcript."""
         ...
 
+    def mark_rewound(self, prompt: str) -> None:
+        """A conversation rewind went back to just before the turn of ``prompt``: that turn and
+        the later ones shown say they are out of the model's context."""
+        ...
+
+    def unmark_rewound(self) -> None:
+        """The last conversation rewind was undone: its turns no longer say so."""
+        ...
+
     def show_help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
         """Headed two-column lists in the transcript (what F1 and ``/help`` show)."""
         ...

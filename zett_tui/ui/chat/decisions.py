@@ -92,6 +92,8 @@ class DecisionDialogs:
             self._show_next()
             return
         screen, to_answer = factory(request, self.host, self.cwd)
+        if decision.asker:
+            name_the_asker(screen, decision.asker)
 
         def dismissed(result: Any) -> None:
             if self.open is not screen:
@@ -111,15 +113,17 @@ class DecisionDialogs:
         if host is None or not host.answer(decision, answer.reply):
             log.info("late or duplicate answer to %s ignored", decision.kind)
             return
-        self.chat.say(answer.record, answer.level)
+        record = f"{answer.record} (subagent {decision.asker})" if decision.asker else answer.record
+        if not answer.outcome:  # an outcome is shown on the tool's row: once is enough
+            self.chat.say(record, answer.level)
         call_id = decision.payload.get("tool_call_id")
-        host.note_decision(
-            answer.record, call_id if isinstance(call_id, str) else None, declined=answer.declined
-        )
+        host.note_decision(record, call_id if isinstance(call_id, str) else None, declined=answer.declined)
         if isinstance(call_id, str):
             self.chat.turns.decision_answered(call_id, declined=answer.declined, outcome=answer.outcome)
         if answer.steer and not self.chat.turns.steer(answer.steer):
-            self.chat.say("The note could not reach the model: the turn had ended.", "warning")
+            self.chat.say(
+                f"The note could not reach the model (the turn had ended): {answer.steer}", "warning"
+            )
         if answer.accepted is not None:
             self._run(answer.accepted, "after the answer")
         if answer.after_tool is not None and isinstance(call_id, str):
@@ -141,3 +145,16 @@ class DecisionDialogs:
         self.chat.say(f"zett cannot answer '{decision.kind}' yet; it was declined.", "warning")
         if self.host is not None:
             self.host.answer(decision, parse_request(decision).refuse())
+
+
+def name_the_asker(screen: Screen[Any], asker: str) -> None:
+    """A subagent's question says which one asks, above what it asks (``runtime.subagents``)."""
+    from rich.text import Text
+
+    from zett_tui.ui.modals.choice_dialog import ChoiceDialog
+
+    if not isinstance(screen, ChoiceDialog):
+        return
+    prefix = f"Subagent {asker} asks\n"
+    title = screen.title_text
+    screen.title_text = Text(prefix, style="bold") + (title if isinstance(title, Text) else Text(str(title)))

@@ -3,7 +3,9 @@ the palette opens, so commands added by any module appear) and a few actions tha
 
 A command that needs an argument (``/rename TITLE``) is not run from the palette: ``/rename `` is put
 in the composer to finish. Textual's own Theme and Quit entries are left out on the chat screen,
-where ``/theme`` and ``/quit`` already stand for them.
+where ``/theme`` and ``/quit`` already stand for them, and its developer entries (Keys, Maximize,
+Minimize, Screenshot) on every screen: F1 is zett's key help, and a screenshot saved to a folder
+nobody named, with no word said, is not something a user asked for.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class ChatScreen(Protocol):
 
 #: Textual's system entries that a slash command already covers on the chat screen.
 DUPLICATED_SYSTEM_COMMANDS = frozenset({"Theme", "Quit"})
+#: Textual's system entries for developers, left out everywhere.
+TEXTUAL_ONLY_COMMANDS = frozenset({"Keys", "Maximize", "Minimize", "Screenshot"})
 
 
 @dataclass(frozen=True)
@@ -124,8 +128,11 @@ class ChatCommands(Provider):
 
 
 def without_duplicates(commands: Iterable[SystemCommand], screen: Screen[Any]) -> Iterable[SystemCommand]:
-    """Textual's system commands, less those a slash command covers when the chat screen is shown."""
+    """Textual's system commands, less its developer entries and those a slash command covers when
+    the chat screen is shown."""
     for command in commands:
+        if command.title in TEXTUAL_ONLY_COMMANDS:
+            continue
         if isinstance(screen, ChatScreen) and command.title in DUPLICATED_SYSTEM_COMMANDS:
             continue
         yield command

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.core import paths
+from zett_tui.core.todo_items import TODO_TOOL, todos_from_arguments
 from zett_tui.runtime.files.attachments import typed_part
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.recorded_turns import (
@@ -23,6 +24,8 @@ from zett_tui.sessions.recorded_turns import (
 from zett_tui.sessions.recorded_turns import ReasoningBlock as PastReasoning
 from zett_tui.ui.chat.changes_lines import recorded_changes_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
+from zett_tui.ui.widgets.task_block import TaskBlock
+from zett_tui.ui.widgets.todo_panel import TodoBlock
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
     NoticeBlock,
@@ -31,11 +34,11 @@ from zett_tui.ui.widgets.transcript import (
     Transcript,
     UserBlock,
 )
+from zett_tui.ui.widgets.transcript_blocks import REWOUND
 
 #: Under a turn zett never finished (``sessions.live_turn``): it was killed or crashed.
 CUT_OFF = "✂ cut off here: zett was stopped before this turn ended"
 #: Under a turn a conversation rewind took out of the model's context (it stays in the session).
-REWOUND = "↶ Rewound: this turn is not in the model's context (/rewind can undo that)"
 #: How many of the latest turns a resumed session paints at once.
 RESUME_TURNS = 60
 
@@ -91,7 +94,12 @@ def show_turn(
 
 
 def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None:
-    row = transcript.add(ToolBlock(tool.call_id, tool.name, tool.key_arg))
+    if tool.name == TODO_TOOL and tool.ok:  # the checklist, as the live turn showed it
+        items = todos_from_arguments(tool.arguments_json)
+        if items is not None:
+            transcript.add(TodoBlock(items))
+            return
+    row = transcript.add(_past_row(tool))
     if tool.ok is None:
         state = "cancelled" if turn_status in ("cancelled", "interrupted") else "failed"
     else:
@@ -101,6 +109,21 @@ def _show_tool(transcript: Transcript, tool: ToolView, turn_status: str) -> None
     if "Request cancelled before tool completion" in tool.output:
         state = "cancelled"
     row.finish(state, tool.output)
+
+
+def _past_row(tool: ToolView) -> ToolBlock:
+    """A recorded tool's row; a ``task`` call's with its subagent's rows (``TaskBlock``)."""
+    child = tool.subagent
+    if tool.name != "task" or child is None:
+        return ToolBlock(tool.call_id, tool.name, tool.key_arg)
+    block = TaskBlock(tool.call_id, tool.name, child.description or tool.key_arg, child.agent_type)
+    block.child_tools_started(
+        [(f"{index}", name, key_arg) for index, (name, key_arg, _) in enumerate(child.tools)]
+    )
+    for index, (_, _, ok) in enumerate(child.tools):
+        block.child_tool_finished(f"{index}", "done" if ok else ("failed" if ok is False else "cancelled"))
+    block.child_finished(child.status, child.tokens)
+    return block
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,11 @@ from zett_tui.runtime.events import (
     Notice,
     ReasoningChunk,
     SteeringDelivered,
+    SubagentActivity,
+    SubagentFinished,
+    SubagentStarted,
     TextChunk,
+    TodoChanged,
     ToolCallInfo,
     ToolFinished,
     ToolOutputLive,
@@ -33,16 +37,31 @@ from zett_tui.runtime.events import (
 )
 from zett_tui.ui.chat.changes_lines import notice_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
+from zett_tui.ui.widgets.task_block import TaskBlock
+from zett_tui.ui.widgets.todo_panel import TodoBlock
 from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ReasoningBlock, ToolBlock, Transcript
 
 #: Each flush of a fast stream costs a full transcript frame (about 15 ms at 160x45 on a 2-core
 #: machine). 15 a second keeps text flowing smoothly and, against 30, cuts the CPU of a 58 KB
 #: answer at full speed from 1.85x to 1.6x the runtime's own (``benchmarks/bench_app.py``).
 FLUSH_HZ = 15
+#: How often the blocks of running subagents are redrawn at most: four subagents stepping at once
+#: redrawn at FLUSH_HZ took key echo from 27 ms to 48 ms (``benchmarks/bench_subagent_echo.py``).
+SUBAGENT_HZ = 4
 #: How often the time of a running tool is redrawn.
 TICK_SECONDS = 1.0
 
 Scheduler = Callable[[float, Callable[[], None]], object]
+
+
+def tool_block(call: ToolCallInfo) -> ToolBlock:
+    """A tool's row: a ``task`` call's carries its subagent (``TaskBlock``)."""
+    if call.name == "task":
+        kind = call.arguments.get("subagent_type")
+        return TaskBlock(
+            call.call_id, call.name, call.key_argument, kind if isinstance(kind, str) and kind else "general"
+        )
+    return ToolBlock(call.call_id, call.name, call.key_argument)
 
 
 @dataclass
@@ -74,6 +93,8 @@ class TurnPresenter:
     #: Shown over the turn's first answer (the chat passes it when the model changed); None: no label.
     model_label: str | None = None
     on_activity: Callable[[str], None] = lambda activity: None
+    #: The model changed its checklist (``runtime.todo``): the pinned panel follows.
+    on_todos: Callable[[TodoChanged], None] = lambda changed: None
     stats: TurnStats = field(default_factory=TurnStats)
     _answer: AnswerBlock | None = None
     _reasoning: ReasoningBlock | None = None
@@ -84,6 +105,9 @@ class TurnPresenter:
     #: Calls the user said no to in a dialog: a failure of theirs is "declined".
     _declined: set[str] = field(default_factory=set)
     _ticking: bool = False
+    #: Subagent blocks changed since their last redraw, and whether that redraw is scheduled.
+    _stale_tasks: set[TaskBlock] = field(default_factory=set)
+    _tasks_pending: bool = False
     _finished: bool = False
     #: An answer block was shown in this turn.
     answered: bool = False
@@ -123,7 +147,7 @@ class TurnPresenter:
             self.stats.input_tokens += event.input_tokens
             self.stats.output_tokens += event.output_tokens
         elif isinstance(event, ModelStopped):
-            reason = event.message or f"The model stopped early ({event.reason})."
+            reason = event.sentence or event.message or f"The model stopped early ({event.reason})."
             self.notice(reason, "warning")
         elif isinstance(event, Notice) and event.level == CHANGES_LEVEL:
             self.flush()
@@ -134,12 +158,52 @@ class TurnPresenter:
         elif isinstance(event, SteeringDelivered):
             self._close_segments()
             self.transcript.add(SteerBlock(event.text))
+        elif isinstance(event, SubagentStarted | SubagentActivity | SubagentFinished):
+            self._subagent(event)
+        elif isinstance(event, TodoChanged):
+            self._close_segments()
+            self.transcript.add(TodoBlock(event.items))
+            self.on_todos(event)
         elif isinstance(event, TurnFinished):
             self.finish(event)
 
+    def _subagent(self, event: SubagentStarted | SubagentActivity | SubagentFinished) -> None:
+        """A subagent's progress, on its task row (``ui.widgets.task_block``)."""
+        clock = self._tools.get(event.call_id)
+        if clock is None or not isinstance(clock.block, TaskBlock):
+            return
+        block = clock.block
+        if isinstance(event, SubagentStarted):
+            block.child_started(event.agent_type, event.model)
+        elif isinstance(event, SubagentFinished):
+            block.child_finished(event.status, event.input_tokens + event.output_tokens)
+        else:
+            inner = event.event
+            if isinstance(inner, ToolsStarted):
+                block.child_tools_started([(c.call_id, c.name, c.key_argument) for c in inner.calls])
+            elif isinstance(inner, ToolFinished):
+                declined = inner.call_id in self._declined and inner.state in ("failed", "done")
+                block.child_tool_finished(inner.call_id, "declined" if declined else inner.state)
+            elif isinstance(inner, UsageReported):
+                block.child_tokens(inner.input_tokens + inner.output_tokens)
+            else:
+                return
+        # Several subagents can step many times a second: their blocks are redrawn together at
+        # most SUBAGENT_HZ times a second (each redraw costs a transcript frame).
+        self._stale_tasks.add(block)
+        if not self._tasks_pending:
+            self._tasks_pending = True
+            self.schedule(1 / SUBAGENT_HZ, self._refresh_tasks)
+
+    def _refresh_tasks(self) -> None:
+        self._tasks_pending = False
+        stale, self._stale_tasks = self._stale_tasks, set()
+        for block in stale:
+            self.transcript.refresh_block(block)
+
     def _add_tool(self, call: ToolCallInfo) -> _ToolClock:
         self._close_segments()
-        block = self.transcript.add(ToolBlock(call.call_id, call.name, call.key_argument))
+        block = self.transcript.add(tool_block(call))
         self.transcript.refresh_block(block)
         clock = self._tools[call.call_id] = _ToolClock(block, time.monotonic())
         return clock
@@ -163,6 +227,7 @@ class TurnPresenter:
             self._declined.add(call_id)
         clock = self._tools.get(call_id)
         if clock is None:
+            self.subagent_waiting(call_id, False)
             return
         if clock.waiting_since is not None:
             clock.waited += time.monotonic() - clock.waiting_since
@@ -171,6 +236,24 @@ class TurnPresenter:
         if outcome:
             clock.block.set_outcome(outcome)
         self.transcript.refresh_block(clock.block)
+
+    def subagent_waiting(self, call_id: str, waiting: bool) -> None:
+        """A dialog asks about (or was answered about) a subagent's call ``call_id``: its row under
+        the task says so, and the task's row waits with it (its clock stops meanwhile)."""
+        now = time.monotonic()
+        for clock in self._tools.values():
+            block = clock.block
+            if not isinstance(block, TaskBlock) or not block.child_waiting(call_id, waiting):
+                continue
+            if waiting and clock.waiting_since is None:
+                clock.waiting_since = now
+                block.set_waiting()
+            elif not waiting and clock.waiting_since is not None:
+                clock.waited += now - clock.waiting_since
+                clock.waiting_since = None
+                block.set_running()
+            self.transcript.refresh_block(block)
+            return
 
     def notice(self, text: str, level: str = "info") -> None:
         self.flush()

@@ -29,6 +29,7 @@ from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.queued_prompts import QueuedPrompts
 from zett_tui.ui.widgets.status_line import StatusLine
+from zett_tui.ui.widgets.todo_panel import TodoPanel
 from zett_tui.ui.widgets.transcript import Block, NoticeBlock, Transcript, UserBlock
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from zett_tui.checkpoints.store import CheckpointStore
+    from zett_tui.core.todo_items import TodoItem
     from zett_tui.runtime.events import ContextMeasured, Notice
     from zett_tui.runtime.host import AgentHost
     from zett_tui.ui.chat.decisions import DecisionDialogs
@@ -106,6 +108,8 @@ class ChatScreen(Screen[None]):
         self.warmup_failed = False
         #: The status of the last turn a resumed session painted (``cancelled``, ``interrupted``...).
         self.last_past_status: str | None = None
+        #: That turn's last part is answer text (a partial answer after a kill).
+        self.last_past_ended_in_text = False
         self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
@@ -119,6 +123,7 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield QueuedPrompts(self.turns.queue, id="queued-prompts")
+        yield TodoPanel(id="todo-panel")
         menu = CompletionMenu(id="completion-menu")
         yield menu
         yield Composer(
@@ -147,6 +152,11 @@ class ChatScreen(Screen[None]):
     @property
     def composer(self) -> Composer:
         return self.query_one(Composer)
+
+    @property
+    def todo_panel(self) -> TodoPanel:
+        """The model's checklist, pinned above the prompt while a turn runs."""
+        return self.query_one(TodoPanel)
 
     @property
     def status(self) -> StatusLine:
@@ -178,6 +188,18 @@ class ChatScreen(Screen[None]):
 
     def set_activity(self, activity: str) -> None:
         self.status.activity = activity
+        if activity == "idle":
+            self.todo_panel.set_turn_running(False)
+
+    def show_todos(self, items: Sequence[TodoItem], *, turn_running: bool) -> None:
+        self.todo_panel.show(items)
+        self.todo_panel.set_turn_running(turn_running)
+
+    def show_queued(self, queued: int) -> None:
+        try:
+            self.status.queued = queued
+        except NoMatches:  # the chat is being taken down
+            return
 
     def show_queue(self, queued: int, *, turn_running: bool) -> None:
         try:
@@ -217,7 +239,18 @@ class ChatScreen(Screen[None]):
             schedule=lambda delay, callback: self.set_timer(delay, callback),
             model_label=model_label,
             on_activity=on_activity,
+            on_todos=lambda changed: self.todo_panel.show(changed.items),
         )
+
+    def mark_rewound(self, prompt: str) -> list[UserBlock]:
+        from zett_tui.ui.chat.rewound_turns import mark_rewound_turns
+
+        return mark_rewound_turns(self.transcript, prompt)
+
+    def unmark_rewound(self, blocks: list[UserBlock]) -> None:
+        from zett_tui.ui.chat.rewound_turns import unmark_turns
+
+        unmark_turns(self.transcript, blocks)
 
     def refresh_attachments(self) -> None:
         self.composer.show_attachments()  # what an @ in the draft attaches
@@ -304,14 +337,25 @@ class ChatScreen(Screen[None]):
         self._open_for_input()
 
     async def _show_past_session(self, path: Path, session_id: str) -> None:
+        from zett_tui.sessions.recorded_turns import TextBlock
         from zett_tui.ui.chat.past_turns import last_labelled_model, load_past_session, paint_past_session
 
         past = await load_past_session(path)
         paint_past_session(self.transcript, past, session_id)
         if past.page.turns:
-            self.last_past_status = past.page.turns[-1].status
+            last = past.page.turns[-1]
+            self.last_past_status = last.status
+            self.last_past_ended_in_text = bool(last.blocks) and isinstance(last.blocks[-1], TextBlock)
         self.turns.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
-        self.say(f"Resumed session {session_id}.")
+        from zett_tui.sessions.meta import forked_from
+
+        parent = await asyncio.to_thread(forked_from, path)
+        if parent is not None:
+            self.say(
+                f"Forked session {parent} into {session_id}: this copy goes on, the original stays as it was."
+            )
+        else:
+            self.say(f"Resumed session {session_id}.")
         self._open_for_input()
 
     def _open_for_input(self) -> None:
@@ -395,12 +439,28 @@ class ChatScreen(Screen[None]):
         self.status.session_id = await asyncio.to_thread(shown_session_id, session_id, directory)
 
     async def _offer_interrupted_turn(self, host: AgentHost) -> None:
-        point = await host.resume_point()
-        if point is None:
+        from zett_agent.resume import ResumeKind
+
+        found = await host.resume_point()
+        if found is None:
             return
+        point = found.description or str(found.kind)
         carry_on = "Type /continue to carry it on, or write a new prompt."
         if self.last_past_status == "cancelled":  # the history alone cannot tell a stop from a crash
             self.say(f"You stopped the last turn before it ended. {carry_on}", "warning")
+        elif (
+            self.last_past_status == "interrupted"
+            and self.last_past_ended_in_text
+            and found.kind is ResumeKind.CALL_MODEL
+        ):
+            # the answer above was streamed and recorded, but zett was killed before the model's
+            # memory kept it: "the model was never answered" would contradict what is on screen
+            self.say(
+                "zett was stopped while the model was answering: the answer above is as far as it got, "
+                "and the model's memory does not have it. Type /continue to ask it again, or write a "
+                "new prompt.",
+                "warning",
+            )
         elif self.last_past_status == "interrupted":
             self.say(f"zett was stopped during the last turn ({point}). {carry_on}", "warning")
         else:
@@ -446,12 +506,13 @@ class ChatScreen(Screen[None]):
             bar.open()
 
     def key_help(self) -> list[tuple[str, str]]:
-        """Every key binding that does something here, generated from the bindings themselves."""
+        """Every key binding that does something here, generated from the bindings themselves, then
+        the keys whose meaning depends on the moment (``MOMENT_KEYS``), which no binding declares."""
         seen: dict[str, str] = {}
         for node, binding, enabled, tooltip in self.app.active_bindings.values():
             if enabled and binding.description and _declared_by_zett(node, binding):
                 seen.setdefault(binding_label(binding), tooltip or binding.description)
-        return sorted(seen.items())
+        return sorted(seen.items()) + list(MOMENT_KEYS)
 
     async def action_read_transcript(self, action: str) -> None:
         """Scrolling and block keys pressed in the prompt act on the transcript (its READING_KEYS)."""
@@ -507,6 +568,16 @@ class ChatScreen(Screen[None]):
         await self.turns.stop()
         if self.host is not None:
             await self.host.aclose()
+
+
+#: Keys that mean something else while a turn runs, on an empty prompt or pressed twice: the prompt
+#: and the screen handle them in code (``Composer._take_key``, ``action_cancel_turn``).
+MOMENT_KEYS = (
+    ("Enter, while a turn runs", "Tell the running turn (steer it; the note shows where it went in)"),
+    ("Tab, while a turn runs", "Queue the prompt for after the turn"),
+    ("Up, on an empty prompt", "Take the last queued prompt back to edit (Down puts it back)"),
+    ("Esc Esc, at idle on an empty prompt", "Rewind: pick a turn to go back to (/rewind)"),
+)
 
 
 def _declared_by_zett(node: object, binding: Binding) -> bool:

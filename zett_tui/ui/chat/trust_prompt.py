@@ -38,6 +38,7 @@ from zett_tui.entry.project_trust import (
 )
 from zett_tui.ui.app_messages import SettingsReloaded
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
+from zett_tui.ui.modals.shown_text import shown
 
 if TYPE_CHECKING:
     from zett_tui.ui.chat.view import ChatView
@@ -74,7 +75,7 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
         text.append("You trust this folder now; choosing not to trust it applies from the next session.\n\n")
     text.append(f"Files ({len(project.files)}):\n", style="bold")
     for name in project.files:
-        text.append(f"  {name}\n")
+        text.append_text(shown(f"  {name}\n"))
     if project.left_out:
         text.append(
             f"\nLeft out ({len(project.left_out)}): not read, and not loaded if you trust the folder:\n",
@@ -86,13 +87,13 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
     if code:
         text.append("\nExtensions and MCP servers this folder names:\n", style="bold")
         for line in code:
-            text.append(f"  {line}\n")
+            text.append_text(shown(f"  {line}\n"))
     config = project.config_text()
     if config is not None:
-        lines = config.splitlines()
+        lines = config.removesuffix("\n").split("\n")  # only "\n" ends a line: a "\r" is shown
         text.append(f"\n{project.config_file.relative_to(project.root)}:\n", style="bold")
         for line in lines[:_MAX_CONFIG_LINES]:
-            text.append(f"  {line}\n", style="dim")
+            text.append_text(shown(f"  {line}\n", "dim"))
         if len(lines) > _MAX_CONFIG_LINES:
             text.append(f"  … {len(lines) - _MAX_CONFIG_LINES} more lines\n", style="dim")
     return text

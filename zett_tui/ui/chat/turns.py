@@ -39,6 +39,8 @@ class TurnRunner:
         self._chat = chat
         #: Prompts waiting for the turn to end, and notes on their way into it (shown above the prompt).
         self.queue = PromptQueue()
+        # Up and Down take prompts out of the queue and put them back between turns: the count follows
+        self.queue.on_change(self._show_queued_count)
         self._worker: Worker[Any] | None = None
         self._presenter: TurnPresenter | None = None
         #: The running worker is a turn that takes steering messages (``/compact`` does not).
@@ -126,6 +128,9 @@ class TurnRunner:
             if prompt is not None:
                 self._start_turn(host, prompt)
         self._sync_queue()
+
+    def _show_queued_count(self) -> None:
+        self._chat.show_queued(len(self.queue))
 
     def _sync_queue(self) -> None:
         """The status line's count, and whether Tab queues (a turn runs or the model is not ready)."""
@@ -240,6 +245,7 @@ class TurnRunner:
         self._about, self._ended = prompt if prompt is not None else "Continuing the interrupted turn", None
         label = model.label if model is not None else host.model_label
         self._presenter = chat.new_presenter(label if label != self.answer_model else None, chat.set_activity)
+        chat.show_todos(host.todos.items, turn_running=True)  # the checklist, pinned while the turn runs
         chat.set_activity("thinking")
         self._steerable = True
         self._worker = chat.run_worker(
@@ -298,7 +304,9 @@ class TurnRunner:
             if isinstance(event, DecisionRequested):
                 presenter.flush()
                 call_id = event.payload.get("tool_call_id")
-                if isinstance(call_id, str):
+                if isinstance(call_id, str) and event.asker:  # a subagent's call: its row under the task
+                    presenter.subagent_waiting(call_id, True)
+                elif isinstance(call_id, str):
                     presenter.waiting_for_user(call_id, event.call)
                 chat.dialogs.request(event)
             elif isinstance(event, PlanModeChanged):

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer, TimerCallback
     from textual.worker import Worker
 
+    from zett_tui.core.todo_items import TodoItem
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.events import ContextMeasured, DecisionRequested, UIEvent
     from zett_tui.runtime.host import AgentHost
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from zett_tui.ui.attention import Attention
     from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.chat.presenter import TurnPresenter
-    from zett_tui.ui.widgets.transcript import Block
+    from zett_tui.ui.widgets.transcript import Block, UserBlock
 
 __all__ = ["ChatApp", "ChatView", "Dialogs", "Turns"]
 
@@ -93,6 +94,12 @@ class ChatView(Protocol):
 
     def set_activity(self, activity: str) -> None: ...
 
+    def show_queued(self, queued: int) -> None:
+        """The status line's count of prompts waiting (the queue changed)."""
+
+    def show_todos(self, items: Sequence[TodoItem], *, turn_running: bool) -> None:
+        """The todo checklist, pinned while a turn runs."""
+
     def show_queue(self, queued: int, *, turn_running: bool) -> None: ...
 
     def show_context(self, measured: ContextMeasured, *, window_guessed: bool | None = None) -> None: ...
@@ -110,6 +117,11 @@ class ChatView(Protocol):
     def new_presenter(self, model_label: str | None, on_activity: Callable[[str], None]) -> TurnPresenter: ...
 
     def refresh_attachments(self) -> None: ...
+
+    def mark_rewound(self, prompt: str) -> list[UserBlock]:
+        """Mark the turns from ``prompt`` on as rewound; the prompts marked."""
+
+    def unmark_rewound(self, blocks: list[UserBlock]) -> None: ...
 
     def add_block(self, block: Block) -> None: ...
 

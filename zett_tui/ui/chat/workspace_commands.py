@@ -56,6 +56,9 @@ async def offer_workspace_files(chat: ChatView) -> WorkspaceFiles:
         extension = skills_of(chat.host.options)
         if extension is not None:
             extension.use(files.skills)
+        from zett_tui.runtime.subagents.types import agent_types
+
+        chat.host.subagents.use(agent_types(files.agents))
     return files
 
 

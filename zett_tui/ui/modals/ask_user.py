@@ -6,15 +6,16 @@ from __future__ import annotations
 from enum import Enum
 from typing import ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.events import Key
-from textual.widgets import Button, Input, Markdown, Static
+from textual.events import Key, Paste
+from textual.widgets import Button, Input, Static
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceButton, ChoiceDialog, Picked
+from zett_tui.ui.modals.shown_text import shown
 from zett_tui.ui.textual_compat import default_prevented
+from zett_tui.ui.widgets.markdown_view import MarkdownView
 
 
 class Action(Enum):
@@ -56,7 +57,7 @@ class OptionBox(Button):
         self._show()
 
     def _show(self) -> None:
-        self.label = Text(f" [{'x' if self.value else ' '}] {self.index}. {self.option}")
+        self.label = shown(f" [{'x' if self.value else ' '}] {self.index}. {self.option}")
         self.set_class(self.value, "-ticked")
 
 
@@ -103,7 +104,8 @@ class AskUserDialog(ChoiceDialog):
                 Choice(option, option, "affirm" if i == 0 else "default") for i, option in enumerate(options)
             ]
             keys = _KEYS_SINGLE if options else _KEYS_FREE
-        super().__init__("zett asks", Markdown(question), choices, decline_value=DECLINED, key_help=keys)
+        question_view = MarkdownView(question, show_controls=True)
+        super().__init__("zett asks", question_view, choices, decline_value=DECLINED, key_help=keys)
 
     def compose_choices(self) -> ComposeResult:
         if self.multiple:
@@ -123,6 +125,10 @@ class AskUserDialog(ChoiceDialog):
             id="answer-input", compact=True, placeholder="type here, Enter sends", select_on_focus=False
         )
         yield Static("", id="answer-error", markup=False)
+
+    def types_through(self, event: Key | Paste) -> bool:
+        """Typing here is an answer in the user's own words: it goes to the answer field."""
+        return False
 
     def focus_first(self) -> None:
         if self.multiple:

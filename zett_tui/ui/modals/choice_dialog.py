@@ -4,6 +4,14 @@ No approval by accident: a dialog takes no key until it has been on screen for `
 no key typed in that time (it "arms"). Until then its choices are dimmed, the key line says so,
 clicks on them do nothing, and every key typed goes to the prompt it was being typed into
 (``early_keys``), so a sentence typed across the dialog's opening lands in the prompt, whole.
+Typing goes on doing so once it is armed: a letter, a space, Backspace or a paste (anything but
+the dialog's own keys: Enter, Esc, arrows, Tab, PgUp/PgDn, digits) goes to the prompt and the
+dialog waits again (``disarm``), so the Enter that ends a message typed after a pause lands in the
+prompt as a line break and does not answer the dialog.
+
+Everything it shows goes through ``shown_text.show_controls_in`` (control, format and invisible
+characters drawn as escapes), and when its body scrolls, a line under it says how many lines are
+above and below (``#more``): a command cannot hide its end below a run of empty lines.
 
 Once armed, the first choice (the affirmative one) is focused; Enter takes the focused choice,
 Up/Down/Tab move, number keys pick directly, PgUp/PgDn scroll a long body, and Esc declines. A
@@ -31,9 +39,10 @@ from textual.events import Event, Key, Paste
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Input, Static, TextArea
 
 from zett_tui.ui.modals import early_keys
+from zett_tui.ui.modals.shown_text import show_controls_in, shown
 
 #: Seconds a dialog is on screen, with no key typed meanwhile, before it takes keys.
 ARM_DELAY = 0.5
@@ -88,7 +97,7 @@ class ChoiceButton(Button):
     """A button that stands for one ``Choice``."""
 
     def __init__(self, choice: Choice, label: str, button_id: str) -> None:
-        super().__init__(Text(label), id=button_id, compact=True, classes=f"-{choice.tone}")
+        super().__init__(shown(label), id=button_id, compact=True, classes=f"-{choice.tone}")
         self.choice = choice
 
 
@@ -170,6 +179,14 @@ class ChoiceDialog(ModalScreen[Picked | None]):
     }
     ChoiceDialog #body Markdown > *:first-child {
         margin-top: 0;
+    }
+    ChoiceDialog #more {
+        display: none;
+        color: $text-warning;
+        text-style: bold;
+    }
+    ChoiceDialog #more.-shown {
+        display: block;
     }
     ChoiceDialog #choices {
         height: auto;
@@ -290,6 +307,8 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         self.armed_at: float | None = None
         self._typing_target: Widget | None = None
         self._told_numbers_off = False
+        #: The choice that had the focus when typing disarmed the dialog; it gets it back.
+        self._focus_before: Widget | None = None
 
     @property
     def cautious(self) -> bool:
@@ -305,6 +324,7 @@ class ChoiceDialog(ModalScreen[Picked | None]):
                 self.warning_text, id="warning", markup=False, classes="-shown" if self.warning_text else ""
             )
             yield from self.compose_body()
+            yield Static("", id="more", markup=False)
             with Vertical(id="choices", disabled=True):
                 yield from self.compose_choices()
             with Vertical(id="note"):
@@ -366,7 +386,11 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             self.call_after_refresh(self.fit)  # a longer key line may wrap, leaving the body less
 
     def on_mount(self) -> None:
+        show_controls_in(self)
         self._typing_target = early_keys.typing_target(self)
+        _tell_prompt(self._typing_target, dialog_open=True)
+        for body in self.query("#body"):
+            self.watch(body, "scroll_y", self._show_more, init=False)
         self.set_keys(self._keys)
         self.call_after_refresh(self.fit)
         self.call_after_refresh(self._shown)
@@ -399,14 +423,46 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         self.armed = True
         self.armed_at = time.monotonic()
         self.query_one("#choices").disabled = False
-        self.focus_first()
+        before, self._focus_before = self._focus_before, None
+        if before is not None and before.is_attached and before.display and not before.disabled:
+            before.focus()
+        else:
+            self.focus_first()
         self.set_keys(self._keys)
 
+    def disarm(self) -> None:
+        """Take no keys again until ``ARM_DELAY`` passes with none typed (typing just came in)."""
+        if not self.armed:
+            return
+        self.armed = False
+        self._focus_before = self.focused
+        self.set_focus(None)
+        self.query_one("#choices").disabled = True
+        self.set_keys(self._keys)
+        self._restart_arming()
+
+    def on_unmount(self) -> None:
+        _tell_prompt(self._typing_target, dialog_open=False)
+
     async def on_event(self, event: Event) -> None:
-        if not self.armed and isinstance(event, Key | Paste):
+        if isinstance(event, Key | Paste) and (not self.armed or self.types_through(event)):
+            self.disarm()
             self._early(event)
             return  # neither this dialog's handlers nor its bindings (Esc, Enter...) see it
         await super().on_event(event)
+
+    def types_through(self, event: Key | Paste) -> bool:
+        """Whether ``event``, reaching the armed dialog, is typing meant for the prompt: a paste,
+        a printable character other than a digit (digits pick a choice), Backspace or Delete. Keys
+        for a text field of the dialog's own (its note) stay there."""
+        if isinstance(self.focused, Input | TextArea):
+            return False
+        if isinstance(event, Paste):
+            return True
+        if event.key in ("backspace", "delete"):
+            return True
+        character = event.character
+        return bool(event.is_printable and character and not character.isdigit())
 
     def _early(self, event: Key | Paste) -> None:
         """A key or paste before the dialog takes keys: it goes to the prompt below, and the dialog
@@ -463,7 +519,31 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             scrolls = body.display and body.virtual_size.height > height
         if scrolls != self._body_scrolls:
             self._body_scrolls = scrolls
+            self.query_one("#more").set_class(scrolls, "-shown")
             self.set_keys(self._keys)
+        self.call_after_refresh(self._show_more)
+
+    def _show_more(self) -> None:
+        """Under a body that scrolls: how many of its lines are above and below what is shown."""
+        try:
+            line = self.query_one("#more", Static)
+            body = self.query_one("#body")
+        except NoMatches:
+            return
+        if not self._body_scrolls or not body.display:
+            return
+        above = max(0, round(body.scroll_y))
+        below = max(0, round(body.max_scroll_y - body.scroll_y))
+        parts = []
+        if above:
+            parts.append(f"▲ {above} line{'s' if above != 1 else ''} above (PgUp)")
+        if below:
+            parts.append(f"▼ {below} more line{'s' if below != 1 else ''} below (PgDn)")
+        else:
+            parts.append("(end)")
+        text = "  ·  ".join(parts)
+        if str(line.render()) != text:
+            line.update(text)
 
     # -- keys -----------------------------------------------------------------------------------
 
@@ -605,3 +685,10 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             self._show_error(problem)
             return
         self.answer(choice, text)
+
+
+def _tell_prompt(target: Widget | None, *, dialog_open: bool) -> None:
+    """Let the prompt below say, while the dialog is up, what typing and Enter do there."""
+    show = getattr(target, "show_dialog_open", None)
+    if callable(show):
+        show(dialog_open)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
+
+from zett_tui.ui.modals.shown_text import shown
 
 #: Longer diffs are cut here; the rest is summarised in one line (the tool still gets all of it).
 MAX_SHOWN_LINES = 3000
@@ -28,7 +29,10 @@ def parse_unified_diff(diff: str) -> list[DiffLine]:
     lines: list[DiffLine] = []
     old = new = 0
     in_hunk = False
-    for raw in diff.splitlines():
+    # only "\n" ends a line: ``splitlines`` would also end one at a form feed, a "\r" or U+2028 in a
+    # file's content, and what follows it would show as an unchanged line
+    for raw in diff.removesuffix("\n").split("\n") if diff else []:
+        raw = raw.removesuffix("\r")  # a CRLF file's line end hides nothing
         match = _HUNK.match(raw)
         if match:
             old, new = int(match.group(1)), int(match.group(3))
@@ -54,7 +58,10 @@ def parse_unified_diff(diff: str) -> list[DiffLine]:
 
 
 class DiffView(Widget):
-    """Renders one unified diff; tabs are shown as four spaces."""
+    """Renders one unified diff; tabs are shown as four spaces, hidden characters as escapes
+    (a file's ``\x1b[2K\x1b[1A`` cannot erase rows of the diff it is in)."""
+
+    SHOWS_CONTROLS_VISIBLY = True
 
     DEFAULT_CSS = """
     DiffView {
@@ -93,32 +100,35 @@ class DiffView(Widget):
         width = len(str(max(numbers, default=1)))
         out = Text(no_wrap=False, overflow="fold")
         columns = max(1, self.size.width)
-        shown = self.lines[:MAX_SHOWN_LINES]
+        drawn = self.lines[:MAX_SHOWN_LINES]
         # A new or deleted file is one hunk from line 1: its header says nothing the title does not.
         whole_file = sum(line.kind == "hunk" for line in self.lines) == 1 and not any(
             line.kind == "context" for line in self.lines
         )
-        for index, line in enumerate(line for line in shown if not (whole_file and line.kind == "hunk")):
+        for index, line in enumerate(line for line in drawn if not (whole_file and line.kind == "hunk")):
             if index:
                 out.append("\n")
             if line.kind == "hunk":
-                out.append(f"{'':>{width}} {'':>{width}} ⋯ {line.text}", style=hunk)
+                out.append_text(shown(f"{'':>{width}} {'':>{width}} ⋯ {line.text}", hunk))
                 continue
             if line.kind == "note":
-                out.append(f"{'':>{width}} {'':>{width}}   {line.text}", style=note)
+                out.append_text(shown(f"{'':>{width}} {'':>{width}}   {line.text}", note))
                 continue
             old = "" if line.old is None or line.kind == "added" else str(line.old)
             new = "" if line.new is None or line.kind == "removed" else str(line.new)
             out.append(f"{old:>{width}} {new:>{width}} ", style=gutter)
-            text = line.text.replace("\t", "    ")
+            text = shown(line.text.replace("\t", "    "))
             if line.kind in ("added", "removed"):
                 background = added if line.kind == "added" else removed
                 sign = "+ " if line.kind == "added" else "- "
                 out.append(sign, style=background + signs[line.kind])
-                out.append(text + " " * _padding(2 * width + 4 + cell_len(text), columns), style=background)
+                text.append(" " * _padding(2 * width + 4 + text.cell_len, columns))
+                text.stylize_before(background)
+                out.append_text(text)
             else:
-                out.append("  " + text)
-        hidden = len(self.lines) - len(shown)
+                out.append("  ")
+                out.append_text(text)
+        hidden = len(self.lines) - len(drawn)
         if hidden > 0:
             out.append(f"\n… {hidden} more diff lines not shown", style=note)
         if not self.lines:

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.modals.diff_view import DiffView
+from zett_tui.ui.modals.shown_text import shown
 
 APPLY = "apply"
 APPLY_ALL = "apply_all"
@@ -48,7 +49,11 @@ def edit_approval_dialog(
 ) -> ChoiceDialog:
     """A dialog whose value is ``APPLY``, ``APPLY_ALL`` or ``REJECT`` (Esc; the note goes to the model)."""
     title = Text.assemble(
-        edit_title(operation, path), ("   "), (f"+{added}", "bold green"), " ", (f"−{removed}", "bold red")
+        shown(edit_title(operation, path)),
+        ("   "),
+        (f"+{added}", "bold green"),
+        " ",
+        (f"−{removed}", "bold red"),
     )
     warning = ""
     if outside_project:

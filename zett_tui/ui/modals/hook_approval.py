@@ -3,7 +3,8 @@
 Choices: Run once · Don't run… (an optional note for the model). Running it once still leaves
 the call to zett's own rules, which may ask again (an edit in ask mode, a shell command): the
 hook's question comes on top of them, never instead of them. The arguments are shown as the MCP
-question shows them (escaped, bounded); the hook's reason is made inert.
+question shows them (escaped, bounded); the hook's reason, like every text in a dialog, shows its
+hidden characters as escapes (``shown_text``).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from zett_tui.core.inert_text import make_inert
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.modals.mcp_approval import shown_arguments
+from zett_tui.ui.modals.shown_text import shown
 
 ONCE = "once"
 REFUSE = "refuse"
@@ -25,8 +26,9 @@ MAX_REASON_CHARS = 600
 
 def hook_approval_dialog(tool: str, arguments: dict[str, Any], reason: str) -> ChoiceDialog:
     """A dialog whose value is ``ONCE`` or ``REFUSE`` (Esc; the note goes to the model)."""
-    said = make_inert(reason.strip())[:MAX_REASON_CHARS] or "(it gave no reason)"
-    details = Text(f"A PreToolUse hook asks you first: {said}", style="dim")
+    said = reason.strip()[:MAX_REASON_CHARS] or "(it gave no reason)"
+    details = Text("A PreToolUse hook asks you first: ", style="dim")
+    details.append_text(shown(said))
     body = Vertical(
         Static(details, classes="details"),
         Static(Text(shown_arguments(arguments), style="bold"), classes="mcp-arguments"),
@@ -40,4 +42,4 @@ def hook_approval_dialog(tool: str, arguments: dict[str, Any], reason: str) -> C
             note="Anything the model should know? (optional; Enter sends, nothing runs)",
         ),
     ]
-    return ChoiceDialog(f"Run {make_inert(tool)}?", body, choices, decline_value=REFUSE)
+    return ChoiceDialog(f"Run {tool}?", body, choices, decline_value=REFUSE)

@@ -10,7 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
+from zett_tui.core.inert_text import make_visible
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog, Picked
+from zett_tui.ui.modals.shown_text import shown
 from zett_tui.ui.widgets.markdown_view import MarkdownView
 
 ENTER = "enter"
@@ -30,7 +32,7 @@ def enter_plan_dialog(reason: str) -> ChoiceDialog:
     body = Static(
         Text.assemble(
             ("zett wants to plan before it changes anything:\n\n", "bold"),
-            (reason.strip() or "(no reason given)", ""),
+            shown(reason.strip() or "(no reason given)"),
             ("\n\n" + EXPLAIN_PLAN_MODE, "dim"),
         )
     )
@@ -74,7 +76,7 @@ class PlanReviewDialog(ChoiceDialog):
         )
         super().__init__(
             "Approve this plan?",
-            MarkdownView(plan, id="plan"),
+            MarkdownView(plan, id="plan", show_controls=True),
             [
                 Choice("Approve, ask before edits", APPROVE_ASK, "affirm"),
                 Choice("Approve, edit freely", APPROVE_FREE),
@@ -91,7 +93,9 @@ class PlanReviewDialog(ChoiceDialog):
 
     def compose_body(self) -> ComposeResult:
         yield from super().compose_body()
-        editor = TextArea(self.plan, id="editor", soft_wrap=True, tab_behavior="focus", language="markdown")
+        editor = TextArea(
+            make_visible(self.plan), id="editor", soft_wrap=True, tab_behavior="focus", language="markdown"
+        )
         yield editor
 
     @property
@@ -102,7 +106,7 @@ class PlanReviewDialog(ChoiceDialog):
     def edited_plan(self) -> str | None:
         """The user's version of the plan, or None when they did not change it."""
         text = self.editor.text.strip()
-        return text if text and text != self.plan.strip() else None
+        return text if text and text != make_visible(self.plan).strip() else None
 
     def stage_changed(self) -> None:
         editing = self.in_stage is self.edit_choice
@@ -125,7 +129,7 @@ class PlanReviewDialog(ChoiceDialog):
 
 def plan_viewer(plan: str, path: Path, *, title: str = "The kept plan") -> ChoiceDialog:
     """The kept plan, rendered and scrollable; Enter or Esc closes it."""
-    body = Vertical(MarkdownView(plan), Static(Text(f"kept in {path}", style="dim")))
+    body = Vertical(MarkdownView(plan, show_controls=True), Static(Text(f"kept in {path}", style="dim")))
     body.styles.height = "auto"
     return ChoiceDialog(
         title, body, [Choice("Close", None, "affirm")], decline_value=None, key_help="Enter or Esc close"

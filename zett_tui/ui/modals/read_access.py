@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
+from zett_tui.ui.modals.shown_text import shown
 
 ONCE = "once"
 SESSION = "session"
@@ -31,17 +32,18 @@ def read_access_dialog(
 ) -> ChoiceDialog:
     """A dialog whose value is ``ONCE``, ``SESSION`` or ``DENY`` (Esc; the note goes to the model)."""
     what = "search" if tool in ("glob", "grep") else "read"
-    shown = Text()
+    asked = Text()
     if requested and requested != path:
-        shown.append(requested, "bold")
-        shown.append("  ->  ", "dim")
-    shown.append(path, "bold")
+        asked.append_text(shown(requested, "bold"))
+        asked.append("  ->  ", "dim")
+    asked.append_text(shown(path, "bold"))
     details = Text(f"{tool} wants to {what} this {'folder' if is_folder else 'file'}", style="dim")
     if reason:
-        details.append(f"\nasks because: {reason}")
+        details.append("\nasks because: ")
+        details.append_text(shown(reason))
     if session_scope:
         details.append(f"\n“for this session” covers: {session_scope}")
-    body = Vertical(Static(shown, classes="read-path"), Static(details, classes="details"))
+    body = Vertical(Static(asked, classes="read-path"), Static(details, classes="details"))
     once = Choice(f"{what.capitalize()} it once", ONCE, "warning" if secret else "affirm")
     session = Choice(f"Allow for this session ({session_scope or 'this path'})", SESSION)
     deny = Choice(

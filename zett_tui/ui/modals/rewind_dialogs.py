@@ -1,8 +1,10 @@
 """The dialogs of ``/rewind``: which turn, what to take back, and what to do with a file changed by hand.
 
-All three are ``ChoiceDialog``s, so none can be typed through. Taking code back is destructive:
-the "what" dialog and the conflict dialog open on their safe choice (cancel, keep mine), so
-anything else needs an arrow key and Enter.
+All three are ``ChoiceDialog``s, so none can be typed through. The "what" dialog opens on its
+first choice, with number keys, as every ordinary question does: the user asked for the rewind by
+picking a turn, and a rewind of the code is itself listed (and can be undone) in ``/rewind``. The
+conflict dialog, which would overwrite a change made by hand, opens on "Keep mine" with number keys
+off, so taking the checkpoint's needs an arrow key and Enter.
 """
 
 from __future__ import annotations
@@ -27,16 +29,18 @@ TAKE_CHECKPOINT = "take"
 SHOW_DIFF = "diff"
 
 
-def describe_record(number: int, record: TurnRecord) -> str:
-    """One line of the turn list: turn number, prompt, when, and what changed (or why it cannot say)."""
+def describe_record(number: int, record: TurnRecord, *, undoes: bool = False) -> str:
+    """One line of the turn list: turn number, prompt, when, and what changed (or why it cannot say).
+    ``undoes``: the record is a rewind that undid an earlier rewind (it names the same prompt)."""
     when = _when(record.at)
     prompt = " ".join(record.prompt.split())[:60] or "(no prompt)"
     # "turn N", not "N.": the dialog numbers its choices newest first, and the two would clash
-    head = (
-        f"turn {number}: before the rewind to “{prompt}”"
-        if record.kind == "rewind"
-        else f"turn {number}: {prompt}"
-    )
+    if record.kind == "rewind" and undoes:
+        head = f"turn {number}: before undoing the rewind to “{prompt}”"
+    elif record.kind == "rewind":
+        head = f"turn {number}: before the rewind to “{prompt}”"
+    else:
+        head = f"turn {number}: {prompt}"
     if record.missing:
         what = "checkpoint missing"
     elif record.changes:
@@ -55,8 +59,9 @@ def _when(at: str) -> str:
 
 def turn_list_dialog(records: list[TurnRecord], store_size: int) -> ChoiceDialog:
     """Which turn to go back to (the newest first); the value is the record's index."""
+    rewinds = {record.turn for record in records if record.kind == "rewind"}
     choices = [
-        Choice(describe_record(index + 1, record), index)
+        Choice(describe_record(index + 1, record, undoes=record.target in rewinds), index)
         for index, record in reversed(list(enumerate(records)))
     ]
     choices.append(Choice("Cancel", None, "deny"))
@@ -84,11 +89,7 @@ def what_dialog(
         ]
     choices += [Choice("Conversation only", CONVERSATION_ONLY), Choice("Cancel", CANCEL, "deny")]
     return ChoiceDialog(
-        "Rewind: what to take back",
-        Static(Text("\n".join(lines))),
-        choices,
-        decline_value=CANCEL,
-        safe_choice=CANCEL,
+        "Rewind: what to take back", Static(Text("\n".join(lines))), choices, decline_value=CANCEL
     )
 
 

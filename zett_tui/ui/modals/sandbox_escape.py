@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.modals.shell_approval import CommandView
+from zett_tui.ui.modals.shown_text import shown
 
 STAY = "stay"
 NETWORK = "network"
@@ -27,7 +28,8 @@ def sandbox_escape_dialog(
     """A dialog whose value is ``STAY`` (also Esc), ``NETWORK`` or ``OUTSIDE``."""
     details = Text(f"in {cwd}", style="dim")
     if reason:
-        details.append(f"\n{reason}")
+        details.append("\n")
+        details.append_text(shown(reason))
     details.append(
         "\nIt already ran once inside the sandbox; running it again repeats what it did there.",
         style="dim",

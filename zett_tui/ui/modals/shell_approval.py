@@ -14,8 +14,10 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
+from zett_tui.core.inert_text import hidden_characters, make_visible
 from zett_tui.runtime.shell.policy import Rule, prefix_problem
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
+from zett_tui.ui.modals.shown_text import ESCAPE_STYLE, shown
 
 RUN = "execute"
 #: Run once, in the sandbox with the network on (offered while the sandbox keeps it off).
@@ -25,6 +27,8 @@ DONT_RUN = "abort"
 #: Verdict reasons that say nothing the user needs (every dialog exists because nothing allowed it).
 _UNREMARKABLE = ("no saved rule matches",)
 _LABEL_WIDTH = 70
+#: More blank lines in a row than this are shown as one line that says how many there are.
+MAX_EMPTY_LINES_SHOWN = 2
 
 
 def shell_approval_dialog(
@@ -42,12 +46,17 @@ def shell_approval_dialog(
     ``DONT_RUN`` (Esc; the note is what the user wants the model to know). ``where`` says how the
     command is confined (``ShellSandbox.where_it_runs``)."""
     details = Text(f"in {cwd}  ·  stops after {timeout_seconds}s", style="dim")
+    lines = command.count("\n") + 1
+    if lines > 1:
+        details.append(f"  ·  {lines} lines")
     if where:
         details.append(f"\nruns {where}")
     if reason and not dangerous and reason not in _UNREMARKABLE:
-        details.append(f"\nasks because: {reason}")
+        details.append("\nasks because: ")
+        details.append_text(shown(reason))
     choices = [Choice("Run once", RUN, "affirm")]
-    rules = [] if dangerous else list(suggestions or [])
+    # a rule is edited in a one-line field that cannot show hidden characters: none is offered
+    rules = [] if dangerous or hidden_characters(command) else list(suggestions or [])
     if rules:
         choices.append(
             Choice(
@@ -81,7 +90,13 @@ def shell_approval_dialog(
 
 
 class CommandView(Widget):
-    """The command, highlighted as shell, on a band of its own (colours follow the theme)."""
+    """The command, highlighted as shell, on a band of its own (colours follow the theme).
+
+    Hidden characters are drawn as escapes (``shown_text``), and a run of blank lines longer than
+    ``MAX_EMPTY_LINES_SHOWN`` is one line that says how many there are, so what follows it is in
+    sight."""
+
+    SHOWS_CONTROLS_VISIBLY = True
 
     DEFAULT_CSS = """
     CommandView {
@@ -99,11 +114,47 @@ class CommandView(Widget):
         from zett_tui.ui.themes import syntax_theme_name
 
         # the theme's code style (checked for contrast), not the terminal's ANSI colours
-        code = Syntax(self.command, "bash", theme=syntax_theme_name(self.app.current_theme)).highlight(
-            self.command
-        )
+        visible = make_visible(self.command)
+        code = Syntax(visible, "bash", theme=syntax_theme_name(self.app.current_theme)).highlight(visible)
         code.rstrip()
-        return Text.assemble(("$ ", "dim"), code)
+        for start, end in _escape_ranges(self.command):
+            code.stylize(ESCAPE_STYLE, start, end)
+        return Text.assemble(("$ ", "dim"), *_fold_empty_lines(code))
+
+
+def _escape_ranges(command: str) -> list[tuple[int, int]]:
+    """Where ``make_visible(command)`` has an escape (start, end offsets in it)."""
+    ranges = []
+    shift = 0
+    for offset in hidden_characters(command):
+        length = len(make_visible(command[offset]))
+        ranges.append((offset + shift, offset + shift + length))
+        shift += length - 1
+    return ranges
+
+
+def _fold_empty_lines(code: Text) -> list[Text]:
+    """``code``'s lines, a long run of blank ones as one highlighted line saying how many."""
+    lines = code.split("\n", allow_blank=True)
+    out: list[Text] = []
+    index = 0
+    while index < len(lines):
+        end = index
+        while end < len(lines) and not lines[end].plain.strip():
+            end += 1
+        run = end - index
+        if run > MAX_EMPTY_LINES_SHOWN:
+            out.append(Text(f"⋮ {run} blank lines", style="bold reverse"))
+            index = end
+            continue
+        out.append(lines[index])
+        index += 1
+    joined: list[Text] = []
+    for number, line in enumerate(out):
+        if number:
+            joined.append(Text("\n"))
+        joined.append(line)
+    return joined
 
 
 def _rule_choice(rule: Rule) -> Choice:

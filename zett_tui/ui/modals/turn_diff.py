@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from zett_tui.ui.modals.diff_view import DiffView
+from zett_tui.ui.modals.shown_text import show_controls_in
 
 
 def split_by_file(diff: str) -> list[tuple[str, str]]:
@@ -64,6 +65,7 @@ class TurnDiffScreen(ModalScreen[None]):
             yield Static("↑/↓ PgUp/PgDn scroll · Esc close", id="diff-keys")
 
     def on_mount(self) -> None:
+        show_controls_in(self)  # file names come from the project: their escapes are shown, not run
         self.query_one("#diff-scroll", VerticalScroll).focus()
 
     def action_close(self) -> None:

@@ -131,6 +131,8 @@ class Composer(TextArea):
     IDLE_PLACEHOLDER = "Ask zett…  (Enter sends, Shift+Enter newline, / commands, @ files, Ctrl+C clear/stop)"
     #: While a turn runs: what Enter and Tab do then.
     TURN_PLACEHOLDER = "Enter: tell the running turn · Tab: queue for after it · Esc: stop it"
+    #: While a question (a ``ChoiceDialog``) is up: typing lands here, and Enter sends nothing.
+    DIALOG_HINT = "A question is open: typing goes here, Enter adds a line · pause, then Enter answers it"
 
     #: Bound actions that do not run from keys typed into a dialog that is opening above the
     #: prompt (those keys go to the prompt: they edit it, they open nothing).
@@ -178,6 +180,8 @@ class Composer(TextArea):
         #: Where prompts are kept across sessions (read after mount, appended on each send).
         self.history_file = history_file
         self.placeholder = self.IDLE_PLACEHOLDER
+        self._turn_running = False
+        self._dialogs_open = 0
         self.pastes = PasteStore()
         self.menu = menu
         #: What ``/`` completes (given by the chat; without it no command is offered).
@@ -292,7 +296,23 @@ class Composer(TextArea):
 
     def show_turn_running(self, running: bool) -> None:
         """The placeholder says what Enter and Tab do while a turn runs (the chat's turn runner)."""
-        self.placeholder = self.TURN_PLACEHOLDER if running else self.IDLE_PLACEHOLDER
+        self._turn_running = running
+        self._show_hint()
+
+    def show_dialog_open(self, is_open: bool) -> None:
+        """A question opened above the prompt (or closed): while one is up, the prompt's title says
+        that typing lands here and what Enter does (``ChoiceDialog``), and the placeholder no longer
+        says what Enter does without a question."""
+        self._dialogs_open = max(0, self._dialogs_open + (1 if is_open else -1))
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        if self._dialogs_open:
+            self.placeholder = ""  # the title says it, whether the prompt holds text or not
+            self.border_title = self.DIALOG_HINT
+        else:
+            self.placeholder = self.TURN_PLACEHOLDER if self._turn_running else self.IDLE_PLACEHOLDER
+            self.border_title = None
 
     def _is_complete_command(self, item: CompletionItem) -> bool:
         context = self._completion

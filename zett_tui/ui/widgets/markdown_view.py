@@ -14,7 +14,7 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from textual.widget import Widget
 
-from zett_tui.core.inert_text import make_inert
+from zett_tui.core.inert_text import make_inert, make_visible
 from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.transcript import Transcript, resolve_block_styles
 from zett_tui.ui.widgets.transcript_markdown import MarkdownStream
@@ -40,17 +40,20 @@ class MarkdownView(Widget):
     }}
     """
 
-    def __init__(self, markdown: str, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, markdown: str, *, id: str | None = None, classes: str | None = None, show_controls: bool = False
+    ) -> None:
         super().__init__(id=id, classes=classes)
+        #: Hidden characters are written out as escapes (in a dialog: ``shown_text``), not dropped.
+        self.SHOWS_CONTROLS_VISIBLY = show_controls
         self._document = self._make_document(markdown)
         self._ctx: RenderContext | None = None
         self._epoch = 0
         """Counts the render contexts made: lines cached for an older one hold its style ids."""
 
-    @staticmethod
-    def _make_document(markdown: str) -> MarkdownStream:
+    def _make_document(self, markdown: str) -> MarkdownStream:
         document = MarkdownStream()
-        document.append(make_inert(markdown))
+        document.append(make_visible(markdown) if self.SHOWS_CONTROLS_VISIBLY else make_inert(markdown))
         document.close()
         return document
 

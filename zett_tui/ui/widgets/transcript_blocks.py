@@ -142,18 +142,33 @@ def _prefixed(lines: list[Line], first: tuple[str, int], rest: tuple[str, int]) 
     return [(first if index == 0 else rest, *line) for index, line in enumerate(lines)]
 
 
+#: Under a prompt whose turn a conversation rewind took out of the model's context (live), and
+#: after such a turn when a session is painted again.
+REWOUND = "↶ Rewound: this turn is not in the model's context (/rewind can undo that)"
+
+
 class UserBlock(Block):
     """The user's prompt: a coloured bar and band, so turns are easy to find when scrolling."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = make_inert(text)
+        #: A conversation rewind took this turn out of the model's context (``REWOUND`` shows).
+        self.rewound = False
+
+    def set_rewound(self, rewound: bool) -> None:
+        if rewound != self.rewound:
+            self.rewound = rewound
+            self._changed()
 
     def plain_text(self) -> str:
         return self.text
 
     def _render(self, width: int, ctx: RenderContext) -> list[Line]:
-        return user_bar(Text(self.text.rstrip("\n") or " ", style=ctx.styles.user), width, ctx)
+        lines = user_bar(Text(self.text.rstrip("\n") or " ", style=ctx.styles.user), width, ctx)
+        if self.rewound:
+            lines.extend(ctx.render_text(Text(REWOUND, style=ctx.styles.muted), width))
+        return lines
 
 
 def user_bar(body: Text, width: int, ctx: RenderContext) -> list[Line]:
@@ -434,6 +449,9 @@ _TOOL_LABELS: dict[str, str] = {
 }
 LIVE_LINES_SHOWN = 4
 """Lines of a running command's output shown under its row (the newest last)."""
+WHY_LINES_SHOWN = 4
+"""Lines of a failed call's output (its last ones: where the error is) or a refused call's reason
+(its first ones) that stay under the collapsed row, so why it failed does not vanish with it."""
 RAW_OUTPUT_LIMIT = 256 * 1024
 """Tool outputs up to this size are kept verbatim for copying; longer ones keep their preview only."""
 KEPT_OUTPUT_LABEL = "full output:"
@@ -467,6 +485,8 @@ class ToolBlock(Block):
         self.live_lines: tuple[str, ...] = ()
         #: What came of it in a few words, after the key argument (``ask_user``: the answer).
         self.outcome = ""
+        #: Under a failed or refused row that is collapsed: why (``WHY_LINES_SHOWN``).
+        self.why_lines: tuple[str, ...] = ()
 
     @property
     def streaming(self) -> bool:
@@ -508,6 +528,7 @@ class ToolBlock(Block):
             self.kept_output, self.kept_stderr = (make_inert(path) for path in kept.groups())
         self.preview = OutputPreview(output[: kept.start()] if kept is not None else output)
         self._raw_output = output if len(output) <= RAW_OUTPUT_LIMIT else None
+        self.why_lines = _why_lines(self.state, self.preview)
         self._changed()
 
     def plain_text(self) -> str:
@@ -521,7 +542,7 @@ class ToolBlock(Block):
         return f"{row} {_TOOL_LABELS[self.state]}\n{output}"
 
     def _estimate(self, width: int) -> int:
-        return 1 + len(self.live_lines)
+        return 1 + len(self.live_lines) + len(self.why_lines)
 
     def _row(self, width: int, ctx: RenderContext) -> Line:
         styles = ctx.styles
@@ -566,6 +587,10 @@ class ToolBlock(Block):
             inner = max(1, width - len(gutter[0]))
             live = [_line(Text(line, style=styles.tool_output), inner, ctx) for line in self.live_lines]
             lines.extend(_prefixed(live, gutter, gutter))
+        if self.why_lines and not self.expanded:
+            inner = max(1, width - len(gutter[0]))
+            why = [_line(Text(line, style=styles.tool_output), inner, ctx) for line in self.why_lines]
+            lines.extend(_prefixed(why, gutter, gutter))
         if not self.expanded:
             return lines
         inner = max(1, width - len(gutter[0]))
@@ -589,6 +614,18 @@ class ToolBlock(Block):
             body.extend(ctx.render_text(kept, inner))
         lines.extend(_prefixed(body, gutter, gutter))
         return lines
+
+
+def _why_lines(state: str, preview: OutputPreview) -> tuple[str, ...]:
+    """What stays under a collapsed failed row (its output's last lines) or refused row (the
+    reason: its first lines); nothing for other states or an empty output."""
+    if state == "failed":
+        lines = [line for line in (preview.tail or preview.head) if line.strip()][-WHY_LINES_SHOWN:]
+    elif state == "refused":
+        lines = [line for line in preview.head if line.strip()][:WHY_LINES_SHOWN]
+    else:
+        return ()
+    return tuple(lines)
 
 
 _NOTICE_ICONS: dict[str, str] = {"info": "•", "warning": "▲", "error": "✗", "decision": "›"}

@@ -3,6 +3,7 @@
 from collections.abc import Mapping
 
 from zett_tui.ui.chat.commands import (
+    agents,
     copy,
     core,
     extensions,
@@ -13,10 +14,12 @@ from zett_tui.ui.chat.commands import (
     sessions,
     skills,
     theme,
+    todo,
 )
 from zett_tui.ui.chat.commands.registry import REGISTRY, SlashCommand
 
 __all__ = [
+    "agents",
     "builtin_commands",
     "copy",
     "core",
@@ -28,6 +31,7 @@ __all__ = [
     "sessions",
     "skills",
     "theme",
+    "todo",
 ]
 
 

@@ -135,7 +135,7 @@ def describe_extensions(report: ExtensionReport, folder_line: str) -> str:
     lines.append(
         f"Your own: put a file in {paths.config_dir() / 'extensions'} and name it in {paths.config_file()} "
         '([extensions.NAME] file = "name.py"), or give path = "package.module:Class". '
-        "The README's “Writing an extension” shows how."
+        "The README's “Extensions” section shows how to write one."
     )
     return "\n".join(lines)
 

@@ -26,11 +26,38 @@ def rewind(ctx: CommandContext, arguments: str) -> None:
         ctx.say("A turn is running; /rewind when it ends (Esc stops it).", "warning")
         return
     host = ctx.host
+    if host is None and not ctx.start_failed:
+        # Right after ``zett --continue`` the session's turns are there to rewind, but the host
+        # that keeps their checkpoints is still starting: wait for it instead of saying "nothing".
+        ctx.say("zett is still starting; the rewind opens as soon as it is ready.")
+        ctx.run_in_background(_when_started(ctx), group="rewind")
+        return
     checkpoints = host.checkpoints if host is not None else None
     if checkpoints is None:
-        ctx.say("Nothing to rewind: the model has not started.", "warning")
+        ctx.say("Nothing to rewind: the model could not start, and it keeps the checkpoints.", "warning")
         return
     ctx.run_in_background(rewind_flow(ctx, checkpoints), group="rewind")
+
+
+#: How long ``/rewind`` waits for a starting host, and how often it looks.
+STARTING_WAIT_SECONDS = 120.0
+_LOOK_SECONDS = 0.05
+
+
+async def _when_started(ctx: CommandContext) -> None:
+    """The rewind flow once the host is ready (or one line when it does not come)."""
+    waited = 0.0
+    while ctx.host is None and not ctx.start_failed and waited < STARTING_WAIT_SECONDS:
+        await asyncio.sleep(_LOOK_SECONDS)
+        waited += _LOOK_SECONDS
+    host = ctx.host
+    if host is None or host.checkpoints is None:
+        ctx.say("Nothing to rewind: the model could not start, and it keeps the checkpoints.", "warning")
+        return
+    if ctx.turn_running:
+        ctx.say("A turn is running; /rewind when it ends (Esc stops it).", "warning")
+        return
+    await rewind_flow(ctx, host.checkpoints)
 
 
 async def ask(ctx: CommandContext, screen: Screen[Any]) -> Any:
@@ -122,12 +149,14 @@ async def rewind_flow(ctx: CommandContext, checkpoints: SessionCheckpoints) -> N
         if hidden or restored:  # the context the next turn starts from changed: so does the meter
             ctx.context_changed(await host.estimate_context())
     if conversation and restored:
+        ctx.unmark_rewound()
         count = len(restored)
         ctx.say(
             f"The conversation is back as it was: {count} rewound turn{'s are' if count != 1 else ' is'}"
             " in the model's context again."
         )
     elif conversation:
+        ctx.mark_rewound(target.prompt)
         ctx.say(
             "The conversation is back before that turn; the later turns stay in the session file, out of the model's context."
         )

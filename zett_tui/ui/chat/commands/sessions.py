@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -108,11 +109,29 @@ def _export(
     summary = next((item for item in summaries if item.path == path), None)
     if summary is None:
         raise ValueError(f"session {session_id} is not in {directory}")
+    if target is not None:
+        _refuse_a_link_out_of(cwd, target)
     if target is None or target.is_dir():
         folder = target if target is not None else cwd
         target = free_export_path(folder, _short_id(summaries, summary), fmt)
     written, notices = export_to_file(summary, fmt, target)
     return written, len(notices), target
+
+
+def _refuse_a_link_out_of(cwd: Path, target: Path) -> None:
+    """A name inside the project must not lead out of it through a link (``docs`` made a link to
+    ``~/.config/autostart`` by a command): raises ``ValueError``. A path the user gives outside
+    the project is theirs to choose."""
+    project = Path(os.path.realpath(cwd))
+    lexical = Path(os.path.normpath(target))
+    if not lexical.is_relative_to(cwd) and not lexical.is_relative_to(project):
+        return
+    real = Path(os.path.realpath(lexical if lexical.is_dir() else lexical.parent))
+    if real != project and not real.is_relative_to(project):
+        raise ValueError(
+            f"{target} leads outside the project through a link (to {real}); nothing was written. "
+            "Give the full path of the folder if you mean it."
+        )
 
 
 def _short_id(summaries: list[SessionSummary], summary: SessionSummary) -> str:

@@ -1,0 +1,165 @@
+"""Subagents on screen: the child's rows under its task row, its dialog naming it, and its block
+again after resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
+from tests.test_subagents import task
+from tests.ui_helpers import blocks_of, dialog_armed, idle, make_app, ready_app, screen_text, submit, wait_for
+from zett_tui.entry.startup import find_session_to_resume
+from zett_tui.ui.widgets.task_block import TaskBlock
+
+
+async def test_the_child_rows_show_under_the_task_and_collapse_and_come_back_on_resume(
+    project_dir: Path,
+) -> None:
+    (project_dir / "notes.txt").write_text("the answer is 42\n")
+    model = ScriptedModel(
+        task("t1", "Find the answer", kind="explore", description="find the answer"),
+        tool_step("r1", "read_file", {"path": "notes.txt"}),
+        text_step("It is 42."),
+        text_step("The child says 42."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "ask a child")
+        await wait_for(pilot, lambda: idle(app))
+        [block] = blocks_of(app, TaskBlock)
+        assert block.state == "done"
+        assert [(row.name, row.key_arg, row.state) for row in block.rows] == [
+            ("read_file", "notes.txt", "done")
+        ]
+        assert "explore · find the answer" in block.key_arg and "1 tool" in block.key_arg
+        text = screen_text(app)
+        assert "explore · find the answer" in text
+        assert "│ ✓ read_file" not in text  # done: one line
+        assert "read_file  notes.txt" in block.search_text()  # Ctrl+F finds the child's rows
+        block.toggle()
+        app.screen.transcript.refresh_block(block)
+        await wait_for(pilot, lambda: "read_file  notes.txt" in screen_text(app))
+        session_id = app.screen.host.session_id
+
+    found = find_session_to_resume(project_dir, session_id, continue_last=False)
+    resumed = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(resumed, size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(blocks_of(resumed, TaskBlock)))
+        [past] = blocks_of(resumed, TaskBlock)
+        assert past.state == "done" and past.agent_type == "explore"
+        assert [(row.name, row.key_arg, row.state) for row in past.rows] == [
+            ("read_file", "notes.txt", "done")
+        ]
+        assert "It is 42." in past.plain_text()
+
+
+async def test_a_child_write_opens_the_edit_dialog_naming_the_child(project_dir: Path) -> None:
+    target = project_dir / "app.py"
+    target.write_text("x = 1\n")
+    model = ScriptedModel(
+        task("t1", "Set x to 2", description="bump x"),
+        tool_step("w1", "write_file", {"path": "app.py", "content": "x = 2\n"}),
+        text_step("Refused by the user."),
+        text_step("The child was refused."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 34)) as pilot:
+        await submit(pilot, "change it")
+        dialog = await dialog_armed(pilot)
+        assert "Subagent general: bump x asks" in screen_text(app)
+        [block] = blocks_of(app, TaskBlock)
+        assert [(row.name, row.state) for row in block.rows] == [("write_file", "waiting")]
+        assert block.state == "waiting"  # the task's row waits for the user with it
+        dialog.action_decline()
+        await wait_for(pilot, lambda: idle(app))
+        assert target.read_text() == "x = 1\n"
+        assert [(row.name, row.state) for row in block.rows] == [("write_file", "declined")]
+        assert block.state == "done"
+        assert "(subagent general: bump x)" in screen_text(app)
+
+
+async def test_esc_stops_two_children_and_their_commands_within_a_second(project_dir: Path) -> None:
+    import time
+
+    from tests.fakes.host import live_processes_mentioning
+    from tests.fakes.scripted_model import tools_step
+    from tests.test_subagents import RoutedModel
+    from zett_tui.runtime.modes import PermissionMode
+
+    marker = "zett-screen-child-sleep-5519"
+    calls = [
+        ("t1", "task", {"description": "one", "prompt": "job one"}),
+        ("t2", "task", {"description": "two", "prompt": "job two"}),
+    ]
+    model = RoutedModel(
+        [tools_step(calls)],
+        {
+            "job one": [tool_step("b1", "bash", {"command": f"sleep 30 # {marker}-1"})],
+            "job two": [tool_step("b2", "bash", {"command": f"sleep 30 # {marker}-2"})],
+        },
+    )
+    app = make_app(model, host_overrides={"permission_mode": PermissionMode.AUTO})  # type: ignore[arg-type]
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "two jobs")
+        await wait_for(pilot, lambda: len(live_processes_mentioning(marker)) >= 2, timeout=15)
+        blocks = blocks_of(app, TaskBlock)
+        assert len(blocks) == 2 and all(block.rows for block in blocks)
+        pressed = time.monotonic()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: idle(app), timeout=5)
+        assert time.monotonic() - pressed < 1.0
+        await wait_for(pilot, lambda: not live_processes_mentioning(marker), timeout=3)
+        assert all(block.state == "cancelled" for block in blocks)
+
+
+async def test_agents_lists_the_kinds_and_where_each_came_from(project_dir: Path) -> None:
+    from zett_tui.core import paths
+
+    folder = paths.config_dir() / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "reviewer.md").write_text("---\ndescription: Reviews diffs\ntools: Read, Grep\n---\nReview.\n")
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: app.screen.host is not None and app.screen.host.ready)
+        await submit(pilot, "/agents")
+        await wait_for(pilot, lambda: "Subagents (the model" in screen_text(app))
+        text = screen_text(app)
+        assert "general" in text and "explore" in text and "reviewer" in text
+        assert "from built-in" in text and f"from user: {folder / 'reviewer.md'}" in text
+        assert "tools: reads only" in text
+
+
+async def test_todo_clear_empties_the_checklist(project_dir: Path) -> None:
+    from tests.test_todo import THREE
+
+    model = ScriptedModel(tool_step("t1", "todo_write", {"todos": THREE}), text_step("ok"))
+    app = make_app(model)
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "plan it")
+        await wait_for(pilot, lambda: idle(app))
+        host = app.screen.host
+        assert len(host.todos.items) == 3
+        await submit(pilot, "/todo")
+        await wait_for(pilot, lambda: "Checklist: 3 tasks" in screen_text(app))
+        await submit(pilot, "/todo clear")
+        await wait_for(pilot, lambda: host.todos.items == ())
+
+
+async def test_ctrl_f_finds_a_subagent_row_in_a_folded_block_and_opens_it(project_dir: Path) -> None:
+    from tests.test_find import SIZE, bar, open_and_type, settle
+
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        block = transcript.add(TaskBlock("t1", "task", "look around", "explore"))
+        block.child_tools_started([("r1", "read_file", "zebra_notes.txt"), ("g1", "grep", "TODO")])
+        block.child_tool_finished("r1", "done")
+        block.child_tool_finished("g1", "done")
+        block.child_finished("completed", 1200)
+        block.finish("done", "The report.", 2.0)
+        await settle(pilot)
+        assert not block.expanded and "zebra_notes" not in screen_text(app)
+        await open_and_type(pilot, "zebra_notes")
+        assert bar(app).label == "1 of 1"
+        assert block.expanded
+        assert "zebra_notes.txt" in screen_text(app)

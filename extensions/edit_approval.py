@@ -51,6 +51,7 @@ from zett_tui.runtime.agent_compat import (
     take_external_event,
     wait_for_external_event,
 )
+from zett_tui.runtime.decisions.edit import EDIT_CHOICES, EditReply
 from zett_tui.runtime.files.protected_paths import is_inside, protected_reason
 from zett_tui.runtime.modes import PermissionMode
 
@@ -59,7 +60,7 @@ log = logging.getLogger(__name__)
 GATED_TOOLS = frozenset({"write_file", "edit", "delete_file"})
 EDIT_APPROVAL_EVENT = "edit_approval_requested"
 EDIT_APPROVAL_RESPONSE = "edit_approval_response"
-DECISIONS = ("apply", "apply_all", "reject")
+DECISIONS = EDIT_CHOICES
 
 ModeOf = Callable[[str], PermissionMode]
 IsExempt = Callable[[str, Path], bool]
@@ -168,19 +169,11 @@ class EditApprovalExtension(ExternalEventExtension):
                     payload=payload,
                 )
             )
-        reply = take_external_event(self, context).payload
-        decision = reply.get("decision")
-        if decision == "reject":
-            note = reply.get("note")
-            raise EditRejected(
-                rejection_message(change.operation, str(path), note if isinstance(note, str) else None)
-            )
-        if decision == "apply_all":
+        reply = EditReply.parse(take_external_event(self, context).payload)
+        if reply.choice == "reject":
+            raise EditRejected(rejection_message(change.operation, str(path), reply.note or None))
+        if reply.choice == "apply_all":
             self._apply_all.add(self.session_of(session_id))
-        elif decision != "apply":
-            raise ValueError(
-                f"Invalid edit approval response: decision must be one of {', '.join(DECISIONS)}"
-            )
         return await _run_keeping_mode(call_next, target)
 
     def _applies_without_asking(self, session_id: str) -> bool:

@@ -42,7 +42,14 @@ PACKAGE = ROOT / "zett_tui"
 UI = ("zett_tui.ui", "zett_tui.ui.*")
 
 #: On top: they may start the UI from inside a function (rule 3).
-ENTRY_POINTS = ("zett_tui.__main__", "zett_tui.cli", "zett_tui.entry", "zett_tui.entry.*")
+ENTRY_POINTS = (
+    "zett_tui.__main__",
+    "zett_tui.cli",
+    "zett_tui.entry",
+    "zett_tui.entry.*",
+    "zett_tui.acp",
+    "zett_tui.acp.*",
+)
 
 #: Below the UI, one package per concern; none of them imports Textual or ``zett_tui.ui`` (rules
 #: 1 and 2). A new module lands in its package's group by itself.

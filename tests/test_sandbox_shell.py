@@ -500,10 +500,11 @@ async def test_auto_mode_runs_in_the_sandbox_and_a_blocked_write_asks_with_dont_
     )
     assert "Read-only file system" in last_tool_result(model.requests[-1])
 
+    from zett_tui.runtime.decisions import parse_request
     from zett_tui.ui.chat.answers import sandbox_escape
     from zett_tui.ui.modals.sandbox_escape import OUTSIDE, STAY
 
-    screen, to_answer = sandbox_escape(decision, host, place.project)
+    screen, to_answer = sandbox_escape(parse_request(decision), host, place.project)
     assert screen.root.choices[0].value == STAY and screen.decline_value == STAY
     assert to_answer(None).payload["decision"] == "stay"
     assert [c.value for c in screen.root.choices] == [STAY, OUTSIDE]

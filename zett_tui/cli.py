@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal coding assistant. Run it in your project folder.",
         epilog="Models: anthropic:MODEL, openai:MODEL, ollama:MODEL, ENDPOINT:MODEL (from config.toml),\n"
         "demo.\n\n"
-        "Sessions: zett sessions list | show ID | export ID | rm ID (zett sessions --help)",
+        "Sessions: zett sessions list | show ID | export ID | rm ID (zett sessions --help)\n\n"
+        "Editors: zett acp speaks the Agent Client Protocol for Zed, JetBrains and Toad (zett acp --help)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"zett {__version__}")
@@ -178,6 +179,8 @@ def _quiet_stdout() -> None:
 
 
 def _run(arguments: list[str], env: Mapping[str, str]) -> int:
+    if arguments[:1] == ["acp"]:
+        return _acp(arguments[1:], env)
     if arguments[:1] == ["sessions"]:
         long_lived_objects.resume_collection()
         return _sessions(build_sessions_parser().parse_args(arguments[1:]))
@@ -262,6 +265,22 @@ def _launch(
     if session_id and _session_was_recorded(session_id):
         print(f"To resume this session: zett --resume {session_id}")
     return code
+
+
+def _acp(arguments: list[str], env: Mapping[str, str]) -> int:
+    """``zett acp``: the Agent Client Protocol on stdin/stdout, for an editor to start."""
+    parser = argparse.ArgumentParser(
+        prog="zett acp",
+        description="Speak the Agent Client Protocol on standard input and output (for Zed, JetBrains, "
+        "Toad...). Takes the same model settings as zett: --model, ZETT_MODEL, config.toml.",
+    )
+    parser.add_argument("--model", help="the model, as for zett --model")
+    parser.add_argument("--reasoning-effort", dest="reasoning_effort", help="as for zett --reasoning-effort")
+    options = parser.parse_args(arguments)
+    from zett_tui.acp.fast_start import run
+
+    long_lived_objects.resume_collection()
+    return run(options.model, options.reasoning_effort, env)
 
 
 def _ask_how_to_open(options: argparse.Namespace) -> str | None:

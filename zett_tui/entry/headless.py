@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 if TYPE_CHECKING:
     from zett_tui.entry.headless_output import HeadlessOutput
     from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished
     from zett_tui.runtime.host import HostOptions
     from zett_tui.runtime.unattended import UnattendedPolicy
@@ -352,28 +353,15 @@ def _install_signal_handlers(stop: Callable[[int], None]) -> list[int]:
 async def _run_turn(
     launch: LaunchSettings, prompt: str, policy: UnattendedPolicy, writer: HeadlessOutput
 ) -> int:
-    from zett_tui.providers.errors import describe_error
+    from zett_tui.entry.bootstrap import StartFailed, load_files, open_session
     from zett_tui.runtime.events import DecisionRequested, UIEvent
-    from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.mcp.lifetime import started_for_one_turn
-    from zett_tui.runtime.skills_extension import with_skills
-    from zett_tui.runtime.subagents.types import with_agents
+    from zett_tui.runtime.modes import PermissionMode
+    from zett_tui.runtime.session import SessionCore
     from zett_tui.runtime.turn_model import TurnModel, model_for_command
-    from zett_tui.workspace.extension_folders import (
-        WorkspaceFiles,
-        command_named_in,
-        expand_prompt,
-        load_workspace_files,
-    )
+    from zett_tui.workspace.extension_folders import command_named_in, expand_prompt
 
-    try:
-        files = await asyncio.to_thread(load_workspace_files, launch.cwd, dict(os.environ))
-    except Exception as error:  # the turn runs without them
-        log.warning("loading the Markdown commands and skills failed", exc_info=True)
-        writer.warning(f"could not load the Markdown commands and skills: {error}")
-        files = WorkspaceFiles([], [], [])
-    for problem in files.problems:
-        writer.warning(str(problem))
+    files = await load_files(launch, writer.warning)
     command = command_named_in(prompt, files)
     turn_model: TurnModel | None = None
     if command is not None and command.model:  # the command's own model answers, as in the chat
@@ -384,34 +372,52 @@ async def _run_turn(
             writer.warning(model_problem)
     prompt = expand_prompt(prompt, files)
     mcp = await started_for_one_turn(launch.mcp_servers, writer.warning)
-    host = AgentHost(with_agents(with_skills(host_options(launch, mcp), files.skills), files.agents))
     try:
-        try:
-            await host.start()
-        except Exception as error:
-            log.warning("agent start failed", exc_info=True)
-            explain = launch.describe_error or describe_error
-            writer.failed_to_start(f"could not start the model: {explain(error)}")
-            return EXIT_FAILED
-        policy.sandbox_missing = host.shell_sandbox.unavailable_reason
-        writer.session(host.session_id, launch.model_label, resumed=launch.resume_path is not None)
-
-        def sink(event: UIEvent) -> None:
-            if not isinstance(event, DecisionRequested):
-                writer.event(event)
-                return
-            answer = policy.answer(event)
-            if host.answer(event, answer.payload):
-                writer.answered(answer)
-            else:
-                log.info("late or duplicate answer to %s ignored", event.kind)
-
-        finished = await host.run_turn(prompt, sink, model=turn_model)
-        return EXIT_OK if finished.status == "completed" else EXIT_FAILED
-    finally:
-        await host.aclose()
+        # always "ask": every change and command becomes a decision the flags answer
+        host = await open_session(launch, files, mcp=mcp, permission_mode=PermissionMode.ASK)
+    except StartFailed as error:
+        writer.failed_to_start(f"could not start the model: {error}")
         if mcp is not None:
             await asyncio.to_thread(mcp.stop)
+        return EXIT_FAILED
+    core: SessionCore | None = None
+    try:
+        policy.sandbox_missing = (
+            host.shell_sandbox.unavailable_reason
+            if host.shell_sandbox is not None
+            else "the agent has no shell sandbox"
+        )
+        writer.session(host.session_id, launch.model_label, resumed=launch.resume_path is not None)
+        core = SessionCore(host, FlagAsker(policy, writer))
+
+        def show(event: UIEvent) -> None:
+            if not isinstance(event, DecisionRequested):
+                writer.event(event)
+
+        core.listeners.append(show)
+        finished = await core.prompt(prompt, model=turn_model)
+        return EXIT_OK if finished.status == "completed" else EXIT_FAILED
+    finally:
+        if core is not None:
+            await core.aclose()  # a turn still running is cancelled and recorded first
+        else:
+            await host.aclose()
+        if mcp is not None:
+            await asyncio.to_thread(mcp.stop)
+
+
+@dataclass
+class FlagAsker:
+    """``zett -p``'s answers (``runtime.decisions.Asker``): the flags decide at once, and the
+    output says what was allowed or refused and why."""
+
+    policy: UnattendedPolicy
+    writer: HeadlessOutput
+
+    async def ask(self, request: Request) -> Reply:
+        answer = self.policy.decide(request)
+        self.writer.answered(answer)
+        return answer.reply
 
 
 def host_options(launch: LaunchSettings, mcp_manager: Any = None) -> HostOptions:

@@ -185,7 +185,7 @@ class TextOutput(HeadlessOutput):
     def answered(self, answer: AutoAnswer) -> None:
         if answer.allowed:
             return  # the tool's own line follows when it ends
-        self.refused.add(str(answer.payload.get("tool_call_id")))
+        self.refused.add(answer.reply.tool_call_id)
         self.line(answer.describe())
 
     def _tool_finished(self, event: ToolFinished) -> None:
@@ -299,7 +299,7 @@ class JsonOutput(HeadlessOutput):
     def answered(self, answer: AutoAnswer) -> None:
         fields: dict[str, Any] = {
             "kind": answer.kind,
-            "call_id": answer.payload.get("tool_call_id"),
+            "call_id": answer.reply.tool_call_id,
             "target": answer.target,
             "reason": answer.reason,
         }

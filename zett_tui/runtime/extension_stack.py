@@ -32,7 +32,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from zett_agent.extensions.base import AgentExtension
 
@@ -50,12 +50,37 @@ from zett_tui.runtime.modes import PermissionMode
 
 if TYPE_CHECKING:
     from zett_tui.checkpoints.recording import CheckpointExtension
+    from zett_tui.runtime.hooks.extension import HooksExtension
     from zett_tui.runtime.hooks.runner import SessionHooks
     from zett_tui.runtime.host import HostOptions
     from zett_tui.runtime.recorder import Redactor
+    from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
+    from zett_tui.runtime.shell.sandbox import ShellSandbox
+    from zett_tui.runtime.web.allowed_domains import DomainPermissions
 
 #: The extensions zett-agent adds to every agent itself (names must be unique across all).
 RUNTIME_EXTENSION_NAMES = ("InternalMessageExtension", "SteeringExtension")
+
+
+class PlanGuard(Protocol):
+    """What the host and the UI use of the bundled ``extensions/plan_guard.py``."""
+
+    def is_active(self, session_id: str) -> bool: ...
+
+    def plan_file(self, session_id: str) -> Path: ...
+
+    def is_plan_file(self, session_id: str, path: Path) -> bool: ...
+
+    def set_plan_mode(self, session_id: str, active: bool) -> None: ...
+
+
+class EditGate(Protocol):
+    """What the host uses of the bundled ``extensions/edit_approval.py``."""
+
+    #: The session whose "apply all" holds for ``session_id`` (a subagent's: its parent's).
+    session_of: Callable[[str], str]
+
+    def reset(self, session_id: str) -> None: ...
 
 
 @dataclass
@@ -64,19 +89,19 @@ class ExtensionStack:
 
     #: Every extension, outermost first: what ``Agent.create`` is given.
     extensions: list[AgentExtension]
-    plan_guard: Any
-    edit_gate: Any
+    plan_guard: PlanGuard
+    edit_gate: EditGate
     read_gate: ReadGate
-    shell_rules: Any
-    shell_policy: Any
-    #: The shell sandbox (``runtime.shell.sandbox.ShellSandbox``), started.
-    shell_sandbox: Any
+    shell_rules: ShellRules
+    shell_policy: ShellPolicy
+    #: The shell sandbox, started.
+    shell_sandbox: ShellSandbox
     #: What loaded from where, what did not and why (``/extensions``), zett's bundled ones first.
     report: ExtensionReport
     #: The hooks' extension (``runtime.hooks.extension.HooksExtension``); None without hooks.
-    hooks: Any = None
+    hooks: HooksExtension | None = None
     #: Which domains ``web_fetch`` reaches without asking (``runtime.web.allowed_domains``).
-    web_permissions: Any = None
+    web_permissions: DomainPermissions | None = None
 
 
 async def build_extension_stack(

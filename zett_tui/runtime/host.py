@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,7 +70,13 @@ from zett_tui.workspace.git_branch import git_branch
 
 if TYPE_CHECKING:
     from zett_tui.providers.server_info import ContextWindowFinding
+    from zett_tui.runtime.decisions import Reply
+    from zett_tui.runtime.extension_stack import EditGate, PlanGuard
+    from zett_tui.runtime.mcp.manager import McpManager
+    from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
+    from zett_tui.runtime.shell.sandbox import ShellSandbox
     from zett_tui.runtime.storage_retry import LockSlot, StorageRetry
+    from zett_tui.runtime.web.allowed_domains import DomainPermissions
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +122,7 @@ class HostOptions:
     checkpoint_max_file_bytes: int = 10 * 1024 * 1024
     #: The process's MCP servers (``runtime.mcp.manager.McpManager``), started and stopped by
     #: whoever made it (the app, ``zett -p``); None: no MCP tools.
-    mcp_manager: Any = None
+    mcp_manager: McpManager | None = None
     #: The ``[[hooks.EVENT]]`` commands of the user's config (and of a trusted project's).
     hooks: Sequence[HookConfig] = ()
     #: The ``web_fetch`` tool: domains allowed without asking (``--allow-web``), bounds.
@@ -141,16 +147,16 @@ class AgentHost:
         #: The session's lock, transcript, history and their retry; set by ``start``.
         self.files: SessionFiles | None = None
         self.mode = options.permission_mode
-        self.plan_guard: Any = None
-        self.edit_gate: Any = None
+        self.plan_guard: PlanGuard | None = None
+        self.edit_gate: EditGate | None = None
         self.read_gate: ReadGate | None = None
-        self.shell_rules: Any = None
-        self.shell_policy: Any = None
+        self.shell_rules: ShellRules | None = None
+        self.shell_policy: ShellPolicy | None = None
         #: The shell sandbox (``runtime.sandbox.ShellSandbox``); its ``unavailable_reason`` is None
         #: when commands are confined, else why not. Set by ``start``.
-        self.shell_sandbox: Any = None
+        self.shell_sandbox: ShellSandbox | None = None
         #: The domains ``web_fetch`` reaches without asking (``runtime.web.allowed_domains``).
-        self.web_permissions: Any = None
+        self.web_permissions: DomainPermissions | None = None
         #: What loaded from where, what did not and why (``/extensions``); filled by ``start``.
         self.extension_report = ExtensionReport()
         #: What zett says outside the answer (extensions, the disk), until it can be said.
@@ -709,17 +715,21 @@ class AgentHost:
             except Exception:  # a record of the answer; the answer itself has gone through
                 log.warning("the decision line was not kept", exc_info=True)
 
-    def answer(self, decision: DecisionRequested, payload: dict[str, Any]) -> bool:
-        """Send the user's answer back to the runtime. False for a late or duplicate answer."""
+    def answer(self, decision: DecisionRequested, reply: Reply | Mapping[str, Any]) -> bool:
+        """Send the user's answer back to the runtime. False for a late or duplicate answer.
+
+        ``reply`` is the gate's typed reply (``runtime.decisions``); a mapping is sent as the raw
+        payload (an extension's own question)."""
+        payload = dict(reply) if isinstance(reply, Mapping) else reply.payload()
         if self.agent is None:
             return False
         response_event = decision.payload.get("response_event")
         if not isinstance(response_event, str):
             return False
         call_id = str(decision.payload.get("tool_call_id"))
-        network_once = payload.get("network") is True and self.shell_sandbox is not None
-        if network_once:  # "Run once with network": granted before the command can run
-            self.shell_sandbox.allow_network_once(decision.session_id, call_id)
+        sandbox = self.shell_sandbox if payload.get("network") is True else None
+        if sandbox is not None:  # "Run once with network": granted before the command can run
+            sandbox.allow_network_once(decision.session_id, call_id)
         try:
             accepted = self.agent.emit_external_event(
                 ExternalEvent(response_event, payload),
@@ -728,8 +738,8 @@ class AgentHost:
         except Exception:
             log.warning("answer to %s was refused", decision.kind, exc_info=True)
             accepted = []
-        if network_once and not accepted:
-            self.shell_sandbox.forget_network_once(decision.session_id, call_id)
+        if sandbox is not None and not accepted:
+            sandbox.forget_network_once(decision.session_id, call_id)
         return bool(accepted)
 
     def steer(self, text: str) -> bool:

@@ -27,12 +27,34 @@ No Textual here: this is runtime policy, shared by every non-interactive front e
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zett_tui.runtime.decisions import (
+    AskUserReply,
+    AskUserRequest,
+    EditReply,
+    EditRequest,
+    EnterPlanRequest,
+    ExitPlanRequest,
+    HookRequest,
+    McpReply,
+    McpRequest,
+    ReadReply,
+    ReadRequest,
+    Reply,
+    Request,
+    SandboxEscapeRequest,
+    ShellReply,
+    ShellRequest,
+    WebReply,
+    WebRequest,
+    parse_request,
+)
 from zett_tui.runtime.events import DecisionRequested
 from zett_tui.runtime.files.protected_paths import protected_reason
 from zett_tui.runtime.files.read_access import ReadAccess
@@ -58,10 +80,9 @@ PROTECTED = (
 
 @dataclass(frozen=True, slots=True)
 class AutoAnswer:
-    """The answer sent to the runtime, and what the output says about it."""
+    """The reply sent to the runtime, and what the output says about it."""
 
-    payload: dict[str, Any]
-    allowed: bool
+    reply: Reply
     #: "shell", "edit", "question", "plan_mode", or the decision's own kind when unknown.
     kind: str
     #: The command, the path, or the question.
@@ -70,6 +91,15 @@ class AutoAnswer:
     reason: str
     #: What the user can do to allow it next time, when anything.
     hint: str | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return not self.reply.declined
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """What goes over the runtime (``reply.payload()``)."""
+        return self.reply.payload()
 
     def describe(self) -> str:
         """One line for a person (without the ``zett:`` prefix)."""
@@ -153,159 +183,136 @@ class UnattendedPolicy:
     allow_web: tuple[str, ...] = ()
 
     def answer(self, decision: DecisionRequested) -> AutoAnswer:
-        handlers = {
-            "read_access_requested": self._read,
-            "shell_approval_requested": self._shell,
-            "edit_approval_requested": self._edit,
-            "ask_user": self._question,
-            "enter_plan_mode": self._plan_mode,
-            "exit_plan_mode": self._plan_mode,
-            "sandbox_escape_requested": self._sandbox_escape,
-            "mcp_approval_requested": self._mcp,
-            "hook_approval_requested": self._hook,
-            "web_fetch_requested": self._web,
-        }
-        handler = handlers.get(decision.kind, self._unknown)
-        answer = handler(decision)
-        if answer.kind == "shell" and not answer.allowed and answer.payload.get("decision") == "abort":
+        return self.decide(parse_request(decision))
+
+    def decide(self, request: Request) -> AutoAnswer:
+        """The answer to one typed question, from the flags alone."""
+        answer = self._decide(request)
+        if isinstance(answer.reply, ShellReply) and not answer.reply.run:
             # ``runtime.shell.approval`` tells the model this, instead of "aborted by user".
             reason = f"{answer.reason}; {answer.hint}" if answer.hint else answer.reason
-            answer.payload["reason"] = f"{reason} (zett runs non-interactively here)"
+            refused = dataclasses.replace(answer.reply, reason=f"{reason} (zett runs non-interactively here)")
+            return dataclasses.replace(answer, reply=refused)
         return answer
 
-    def _shell(self, decision: DecisionRequested) -> AutoAnswer:
-        command = str(decision.payload.get("command", "")).strip()
-        call_id = decision.payload.get("tool_call_id")
+    def _decide(self, request: Request) -> AutoAnswer:
+        if isinstance(request, ReadRequest):
+            return self._read(request)
+        if isinstance(request, ShellRequest):
+            return self._shell(request)
+        if isinstance(request, EditRequest):
+            return self._edit(request)
+        if isinstance(request, AskUserRequest):
+            return self._question(request)
+        if isinstance(request, EnterPlanRequest | ExitPlanRequest):
+            target = "enter" if isinstance(request, EnterPlanRequest) else "exit"
+            return AutoAnswer(request.refuse(), "plan_mode", target, "non-interactive mode")
+        if isinstance(request, SandboxEscapeRequest):
+            return self._sandbox_escape(request)
+        if isinstance(request, McpRequest):
+            return self._mcp(request)
+        if isinstance(request, HookRequest):
+            return self._hook(request)
+        if isinstance(request, WebRequest):
+            return self._web(request)
+        return AutoAnswer(request.refuse(), request.kind_name, "", "zett cannot answer it non-interactively")
+
+    def _shell(self, request: ShellRequest) -> AutoAnswer:
+        command = request.command
         prefix = self.shell.match(command, self.project_root)
         danger = dangerous_reason(command, self.project_root) if prefix else None
+        refused = request.refuse()
         if prefix and danger is None and self.sandbox_missing is not None:
             reason = f"no sandbox: {self.sandbox_missing}; --allow-shell runs commands only inside one"
-            return AutoAnswer({"tool_call_id": call_id, "decision": "abort"}, False, "shell", command, reason)
+            return AutoAnswer(refused, "shell", command, reason)
         if prefix and danger is None:
-            payload = {"tool_call_id": call_id, "decision": "execute"}
-            return AutoAnswer(payload, True, "shell", command, f"--allow-shell {shlex.quote(prefix)}")
-        abort = {"tool_call_id": call_id, "decision": "abort"}
+            allowed = ShellReply(request.tool_call_id, run=True)
+            return AutoAnswer(allowed, "shell", command, f"--allow-shell {shlex.quote(prefix)}")
         if danger is not None:
             reason = f"{danger}; such commands never run without asking"
-            return AutoAnswer(abort, False, "shell", command, reason)
+            return AutoAnswer(refused, "shell", command, reason)
         reason = "not allowed in non-interactive mode"
-        return AutoAnswer(abort, False, "shell", command, reason, _flag_hint(command, self.project_root))
+        return AutoAnswer(refused, "shell", command, reason, _flag_hint(command, self.project_root))
 
-    def _mcp(self, decision: DecisionRequested) -> AutoAnswer:
-        payload = decision.payload
-        call_id = payload.get("tool_call_id")
-        server, tool = str(payload.get("server", "")), str(payload.get("tool", ""))
+    def _mcp(self, request: McpRequest) -> AutoAnswer:
+        server, tool = request.server, request.tool
         target = f"{server}__{tool}"
         covering = next((entry for entry in self.allow_mcp if entry in (server, target)), None)
         if covering is not None and server and tool:
-            reply = {"tool_call_id": call_id, "decision": "once"}
-            return AutoAnswer(reply, True, "mcp", target, f"--allow-mcp {covering}")
+            return AutoAnswer(
+                McpReply(request.tool_call_id, "once"), "mcp", target, f"--allow-mcp {covering}"
+            )
         hint = f"allow it with --allow-mcp {target} (or --allow-mcp {server} for all its tools)"
         note = f"This non-interactive run does not call it: the user can rerun with --allow-mcp {target}."
-        reply = {"tool_call_id": call_id, "decision": "refuse", "note": note}
-        return AutoAnswer(reply, False, "mcp", target, "not allowed in non-interactive mode", hint)
+        return AutoAnswer(request.refuse(note), "mcp", target, "not allowed in non-interactive mode", hint)
 
-    def _web(self, decision: DecisionRequested) -> AutoAnswer:
-        payload = decision.payload
-        call_id = payload.get("tool_call_id")
-        domain, url = str(payload.get("domain", "")), str(payload.get("url", ""))
+    def _web(self, request: WebRequest) -> AutoAnswer:
+        domain = request.domain
         if domain and domain in self.allow_web:
             return AutoAnswer(
-                {"tool_call_id": call_id, "decision": "once"}, True, "web", url, f"--allow-web {domain}"
+                WebReply(request.tool_call_id, "once"), "web", request.url, f"--allow-web {domain}"
             )
         hint = f"allow it with --allow-web {domain}"
         note = f"This non-interactive run does not fetch it: the user can rerun with --allow-web {domain}."
-        reply = {"tool_call_id": call_id, "decision": "deny", "note": note}
-        return AutoAnswer(reply, False, "web", url, "not allowed in non-interactive mode", hint)
-
-    def _sandbox_escape(self, decision: DecisionRequested) -> AutoAnswer:
-        """A command the sandbox stopped never runs outside it here: that takes the user's yes."""
-        command = str(decision.payload.get("command", "")).strip()
-        reply = {
-            "tool_call_id": decision.payload.get("tool_call_id"),
-            "decision": "stay",
-            "note": "zett -p never runs a command outside the sandbox",
-        }
-        reason = "stopped by the sandbox; running it outside needs the user, never in a non-interactive run"
-        return AutoAnswer(reply, False, "shell", command, reason)
-
-    def _edit(self, decision: DecisionRequested) -> AutoAnswer:
-        payload = decision.payload
-        call_id = payload.get("tool_call_id")
-        path = str(payload.get("path") or payload.get("absolute_path") or "")
-        if payload.get("outside_project"):
-            reply = {"tool_call_id": call_id, "decision": "reject", "note": OUTSIDE_PROJECT}
-            return AutoAnswer(reply, False, "edit", path, "outside the project folder")
-        protected = self._protected(payload)
-        if protected is not None:
-            reply = {"tool_call_id": call_id, "decision": "reject", "note": PROTECTED}
-            reason = f"{protected}; never changed in a non-interactive run"
-            return AutoAnswer(reply, False, "edit", path, reason)
-        if self.allow_edits:
-            return AutoAnswer(
-                {"tool_call_id": call_id, "decision": "apply"}, True, "edit", path, "--allow-edits"
-            )
-        reply = {"tool_call_id": call_id, "decision": "reject", "note": EDITS_NOT_ALLOWED}
         return AutoAnswer(
-            reply, False, "edit", path, "not allowed in non-interactive mode", "rerun with --allow-edits"
+            request.refuse(note), "web", request.url, "not allowed in non-interactive mode", hint
         )
 
-    def _protected(self, payload: dict[str, Any]) -> str | None:
+    def _sandbox_escape(self, request: SandboxEscapeRequest) -> AutoAnswer:
+        """A command the sandbox stopped never runs outside it here: that takes the user's yes."""
+        reply = request.refuse("zett -p never runs a command outside the sandbox")
+        reason = "stopped by the sandbox; running it outside needs the user, never in a non-interactive run"
+        return AutoAnswer(reply, "shell", request.command, reason)
+
+    def _edit(self, request: EditRequest) -> AutoAnswer:
+        path = request.path or request.absolute_path
+        if request.outside_project:
+            return AutoAnswer(request.refuse(OUTSIDE_PROJECT), "edit", path, "outside the project folder")
+        protected = self._protected(request)
+        if protected is not None:
+            reason = f"{protected}; never changed in a non-interactive run"
+            return AutoAnswer(request.refuse(PROTECTED), "edit", path, reason)
+        if self.allow_edits:
+            return AutoAnswer(EditReply(request.tool_call_id, "apply"), "edit", path, "--allow-edits")
+        return AutoAnswer(
+            request.refuse(EDITS_NOT_ALLOWED),
+            "edit",
+            path,
+            "not allowed in non-interactive mode",
+            "rerun with --allow-edits",
+        )
+
+    def _protected(self, request: EditRequest) -> str | None:
         """The gate's ``protected`` reason, checked again from the path it reports."""
-        given = payload.get("protected")
-        if given:
-            return given if isinstance(given, str) else "a protected path"
-        absolute = payload.get("absolute_path")
-        if isinstance(absolute, str) and absolute:
-            return protected_reason(Path(absolute).resolve(), self.project_root)
+        if request.protected:
+            return request.protected
+        if request.absolute_path:
+            return protected_reason(Path(request.absolute_path).resolve(), self.project_root)
         return None
 
-    def _read(self, decision: DecisionRequested) -> AutoAnswer:
-        payload = decision.payload
-        call_id = payload.get("tool_call_id")
-        path = str(payload.get("path", ""))
+    def _read(self, request: ReadRequest) -> AutoAnswer:
+        path = request.path
         access = ReadAccess.from_paths(self.project_root, self.allow_read, self.project_root)
         verdict = access.verdict(Path(path))
         if path and verdict.allowed:
             covering = next(grant for grant in access.grants if grant.covers(verdict.real, verdict.place))
-            reply = {"tool_call_id": call_id, "decision": "once"}
-            return AutoAnswer(reply, True, "read", path, f"--allow-read {covering.path}")
+            reply = ReadReply(request.tool_call_id, "once")
+            return AutoAnswer(reply, "read", path, f"--allow-read {covering.path}")
         if verdict.place is not None:
             reason = f"it holds {verdict.place.what}"
             hint = "only an --allow-read of that very place (or a path inside it) allows it"
         else:
             reason, hint = "outside the project folder", "rerun with --allow-read PATH to allow it"
         note = f"This non-interactive run does not read it ({reason}): {hint}."
-        reply = {"tool_call_id": call_id, "decision": "deny", "note": note}
-        return AutoAnswer(reply, False, "read", path, reason, hint)
+        return AutoAnswer(request.refuse(note), "read", path, reason, hint)
 
-    def _question(self, decision: DecisionRequested) -> AutoAnswer:
-        reply = {
-            "tool_call_id": decision.payload.get("tool_call_id"),
-            "answer": None,
-            "declined": True,
-            "reason": "non-interactive",
-            "message": NOT_AVAILABLE,
-        }
-        question = " ".join(str(decision.payload.get("question", "")).split())
-        return AutoAnswer(reply, False, "question", question, "nobody can answer in non-interactive mode")
+    def _question(self, request: AskUserRequest) -> AutoAnswer:
+        reply = AskUserReply(request.tool_call_id, None, NOT_AVAILABLE, unattended=True)
+        question = " ".join(request.question.split())
+        return AutoAnswer(reply, "question", question, "nobody can answer in non-interactive mode")
 
-    def _plan_mode(self, decision: DecisionRequested) -> AutoAnswer:
-        reply = {
-            "session_id": decision.session_id,
-            "tool_call_id": decision.payload.get("tool_call_id"),
-            "approved": False,
-        }
-        target = "enter" if decision.kind == "enter_plan_mode" else "exit"
-        return AutoAnswer(reply, False, "plan_mode", target, "non-interactive mode")
-
-    def _hook(self, decision: DecisionRequested) -> AutoAnswer:
+    def _hook(self, request: HookRequest) -> AutoAnswer:
         """A hook wants the user asked: nobody is here to ask, so the call does not run."""
-        tool = str(decision.payload.get("tool", ""))
         note = "This non-interactive run cannot ask the user, as a PreToolUse hook wanted."
-        reply = {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "refuse", "note": note}
-        return AutoAnswer(reply, False, "hook", tool, "a hook asks the user first; nobody can answer here")
-
-    def _unknown(self, decision: DecisionRequested) -> AutoAnswer:
-        reply = {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "abort"}
-        return AutoAnswer(reply, False, decision.kind, "", "zett cannot answer it non-interactively")
+        reason = "a hook asks the user first; nobody can answer here"
+        return AutoAnswer(request.refuse(note), "hook", request.tool, reason)

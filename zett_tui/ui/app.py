@@ -237,9 +237,7 @@ class ZettApp(App[str | None]):
             self.copy_to_clipboard(selected)  # notifies what actually happened
             self.screen.clear_selection()
             return
-        composer = chat.composer
-        if composer.text:
-            composer.clear()
+        if chat.clear_prompt():
             return
         if chat.turns.cancel():
             return
@@ -248,12 +246,12 @@ class ZettApp(App[str | None]):
             self.run_worker(self.action_quit(), group="quit")
             return
         self._last_interrupt = now
-        chat.status.hint = "Press Ctrl+C again to quit"
+        chat.show_hint("Press Ctrl+C again to quit")
         self.set_timer(QUIT_WINDOW_SECONDS, self._clear_hint)
 
     def _clear_hint(self) -> None:
         if time.monotonic() - self._last_interrupt >= QUIT_WINDOW_SECONDS - 0.05:
-            self.chat.status.hint = ""
+            self.chat.show_hint("")
 
     def _selected_text(self) -> str | None:
         focused = self.focused
@@ -278,7 +276,7 @@ class ZettApp(App[str | None]):
         if self.screen is self.chat:
             from zett_tui.ui.chat.answer_copy import from_last_answer
 
-            chosen = from_last_answer(self.chat.transcript.blocks)
+            chosen = from_last_answer(self.chat.transcript_blocks())
             if isinstance(chosen, str):
                 self.chat.say(chosen, "warning")
             else:
@@ -307,8 +305,7 @@ class ZettApp(App[str | None]):
 
     def current_session_id(self) -> str | None:
         """The session the chat is in: its host's, or (before the model is ready) the one resumed."""
-        chat = self.chat
-        return chat.host.session_id if chat.host is not None else chat.launch.session_id
+        return self.chat.session_id
 
     def action_eof(self) -> None:
         """Ctrl+D quits on an empty prompt (like a shell) and deletes forward otherwise; during a
@@ -316,12 +313,9 @@ class ZettApp(App[str | None]):
         if self.chat.turns.busy:
             self.action_interrupt()
             return
-        focused = self.focused
-        if self.screen is self.chat and focused is self.chat.composer:
-            if not self.chat.composer.text:
-                self.run_worker(self.action_quit(), group="quit")
-            else:
-                self.chat.composer.action_delete_right()
+        on_prompt = self.screen is self.chat and self.chat.prompt_has_focus(self.focused)
+        if on_prompt and not self.chat.delete_right_in_prompt():
+            self.run_worker(self.action_quit(), group="quit")
 
     async def open_session(self, session_id: str | None, resume_path: Path | None = None) -> None:
         """Leave the current session (a running turn is stopped and recorded) and open another:
@@ -344,7 +338,8 @@ class ZettApp(App[str | None]):
         self._quitting = True
         await self.chat.shutdown()
         await asyncio.to_thread(self.mcp.stop)
-        self.exit(self.chat.host.session_id if self.chat.host is not None else None)
+        host = self.chat.host
+        self.exit(host.session_id if host is not None else None)
 
     # -- crash safety: no traceback (with prompts and keys in its locals) reaches the screen ----
 

@@ -39,6 +39,7 @@ from zett_agent.tools.coding import FilePath, LineCount, MaxResults, StartLine
 from zett_agent.tools.images import MAX_IMAGE_BYTES
 
 from zett_tui.runtime import agent_compat
+from zett_tui.runtime.decisions.read import ReadReply
 from zett_tui.runtime.files import contained_tools
 from zett_tui.runtime.files.local_images import local_only
 from zett_tui.runtime.files.read_access import ReadAccess, ReadGrant, ReadVerdict, real_path, scope_of_grant
@@ -218,18 +219,16 @@ class ReadGate(ExternalEventExtension):
         if verdict.allowed:
             return []
         reply = await self._ask(context, call, verdict, requested)
-        decision = reply.get("decision")
-        if decision == SESSION:
+        if reply.choice == SESSION:
             access.grant(real)
             return []
-        if decision == ONCE:
+        if reply.choice == ONCE:
             return [ReadGrant(real)]
-        note = reply.get("note")
-        raise ReadRefused(refusal_message(call.name, real, verdict, note if isinstance(note, str) else None))
+        raise ReadRefused(refusal_message(call.name, real, verdict, reply.note or None))
 
     async def _ask(
         self, context: AgentRunContext, call: ToolCall, verdict: ReadVerdict, requested: str | None
-    ) -> dict[str, Any]:
+    ) -> ReadReply:
         key = (context.session_id, call.id)
         asked = self._asked[key] = self._asked.get(key, 0) + 1
         correlation_id = call.id if asked == 1 else f"{call.id}#read-{asked}"
@@ -251,9 +250,7 @@ class ReadGate(ExternalEventExtension):
         reply = await agent_compat.ask_the_ui(
             self, context, call, READ_ACCESS_EVENT, payload, correlation_id=correlation_id
         )
-        if reply.get("decision") not in (ONCE, SESSION, DENY):
-            raise ValueError("Invalid read access response: decision must be once, session or deny")
-        return reply
+        return ReadReply.parse(reply)
 
 
 def refusal_message(tool: str, real: Path, verdict: ReadVerdict, note: str | None) -> str:

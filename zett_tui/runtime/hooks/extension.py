@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from zett_agent.extensions.external import ExternalEventExtension
 
 from zett_tui.runtime import agent_compat
+from zett_tui.runtime.decisions.hook import HookReply
 from zett_tui.runtime.hooks.protocol import claude_tool_name, tool_input, tool_names, tool_response
 from zett_tui.runtime.tool_refusal import ToolRefused
 
@@ -126,8 +127,8 @@ class HooksExtension(ExternalEventExtension):
             "response_event": HOOK_APPROVAL_RESPONSE,
         }
         reply = await agent_compat.ask_the_ui(self, context, call, HOOK_APPROVAL_EVENT, payload)
-        note = reply.get("note")
-        return str(reply.get("decision")), note.strip() if isinstance(note, str) else ""
+        answer = HookReply.parse(reply)
+        return answer.choice, answer.note
 
     async def after_tool(
         self, context: AgentRunContext, call: ToolCall, result: ToolMessage, error: Exception | None

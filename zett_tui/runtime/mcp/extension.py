@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from zett_agent.extensions.external import ExternalEventExtension
 
 from zett_tui.runtime import agent_compat
+from zett_tui.runtime.decisions.mcp import McpReply
 from zett_tui.runtime.mcp.policy import Decision, decide, refusal_message
 from zett_tui.runtime.mcp.tools import McpTool, build_tools
 from zett_tui.runtime.modes import PermissionMode
@@ -158,9 +159,5 @@ class McpToolsExtension(ExternalEventExtension):
             "response_event": MCP_APPROVAL_RESPONSE,
         }
         reply = await agent_compat.ask_the_ui(self, context, call, MCP_APPROVAL_EVENT, payload)
-        note = reply.get("note")
-        try:
-            answer = Answer(str(reply.get("decision")))
-        except ValueError:
-            answer = Answer.REFUSE  # anything but a clear yes is a no
-        return answer, note.strip() if isinstance(note, str) else ""
+        answer = McpReply.parse(reply)  # anything but a clear yes is a no
+        return Answer(answer.choice), answer.note

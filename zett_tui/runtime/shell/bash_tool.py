@@ -36,6 +36,7 @@ from zett_agent.messages import ToolCall
 from zett_agent.tools.coding import DEFAULT_BASH_TIMEOUT_SECONDS, TimeoutSeconds
 
 from zett_tui.runtime import agent_compat
+from zett_tui.runtime.decisions.sandbox import ESCAPE_CHOICES, SandboxEscapeReply
 from zett_tui.runtime.events import TOOL_OUTPUT_EVENT
 from zett_tui.runtime.shell.live_output import Report
 from zett_tui.runtime.shell.sandbox import SandboxBlock, ShellRun, ShellSandbox, Where
@@ -50,8 +51,6 @@ __all__ = [
 SHELL_TOOL = "bash"
 SANDBOX_ESCAPE_EVENT = "sandbox_escape_requested"
 SANDBOX_ESCAPE_RESPONSE = "sandbox_escape_response"
-ESCAPE_CHOICES = ("stay", "outside", "network")
-_NOTE_LIMIT = 300
 PLAN_MODE_NOTE = "Plan Mode: the project is read-only for commands until the plan is approved."
 
 #: The same validation as zett-agent's ``bash`` tool (names, bounds, defaults, unknown keys refused).
@@ -145,12 +144,8 @@ class SandboxedShell(ExternalEventExtension):
             "response_event": SANDBOX_ESCAPE_RESPONSE,
         }
         reply = await agent_compat.ask_the_ui(self, context, call, SANDBOX_ESCAPE_EVENT, payload)
-        decision = reply.get("decision")
-        note = reply.get("note")
-        note = " ".join(note.split())[:_NOTE_LIMIT] if isinstance(note, str) else ""
-        if decision not in ESCAPE_CHOICES or (decision == "network" and not offer_network):
-            return "stay", note
-        return str(decision), note
+        answer = SandboxEscapeReply.parse(reply, network_offered=offer_network)
+        return answer.choice, answer.note
 
 
 def _live_output(context: AgentRunContext, call: ToolCall) -> Report:

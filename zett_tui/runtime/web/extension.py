@@ -34,6 +34,7 @@ from zett_agent.model import ModelRequest
 from zett_agent.tools.base import AgentTool
 
 from zett_tui.runtime import agent_compat
+from zett_tui.runtime.decisions.web import WebReply
 from zett_tui.runtime.tool_refusal import ToolRefused
 from zett_tui.runtime.web.address_guard import AddressRefused, Resolver, precheck_url, system_resolver
 from zett_tui.runtime.web.allowed_domains import DomainPermissions, SavedDomains
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 WEB_FETCH_TOOL = "web_fetch"
 WEB_FETCH_EVENT = "web_fetch_requested"
 WEB_FETCH_RESPONSE = "web_fetch_response"
-ONCE, SESSION, ALWAYS, DENY = "once", "session", "always", "deny"
+SESSION, ALWAYS = "session", "always"
 #: A query string longer than this is called out in the dialog: it can carry data out.
 LONG_QUERY = 80
 UNTRUSTED_TAG = "untrusted-web-content"
@@ -156,19 +157,18 @@ class WebFetchExtension(ExternalEventExtension):
         payload = question_payload(url, domain)
         payload.update(session_id=context.session_id, tool_call_id=call.id, response_event=WEB_FETCH_RESPONSE)
         reply = await agent_compat.ask_the_ui(self, context, call, WEB_FETCH_EVENT, payload)
-        decision = reply.get("decision")
-        if decision == ONCE:
+        answer = WebReply.parse(reply)
+        if answer.choice == "once":
             return
-        if decision in (SESSION, ALWAYS):
+        if answer.choice in (SESSION, ALWAYS):
             self.permissions.allow_for_session(context.session_id, domain)
-            if decision == ALWAYS and self.permissions.saved is not None:
+            if answer.choice == ALWAYS and self.permissions.saved is not None:
                 try:
                     self.permissions.saved.allow(domain)
                 except OSError:  # still allowed for the session
                     log.warning("could not save the web permission for %s", domain, exc_info=True)
             return
-        note = reply.get("note")
-        said = f" The user's note: {note.strip()}" if isinstance(note, str) and note.strip() else ""
+        said = f" The user's note: {answer.note}" if answer.note else ""
         raise WebRefused(f"The user did not let web_fetch contact {domain}.{said}")
 
 

@@ -5,18 +5,8 @@ it was closed without an answer) into an ``Answer``: the reply payload the runti
 line the transcript keeps, and what has to happen next (a steering note for the model, a rule to
 save, a mode to switch to once an approved plan has been accepted).
 
-Reply formats (zett-agent 0.2.1 and zett's own extensions):
-- shell approval: ``{"tool_call_id", "decision": "execute"|"abort", "remember": bool}``;
-- edit approval: ``{"tool_call_id", "decision": "apply"|"apply_all"|"reject", "note"}``;
-- Plan Mode: exactly ``{"session_id", "tool_call_id", "approved": bool}`` (no feedback field, so a
-  note is sent as a steering message right after);
-- ask_user: free-form; with ``parts`` the model reads the text parts as the tool result.
-- read access: ``{"tool_call_id", "decision": "once"|"session"|"deny", "note"}``.
-- shell approval "Run once with network": ``execute`` plus ``"network": true`` (the host lets that
-  one call use the network in the sandbox);
-- leaving the sandbox: ``{"tool_call_id", "decision": "stay"|"outside"|"network", "note"}``.
-- an MCP tool call: ``{"tool_call_id", "decision": "once"|"session"|"always"|"refuse", "note"}``.
-- a web fetch: ``{"tool_call_id", "decision": "once"|"always"|"deny", "note"}``.
+Each factory takes the gate's typed request and builds the gate's typed reply
+(``zett_tui.runtime.decisions``: the reply formats and what "declined" means live there).
 """
 
 from __future__ import annotations
@@ -29,7 +19,30 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 
 from zett_tui.core import paths
-from zett_tui.runtime.events import DecisionRequested
+from zett_tui.runtime.decisions import (
+    DECLINED_TEXT,
+    AskUserReply,
+    AskUserRequest,
+    EditReply,
+    EditRequest,
+    EnterPlanRequest,
+    ExitPlanRequest,
+    HookReply,
+    HookRequest,
+    McpReply,
+    McpRequest,
+    PlanReply,
+    ReadReply,
+    ReadRequest,
+    Reply,
+    Request,
+    SandboxEscapeReply,
+    SandboxEscapeRequest,
+    ShellReply,
+    ShellRequest,
+    WebReply,
+    WebRequest,
+)
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell.policy import Rule
 from zett_tui.ui.modals.ask_user import DECLINED, AskUserDialog
@@ -59,7 +72,7 @@ FollowUp = Callable[["AgentHost"], None]
 class Answer:
     """What goes back to the runtime, the one line the transcript keeps, and what follows."""
 
-    payload: dict[str, Any]
+    reply: Reply
     record: str
     level: str = "decision"
     #: Sent to the running turn as a steering message right after the answer (the user's note).
@@ -68,15 +81,25 @@ class Answer:
     accepted: FollowUp | None = None
     #: Run when the answered tool call has finished successfully (switch mode after a plan).
     after_tool: FollowUp | None = None
-    #: The user said no to the call (its row says "declined", not "failed").
-    declined: bool = False
     #: What the tool row shows after its argument once answered (``ask_user``: the answer); the
     #: row then says it, and ``record`` is kept in the session without a line of its own.
     outcome: str = ""
 
+    @property
+    def declined(self) -> bool:
+        """The user said no to the call (its row says "declined", not "failed")."""
+        return self.reply.declined
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        return self.reply.payload()
+
 
 ToAnswer = Callable[[Picked | None], Answer]
-DialogFactory = Callable[[DecisionRequested, "AgentHost | None", Path], tuple[Screen[Any], ToAnswer]]
+DialogFactory = Callable[[Any, "AgentHost | None", Path], tuple[Screen[Any], ToAnswer]]
+"""(the gate's typed request, the host, the project folder) -> the dialog and its meaning."""
+
+__all__ = ["DECLINED_TEXT", "FACTORIES", "SETTLED", "Answer", "DialogFactory", "ToAnswer"]
 
 
 def _value(picked: Picked | None, default: Any) -> Any:
@@ -94,115 +117,98 @@ def _with_note(record: str, note: str) -> str:
 # -- shell commands -------------------------------------------------------------------------------
 
 
-def shell_approval(
-    decision: DecisionRequested, host: AgentHost | None, cwd: Path
-) -> tuple[Screen[Any], ToAnswer]:
-    payload = decision.payload
-    command = str(payload.get("command", ""))
-    call_id = payload.get("tool_call_id")
+def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
+    command, call_id = request.command, request.tool_call_id
     policy = host.shell_policy if host is not None else None
+    sandbox = host.shell_sandbox if host is not None else None
     reason, dangerous, suggestions = "", False, []
     if policy is not None:
-        verdict = policy.verdict(decision.session_id, command)
+        verdict = policy.verdict(request.session_id, command)
         reason, dangerous = verdict.reason, verdict.dangerous
         suggestions = policy.suggestions(command)
-    timeout = payload.get("timeout_seconds", 60)
     screen = shell_approval_dialog(
         command,
         cwd,
-        timeout if isinstance(timeout, int) else 60,
+        request.timeout_seconds,
         reason=reason,
         dangerous=dangerous,
         suggestions=suggestions,
-        offer_network=_offers_network_once(host),
-        where=host.shell_sandbox.where_it_runs() if host is not None and host.shell_sandbox else "",
+        offer_network=bool(sandbox is not None and sandbox.offers_network_once),
+        where=sandbox.where_it_runs() if sandbox is not None else "",
     )
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, None)
         if value == RUN_WITH_NETWORK:
             return Answer(
-                {"tool_call_id": call_id, "decision": "execute", "remember": False, "network": True},
+                ShellReply(call_id, run=True, network=True),
                 f"✓ You allowed, once with the network on: {command}",
             )
         if value == RUN:
-            return Answer(
-                {"tool_call_id": call_id, "decision": "execute", "remember": False},
-                f"✓ You allowed: {command}",
-            )
+            return Answer(ShellReply(call_id, run=True), f"✓ You allowed: {command}")
         if isinstance(value, Rule):
             rule = Rule(value.kind, _note(picked) or value.command)
 
             def save(host: AgentHost) -> None:
-                host.shell_rules.add(rule.kind, rule.command)
+                if host.shell_rules is not None:
+                    host.shell_rules.add(rule.kind, rule.command)
 
             return Answer(
-                {"tool_call_id": call_id, "decision": "execute", "remember": False},
+                ShellReply(call_id, run=True),
                 f"✓ You allowed: {command} — from now on without asking: {describe_rule(rule)}",
                 accepted=save,
             )
         note = _note(picked)
-        steer = f"I did not let you run `{command}`. {note}" if note else None
         return Answer(
-            {"tool_call_id": call_id, "decision": "abort", "remember": False},
+            ShellReply(call_id, run=False, note=note),
             f"✗ You refused: {command}",  # the note shows once, where it went into the turn (steer)
-            steer=steer,
-            declined=True,
+            steer=f"I did not let you run `{command}`. {note}" if note else None,
         )
 
     return screen, answer
 
 
-def _offers_network_once(host: AgentHost | None) -> bool:
-    sandbox = host.shell_sandbox if host is not None else None
-    return bool(sandbox is not None and sandbox.offers_network_once)
-
-
 def sandbox_escape(
-    decision: DecisionRequested, host: AgentHost | None, cwd: Path
+    request: SandboxEscapeRequest, host: AgentHost | None, cwd: Path
 ) -> tuple[Screen[Any], ToAnswer]:
     """A command the sandbox probably stopped: keep the failure, or run it again once outside it."""
-    payload = decision.payload
-    call_id = payload.get("tool_call_id")
-    command = str(payload.get("command", ""))
-    network = bool(payload.get("network_offered"))
-    screen = sandbox_escape_dialog(command, cwd, str(payload.get("reason", "")), offer_network=network)
+    call_id, command, network = request.tool_call_id, request.command, request.network_offered
+    screen = sandbox_escape_dialog(command, cwd, request.reason, offer_network=network)
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, STAY)
         if value == OUTSIDE:
             return Answer(
-                {"tool_call_id": call_id, "decision": "outside"},
+                SandboxEscapeReply(call_id, "outside"),
                 f"✓ You ran it again outside the sandbox, once: {command}",
                 level="warning",
             )
         if value == NETWORK and network:
             return Answer(
-                {"tool_call_id": call_id, "decision": "network"},
+                SandboxEscapeReply(call_id, "network"),
                 f"✓ You ran it again with the network on, once: {command}",
             )
         note = _note(picked)
         return Answer(
-            {"tool_call_id": call_id, "decision": "stay", "note": note},
+            SandboxEscapeReply(call_id, "stay", note),
             _with_note(f"✗ You kept it in the sandbox: {command}", note),
         )
 
     return screen, answer
 
 
-def shell_allowed_now(decision: DecisionRequested, host: AgentHost | None) -> Answer | None:
+def shell_allowed_now(request: Request, host: AgentHost | None) -> Answer | None:
     """Run a queued command without its dialog when a rule saved (or a mode chosen) while it
     waited now allows it."""
     policy = host.shell_policy if host is not None else None
-    if policy is None:
+    if policy is None or not isinstance(request, ShellRequest):
         return None
-    command = str(decision.payload.get("command", ""))
-    verdict = policy.verdict(decision.session_id, command)
+    verdict = policy.verdict(request.session_id, request.command)
     if not verdict.allowed:
         return None
     return Answer(
-        {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "execute", "remember": False},
-        f"✓ Ran without asking: {command} (allowed by {verdict.reason})",
+        ShellReply(request.tool_call_id, run=True),
+        f"✓ Ran without asking: {request.command} (allowed by {verdict.reason})",
     )
 
 
@@ -215,40 +221,30 @@ def describe_rule(rule: Rule) -> str:
 # -- file edits -----------------------------------------------------------------------------------
 
 
-def edit_approval(
-    decision: DecisionRequested, host: AgentHost | None, cwd: Path
-) -> tuple[Screen[Any], ToAnswer]:
-    payload = decision.payload
-    call_id = payload.get("tool_call_id")
-    path = str(payload.get("path", ""))
-    operation = str(payload.get("operation", "edit"))
-    added, removed = int(payload.get("added", 0) or 0), int(payload.get("removed", 0) or 0)
+def edit_approval(request: EditRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
+    call_id = request.tool_call_id
     screen = edit_approval_dialog(
-        path,
-        operation,
-        str(payload.get("diff", "")),
-        added=added,
-        removed=removed,
-        outside_project=bool(payload.get("outside_project")),
-        absolute_path=str(payload.get("absolute_path", "")),
+        request.path,
+        request.operation,
+        request.diff,
+        added=request.added,
+        removed=request.removed,
+        outside_project=request.outside_project,
+        absolute_path=request.absolute_path,
     )
-    what = f"{operation} {path} (+{added} −{removed})"
+    what = f"{request.operation} {request.path} (+{request.added} −{request.removed})"
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, REJECT)
         if value == APPLY:
-            return Answer({"tool_call_id": call_id, "decision": APPLY, "note": ""}, f"✓ You applied: {what}")
+            return Answer(EditReply(call_id, "apply"), f"✓ You applied: {what}")
         if value == APPLY_ALL:
             return Answer(
-                {"tool_call_id": call_id, "decision": APPLY_ALL, "note": ""},
+                EditReply(call_id, "apply_all"),
                 f"✓ You applied: {what} — and every later edit in this session, without asking",
             )
         note = _note(picked)
-        return Answer(
-            {"tool_call_id": call_id, "decision": REJECT, "note": note},
-            _with_note(f"✗ You did not apply: {what}", note),
-            declined=True,
-        )
+        return Answer(EditReply(call_id, "reject", note), _with_note(f"✗ You did not apply: {what}", note))
 
     return screen, answer
 
@@ -256,134 +252,96 @@ def edit_approval(
 # -- reads outside the project --------------------------------------------------------------------
 
 
-def read_access(
-    decision: DecisionRequested, host: AgentHost | None, cwd: Path
-) -> tuple[Screen[Any], ToAnswer]:
-    payload = decision.payload
-    call_id = payload.get("tool_call_id")
-    tool = str(payload.get("tool", "a tool"))
-    path = str(payload.get("path", ""))
-    scope = str(payload.get("session_scope", ""))
+def read_access(request: ReadRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
+    call_id, tool, path, scope = request.tool_call_id, request.tool, request.path, request.session_scope
     screen = read_access_dialog(
         tool,
         path,
-        requested=str(payload["requested"]) if payload.get("requested") else None,
-        is_folder=bool(payload.get("is_folder")),
-        secret=str(payload["secret"]) if payload.get("secret") else None,
-        reason=str(payload.get("reason", "")),
+        requested=request.requested or None,
+        is_folder=request.is_folder,
+        secret=request.secret or None,
+        reason=request.reason,
         session_scope=scope,
     )
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, None)
         if value == ONCE:
-            return Answer({"tool_call_id": call_id, "decision": ONCE}, f"✓ You let {tool} read {path}, once")
+            return Answer(ReadReply(call_id, "once"), f"✓ You let {tool} read {path}, once")
         if value == SESSION:
             return Answer(
-                {"tool_call_id": call_id, "decision": SESSION},
+                ReadReply(call_id, "session"),
                 f"✓ You let {tool} read {path} for this session ({scope or 'this path'})",
             )
         note = _note(picked)
         return Answer(
-            {"tool_call_id": call_id, "decision": "deny", "note": f"The user's note: {note}" if note else ""},
+            ReadReply(call_id, "deny", f"The user's note: {note}" if note else ""),
             _with_note(f"✗ You did not let {tool} read {path}", note),
-            declined=True,
         )
 
     return screen, answer
 
 
-def mcp_approval(
-    decision: DecisionRequested, host: AgentHost | None, cwd: Path
-) -> tuple[Screen[Any], ToAnswer]:
-    payload = decision.payload
-    call_id = payload.get("tool_call_id")
-    server, tool = str(payload.get("server", "")), str(payload.get("tool", ""))
-    arguments = payload.get("arguments")
-    screen = mcp_approval_dialog(
-        server,
-        tool,
-        arguments if isinstance(arguments, dict) else {},
-        read_only=payload.get("read_only") is True,
-    )
+MCP_SCOPES = {"once": "once", "session": "for this session", "always": "from now on in this project"}
+
+
+def mcp_approval(request: McpRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
+    call_id, server, tool = request.tool_call_id, request.server, request.tool
+    screen = mcp_approval_dialog(server, tool, request.arguments, read_only=request.read_only)
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, None)
-        if value in ("once", "session", "always"):
-            scope = {"once": "once", "session": "for this session", "always": "from now on in this project"}[
-                value
-            ]
+        if value == "once" or value == "session" or value == "always":
             return Answer(
-                {"tool_call_id": call_id, "decision": value},
-                f"✓ You let MCP tool {server} › {tool} run {scope}",
+                McpReply(call_id, value), f"✓ You let MCP tool {server} › {tool} run {MCP_SCOPES[value]}"
             )
         note = _note(picked)
         return Answer(
-            {
-                "tool_call_id": call_id,
-                "decision": "refuse",
-                "note": f"The user's note: {note}" if note else "",
-            },
+            McpReply(call_id, "refuse", f"The user's note: {note}" if note else ""),
             _with_note(f"✗ You did not let MCP tool {server} › {tool} run", note),
         )
 
     return screen, answer
 
 
-def web_fetch(decision: DecisionRequested, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
-    payload = decision.payload
-    call_id = payload.get("tool_call_id")
-    url, domain = str(payload.get("url", "")), str(payload.get("domain", ""))
-    query_chars = payload.get("query_chars")
+def web_fetch(request: WebRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
+    call_id, domain = request.tool_call_id, request.domain
     screen = web_fetch_dialog(
-        url,
+        request.url,
         domain,
-        query_chars=query_chars if isinstance(query_chars, int) else 0,
-        long_query=payload.get("long_query") is True,
-        query_secret=payload.get("query_secret") is True,
-        non_ascii_domain=payload.get("non_ascii_domain") is True,
+        query_chars=request.query_chars,
+        long_query=request.long_query,
+        query_secret=request.query_secret,
+        non_ascii_domain=request.non_ascii_domain,
     )
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, None)
         if value == "once":
-            return Answer(
-                {"tool_call_id": call_id, "decision": "once"}, f"✓ You let web_fetch contact {domain}, once"
-            )
+            return Answer(WebReply(call_id, "once"), f"✓ You let web_fetch contact {domain}, once")
         if value == "always":
             return Answer(
-                {"tool_call_id": call_id, "decision": "always"},
+                WebReply(call_id, "always"),
                 f"✓ You let web_fetch contact {domain} from now on in this project",
             )
         note = _note(picked)
         return Answer(
-            {"tool_call_id": call_id, "decision": "deny", "note": note},
-            _with_note(f"✗ You did not let web_fetch contact {domain}", note),
-            declined=True,
+            WebReply(call_id, "deny", note), _with_note(f"✗ You did not let web_fetch contact {domain}", note)
         )
 
     return screen, answer
 
 
-def hook_approval(
-    decision: DecisionRequested, host: AgentHost | None, cwd: Path
-) -> tuple[Screen[Any], ToAnswer]:
-    payload = decision.payload
-    call_id = payload.get("tool_call_id")
-    tool = str(payload.get("tool", ""))
-    arguments = payload.get("arguments")
-    screen = hook_approval_dialog(
-        tool, arguments if isinstance(arguments, dict) else {}, str(payload.get("reason") or "")
-    )
+def hook_approval(request: HookRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
+    call_id, tool = request.tool_call_id, request.tool
+    screen = hook_approval_dialog(tool, request.arguments, request.reason)
 
     def answer(picked: Picked | None) -> Answer:
         if _value(picked, None) == "once":
-            return Answer(
-                {"tool_call_id": call_id, "decision": "once"}, f"✓ You let {tool} run (a hook asked)"
-            )
+            return Answer(HookReply(call_id, "once"), f"✓ You let {tool} run (a hook asked)")
         note = _note(picked)
         return Answer(
-            {"tool_call_id": call_id, "decision": "refuse", "note": note},
+            HookReply(call_id, "refuse", note),
             _with_note(f"✗ You did not let {tool} run (a hook asked)", note),
         )
 
@@ -393,28 +351,18 @@ def hook_approval(
 # -- Plan Mode ------------------------------------------------------------------------------------
 
 
-def _plan_reply(decision: DecisionRequested, approved: bool) -> dict[str, Any]:
-    """Plan Mode's strict reply: exactly these three keys."""
-    session_id = decision.payload.get("session_id") or decision.session_id
-    return {
-        "session_id": str(session_id),
-        "tool_call_id": str(decision.payload.get("tool_call_id")),
-        "approved": approved,
-    }
-
-
 def enter_plan_mode(
-    decision: DecisionRequested, host: AgentHost | None, cwd: Path
+    request: EnterPlanRequest, host: AgentHost | None, cwd: Path
 ) -> tuple[Screen[Any], ToAnswer]:
-    screen = enter_plan_dialog(str(decision.payload.get("reason", "")))
+    screen = enter_plan_dialog(request.reason)
 
     def answer(picked: Picked | None) -> Answer:
         if _value(picked, None) == ENTER:
             return Answer(
-                _plan_reply(decision, True),
+                PlanReply(request.session_id, request.tool_call_id, approved=True),
                 "✓ Plan Mode on: zett plans first and changes nothing until you approve",
             )
-        return Answer(_plan_reply(decision, False), "✗ You continued without Plan Mode")
+        return Answer(request.refuse(), "✗ You continued without Plan Mode")
 
     return screen, answer
 
@@ -424,9 +372,9 @@ PLAN_FEEDBACK_STEER = "Keep planning. My feedback on the plan:\n"
 
 
 def exit_plan_mode(
-    decision: DecisionRequested, host: AgentHost | None, cwd: Path
+    request: ExitPlanRequest, host: AgentHost | None, cwd: Path
 ) -> tuple[Screen[Any], ToAnswer]:
-    screen = PlanReviewDialog(str(decision.payload.get("plan", "")))
+    screen = PlanReviewDialog(request.plan)
 
     def answer(picked: Picked | None) -> Answer:
         value = _value(picked, None)
@@ -435,14 +383,14 @@ def exit_plan_mode(
             edited = picked.edited if isinstance(picked, Picked) else None
             how = "zett asks before each edit" if mode is PermissionMode.ASK else "edits apply without asking"
             return Answer(
-                _plan_reply(decision, True),
+                PlanReply(request.session_id, request.tool_call_id, approved=True),
                 f"✓ You approved {'your edited' if edited else 'the'} plan; {how}",
                 steer=EDITED_PLAN_STEER + edited if edited else None,
-                after_tool=_after_plan_approved(decision.session_id, mode, edited),
+                after_tool=_after_plan_approved(request.session_id, mode, edited),
             )
         note = _note(picked)
         return Answer(
-            _plan_reply(decision, False),
+            request.refuse(note),
             "✗ You sent the plan back: zett keeps planning",  # the note shows as its steer
             steer=PLAN_FEEDBACK_STEER + note if note else None,
         )
@@ -463,36 +411,16 @@ def _after_plan_approved(session_id: str, mode: PermissionMode, edited: str | No
 
 # -- questions ------------------------------------------------------------------------------------
 
-DECLINED_TEXT = (
-    "The user declined to answer this question. Carry on without the answer if you can, "
-    "or say what you need and why."
-)
 
-
-def ask_user(decision: DecisionRequested, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
-    payload = decision.payload
-    call_id = payload.get("tool_call_id")
-    question = str(payload.get("question", ""))
-    options = [str(option) for option in payload.get("options") or []]
-    screen = AskUserDialog(question, options, allow_multiple=bool(payload.get("allow_multiple")))
+def ask_user(request: AskUserRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
+    question = request.question
+    screen = AskUserDialog(question, list(request.options), allow_multiple=request.allow_multiple)
 
     def answer(picked: Picked | None) -> Answer:
         said = describe_answer(picked)
         if not said:
-            return Answer(
-                {
-                    "tool_call_id": call_id,
-                    "declined": True,
-                    "parts": [{"type": "text", "text": DECLINED_TEXT}],
-                },
-                f"✗ You declined to answer: {_shorten(question)}",
-                declined=True,
-            )
-        return Answer(
-            {"tool_call_id": call_id, "parts": [{"type": "text", "text": f"The user {said}"}]},
-            f"✓ You {said}",
-            outcome=_shorten(said),
-        )
+            return Answer(request.refuse(), f"✗ You declined to answer: {_shorten(question)}")
+        return Answer(AskUserReply(request.tool_call_id, said), f"✓ You {said}", outcome=_shorten(said))
 
     return screen, answer
 
@@ -517,7 +445,7 @@ def _shorten(text: str, limit: int = 80) -> str:
 
 
 #: Questions that may have been settled while they waited in the queue.
-SETTLED: dict[str, Callable[[DecisionRequested, AgentHost | None], Answer | None]] = {
+SETTLED: dict[str, Callable[[Request, AgentHost | None], Answer | None]] = {
     "shell_approval_requested": shell_allowed_now,
 }
 

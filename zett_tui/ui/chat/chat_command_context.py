@@ -7,8 +7,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zett_tui.ui.chat.rewound_turns import mark_rewound_turns, unmark_turns
-
 if TYPE_CHECKING:
     from textual.message import Message
     from textual.notifications import SeverityLevel
@@ -19,7 +17,7 @@ if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.chat.commands.registry import CommandList
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.view import ChatView
     from zett_tui.ui.widgets.transcript import Block
     from zett_tui.ui.widgets.transcript_blocks import UserBlock
 
@@ -27,7 +25,7 @@ if TYPE_CHECKING:
 class ChatCommandContext:
     """A slash command's view of ``chat`` (built once per chat screen)."""
 
-    def __init__(self, chat: ChatScreen) -> None:
+    def __init__(self, chat: ChatView) -> None:
         self._chat = chat
         #: The prompts each conversation rewind of this run marked, newest last (an undo unmarks).
         self._rewound_groups: list[list[UserBlock]] = []
@@ -46,7 +44,7 @@ class ChatCommandContext:
 
     @property
     def cwd(self) -> Path:
-        return self._chat.launch.cwd
+        return self.launch.cwd
 
     @property
     def turn_running(self) -> bool:
@@ -56,11 +54,11 @@ class ChatCommandContext:
         self._chat.say(text, level)
 
     def mark_rewound(self, prompt: str) -> None:
-        self._rewound_groups.append(mark_rewound_turns(self._chat.transcript, prompt))
+        self._rewound_groups.append(self._chat.mark_rewound(prompt))
 
     def unmark_rewound(self) -> None:
         if self._rewound_groups:
-            unmark_turns(self._chat.transcript, self._rewound_groups.pop())
+            self._chat.unmark_rewound(self._rewound_groups.pop())
 
     def notify(
         self, text: str, *, title: str = "", severity: str = "information", timeout: float = 3
@@ -93,18 +91,15 @@ class ChatCommandContext:
         self._chat.run_worker(work, group=group, exit_on_error=False)
 
     def put_in_prompt(self, text: str) -> None:
-        composer = self._chat.composer
-        composer.load_text(text)
-        composer.move_cursor(composer.document.end)
-        composer.focus()
+        self._chat.put_in_prompt(text)
 
     def transcript_blocks(self) -> Sequence[Block]:
-        return self._chat.transcript.blocks
+        return self._chat.transcript_blocks()
 
     def show_help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
         from zett_tui.ui.widgets.help_block import HelpBlock
 
-        self._chat.transcript.add(HelpBlock(sections))
+        self._chat.add_block(HelpBlock(sections))
 
     def key_help(self) -> list[tuple[str, str]]:
         return self._chat.key_help()
@@ -113,27 +108,21 @@ class ChatCommandContext:
         self._chat.sync_mode(note)
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:
-        chat = self._chat
-        status = chat.status
-        status.model_label = label
-        status.is_demo = is_demo
-        host = chat.host
+        from zett_tui.runtime.events import ContextMeasured
+
+        self._chat.show_model(label, is_demo=is_demo)
+        host = self.host
         if host is not None:
             measured = host.last_context
-            status.show_context(
-                measured.tokens if measured else 0,
-                host.context_window,
-                estimated=True,
+            self._chat.show_context(
+                ContextMeasured(measured.tokens if measured else 0, host.context_window, estimated=True),
                 window_guessed=host.context_window_guessed,
             )
 
     def context_changed(self, measured: ContextMeasured) -> None:
-        host = self._chat.host
-        self._chat.status.show_context(
-            measured.tokens,
-            measured.window,
-            estimated=measured.estimated,
-            window_guessed=host.context_window_guessed if host is not None else False,
+        host = self.host
+        self._chat.show_context(
+            measured, window_guessed=host.context_window_guessed if host is not None else False
         )
 
     def review_trust(self) -> None:

@@ -15,18 +15,20 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
+from zett_tui.runtime.decisions import parse_request
 from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
 from zett_tui.ui.chat.answers import FACTORIES, SETTLED, Answer, DialogFactory
 from zett_tui.ui.chat.question_line import question_line
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from zett_tui.runtime.host import AgentHost
-    from zett_tui.ui.app import ZettApp
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.view import ChatView
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +40,21 @@ class DecisionDialogs:
 
     factories: dict[str, DialogFactory] = FACTORIES
 
-    def __init__(self, chat: ChatScreen) -> None:
+    def __init__(self, chat: ChatView, cwd: Path) -> None:
         self.chat = chat
+        #: The project folder (what dialogs show paths against).
+        self.cwd = cwd
         self.pending: deque[DecisionRequested] = deque()
         self.open: Screen[Any] | None = None
         #: The question the open dialog asks.
         self.current: DecisionRequested | None = None
         #: What to do when an approved call finishes, by tool call id (the mode chosen with a plan).
         self._after_tool: dict[str, Callable[[AgentHost], None]] = {}
+
+    @property
+    def host(self) -> AgentHost | None:
+        """The session's host (None before the model is ready)."""
+        return self.chat.host
 
     def request(self, decision: DecisionRequested) -> None:
         self.pending.append(decision)
@@ -70,8 +79,9 @@ class DecisionDialogs:
         if not self.pending:
             return
         decision = self.pending.popleft()
+        request = parse_request(decision)
         settle = SETTLED.get(decision.kind)
-        settled = settle(decision, self.chat.host) if settle is not None else None
+        settled = settle(request, self.host) if settle is not None else None
         if settled is not None:
             self._send(decision, settled)
             self._show_next()
@@ -81,7 +91,7 @@ class DecisionDialogs:
             self._unsupported(decision)
             self._show_next()
             return
-        screen, to_answer = factory(decision, self.chat.host, self.chat.launch.cwd)
+        screen, to_answer = factory(request, self.host, self.cwd)
         if decision.asker:
             name_the_asker(screen, decision.asker)
 
@@ -89,20 +99,18 @@ class DecisionDialogs:
             if self.open is not screen:
                 return  # closed by close_all: the turn ended, nothing to answer
             self.open = self.current = None
-            self.chat.status.activity = "working"
+            self.chat.set_activity("working")
             self._send(decision, to_answer(result))
             self._show_next()
 
         self.open, self.current = screen, decision
-        self.chat.status.activity = "waiting for you"
-        if self.chat.launch.bell:
-            self.chat.app.bell()
-        cast("ZettApp", self.chat.app).attention.dialog_opened(question_line(decision))
+        self.chat.set_activity("waiting for you")
+        self.chat.dialog_opened(question_line(decision))
         self.chat.app.push_screen(screen, dismissed)
 
     def _send(self, decision: DecisionRequested, answer: Answer) -> None:
-        host = self.chat.host
-        if host is None or not host.answer(decision, answer.payload):
+        host = self.host
+        if host is None or not host.answer(decision, answer.reply):
             log.info("late or duplicate answer to %s ignored", decision.kind)
             return
         record = f"{answer.record} (subagent {decision.asker})" if decision.asker else answer.record
@@ -122,7 +130,7 @@ class DecisionDialogs:
             self._after_tool[call_id] = answer.after_tool
 
     def _run(self, follow_up: Callable[[AgentHost], None], when: str) -> None:
-        host = self.chat.host
+        host = self.host
         if host is None:
             return
         try:
@@ -135,10 +143,8 @@ class DecisionDialogs:
     def _unsupported(self, decision: DecisionRequested) -> None:
         log.warning("no dialog for %s", decision.kind)
         self.chat.say(f"zett cannot answer '{decision.kind}' yet; it was declined.", "warning")
-        if self.chat.host is not None:
-            self.chat.host.answer(
-                decision, {"tool_call_id": decision.payload.get("tool_call_id"), "decision": "abort"}
-            )
+        if self.host is not None:
+            self.host.answer(decision, parse_request(decision).refuse())
 
 
 def name_the_asker(screen: Screen[Any], asker: str) -> None:

@@ -16,10 +16,10 @@ from zett_tui.runtime.mcp.lifetime import ProcessMcp, status_line
 
 if TYPE_CHECKING:
     from zett_tui.runtime.mcp.manager import McpManager
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.view import ChatView
 
 
-def start_mcp(chat: ChatScreen) -> McpManager | None:
+def start_mcp(chat: ChatView) -> McpManager | None:
     """The app's manager, started now if it was not (it returns at once); None: no servers, or an
     app without one (tests that mount a bare chat)."""
     app = chat.app
@@ -32,7 +32,7 @@ def start_mcp(chat: ChatScreen) -> McpManager | None:
         manager = holder.manager
         current = getattr(app, "chat", chat)
         if manager is not None and current.is_attached:
-            current.status.mcp = status_line(manager.statuses())
+            current.show_mcp(status_line(manager.statuses()))
 
     def changed() -> None:
         with contextlib.suppress(RuntimeError):  # the app's loop is closed: zett is quitting
@@ -47,7 +47,7 @@ def start_mcp(chat: ChatScreen) -> McpManager | None:
     return manager
 
 
-def ask_to_sign_in(chat: ChatScreen, server: str, url: str, again: bool) -> None:
+def ask_to_sign_in(chat: ChatView, server: str, url: str, again: bool) -> None:
     """The transcript line and the dialog for one sign-in address."""
     from zett_tui.runtime.mcp.oauth import SIGN_IN_TIMEOUT
     from zett_tui.ui.modals import mcp_sign_in
@@ -70,7 +70,7 @@ def ask_to_sign_in(chat: ChatScreen, server: str, url: str, again: bool) -> None
     chat.app.push_screen(dialog, chosen)
 
 
-def open_in_browser(chat: ChatScreen, server: str, url: str) -> None:
+def open_in_browser(chat: ChatView, server: str, url: str) -> None:
     """``webbrowser.open`` in a thread (it may start a program); says so when there is no browser."""
     import webbrowser
 

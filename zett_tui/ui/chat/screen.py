@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.worker import Worker
 
@@ -19,6 +21,7 @@ from zett_tui.entry.launch import LaunchSettings
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
+from zett_tui.ui.chat.prompt_queue import JOINER
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
@@ -27,7 +30,7 @@ from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.queued_prompts import QueuedPrompts
 from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.todo_panel import TodoPanel
-from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
+from zett_tui.ui.widgets.transcript import Block, NoticeBlock, Transcript, UserBlock
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
 if TYPE_CHECKING:
@@ -37,9 +40,12 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from zett_tui.checkpoints.store import CheckpointStore
-    from zett_tui.runtime.events import Notice
+    from zett_tui.core.todo_items import TodoItem
+    from zett_tui.runtime.events import ContextMeasured, Notice
     from zett_tui.runtime.host import AgentHost
     from zett_tui.ui.chat.decisions import DecisionDialogs
+    from zett_tui.ui.chat.presenter import TurnPresenter
+    from zett_tui.ui.chat.view import ChatApp
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +142,7 @@ class ChatScreen(Screen[None]):
         if self._dialogs is None:
             from zett_tui.ui.chat.decisions import DecisionDialogs
 
-            self._dialogs = DecisionDialogs(self)
+            self._dialogs = DecisionDialogs(self, self.launch.cwd)
         return self._dialogs
 
     @property
@@ -177,6 +183,135 @@ class ChatScreen(Screen[None]):
         """Say one line (or a few) in the transcript: what zett tells the user, not the model
         (``level`` is one of ``NoticeLevel``; another string is shown as info)."""
         self.transcript.add(NoticeBlock(text, level))
+
+    # -- what the helpers may do (``ui/chat/view.py``: ChatView) ------------------------------------
+
+    def set_activity(self, activity: str) -> None:
+        self.status.activity = activity
+        if activity == "idle":
+            self.todo_panel.set_turn_running(False)
+
+    def show_todos(self, items: Sequence[TodoItem], *, turn_running: bool) -> None:
+        self.todo_panel.show(items)
+        self.todo_panel.set_turn_running(turn_running)
+
+    def show_queued(self, queued: int) -> None:
+        try:
+            self.status.queued = queued
+        except NoMatches:  # the chat is being taken down
+            return
+
+    def show_queue(self, queued: int, *, turn_running: bool) -> None:
+        try:
+            self.status.queued = queued
+            self.composer.show_turn_running(turn_running)
+        except NoMatches:  # the chat is being taken down (quitting, or closing after a crash)
+            return
+
+    def show_context(self, measured: ContextMeasured, *, window_guessed: bool | None = None) -> None:
+        self.status.show_context(
+            measured.tokens, measured.window, estimated=measured.estimated, window_guessed=window_guessed
+        )
+
+    def show_tokens(self, input_tokens: int, output_tokens: int) -> None:
+        self.status.input_tokens = input_tokens
+        self.status.output_tokens = output_tokens
+
+    def show_mcp(self, line: str) -> None:
+        self.status.mcp = line
+
+    def show_model(self, label: str, *, is_demo: bool) -> None:
+        self.status.model_label = label
+        self.status.is_demo = is_demo
+
+    def show_prompt(self, prompt: str | None) -> None:
+        if prompt is not None:
+            self.transcript.add(UserBlock(prompt))
+        else:
+            self.say("Continuing…")
+        self.transcript.following = True
+
+    def new_presenter(self, model_label: str | None, on_activity: Callable[[str], None]) -> TurnPresenter:
+        from zett_tui.ui.chat.presenter import TurnPresenter
+
+        return TurnPresenter(
+            self.transcript,
+            schedule=lambda delay, callback: self.set_timer(delay, callback),
+            model_label=model_label,
+            on_activity=on_activity,
+            on_todos=lambda changed: self.todo_panel.show(changed.items),
+        )
+
+    def mark_rewound(self, prompt: str) -> list[UserBlock]:
+        from zett_tui.ui.chat.rewound_turns import mark_rewound_turns
+
+        return mark_rewound_turns(self.transcript, prompt)
+
+    def unmark_rewound(self, blocks: list[UserBlock]) -> None:
+        from zett_tui.ui.chat.rewound_turns import unmark_turns
+
+        unmark_turns(self.transcript, blocks)
+
+    def refresh_attachments(self) -> None:
+        self.composer.show_attachments()  # what an @ in the draft attaches
+
+    def add_block(self, block: Block) -> None:
+        self.transcript.add(block)
+
+    def transcript_blocks(self) -> Sequence[Block]:
+        return self.transcript.blocks
+
+    def put_in_prompt(self, text: str) -> None:
+        composer = self.composer
+        composer.load_text(text)
+        composer.move_cursor(composer.document.end)
+        composer.focus()
+
+    @property
+    def session_id(self) -> str | None:
+        """The session this chat is in: its host's, or (before the model is ready) the one resumed."""
+        return self.host.session_id if self.host is not None else self.launch.session_id
+
+    def show_hint(self, text: str) -> None:
+        self.status.hint = text
+
+    def clear_prompt(self) -> bool:
+        """Empty the prompt; False when it was empty already."""
+        if not self.composer.text:
+            return False
+        self.composer.clear()
+        return True
+
+    def prompt_has_focus(self, focused: object) -> bool:
+        return focused is self.composer
+
+    def delete_right_in_prompt(self) -> bool:
+        """Ctrl+D in the prompt: delete forward; False when the prompt is empty (nothing to delete)."""
+        if not self.composer.text:
+            return False
+        self.composer.action_delete_right()
+        return True
+
+    def put_back(self, text: str) -> None:
+        if not self.composer.text:
+            self.composer.load_text(text)
+
+    def give_back(self, texts: Sequence[str]) -> None:
+        composer = self.composer
+        draft = composer.text
+        composer.load_text(JOINER.join([*texts, draft] if draft.strip() else texts))
+        composer.move_cursor(composer.document.end)
+
+    def dialog_opened(self, question: str) -> None:
+        if self.launch.bell:
+            self.app.bell()
+        cast("ChatApp", self.app).attention.dialog_opened(question)
+
+    def turn_ended(self, about: str, *, failed: bool) -> None:
+        cast("ChatApp", self.app).attention.turn_ended(about, failed=failed)
+
+    def collect_when_quiet(self) -> None:
+        self.app.call_later(cast("ChatApp", self.app).collect_when_quiet)
 
     def on_mount(self) -> None:
         read_diffs_when_expanded(
@@ -250,40 +385,26 @@ class ChatScreen(Screen[None]):
             await asyncio.to_thread(import_after_first_frame)
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
-        from zett_tui.entry.host_options import options_from_launch
-        from zett_tui.providers.errors import describe_error
-        from zett_tui.runtime.host import AgentHost
+        from zett_tui.entry.bootstrap import StartFailed, open_session
 
         if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
             from zett_tui.ui.chat.trust_prompt import settle_project_trust
 
             resume_collection()  # the question can stay open for as long as the user likes
             await settle_project_trust(self)
-        from zett_tui.runtime.skills_extension import with_skills
-        from zett_tui.runtime.subagents.types import with_agents
         from zett_tui.ui.chat.workspace_commands import offer_workspace_files
 
         files = await offer_workspace_files(self)  # after the trust question: a project's need it
-        launch = self.launch
         from zett_tui.ui.chat.mcp_status import start_mcp
 
-        host = AgentHost(
-            with_agents(
-                with_skills(options_from_launch(launch, mcp_manager=start_mcp(self)), files.skills),
-                files.agents,
-            )
-        )
+        try:  # the bootstrap ``zett -p`` and ``zett acp`` share
+            host = await open_session(self.launch, files, mcp=start_mcp(self))
+        except StartFailed as error:
+            self.warmup_failed = True
+            self.say(f"Could not start the model: {error}", "error")
+            self.status.activity = "not ready"
+            return
         try:
-            try:
-                await host.start()
-            except Exception as error:
-                log.warning("agent start failed", exc_info=True)
-                await host.aclose()
-                self.warmup_failed = True
-                explain = launch.describe_error or describe_error
-                self.say(f"Could not start the model: {explain(error)}", "error")
-                self.status.activity = "not ready"
-                return
             for problem in host.extension_report.problems:
                 self.say(str(problem), "warning")
             for notice in host.take_notices():  # said now, not at the first turn

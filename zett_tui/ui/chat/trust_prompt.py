@@ -26,21 +26,26 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from zett_tui.config.trust import ProjectFiles, TrustState, find_project, remember, trust_state
+from zett_tui.config.trust import ProjectFiles, TrustState, find_project, trust_state
 from zett_tui.entry.launch import LaunchSettings
-from zett_tui.runtime.mcp.lifetime import ProcessMcp
+from zett_tui.entry.project_trust import (
+    TrustAnswer,
+    carry_over,
+    keep_answer,
+    settings_after_trust,
+    start_project_servers,
+    stop_project_servers,
+)
 from zett_tui.ui.app_messages import SettingsReloaded
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.modals.shown_text import shown
 
 if TYPE_CHECKING:
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.view import ChatView
 
 log = logging.getLogger(__name__)
 
-TRUST = "trust"
-DISTRUST = "distrust"
-LATER = "later"
+TRUST, DISTRUST, LATER = TrustAnswer.TRUST, TrustAnswer.DISTRUST, TrustAnswer.LATER
 
 KEYS = "Enter choose · ↑/↓ move · 1-2 pick · PgUp/PgDn scroll · Esc decide later"
 WARNING = (
@@ -94,20 +99,15 @@ def describe_project(project: ProjectFiles, state: TrustState) -> Text:
     return text
 
 
-async def ask(chat: ChatScreen, project: ProjectFiles) -> str:
-    """Show the question and keep a decision; returns TRUST, DISTRUST or LATER."""
+async def ask(chat: ChatView, project: ProjectFiles) -> TrustAnswer:
+    """Show the question and keep a decision (``entry.project_trust``)."""
     picked = await chat.app.push_screen_wait(trust_dialog(project, trust_state(project)))
-    decision = picked.value if picked is not None else LATER
-    if decision in (TRUST, DISTRUST):
-        try:
-            remember(project, trusted=decision == TRUST)
-        except OSError as error:
-            log.warning("could not save the trust decision", exc_info=True)
-            chat.say(f"Could not save your answer ({error.strerror or error}); it holds for now.", "error")
-    return str(decision)
+    answer = TrustAnswer(picked.value) if picked is not None else TrustAnswer.LATER
+    keep_answer(project, answer, chat.say)
+    return answer
 
 
-async def settle_project_trust(chat: ChatScreen) -> None:
+async def settle_project_trust(chat: ChatView) -> None:
     """At start: ask about the project folder, and load its settings at once when trusted."""
     launch = chat.launch
     project = launch.project_trust
@@ -117,9 +117,8 @@ async def settle_project_trust(chat: ChatScreen) -> None:
     files = ", ".join(project.files) or "nothing readable"
     if decision == TRUST:
         chat.say(f"Trusted {project.root}: {files} loaded.", "info")
-        updated = _reloaded(chat, launch)
-    else:
-        updated = replace(launch, project_trust=None)
+    updated = settings_after_trust(launch, decision, chat.say)
+    if decision != TRUST:
         why = (
             "zett asks again only when they change; /extensions trust asks now"
             if decision == DISTRUST
@@ -129,7 +128,7 @@ async def settle_project_trust(chat: ChatScreen) -> None:
     _use(chat, launch, updated)
 
 
-async def review_trust(chat: ChatScreen) -> None:
+async def review_trust(chat: ChatView) -> None:
     """``/extensions trust``: ask about this folder now. Its MCP servers start (or stop) and its
     commands and skills are offered (or withdrawn) at once; its settings and extensions, which
     shape the agent itself, apply from the next session."""
@@ -144,91 +143,34 @@ async def review_trust(chat: ChatScreen) -> None:
         return
     launch = chat.launch
     if decision == TRUST:
-        updated = _reloaded(chat, launch, for_now=False)
+        updated = settings_after_trust(launch, decision, chat.say, for_now=False)
         chat.launch = replace(launch, mcp_servers=updated.mcp_servers, mcp_problems=updated.mcp_problems)
-        now = _started_servers(chat, updated)
+        now = start_project_servers(getattr(chat.app, "mcp", None), updated)
         message = (
             f"Trusted {project.root}. {now}Its commands and skills are offered now; its settings and "
             "extensions load from the next session (/new)."
         )
     else:
         updated = replace(launch, project_trust=None)
-        now = _stopped_servers(chat)
+        now = stop_project_servers(getattr(chat.app, "mcp", None))
         message = (
             f"Not trusted: {project.root}. {now}Its commands and skills are withdrawn; from the next "
             "session (/new) none of its files load."
         )
     await _offer_files_again(chat)
     chat.say(message, "info")
-    chat.post_message(SettingsReloaded(_carry_over(launch, updated)))
+    chat.post_message(SettingsReloaded(carry_over(launch, updated)))
 
 
-#: Where a project's MCP servers come from (``McpServerConfig.source``).
-PROJECT_SERVER_SOURCES = ("project", ".mcp.json")
-
-
-def _started_servers(chat: ChatScreen, updated: LaunchSettings) -> str:
-    """Start the trusted project's MCP servers in this run; the sentence that says which."""
-    holder = getattr(chat.app, "mcp", None)
-    if not isinstance(holder, ProcessMcp):
-        return ""
-    project_servers = [server for server in updated.mcp_servers if server.source in PROJECT_SERVER_SOURCES]
-    started = holder.add(project_servers)
-    if not started:
-        return ""
-    return f"Starting its MCP servers now: {', '.join(started)} (/mcp shows them). "
-
-
-def _stopped_servers(chat: ChatScreen) -> str:
-    holder = getattr(chat.app, "mcp", None)
-    if not isinstance(holder, ProcessMcp):
-        return ""
-    stopped = holder.stop_servers_from(PROJECT_SERVER_SOURCES)
-    return f"Its MCP servers are stopped: {', '.join(stopped)}. " if stopped else ""
-
-
-async def _offer_files_again(chat: ChatScreen) -> None:
+async def _offer_files_again(chat: ChatView) -> None:
     from zett_tui.ui.chat.workspace_commands import offer_workspace_files
 
     await offer_workspace_files(chat)
 
 
-def _reloaded(chat: ChatScreen, launch: LaunchSettings, *, for_now: bool = True) -> LaunchSettings:
-    """The settings read again now that the project folder is trusted (its config included);
-    ``for_now``: they apply to this session, so a change of model is said."""
-    if launch.reload is None:
-        return replace(launch, project_trust=None)
-    try:
-        fresh = launch.reload()
-    except Exception as error:  # the same flags worked a moment ago; say so rather than stop
-        log.warning("reading the settings again failed", exc_info=True)
-        chat.say(f"Could not read the settings again: {error}", "error")
-        return replace(launch, project_trust=None)
-    for level, text in fresh.notices:
-        if (level, text) not in launch.notices:
-            chat.say(text, level)
-    if for_now and fresh.model_label != launch.model_label:
-        chat.say(f"The model is now {fresh.model_label}.", "info")
-    return _carry_over(launch, fresh)
-
-
-def _carry_over(current: LaunchSettings, fresh: LaunchSettings) -> LaunchSettings:
-    """``fresh`` settings for the session ``current`` describes (same session, paths, terminal)."""
-    return replace(
-        fresh,
-        session_id=current.session_id,
-        resume_path=current.resume_path,
-        host_overrides=current.host_overrides,
-        terminal_background=current.terminal_background,
-        notices=[],
-        project_trust=None,
-    )
-
-
-def _use(chat: ChatScreen, old: LaunchSettings, new: LaunchSettings) -> None:
+def _use(chat: ChatView, old: LaunchSettings, new: LaunchSettings) -> None:
     """Make ``new`` the settings of this chat (before its agent is built) and of the sessions the
     app opens next."""
     chat.launch = new
-    chat.status.model_label = new.model_label
-    chat.status.is_demo = new.is_demo
-    chat.post_message(SettingsReloaded(_carry_over(old, new)))
+    chat.show_model(new.model_label, is_demo=new.is_demo)
+    chat.post_message(SettingsReloaded(carry_over(old, new)))

@@ -14,23 +14,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from textual.css.query import NoMatches
 from textual.worker import Worker, WorkerState
 
 from zett_tui.core.inert_text import encodable
 from zett_tui.core.long_lived_objects import settle_after_turn
-from zett_tui.ui.chat.prompt_queue import JOINER, PromptQueue
-from zett_tui.ui.widgets.transcript import UserBlock
+from zett_tui.ui.chat.prompt_queue import PromptQueue
 
 if TYPE_CHECKING:
     from zett_tui.runtime.events import UIEvent
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.turn_model import TurnModel
-    from zett_tui.ui.app import ZettApp
     from zett_tui.ui.chat.presenter import TurnPresenter
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.view import ChatView
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +35,7 @@ log = logging.getLogger(__name__)
 class TurnRunner:
     """The prompt queue and the turn running for one chat screen."""
 
-    def __init__(self, chat: ChatScreen, answer_model: str | None) -> None:
+    def __init__(self, chat: ChatView, answer_model: str | None) -> None:
         self._chat = chat
         #: Prompts waiting for the turn to end, and notes on their way into it (shown above the prompt).
         self.queue = PromptQueue()
@@ -96,8 +93,7 @@ class TurnRunner:
                 "nothing was sent while another runs; send it again once zett is idle.",
                 "warning",
             )
-            if not self._chat.composer.text:
-                self._chat.composer.load_text(put_back)
+            self._chat.put_back(put_back)
             return
         self._start_turn(host, text, model=model)
         self._sync_queue()
@@ -122,8 +118,7 @@ class TurnRunner:
             chat.notify(
                 "Nothing was sent: the model could not start; see the message above.", severity="error"
             )
-        if not chat.composer.text:
-            chat.composer.load_text(text)  # the prompt is not lost with the turn that did not start
+        chat.put_back(text)  # the prompt is not lost with the turn that did not start
         return False
 
     def start_next(self) -> None:
@@ -136,19 +131,12 @@ class TurnRunner:
         self._sync_queue()
 
     def _show_queued_count(self) -> None:
-        try:
-            self._chat.status.queued = len(self.queue)
-        except NoMatches:  # the chat is being taken down
-            return
+        self._chat.show_queued(len(self.queue))
 
     def _sync_queue(self) -> None:
         """The status line's count, and whether Tab queues (a turn runs or the model is not ready)."""
         self.queue.holding = self.busy or self._chat.host is None
-        try:
-            self._chat.status.queued = len(self.queue)
-            self._chat.composer.show_turn_running(self.busy and self._steerable)
-        except NoMatches:  # the chat is being taken down (quitting, or closing after a crash)
-            return
+        self._chat.show_queue(len(self.queue), turn_running=self.busy and self._steerable)
 
     def continue_interrupted(self) -> None:
         """``/continue``: carry on the turn that was cut off."""
@@ -170,20 +158,14 @@ class TurnRunner:
 
     def compact(self, host: AgentHost) -> None:
         """``/compact``: summarize the older turns now, as a turn of its own."""
-        from zett_tui.ui.chat.presenter import TurnPresenter
-
         chat = self._chat
         if self.busy:
             chat.say("A turn is running; /compact again when it ends (Esc stops it).", "warning")
             return
-        presenter = TurnPresenter(
-            chat.transcript,
-            schedule=lambda delay, callback: chat.set_timer(delay, callback),
-            on_activity=self._set_activity,
-        )
+        presenter = chat.new_presenter(None, self._chat.set_activity)
         self._presenter = presenter
         self._about, self._ended = "/compact", None
-        chat.status.activity = "compacting"
+        chat.set_activity("compacting")
         self._steerable = False
         self._worker = chat.run_worker(
             self._compact(host, presenter), group="turn", exclusive=True, exit_on_error=False
@@ -215,12 +197,8 @@ class TurnRunner:
     def _give_back_unsent(self) -> None:
         unsent = self.queue.drain()
         self._sync_queue()
-        if not unsent:
-            return
-        composer = self._chat.composer
-        draft = composer.text
-        composer.load_text(JOINER.join([*unsent, draft] if draft.strip() else unsent))
-        composer.move_cursor(composer.document.end)
+        if unsent:
+            self._chat.give_back(unsent)
 
     async def stop(self) -> None:
         """Cancel a running turn and wait until it is recorded (the app is quitting)."""
@@ -250,12 +228,12 @@ class TurnRunner:
                 and ended in ("completed", "failed")
                 and not self.queued
             ):
-                cast("ZettApp", chat.app).attention.turn_ended(self._about, failed=ended == "failed")
+                chat.turn_ended(self._about, failed=ended == "failed")
             self._worker = None
             self.queue.forget_steers()
-            chat.status.activity = "idle"
+            chat.set_activity("idle")
             settle_after_turn()
-            chat.app.call_later(cast("ZettApp", chat.app).collect_when_quiet)
+            chat.collect_when_quiet()
             chat.call_later(self.start_next)
 
     # -- running -----------------------------------------------------------------------------------
@@ -263,26 +241,13 @@ class TurnRunner:
     def _start_turn(self, host: AgentHost, prompt: str | None, *, model: TurnModel | None = None) -> None:
         """Start a turn for ``prompt``, or carry on the interrupted one when it is None; ``model``
         answers it instead of the session's model."""
-        from zett_tui.ui.chat.presenter import TurnPresenter
-
         chat = self._chat
-        if prompt is not None:
-            chat.transcript.add(UserBlock(prompt))
-        else:
-            chat.say("Continuing…")
-        chat.transcript.following = True
+        chat.show_prompt(prompt)
         self._about, self._ended = prompt if prompt is not None else "Continuing the interrupted turn", None
         label = model.label if model is not None else host.model_label
-        self._presenter = TurnPresenter(
-            chat.transcript,
-            schedule=lambda delay, callback: chat.set_timer(delay, callback),
-            model_label=label if label != self.answer_model else None,
-            on_activity=self._set_activity,
-            on_todos=lambda changed: chat.todo_panel.show(changed.items),
-        )
-        chat.todo_panel.show(host.todos.items)  # the checklist, pinned while the turn runs
-        chat.todo_panel.set_turn_running(True)
-        chat.status.activity = "thinking"
+        self._presenter = chat.new_presenter(label if label != self.answer_model else None, chat.set_activity)
+        chat.show_todos(host.todos.items, turn_running=True)  # the checklist, pinned while the turn runs
+        chat.set_activity("thinking")
         self._steerable = True
         self._worker = chat.run_worker(
             self._run_turn(host, prompt, self._presenter, model),
@@ -348,23 +313,17 @@ class TurnRunner:
             elif isinstance(event, PlanModeChanged):
                 chat.call_later(chat.sync_mode)  # the host updates its mode right after the sink
             elif isinstance(event, ContextMeasured):
-                chat.status.show_context(event.tokens, event.window, estimated=event.estimated)
+                chat.show_context(event)
             else:
                 if isinstance(event, SteeringDelivered):
                     self.queue.steer_delivered(event.text)
                 presenter.handle(event)
                 if isinstance(event, ToolFinished):  # a read's "yes, for this session" may change
-                    chat.composer.show_attachments()  # what an @ in the draft attaches
+                    chat.refresh_attachments()
                 if isinstance(event, TurnFinished):
                     self._ended = event.status
-                    chat.status.input_tokens = presenter.stats.input_tokens
-                    chat.status.output_tokens = presenter.stats.output_tokens
+                    chat.show_tokens(presenter.stats.input_tokens, presenter.stats.output_tokens)
                     if presenter.answered:
                         self.answer_model = model
 
         return sink
-
-    def _set_activity(self, activity: str) -> None:
-        self._chat.status.activity = activity
-        if activity == "idle":
-            self._chat.todo_panel.set_turn_running(False)

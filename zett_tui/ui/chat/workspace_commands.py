@@ -21,14 +21,14 @@ from zett_tui.workspace.skills import skill_prompt
 
 if TYPE_CHECKING:
     from zett_tui.ui.chat.command_context import CommandContext
-    from zett_tui.ui.chat.screen import ChatScreen
+    from zett_tui.ui.chat.view import ChatView
     from zett_tui.workspace.markdown_commands import MarkdownCommand
     from zett_tui.workspace.skills import Skill
 
 log = logging.getLogger(__name__)
 
 
-async def offer_workspace_files(chat: ChatScreen) -> WorkspaceFiles:
+async def offer_workspace_files(chat: ChatView) -> WorkspaceFiles:
     """Load the commands and skills off the event loop, offer them in ``chat``, say what failed.
 
     Called again when the folder's trust changes mid-session: the commands offered are then

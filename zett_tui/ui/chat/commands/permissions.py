@@ -115,6 +115,9 @@ def show_plan(ctx: CommandContext, host: AgentHost) -> None:
     """Open the session's kept plan (the approved one, or the draft while planning), rendered."""
     from zett_tui.ui.modals.plan_dialogs import plan_viewer
 
+    if host.plan_guard is None:
+        ctx.say("There is no plan: Plan Mode is not available in this session.", "warning")
+        return
     path: Path = host.plan_guard.plan_file(host.session_id)
     try:
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -201,6 +204,9 @@ def rules_command(ctx: CommandContext, arguments: str) -> None:
 
 
 def _remove_rule(ctx: CommandContext, host: AgentHost, words: list[str]) -> None:
+    if host.shell_rules is None:
+        ctx.say("There are no saved rules: the agent has not started.", "warning")
+        return
     rules = host.shell_rules.rules()
     if len(words) != 1 or not words[0].isdigit() or not 1 <= int(words[0]) <= len(rules):
         count = f"1 to {len(rules)}" if rules else "none: there are no saved rules"

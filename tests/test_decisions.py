@@ -73,3 +73,27 @@ def test_the_shell_reply_keeps_the_runtime_shape() -> None:
     }
     assert ShellReply("c1", run=False, network=True).payload()["decision"] == "abort"
     assert "network" not in ShellReply("c1", run=False, network=True).payload()
+
+
+def test_a_web_fetch_question_is_typed_and_only_a_clear_yes_fetches() -> None:
+    from zett_tui.acp.permissions import question_for
+    from zett_tui.runtime.decisions import WebReply, WebRequest
+
+    request = parse_request(
+        decision(
+            "web_fetch_requested", url="https://docs.example/a?t=1", domain="docs.example", query_chars=3
+        )
+    )
+    assert isinstance(request, WebRequest)
+    assert (request.url, request.domain, request.query_chars) == (
+        "https://docs.example/a?t=1",
+        "docs.example",
+        3,
+    )
+    assert WebReply.parse({"tool_call_id": "c1", "decision": "always"}).choice == "always"
+    for odd in ("yes", None, "ALWAYS", 1):
+        assert WebReply.parse({"tool_call_id": "c1", "decision": odd}).declined, odd
+    question = question_for(request, Path("."))
+    assert question.tool_call.kind == "fetch"
+    assert {option.kind for option in question.options} == {"allow_once", "allow_always", "reject_once"}
+    assert question.refused().declined

@@ -467,7 +467,7 @@ async def serve(options: AcpOptions, protocol_fd: int, first: bytes = b"") -> in
 
     from zett_tui.core.logs import setup_logging
 
-    setup_logging(lambda text: text)  # until a session's settings bring the redaction patterns
+    setup_logging(_log_redaction())
     raw, writer = await _protocol_streams(protocol_fd, first)
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
     screening = asyncio.create_task(_screen_lines(raw, reader, writer))
@@ -481,6 +481,21 @@ async def serve(options: AcpOptions, protocol_fd: int, first: bytes = b"") -> in
         with contextlib.suppress(Exception):
             await conn.close()
     return 0
+
+
+def _log_redaction() -> Callable[[str], str]:
+    """The log's redaction (known formats, the provider keys and secret-named variables of this
+    process), built at the first record, so ``initialize`` is answered before it is imported."""
+    built: list[Callable[[str], str]] = []
+
+    def redact(text: str) -> str:
+        if not built:
+            from zett_tui.core.redact import redactor_from_environment
+
+            built.append(redactor_from_environment(os.environ))
+        return built[0](text)
+
+    return redact
 
 
 #: A message longer than this is refused (an editor's embedded file can be large).

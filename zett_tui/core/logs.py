@@ -34,6 +34,13 @@ class _PrivateRotatingHandler(logging.handlers.RotatingFileHandler):
         os.fchmod(fd, paths.PRIVATE_FILE_MODE)
         return os.fdopen(fd, "a", encoding=self.encoding or "utf-8", errors="replace")
 
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A record that cannot be written (the state folder removed, the disk full) is dropped.
+
+        ``logging``'s default prints "--- Logging error ---" and a traceback on stderr, which is
+        the user's terminal: under the app it tears the screen, and under ``zett -p`` or
+        ``zett acp`` it mixes into what the user or the editor reads."""
+
 
 def setup_logging(
     redact: Callable[[str], str], *, level: int = logging.INFO, path: Path | None = None

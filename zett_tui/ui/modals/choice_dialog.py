@@ -544,6 +544,9 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         text = "  ·  ".join(parts)
         if str(line.render()) != text:
             line.update(text)
+            # the line's new text can move the body's height by a row: count again once laid out
+            # (this stops as soon as the count holds)
+            self.call_after_refresh(self._show_more)
 
     # -- keys -----------------------------------------------------------------------------------
 

@@ -246,6 +246,29 @@ def test_find_bar_in_the_light_theme(snap_compare: Snap) -> None:
 # -- dialogs ------------------------------------------------------------------------------------
 
 
+async def layout_settled(pilot: Pilot[Any], dialog: ChoiceDialog, rounds: int = 5) -> None:
+    """Wait until the dialog's body size, scroll range and "more lines" line stay the same for
+    ``rounds`` pauses in a row: the dialog fits its body and recounts the lines below in several
+    refreshes, and a snapshot taken between two of them pins a count that depends on timing."""
+
+    def state() -> tuple[object, ...]:
+        parts: list[object] = [dialog.size]
+        for body in dialog.query("#body"):
+            parts += [body.size, body.max_scroll_y, body.virtual_size]
+        for line in dialog.query("#more"):
+            parts.append(str(line.render()))
+        return tuple(parts)
+
+    last, same = state(), 0
+    deadline = time.monotonic() + 30
+    while same < rounds:
+        assert time.monotonic() < deadline, "the dialog's layout did not settle"
+        await pilot.pause(0.05)
+        now = state()
+        same = same + 1 if now == last else 0
+        last = now
+
+
 def until_dialog(prompt: str, kind: type = ChoiceDialog) -> Callable[[Pilot[Any]], Awaitable[None]]:
     """Send ``prompt`` and stop once the dialog of ``kind`` it leads to is laid out."""
 
@@ -257,7 +280,7 @@ def until_dialog(prompt: str, kind: type = ChoiceDialog) -> Callable[[Pilot[Any]
         dialog = await open_dialog(pilot, kind)
         # Textual's Markdown parses in a thread and mounts its blocks later.
         await wait_for(pilot, lambda: all(markdown.children for markdown in dialog.query(Markdown)))
-        await pilot.pause()
+        await layout_settled(pilot, dialog)
         hold_still(app)
 
     return run_before

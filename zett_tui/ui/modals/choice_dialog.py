@@ -391,6 +391,9 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         _tell_prompt(self._typing_target, dialog_open=True)
         for body in self.query("#body"):
             self.watch(body, "scroll_y", self._show_more, init=False)
+            # its content can grow after the dialog is fitted (Markdown mounts its blocks later):
+            # fit again, which counts the lines below again
+            self.watch(body, "virtual_size", self._body_content_resized, init=False)
         self.set_keys(self._keys)
         self.call_after_refresh(self.fit)
         self.call_after_refresh(self._shown)
@@ -480,6 +483,9 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             early_keys.pass_paste(target, event)
 
     def on_resize(self) -> None:
+        self.call_after_refresh(self.fit)
+
+    def _body_content_resized(self) -> None:
         self.call_after_refresh(self.fit)
 
     @property

@@ -55,5 +55,10 @@ async def test_the_browser_preview_lists_each_turns_files(project_dir: Path, hos
     async with app.run_test(size=(140, 40)) as pilot:
         await open_browser(pilot)
         # the preview is drawn in parts, in no fixed order: wait until every expected line is there
-        expected = ("3 files changed, +2 -2", "notes.txt  +1 -1", "made.txt  +1 -0  (new)", "gone.txt  +0 -1  (deleted)")
+        expected = (
+            "3 files changed, +2 -2",
+            "notes.txt  +1 -1",
+            "made.txt  +1 -0  (new)",
+            "gone.txt  +0 -1  (deleted)",
+        )
         await wait_for(pilot, lambda: all(line in screen_text(app) for line in expected))

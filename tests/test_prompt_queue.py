@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zett_tui.ui.chat.prompt_queue import PromptQueue
+from zett_tui.runtime.prompt_queue import PromptQueue
 from zett_tui.ui.widgets.queued_prompts import queue_lines
 
 

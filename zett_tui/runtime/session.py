@@ -5,10 +5,12 @@ pending decisions. No Textual here.
 the host with its extensions, the resumed history); ``SessionCore`` then runs its turns one at a time and puts the
 runtime's questions to an ``Asker`` (``runtime.decisions``), one at a time, in the order asked:
 a question that a rule saved meanwhile settles is answered without asking. Front ends read the
-state (``activity``, ``queued``, ``mode``, ``context``) and listen to the events.
+state (``activity``, ``queued``, ``mode``, ``context``; ``state_listeners`` hear each change)
+and listen to the events; ``answer_listeners`` hear each answer the runtime took (asked, or
+settled by a rule), so a front end can keep its record of it.
 
-``zett -p`` and ``zett acp`` run on this; the chat screen shares the bootstrap's parts and still
-drives its own turns (``ui/chat/turns.py``).
+The chat screen (``ui/chat/turns.py`` and its dialogs), ``zett -p`` and ``zett acp`` all run on
+this.
 """
 
 from __future__ import annotations
@@ -17,21 +19,25 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from zett_tui.runtime.decisions import Asker, ShellReply, ShellRequest, parse_request
+from zett_tui.core.inert_text import encodable
+from zett_tui.runtime.activity import Activity, describe_activity
+from zett_tui.runtime.decisions import Asker, Reply, ShellReply, ShellRequest, parse_request
 from zett_tui.runtime.events import (
     ContextMeasured,
     DecisionRequested,
     ModelCallStarted,
+    SteeringDelivered,
+    TextChunk,
     ToolsStarted,
     TurnFinished,
     UIEvent,
 )
 from zett_tui.runtime.modes import PermissionMode
+from zett_tui.runtime.prompt_queue import PromptQueue
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
@@ -39,20 +45,31 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Activity", "SessionBusy", "SessionCore"]
+__all__ = [
+    "NOTHING_TO_COMPACT",
+    "Activity",
+    "DecisionAnswered",
+    "SessionBusy",
+    "SessionCore",
+    "describe_activity",
+]
+
+#: ``compact``'s answer when there was nothing older than the latest turn to summarize.
+NOTHING_TO_COMPACT = "Nothing to compact yet."
 
 
 class SessionBusy(Exception):
     """A turn is already running in this session."""
 
 
-class Activity(StrEnum):
-    STARTING = "starting"
-    IDLE = "idle"
-    THINKING = "thinking"
-    WORKING = "working"
-    WAITING = "waiting for you"
-    NOT_READY = "not ready"
+@dataclass(frozen=True, slots=True)
+class DecisionAnswered:
+    """The runtime took an answer to ``decision``: the asker's, or one a rule (or the mode)
+    settled while it waited (``settled_by`` says which; empty when someone was asked)."""
+
+    decision: DecisionRequested
+    reply: Reply
+    settled_by: str = ""
 
 
 @dataclass
@@ -61,15 +78,46 @@ class SessionCore:
 
     host: AgentHost
     asker: Asker
+    #: Prompts waiting for the running turn to end (``queue``), taken back with ``take_back``, and
+    #: the steering notes not yet delivered. A front end may pass the one it showed before the
+    #: session opened (the chat queues prompts typed while the model starts).
+    queued: PromptQueue = field(default_factory=PromptQueue)
     #: Every event of every turn, after the core has seen it (cheap and synchronous).
     listeners: list[Callable[[UIEvent], None]] = field(default_factory=list)
-    activity: Activity = Activity.IDLE
-    #: Prompts waiting for the running turn to end (``queue``); taken back with ``take_back``.
-    queued: deque[str] = field(default_factory=deque)
+    #: Called after each change of ``activity``, ``tools``, ``context`` or ``mode``.
+    state_listeners: list[Callable[[], None]] = field(default_factory=list)
+    #: Every answer the runtime took, asked or settled (``DecisionAnswered``).
+    answer_listeners: list[Callable[[DecisionAnswered], None]] = field(default_factory=list)
     context: ContextMeasured | None = None
+    #: The question the asker is answering now (None between questions).
+    asking: DecisionRequested | None = None
+    _activity: Activity = Activity.IDLE
+    #: The tools the running turn started last (``running bash, grep``).
+    _tools: str = ""
     _turn: asyncio.Task[TurnFinished] | None = None
     _pending: deque[DecisionRequested] = field(default_factory=deque)
     _answering: asyncio.Task[None] | None = None
+
+    @property
+    def activity(self) -> Activity:
+        return self._activity
+
+    @property
+    def tools(self) -> str:
+        """The tools running now, by name (empty unless ``activity`` is WORKING)."""
+        return self._tools
+
+    def _set_activity(self, activity: Activity, tools: str = "") -> None:
+        if (activity, tools) != (self._activity, self._tools):
+            self._activity, self._tools = activity, tools
+            self._state_changed()
+
+    def _state_changed(self) -> None:
+        for listener in list(self.state_listeners):
+            try:
+                listener()
+            except Exception:
+                log.warning("a session state listener failed", exc_info=True)
 
     @property
     def session_id(self) -> str:
@@ -82,6 +130,7 @@ class SessionCore:
     def set_mode(self, mode: PermissionMode) -> None:
         self.host.set_mode(mode)
         self._settle_pending()
+        self._state_changed()
 
     @property
     def busy(self) -> bool:
@@ -90,6 +139,11 @@ class SessionCore:
     @property
     def pending_decisions(self) -> int:
         return len(self._pending)
+
+    @property
+    def waiting(self) -> Sequence[DecisionRequested]:
+        """The questions queued behind the one being asked, oldest first."""
+        return tuple(self._pending)
 
     async def prompt(self, text: str, *, model: TurnModel | None = None) -> TurnFinished:
         """Run one turn now. Raises ``SessionBusy`` while another runs; cancelling the caller (or
@@ -107,16 +161,18 @@ class SessionCore:
 
         async def compacting() -> TurnFinished:
             applied = await self.host.compact(self._sink)
-            return TurnFinished("completed", answer="" if applied else "Nothing to compact yet.")
+            return TurnFinished("completed", answer="" if applied else NOTHING_TO_COMPACT)
 
-        return await self._run(compacting())
+        return await self._run(compacting(), Activity.COMPACTING)
 
-    async def _run(self, work: Coroutine[Any, Any, TurnFinished]) -> TurnFinished:
+    async def _run(
+        self, work: Coroutine[Any, Any, TurnFinished], activity: Activity = Activity.THINKING
+    ) -> TurnFinished:
         if self.busy:
             work.close()
             raise SessionBusy("a turn is already running in this session")
         turn = self._turn = asyncio.create_task(work)
-        self.activity = Activity.THINKING
+        self._set_activity(activity)
         try:
             return await asyncio.shield(turn)
         except asyncio.CancelledError:
@@ -134,21 +190,33 @@ class SessionCore:
         """Run the queued prompts, in order, until the queue is empty or a turn does not complete."""
         finished: list[TurnFinished] = []
         while self.queued and not self.busy:
-            result = await self.prompt(self.queued.popleft())
+            prompt = self.queued.pop_next()
+            if prompt is None:
+                break
+            result = await self.prompt(prompt)
             finished.append(result)
             if result.status != "completed":
                 break
         return finished
 
     def queue(self, text: str) -> None:
-        self.queued.append(text)
+        self.queued.add(text)
 
     def take_back(self) -> str | None:
         """The last queued prompt, out of the queue (None when it is empty)."""
-        return self.queued.pop() if self.queued else None
+        return self.queued.take_back("")
 
     def steer(self, text: str) -> bool:
-        """Send ``text`` to the running turn; False when none runs."""
+        """Send the user's ``text`` to the running turn; False when none runs. Until the runtime
+        delivers it (at its next model call) it is listed in ``queued.pending_steers``."""
+        if not self.tell(text):
+            return False
+        self.queued.steer_sent(encodable(text))  # as the runtime will say it was delivered
+        return True
+
+    def tell(self, text: str) -> bool:
+        """Send a note to the running turn that is not the user's prompt (a dialog's note to the
+        model): not listed with the steering notes. False when no turn runs."""
         return self.busy and self.host.steer(text)
 
     def cancel(self) -> bool:
@@ -174,11 +242,17 @@ class SessionCore:
             if self._answering is None or self._answering.done():
                 self._answering = asyncio.create_task(self._answer_pending())
         elif isinstance(event, ModelCallStarted):
-            self.activity = Activity.THINKING
+            self._set_activity(Activity.THINKING)
+        elif isinstance(event, TextChunk):
+            if self._activity is Activity.THINKING:
+                self._set_activity(Activity.WRITING)
         elif isinstance(event, ToolsStarted):
-            self.activity = Activity.WORKING
+            self._set_activity(Activity.WORKING, ", ".join(call.name for call in event.calls))
         elif isinstance(event, ContextMeasured):
             self.context = event
+            self._state_changed()
+        elif isinstance(event, SteeringDelivered):
+            self.queued.steer_delivered(event.text)
         for listener in list(self.listeners):
             try:
                 listener(event)
@@ -189,11 +263,10 @@ class SessionCore:
         while self._pending:
             decision = self._pending.popleft()
             request = parse_request(decision)
-            settled = self._settled(request)
-            if settled is not None:
-                self.host.answer(decision, settled)
+            if self._settle(decision, request):
                 continue
-            self.activity = Activity.WAITING
+            self._set_activity(Activity.WAITING)
+            self.asking = decision
             try:
                 reply = await self.asker.ask(request)
             except asyncio.CancelledError:
@@ -201,31 +274,46 @@ class SessionCore:
             except Exception:  # a front end that cannot ask refuses: nothing runs unasked
                 log.warning("asking about %s failed", decision.kind, exc_info=True)
                 reply = request.refuse("zett could not ask the user")
-            self.activity = Activity.WORKING
-            if not self.host.answer(decision, reply):
+            finally:
+                self.asking = None
+            self._set_activity(Activity.WORKING)
+            if self.host.answer(decision, reply):
+                self._answered(DecisionAnswered(decision, reply))
+            else:
                 log.info("late or duplicate answer to %s ignored", decision.kind)
 
-    def _settled(self, request: object) -> ShellReply | None:
-        """A command a rule (or the mode) now allows runs without its question."""
+    def _settle(self, decision: DecisionRequested, request: object) -> bool:
+        """A command a rule (or the mode) now allows runs without its question (True)."""
         policy = self.host.shell_policy
         if policy is None or not isinstance(request, ShellRequest):
-            return None
-        if not policy.verdict(request.session_id, request.command).allowed:
-            return None
-        return ShellReply(request.tool_call_id, run=True)
+            return False
+        verdict = policy.verdict(request.session_id, request.command)
+        if not verdict.allowed:
+            return False
+        reply = ShellReply(request.tool_call_id, run=True)
+        if self.host.answer(decision, reply):
+            self._answered(DecisionAnswered(decision, reply, settled_by=verdict.reason or "a rule"))
+        return True
+
+    def _answered(self, answered: DecisionAnswered) -> None:
+        for listener in list(self.answer_listeners):
+            try:
+                listener(answered)
+            except Exception:  # the answer has gone through; a front end's record of it failed
+                log.warning("a session answer listener failed", exc_info=True)
 
     def _settle_pending(self) -> None:
         """After a mode change: the questions still queued that it settles are answered."""
         for decision in list(self._pending):
-            settled = self._settled(parse_request(decision))
-            if settled is not None:
+            if self._settle(decision, parse_request(decision)):
                 self._pending.remove(decision)
-                self.host.answer(decision, settled)
 
     def _end_turn(self) -> None:
         self._pending.clear()
         if self._answering is not None and not self._answering.done():
             self._answering.cancel()
         self._answering = None
+        self.asking = None
         self._turn = None
-        self.activity = Activity.IDLE
+        self.queued.forget_steers()  # every note the turn took was delivered (the runtime answers each)
+        self._set_activity(Activity.IDLE)

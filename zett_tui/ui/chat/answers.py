@@ -35,7 +35,6 @@ from zett_tui.runtime.decisions import (
     ReadReply,
     ReadRequest,
     Reply,
-    Request,
     SandboxEscapeReply,
     SandboxEscapeRequest,
     ShellReply,
@@ -99,7 +98,7 @@ ToAnswer = Callable[[Picked | None], Answer]
 DialogFactory = Callable[[Any, "AgentHost | None", Path], tuple[Screen[Any], ToAnswer]]
 """(the gate's typed request, the host, the project folder) -> the dialog and its meaning."""
 
-__all__ = ["DECLINED_TEXT", "FACTORIES", "SETTLED", "Answer", "DialogFactory", "ToAnswer"]
+__all__ = ["DECLINED_TEXT", "FACTORIES", "Answer", "DialogFactory", "ToAnswer"]
 
 
 def _value(picked: Picked | None, default: Any) -> Any:
@@ -195,21 +194,6 @@ def sandbox_escape(
         )
 
     return screen, answer
-
-
-def shell_allowed_now(request: Request, host: AgentHost | None) -> Answer | None:
-    """Run a queued command without its dialog when a rule saved (or a mode chosen) while it
-    waited now allows it."""
-    policy = host.shell_policy if host is not None else None
-    if policy is None or not isinstance(request, ShellRequest):
-        return None
-    verdict = policy.verdict(request.session_id, request.command)
-    if not verdict.allowed:
-        return None
-    return Answer(
-        ShellReply(request.tool_call_id, run=True),
-        f"✓ Ran without asking: {request.command} (allowed by {verdict.reason})",
-    )
 
 
 def describe_rule(rule: Rule) -> str:
@@ -443,11 +427,6 @@ def _shorten(text: str, limit: int = 80) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
-
-#: Questions that may have been settled while they waited in the queue.
-SETTLED: dict[str, Callable[[Request, AgentHost | None], Answer | None]] = {
-    "shell_approval_requested": shell_allowed_now,
-}
 
 FACTORIES: dict[str, DialogFactory] = {
     "shell_approval_requested": shell_approval,

@@ -82,7 +82,7 @@ class ChatCommandContext:
         self._chat.turns.continue_interrupted()
 
     def compact(self, host: AgentHost) -> None:
-        self._chat.turns.compact(host)
+        self._chat.turns.compact()
 
     def open_screen(self, screen: Screen[Any], on_result: Callable[[Any], None] | None = None) -> None:
         self._chat.app.push_screen(screen, on_result)

@@ -1,33 +1,38 @@
-"""Turns the runtime's questions into dialogs, one at a time, and sends each answer back.
+"""The chat's asker: the session core's questions (``runtime.decisions.Asker``) as dialogs.
 
-Several questions can be pending at once (parallel shell calls): they queue and are asked one
-after another, none lost. When the turn ends or is cancelled, open and queued dialogs close
-without answering; the runtime has already given up on them, and a late answer would be refused.
+The session core (``runtime.session``) queues the runtime's questions and puts them here one at a
+time, in the order asked; a question that a rule saved meanwhile allows is settled there without
+asking. ``ask`` shows the question's dialog with ``push_screen_wait`` in a worker and returns the
+gate's typed reply. When the turn ends or is cancelled, the core cancels the question being asked:
+its dialog closes without an answer (the runtime has already given up on it, and a late answer
+would be refused).
 
-What each answer means for the runtime lives in ``zett_tui.ui.chat.answers``; this module
-only shows dialogs (ringing the bell, and telling ``ui/attention.py`` so a user who is elsewhere
-gets a notification), sends answers, keeps the one-line record, and runs what an answer asked for
-afterwards (a steering note, a saved rule, the mode chosen with a plan).
+What each answer means for the runtime lives in ``zett_tui.ui.chat.answers``; this module only
+shows dialogs (ringing the bell, and telling ``ui/attention.py`` so a user who is elsewhere gets a
+notification), keeps the one-line record of each answer the runtime took (``answered``), and runs
+what an answer asked for afterwards (a steering note, a saved rule, the mode chosen with a plan).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
-from zett_tui.runtime.decisions import parse_request
+from zett_tui.runtime.decisions import ShellRequest, parse_request
 from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
-from zett_tui.ui.chat.answers import FACTORIES, SETTLED, Answer, DialogFactory
+from zett_tui.ui.chat.answers import FACTORIES, Answer, DialogFactory
 from zett_tui.ui.chat.question_line import question_line
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.session import DecisionAnswered, SessionCore
     from zett_tui.ui.chat.view import ChatView
 
 log = logging.getLogger(__name__)
@@ -36,7 +41,7 @@ __all__ = ["Answer", "DecisionDialogs"]
 
 
 class DecisionDialogs:
-    """The queue of pending questions for one chat screen."""
+    """The dialogs that answer one chat's session core, one question at a time."""
 
     factories: dict[str, DialogFactory] = FACTORIES
 
@@ -44,22 +49,68 @@ class DecisionDialogs:
         self.chat = chat
         #: The project folder (what dialogs show paths against).
         self.cwd = cwd
-        self.pending: deque[DecisionRequested] = deque()
+        self.session: SessionCore | None = None
         self.open: Screen[Any] | None = None
         #: The question the open dialog asks.
         self.current: DecisionRequested | None = None
+        #: The answer the open dialog gave, until the core says the runtime took it.
+        self._given: tuple[DecisionRequested, Answer] | None = None
         #: What to do when an approved call finishes, by tool call id (the mode chosen with a plan).
         self._after_tool: dict[str, Callable[[AgentHost], None]] = {}
+
+    def attach(self, session: SessionCore) -> None:
+        """Answer ``session``'s questions from now on."""
+        self.session = session
+        session.listeners.append(self.observe)
+        session.answer_listeners.append(self.answered)
 
     @property
     def host(self) -> AgentHost | None:
         """The session's host (None before the model is ready)."""
-        return self.chat.host
+        return self.session.host if self.session is not None else None
 
-    def request(self, decision: DecisionRequested) -> None:
-        self.pending.append(decision)
-        if self.open is None:
-            self._show_next()
+    @property
+    def pending(self) -> Sequence[DecisionRequested]:
+        """The questions waiting behind the open one."""
+        return self.session.waiting if self.session is not None else ()
+
+    # -- the core's asker ---------------------------------------------------------------------------
+
+    async def ask(self, request: Request) -> Reply:
+        decision = self.session.asking if self.session is not None else None
+        if decision is None:  # asked by something else than the session core: it knows no more
+            decision = DecisionRequested(
+                request.kind, request.session_id, {"tool_call_id": request.tool_call_id}
+            )
+        factory = self.factories.get(decision.kind)
+        if factory is None:
+            log.warning("no dialog for %s", decision.kind)
+            self.chat.say(f"zett cannot answer '{decision.kind}' yet; it was declined.", "warning")
+            return request.refuse()
+        screen, to_answer = factory(request, self.host, self.cwd)
+        if decision.asker:
+            name_the_asker(screen, decision.asker)
+        self.open, self.current = screen, decision
+        self.chat.dialog_opened(question_line(decision))
+        worker = self.chat.run_worker(self._wait_for(screen), group="decision", exit_on_error=False)
+        try:
+            picked = await worker.wait()
+        except asyncio.CancelledError:  # the turn ended or was stopped: no answer
+            self.close_all()
+            worker.cancel()
+            raise
+        except Exception:  # the dialog's worker was cancelled (the screen went away): no answer
+            self.close_all()
+            raise asyncio.CancelledError from None
+        if self.open is not screen:  # closed by ``close_all``: the turn is being stopped
+            raise asyncio.CancelledError
+        self.open = self.current = None
+        answer = to_answer(picked)
+        self._given = (decision, answer)
+        return answer.reply
+
+    async def _wait_for(self, screen: Screen[Any]) -> Any:
+        return await self.chat.app.push_screen_wait(screen)
 
     def observe(self, event: UIEvent) -> None:
         """See every event of the turn: an approved call's follow-up runs once it has finished."""
@@ -69,49 +120,36 @@ class DecisionDialogs:
                 self._run(follow_up, "after the approved call")
 
     def close_all(self) -> None:
-        self.pending.clear()
+        """Close the open dialog without answering (the turn is being stopped)."""
         self._after_tool.clear()
+        self._given = None
         screen, self.open, self.current = self.open, None, None
         if screen is not None and screen.is_attached:
             screen.dismiss(None)
 
-    def _show_next(self) -> None:
-        if not self.pending:
-            return
-        decision = self.pending.popleft()
-        request = parse_request(decision)
-        settle = SETTLED.get(decision.kind)
-        settled = settle(request, self.host) if settle is not None else None
-        if settled is not None:
-            self._send(decision, settled)
-            self._show_next()
-            return
-        factory = self.factories.get(decision.kind)
-        if factory is None:
-            self._unsupported(decision)
-            self._show_next()
-            return
-        screen, to_answer = factory(request, self.host, self.cwd)
-        if decision.asker:
-            name_the_asker(screen, decision.asker)
+    # -- after the runtime took an answer ----------------------------------------------------------
 
-        def dismissed(result: Any) -> None:
-            if self.open is not screen:
-                return  # closed by close_all: the turn ended, nothing to answer
-            self.open = self.current = None
-            self.chat.set_activity("working")
-            self._send(decision, to_answer(result))
-            self._show_next()
+    def answered(self, answered: DecisionAnswered) -> None:
+        """The core sent an answer and the runtime took it: the record, and what follows."""
+        decision = answered.decision
+        if answered.settled_by:
+            request = parse_request(decision)
+            if not isinstance(request, ShellRequest):
+                return
+            answer = Answer(
+                answered.reply,
+                f"✓ Ran without asking: {request.command} (allowed by {answered.settled_by})",
+            )
+        elif self._given is not None and self._given[0] is decision:
+            answer = self._given[1]
+            self._given = None
+        else:
+            return  # no dialog gave it (a question zett cannot put): nothing to record
+        self._record(decision, answer)
 
-        self.open, self.current = screen, decision
-        self.chat.set_activity("waiting for you")
-        self.chat.dialog_opened(question_line(decision))
-        self.chat.app.push_screen(screen, dismissed)
-
-    def _send(self, decision: DecisionRequested, answer: Answer) -> None:
+    def _record(self, decision: DecisionRequested, answer: Answer) -> None:
         host = self.host
-        if host is None or not host.answer(decision, answer.reply):
-            log.info("late or duplicate answer to %s ignored", decision.kind)
+        if host is None:
             return
         record = f"{answer.record} (subagent {decision.asker})" if decision.asker else answer.record
         if not answer.outcome:  # an outcome is shown on the tool's row: once is enough
@@ -120,7 +158,7 @@ class DecisionDialogs:
         host.note_decision(record, call_id if isinstance(call_id, str) else None, declined=answer.declined)
         if isinstance(call_id, str):
             self.chat.turns.decision_answered(call_id, declined=answer.declined, outcome=answer.outcome)
-        if answer.steer and not self.chat.turns.steer(answer.steer):
+        if answer.steer and not self.chat.turns.tell(answer.steer):
             self.chat.say(
                 f"The note could not reach the model (the turn had ended): {answer.steer}", "warning"
             )
@@ -139,12 +177,6 @@ class DecisionDialogs:
             log.warning("follow-up %s failed", when, exc_info=True)
             self.chat.say(f"That could not be done: {error}", "warning")
         self.chat.sync_mode()
-
-    def _unsupported(self, decision: DecisionRequested) -> None:
-        log.warning("no dialog for %s", decision.kind)
-        self.chat.say(f"zett cannot answer '{decision.kind}' yet; it was declined.", "warning")
-        if self.host is not None:
-            self.host.answer(decision, parse_request(decision).refuse())
 
 
 def name_the_asker(screen: Screen[Any], asker: str) -> None:

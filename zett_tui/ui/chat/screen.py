@@ -1,27 +1,36 @@
-"""The chat screen: transcript, composer and status line, and the turn that runs behind them."""
+"""The chat screen: the composition root of the terminal UI.
+
+It lays out the transcript, composer and status line, opens the session (``entry/bootstrap``) and
+hands it to a ``SessionCore`` (``runtime/session.py``) that runs the turns, owns the queue and asks
+its questions through the chat's dialogs (``decisions.DecisionDialogs``, the core's asker). The
+core's state (activity, queued prompts, permission mode, context use) is held in this screen's
+reactives, which ``compose`` binds to the status line with ``data_bind``.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker
 
 from zett_tui.core import paths
 from zett_tui.core.long_lived_objects import freeze_startup_objects, resume_collection
 from zett_tui.entry.launch import LaunchSettings
+from zett_tui.runtime.activity import Activity, describe_activity
+from zett_tui.runtime.prompt_queue import JOINER
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
-from zett_tui.ui.chat.prompt_queue import JOINER
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
@@ -94,6 +103,20 @@ class ChatScreen(Screen[None]):
     #: Ctrl+P lists the slash commands and key-only actions (see ui/palette.py).
     COMMANDS = {_chat_commands}
 
+    # The session's state as the status line shows it (bound in ``compose``; ``_session_changed``
+    # follows the core).
+    #: What the session is doing (``runtime.activity``), in the status line's words.
+    activity: reactive[str] = reactive(Activity.STARTING.value)
+    #: Prompts waiting for the running turn to end.
+    queued_prompts: reactive[int] = reactive(0)
+    #: The permission mode's value ("ask", "accept_edits", "plan", "auto").
+    permission_mode: reactive[str] = reactive("ask")
+    #: The context meter: tokens in the context, the model's window, and how sure both are.
+    context_tokens: reactive[int] = reactive(0)
+    context_window: reactive[int] = reactive(0)
+    context_estimated: reactive[bool] = reactive(True)
+    context_window_guessed: reactive[bool] = reactive(False)
+
     def __init__(self, launch: LaunchSettings, commands: CommandList | None = None) -> None:
         super().__init__()
         self.launch = launch
@@ -113,6 +136,11 @@ class ChatScreen(Screen[None]):
         self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
+        if launch.read_only:
+            self.turns.refuse_sends(
+                "Nothing was sent: this session is read-only here, another zett is writing it. "
+                "/new starts a new one."
+            )
         #: Set once the composer has focus: keys handled before that would go nowhere.
         self.ready_for_keys = asyncio.Event()
         #: Plain text typed while zett started, put in the composer before the first frame.
@@ -134,7 +162,15 @@ class ChatScreen(Screen[None]):
             commands=self.commands,
             queue=self.turns.queue,
         )
-        yield StatusLine(id="status")
+        yield StatusLine(id="status").data_bind(
+            ChatScreen.activity,
+            ChatScreen.permission_mode,
+            ChatScreen.context_tokens,
+            ChatScreen.context_window,
+            ChatScreen.context_estimated,
+            ChatScreen.context_window_guessed,
+            queued=ChatScreen.queued_prompts,
+        )
 
     @property
     def dialogs(self) -> DecisionDialogs:
@@ -168,7 +204,7 @@ class ChatScreen(Screen[None]):
         return self._dialogs is not None and self._dialogs.open is not None
 
     def close_dialogs(self) -> None:
-        """Close the open and queued dialogs, if any were made (a turn was cancelled)."""
+        """Close the open dialog, if any was made (a turn was cancelled)."""
         if self._dialogs is not None:
             self._dialogs.close_all()
 
@@ -186,32 +222,44 @@ class ChatScreen(Screen[None]):
 
     # -- what the helpers may do (``ui/chat/view.py``: ChatView) ------------------------------------
 
-    def set_activity(self, activity: str) -> None:
-        self.status.activity = activity
-        if activity == "idle":
-            self.todo_panel.set_turn_running(False)
+    def _show_activity(self, activity: Activity) -> None:
+        """Before the session opens (starting, read-only, not ready); after, the core says it."""
+        self.activity = describe_activity(activity)
+
+    def _session_changed(self) -> None:
+        """The session core's state changed: the reactives the status line is bound to follow."""
+        session = self.turns.session
+        if session is None:
+            return
+        self.activity = describe_activity(session.activity, session.tools)
+        self.permission_mode = session.mode.value
+        if session.context is not None:
+            self.show_context(session.context)
+
+    def turn_settled(self) -> None:
+        self.todo_panel.set_turn_running(False)
 
     def show_todos(self, items: Sequence[TodoItem], *, turn_running: bool) -> None:
         self.todo_panel.show(items)
         self.todo_panel.set_turn_running(turn_running)
 
     def show_queued(self, queued: int) -> None:
-        try:
-            self.status.queued = queued
-        except NoMatches:  # the chat is being taken down
-            return
+        self.queued_prompts = queued
 
     def show_queue(self, queued: int, *, turn_running: bool) -> None:
+        self.queued_prompts = queued
         try:
-            self.status.queued = queued
             self.composer.show_turn_running(turn_running)
         except NoMatches:  # the chat is being taken down (quitting, or closing after a crash)
             return
 
     def show_context(self, measured: ContextMeasured, *, window_guessed: bool | None = None) -> None:
-        self.status.show_context(
-            measured.tokens, measured.window, estimated=measured.estimated, window_guessed=window_guessed
-        )
+        """The context meter (``ctx 23% of 200k``; ``≈`` while it is an estimate, ``~128k`` while
+        the window is a guess). ``window_guessed`` None keeps what the last call said."""
+        self.context_tokens, self.context_window = measured.tokens, measured.window
+        self.context_estimated = measured.estimated
+        if window_guessed is not None:
+            self.context_window_guessed = window_guessed
 
     def show_tokens(self, input_tokens: int, output_tokens: int) -> None:
         self.status.input_tokens = input_tokens
@@ -231,14 +279,13 @@ class ChatScreen(Screen[None]):
             self.say("Continuing…")
         self.transcript.following = True
 
-    def new_presenter(self, model_label: str | None, on_activity: Callable[[str], None]) -> TurnPresenter:
+    def new_presenter(self, model_label: str | None) -> TurnPresenter:
         from zett_tui.ui.chat.presenter import TurnPresenter
 
         return TurnPresenter(
             self.transcript,
             schedule=lambda delay, callback: self.set_timer(delay, callback),
             model_label=model_label,
-            on_activity=on_activity,
             on_todos=lambda changed: self.todo_panel.show(changed.items),
         )
 
@@ -364,7 +411,7 @@ class ChatScreen(Screen[None]):
             self.say(
                 "Read-only: another zett is writing this session, so nothing is sent from here.", "warning"
             )
-            self.status.activity = "read-only"
+            self._show_activity(Activity.READ_ONLY)
             self.call_after_refresh(resume_collection)
             return
         self.call_after_refresh(self._start_warm_up)
@@ -401,8 +448,11 @@ class ChatScreen(Screen[None]):
             host = await open_session(self.launch, files, mcp=start_mcp(self))
         except StartFailed as error:
             self.warmup_failed = True
+            self.turns.refuse_sends(
+                "Nothing was sent: the model could not start; see the message above.", "error"
+            )
             self.say(f"Could not start the model: {error}", "error")
-            self.status.activity = "not ready"
+            self._show_activity(Activity.NOT_READY)
             return
         try:
             for problem in host.extension_report.problems:
@@ -415,12 +465,7 @@ class ChatScreen(Screen[None]):
         except BaseException:  # the screen went away before it took the host (a quit at startup)
             await asyncio.shield(host.aclose())  # on_unmount cannot: self.host is not set yet
             raise
-        self.status.show_context(
-            measured.tokens,
-            measured.window,
-            estimated=measured.estimated,
-            window_guessed=host.context_window_guessed,
-        )
+        self.show_context(measured, window_guessed=host.context_window_guessed)
         self.host = host
         self.composer.read_rules = host.read_access  # the @ chips follow the session's read grants
         self.composer.images.model_label = lambda: host.model_label  # pasted images fit its limits
@@ -429,8 +474,17 @@ class ChatScreen(Screen[None]):
         freeze_startup_objects()
         self.run_worker(self._show_session_id(host.session_id), group="session-id", exit_on_error=False)
         self.sync_mode()
-        self.status.activity = "idle"
-        self.turns.start_next()
+        self._open_session(host)
+
+    def _open_session(self, host: AgentHost) -> None:
+        """The session core runs the turns from now on; its questions go to the dialogs."""
+        from zett_tui.runtime.session import SessionCore
+
+        session = SessionCore(host, self.dialogs, queued=self.turns.queue)
+        self.dialogs.attach(session)
+        session.state_listeners.append(self._session_changed)
+        self._session_changed()
+        self.turns.attach(session)
 
     async def _show_session_id(self, session_id: str) -> None:
         """The status line's id: the shortest prefix no other stored session shares (read off the loop)."""
@@ -533,8 +587,7 @@ class ChatScreen(Screen[None]):
         """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode), and
         ``note`` beside it for ``MODE_NOTE_SECONDS``: each change replaces the last, none stacks."""
         if self.host is not None:
-            self.status.permission_mode = self.host.mode.value
-            self.status.plan_mode = self.host.mode.value == "plan"
+            self.permission_mode = self.host.mode.value
         if note:
             self.status.mode_note = note
             if self._mode_note_timer is not None:

@@ -7,7 +7,7 @@ widgets stay the screen's business.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from zett_tui.core.todo_items import TodoItem
     from zett_tui.entry.launch import LaunchSettings
-    from zett_tui.runtime.events import ContextMeasured, DecisionRequested, UIEvent
+    from zett_tui.runtime.events import ContextMeasured
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.attention import Attention
@@ -51,19 +51,18 @@ class Turns(Protocol):
 
     def continue_interrupted(self) -> None: ...
 
-    def compact(self, host: AgentHost) -> None: ...
+    def compact(self) -> None: ...
 
     def steer(self, text: str) -> bool: ...
+
+    def tell(self, text: str) -> bool:
+        """A dialog's note to the running turn (not the user's steering)."""
 
     def decision_answered(self, call_id: str, *, declined: bool, outcome: str) -> None: ...
 
 
 class Dialogs(Protocol):
-    """The chat's question dialogs as a turn uses them (``decisions.DecisionDialogs``)."""
-
-    def request(self, decision: DecisionRequested) -> None: ...
-
-    def observe(self, event: UIEvent) -> None: ...
+    """The chat's question dialogs (``decisions.DecisionDialogs``, the session core's asker)."""
 
     def close_all(self) -> None: ...
 
@@ -92,7 +91,8 @@ class ChatView(Protocol):
 
     def say(self, text: str, level: str = "info") -> None: ...
 
-    def set_activity(self, activity: str) -> None: ...
+    def turn_settled(self) -> None:
+        """The end of a turn has been handled: the checklist is no longer pinned."""
 
     def show_queued(self, queued: int) -> None:
         """The status line's count of prompts waiting (the queue changed)."""
@@ -114,7 +114,7 @@ class ChatView(Protocol):
     def show_prompt(self, prompt: str | None) -> None:
         """A turn starts: its prompt in the transcript (None: an interrupted turn carried on)."""
 
-    def new_presenter(self, model_label: str | None, on_activity: Callable[[str], None]) -> TurnPresenter: ...
+    def new_presenter(self, model_label: str | None) -> TurnPresenter: ...
 
     def refresh_attachments(self) -> None: ...
 

@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
+from zett_tui.runtime.prompt_queue import PromptQueue
 from zett_tui.terminal import first_frame
 from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.chat.completion import (
@@ -30,7 +31,6 @@ from zett_tui.ui.chat.completion import (
     file_items,
     find_context,
 )
-from zett_tui.ui.chat.prompt_queue import PromptQueue
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
 from zett_tui.ui.pastes import PasteStore
 from zett_tui.ui.textual_compat import default_prevented

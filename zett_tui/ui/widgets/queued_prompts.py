@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from zett_tui.core.inert_text import make_inert
-from zett_tui.ui.chat.prompt_queue import PromptQueue
+from zett_tui.runtime.prompt_queue import PromptQueue
 
 #: Entries listed before the rest is counted ("2 more").
 SHOWN = 3

@@ -4,13 +4,13 @@ While a turn runs, Enter sends what was typed to that turn as a steering message
 at the runtime's next model call: ``pending_steers`` until then) and Tab queues it for after the
 turn (``items``). The list above the prompt shows both; Up on an empty prompt takes the last queued
 prompt back to edit (out of the queue: clearing it, Ctrl+U, removes it for good), and Up again on
-that text, unedited, puts it back and takes the one before it. No Textual here: the chat's widgets
-listen with ``on_change``.
+that text, unedited, puts it back and takes the one before it. The session core owns it
+(``runtime.session``); no Textual here: the chat's widgets listen with ``on_change``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 #: What separates prompts that come back to the composer as one text (a stopped turn).
@@ -38,6 +38,9 @@ class PromptQueue:
 
     def __len__(self) -> int:
         return len(self.items)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self.items))
 
     def on_change(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)

@@ -13,7 +13,14 @@ from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step, tool
 from zett_tui.runtime.decisions import EditRequest, Reply, Request, ShellReply, ShellRequest
 from zett_tui.runtime.events import TextChunk, ToolFinished, UIEvent
 from zett_tui.runtime.modes import PermissionMode
-from zett_tui.runtime.session import Activity, SessionBusy, SessionCore
+from zett_tui.runtime.session import (
+    NOTHING_TO_COMPACT,
+    Activity,
+    DecisionAnswered,
+    SessionBusy,
+    SessionCore,
+    describe_activity,
+)
 
 
 class ScriptedAsker:
@@ -159,3 +166,148 @@ async def test_continue_with_nothing_cut_off_runs_no_turn(hosts: HostFactory) ->
     finished = await core.continue_turn()
     assert finished.status == "completed" and finished.answer.startswith("Nothing to continue")
     assert len(model.requests) == 1
+
+
+# -- what the chat screen runs on (issue 29): state, answers, the queue, steering ------------------
+
+
+def activity_trail(core: SessionCore) -> list[str]:
+    """Each change of the core's state as the status line would say it (``describe_activity``)."""
+    trail: list[str] = []
+
+    def changed() -> None:
+        said = describe_activity(core.activity, core.tools)
+        if not trail or trail[-1] != said:
+            trail.append(said)
+
+    core.state_listeners.append(changed)
+    return trail
+
+
+async def test_the_activity_follows_the_turn_and_names_the_tools_running(hosts: HostFactory) -> None:
+    model = ScriptedModel(tool_step("c1", "bash", {"command": "echo hi"}), text_step("done"))
+    host = await hosts(model)
+    asker = ScriptedAsker(True)
+    core, _events = core_of(host, asker)
+    trail = activity_trail(core)
+    assert (await core.prompt("go")).status == "completed"
+    assert trail == [
+        "thinking",
+        "running bash",
+        "waiting for you",
+        "working",  # answered: the command runs
+        "thinking",
+        "writing",
+        "idle",
+    ]
+    assert core.activity is Activity.IDLE and core.tools == ""
+
+
+async def test_an_answer_the_runtime_took_is_told_and_one_settled_says_by_what(
+    hosts: HostFactory, project_dir: Path
+) -> None:
+    """The asker's answer, and the second command settled by the mode chosen while it waited:
+    each is told once to ``answer_listeners`` (the chat keeps its one-line record from them)."""
+    model = ScriptedModel(
+        tools_step([("c1", "bash", {"command": "echo one"}), ("c2", "bash", {"command": "echo two"})]),
+        text_step("done"),
+    )
+    host = await hosts(model)
+    hold = asyncio.Event()
+    asker = ScriptedAsker(True, hold=hold)
+    core, _events = core_of(host, asker)
+    answered: list[DecisionAnswered] = []
+    core.answer_listeners.append(answered.append)
+    turn = asyncio.create_task(core.prompt("go"))
+    await wait_until(lambda: core.asking is not None and core.pending_decisions == 1)
+    assert core.asking.payload["command"] == "echo one"
+    assert [decision.payload["command"] for decision in core.waiting] == ["echo two"]
+    core.set_mode(PermissionMode.AUTO)
+    assert [(a.decision.payload["command"], bool(a.settled_by)) for a in answered] == [("echo two", True)]
+    hold.set()
+    assert (await turn).status == "completed"
+    assert [(a.decision.payload["command"], a.settled_by) for a in answered][1] == ("echo one", "")
+    assert all(isinstance(a.reply, ShellReply) and a.reply.run for a in answered)
+    assert core.asking is None and not core.waiting
+
+
+async def test_a_late_answer_is_not_told(hosts: HostFactory) -> None:
+    """Another answer got there first: the asker's is refused by the runtime, and nobody records it."""
+    host = await hosts(ScriptedModel(tool_step("c1", "bash", {"command": "echo once"}), text_step("ran")))
+    hold = asyncio.Event()
+    asker = ScriptedAsker(False, hold=hold)
+    core, _events = core_of(host, asker)
+    answered: list[DecisionAnswered] = []
+    core.answer_listeners.append(answered.append)
+    turn = asyncio.create_task(core.prompt("go"))
+    await wait_until(lambda: core.asking is not None)
+    assert core.asking is not None and host.answer(core.asking, ShellReply("c1", run=True))
+    hold.set()
+    assert (await turn).status == "completed"
+    assert answered == []
+
+
+async def test_cancelling_cancels_the_question_being_asked(hosts: HostFactory) -> None:
+    """The asker's ``ask`` is cancelled (a dialog closes), the questions behind it are dropped."""
+    model = ScriptedModel(
+        tools_step([("c1", "bash", {"command": "echo one"}), ("c2", "bash", {"command": "echo two"})]),
+        text_step("x"),
+    )
+    host = await hosts(model)
+    cancelled = asyncio.Event()
+
+    class Waits:
+        async def ask(self, request: Request) -> Reply:
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            raise AssertionError("never answered")
+
+    core = SessionCore(host, Waits())
+    turn = asyncio.create_task(core.prompt("go"))
+    await wait_until(lambda: core.asking is not None and core.pending_decisions == 1)
+    assert core.cancel()
+    assert (await turn).status == "cancelled"
+    await asyncio.wait_for(cancelled.wait(), 5)
+    assert core.asking is None and not core.waiting and core.activity is Activity.IDLE
+
+
+async def test_steering_is_listed_until_delivered_and_a_dialog_note_is_not(hosts: HostFactory) -> None:
+    gate = asyncio.Event()
+    model = ScriptedModel(text_step("working", gate=gate), text_step("steered"))
+    host = await hosts(model)
+    core, events = core_of(host, ScriptedAsker())
+    assert not core.steer("too early") and not core.queued.pending_steers
+    turn = asyncio.create_task(core.prompt("go"))
+    await wait_until(lambda: bool(events))
+    assert core.steer("also add tests")
+    assert core.tell("a dialog's note")
+    assert core.queued.pending_steers == ["also add tests"]
+    gate.set()
+    assert (await turn).status == "completed"
+    assert core.queued.pending_steers == []
+    assert not core.steer("too late")
+
+
+async def test_up_takes_queued_prompts_back_one_by_one(hosts: HostFactory) -> None:
+    """The core's queue is the chat's: Up on a taken-back prompt, unedited, puts it back and
+    takes the one before it."""
+    host = await hosts(ScriptedModel())
+    core, _events = core_of(host, ScriptedAsker())
+    for text in ("one", "two", "three"):
+        core.queue(text)
+    assert core.take_back() == "three"
+    assert core.queued.take_back("three") == "two"
+    assert list(core.queued) == ["one", "three"]
+    assert core.queued.put_back("two") and list(core.queued) == ["one", "two", "three"]
+
+
+async def test_compact_with_nothing_older_says_so(hosts: HostFactory) -> None:
+    model = ScriptedModel(text_step("done"))
+    host = await hosts(model)
+    core, _events = core_of(host, ScriptedAsker())
+    trail = activity_trail(core)
+    assert (await core.compact()).answer == NOTHING_TO_COMPACT
+    assert trail[0] == "compacting" and trail[-1] == "idle"

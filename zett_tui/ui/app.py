@@ -13,7 +13,6 @@ from typing import Any
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.timer import Timer
@@ -46,7 +45,6 @@ from zett_tui.ui.textual_compat import (
     remember_copied_text,
 )
 from zett_tui.ui.themes import MONOCHROME_CSS, READABLE_CSS, start_themes, theme_variable_defaults
-from zett_tui.ui.widgets.keys_in_order import send_to_prompt
 
 log = logging.getLogger(__name__)
 
@@ -137,11 +135,7 @@ class ZettApp(App[str | None]):
         ):
             if isinstance(event, events.Key) and not self.app_focus:
                 self.app_focus = True  # as Textual's own handling does
-            try:
-                prompt = self.chat.composer
-            except NoMatches:  # not composed yet, or being taken down
-                prompt = None
-            if prompt is not None and send_to_prompt(prompt, event):  # in order (keys_in_order.py)
+            if self.chat.forward_key(event):  # in order (keys_in_order.py)
                 return
         await super().on_event(event)
 
@@ -293,10 +287,11 @@ class ZettApp(App[str | None]):
 
         if isinstance(self.screen, SessionBrowser):
             return
-        overrides: dict[str, Any] = self.chat.launch.host_overrides
+        launch = self.chat.launch
+        overrides: dict[str, Any] = launch.host_overrides
         self.push_screen(
             SessionBrowser(
-                self.chat.launch.cwd,
+                launch.cwd,
                 current_session=self.current_session_id,
                 sessions_directory=overrides.get("sessions_dir"),
                 history_database=overrides.get("history_db"),

@@ -128,7 +128,9 @@ class ChatCommandContext:
     def review_trust(self) -> None:
         from zett_tui.ui.chat.trust_prompt import review_trust
 
-        self._chat.run_worker(review_trust(self._chat), group="trust", exit_on_error=False)
+        self._chat.run_worker(
+            review_trust(self._chat, self.launch, self.host), group="trust", exit_on_error=False
+        )
 
     def post(self, message: Message) -> None:
         self._chat.post_message(message)

@@ -15,13 +15,16 @@ from typing import TYPE_CHECKING
 from zett_tui.runtime.mcp.lifetime import ProcessMcp, status_line
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from zett_tui.config.mcp_servers import McpServerConfig
     from zett_tui.runtime.mcp.manager import McpManager
     from zett_tui.ui.chat.view import ChatView
 
 
-def start_mcp(chat: ChatView) -> McpManager | None:
-    """The app's manager, started now if it was not (it returns at once); None: no servers, or an
-    app without one (tests that mount a bare chat)."""
+def start_mcp(chat: ChatView, servers: Sequence[McpServerConfig]) -> McpManager | None:
+    """The app's manager, started now with ``servers`` if it was not (it returns at once); None:
+    no servers, or an app without one (tests that mount a bare chat)."""
     app = chat.app
     holder = getattr(app, "mcp", None)
     if not isinstance(holder, ProcessMcp):
@@ -42,7 +45,7 @@ def start_mcp(chat: ChatView) -> McpManager | None:
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(ask_to_sign_in, getattr(app, "chat", chat), server, url, again)
 
-    manager = holder.start(chat.launch.mcp_servers, changed, sign_in_url)
+    manager = holder.start(servers, changed, sign_in_url)
     show()
     return manager
 

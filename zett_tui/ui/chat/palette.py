@@ -24,7 +24,6 @@ from zett_tui.ui.chat.completion import needs_argument
 if TYPE_CHECKING:
     from zett_tui.ui.chat.command_context import CommandContext
     from zett_tui.ui.chat.turns import TurnRunner
-    from zett_tui.ui.widgets.composer import Composer
 
 
 @runtime_checkable
@@ -35,8 +34,7 @@ class ChatScreen(Protocol):
     command_context: CommandContext
     turns: TurnRunner
 
-    @property
-    def composer(self) -> Composer: ...
+    def edit_prompt_externally(self) -> None: ...
 
     def action_cycle_mode(self) -> None: ...
 
@@ -69,12 +67,11 @@ def slash_entries(chat: ChatScreen) -> list[PaletteEntry]:
 
 def action_entries(chat: ChatScreen) -> list[PaletteEntry]:
     """Things with a key but no slash command."""
-    composer = chat.composer
     entries = [
         PaletteEntry(
             "Edit the prompt in $EDITOR",
             "Open the prompt in $VISUAL or $EDITOR; what you save comes back (Ctrl+G)",
-            composer.action_external_editor,
+            chat.edit_prompt_externally,
         ),
         PaletteEntry(
             "Next permission mode",

@@ -92,7 +92,6 @@ class TurnPresenter:
     schedule: Scheduler
     #: Shown over the turn's first answer (the chat passes it when the model changed); None: no label.
     model_label: str | None = None
-    on_activity: Callable[[str], None] = lambda activity: None
     #: The model changed its checklist (``runtime.todo``): the pinned panel follows.
     on_todos: Callable[[TodoChanged], None] = lambda changed: None
     stats: TurnStats = field(default_factory=TurnStats)
@@ -126,15 +125,12 @@ class TurnPresenter:
         self.flush()
         if isinstance(event, ModelCallStarted):
             self._close_segments()
-            self.on_activity("thinking")
         elif isinstance(event, ToolsStarted):
             self._close_segments()
             for call in event.calls:
                 if call.call_id in self._tools:
                     continue  # its dialog came first (``ask_user``): the row is there, waiting
                 self._add_tool(call).block.set_running()
-            names = ", ".join(call.name for call in event.calls)
-            self.on_activity(f"running {names}")
             self._start_ticking()
         elif isinstance(event, ToolFinished):
             self._finish_tool(event.call_id, event.state, event.output)
@@ -277,7 +273,6 @@ class TurnPresenter:
             self.transcript.add(NoticeBlock(event.error, "error"))
         self._answer = self._reasoning = None
         self._finished = True
-        self.on_activity("idle")
 
     def flush(self) -> None:
         self._flush_pending = False
@@ -295,7 +290,6 @@ class TurnPresenter:
                     self._reasoning = None
                 self._answer = self.transcript.add(AnswerBlock(None if self.answered else self.model_label))
                 self.answered = True
-                self.on_activity("writing")
             self._answer.append("".join(self._text))
             self._text.clear()
             self.transcript.refresh_block(self._answer)

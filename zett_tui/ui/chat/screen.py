@@ -36,6 +36,7 @@ from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
+from zett_tui.ui.widgets.keys_in_order import send_to_prompt
 from zett_tui.ui.widgets.queued_prompts import QueuedPrompts
 from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.todo_panel import TodoPanel
@@ -45,6 +46,7 @@ from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from textual import events
     from textual.command import Provider
     from textual.timer import Timer
 
@@ -308,6 +310,22 @@ class ChatScreen(Screen[None]):
     def transcript_blocks(self) -> Sequence[Block]:
         return self.transcript.blocks
 
+    def use_settings(self, launch: LaunchSettings) -> None:
+        self.launch = launch
+
+    def edit_prompt_externally(self) -> None:
+        """Ctrl+G: the prompt in $VISUAL or $EDITOR."""
+        self.composer.action_external_editor()
+
+    def forward_key(self, event: events.Key | events.Paste) -> bool:
+        """A key or paste the app caught for the prompt goes to it, in order (``keys_in_order``);
+        False when it did not take it (or the prompt is not there: not composed yet, or going)."""
+        try:
+            prompt = self.composer
+        except NoMatches:
+            return False
+        return send_to_prompt(prompt, event)
+
     def put_in_prompt(self, text: str) -> None:
         composer = self.composer
         composer.load_text(text)
@@ -438,14 +456,16 @@ class ChatScreen(Screen[None]):
             from zett_tui.ui.chat.trust_prompt import settle_project_trust
 
             resume_collection()  # the question can stay open for as long as the user likes
-            await settle_project_trust(self)
+            await settle_project_trust(self, self.launch)
         from zett_tui.ui.chat.workspace_commands import offer_workspace_files
 
-        files = await offer_workspace_files(self)  # after the trust question: a project's need it
+        files = await offer_workspace_files(
+            self, self.launch.cwd
+        )  # after the trust question: a project's need it
         from zett_tui.ui.chat.mcp_status import start_mcp
 
         try:  # the bootstrap ``zett -p`` and ``zett acp`` share
-            host = await open_session(self.launch, files, mcp=start_mcp(self))
+            host = await open_session(self.launch, files, mcp=start_mcp(self, self.launch.mcp_servers))
         except StartFailed as error:
             self.warmup_failed = True
             self.turns.refuse_sends(

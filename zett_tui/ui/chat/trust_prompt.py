@@ -41,6 +41,9 @@ from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.modals.shown_text import shown
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from zett_tui.runtime.host import AgentHost
     from zett_tui.ui.chat.view import ChatView
 
 log = logging.getLogger(__name__)
@@ -107,9 +110,9 @@ async def ask(chat: ChatView, project: ProjectFiles) -> TrustAnswer:
     return answer
 
 
-async def settle_project_trust(chat: ChatView) -> None:
-    """At start: ask about the project folder, and load its settings at once when trusted."""
-    launch = chat.launch
+async def settle_project_trust(chat: ChatView, launch: LaunchSettings) -> None:
+    """At start (``launch`` being the chat's settings): ask about the project folder, and load its
+    settings at once when trusted."""
     project = launch.project_trust
     if not isinstance(project, ProjectFiles):
         return
@@ -128,11 +131,12 @@ async def settle_project_trust(chat: ChatView) -> None:
     _use(chat, launch, updated)
 
 
-async def review_trust(chat: ChatView) -> None:
-    """``/extensions trust``: ask about this folder now. Its MCP servers start (or stop) and its
-    commands and skills are offered (or withdrawn) at once; its settings and extensions, which
-    shape the agent itself, apply from the next session."""
-    project = find_project(chat.launch.cwd, os.environ)
+async def review_trust(chat: ChatView, launch: LaunchSettings, host: AgentHost | None) -> None:
+    """``/extensions trust`` (``launch`` being the chat's settings, ``host`` its session's): ask
+    about this folder now. Its MCP servers start (or stop) and its commands and skills are offered
+    (or withdrawn) at once; its settings and extensions, which shape the agent itself, apply from
+    the next session."""
+    project = find_project(launch.cwd, os.environ)
     if project is None:
         chat.say(
             f"There is nothing here or above for zett to load from a project ({NOTHING_TO_LOAD}).", "info"
@@ -141,10 +145,9 @@ async def review_trust(chat: ChatView) -> None:
     decision = await ask(chat, project)
     if decision == LATER:
         return
-    launch = chat.launch
     if decision == TRUST:
         updated = settings_after_trust(launch, decision, chat.say, for_now=False)
-        chat.launch = replace(launch, mcp_servers=updated.mcp_servers, mcp_problems=updated.mcp_problems)
+        chat.use_settings(replace(launch, mcp_servers=updated.mcp_servers, mcp_problems=updated.mcp_problems))
         now = start_project_servers(getattr(chat.app, "mcp", None), updated)
         message = (
             f"Trusted {project.root}. {now}Its commands and skills are offered now; its settings and "
@@ -157,20 +160,22 @@ async def review_trust(chat: ChatView) -> None:
             f"Not trusted: {project.root}. {now}Its commands and skills are withdrawn; from the next "
             "session (/new) none of its files load."
         )
-    await _offer_files_again(chat)
+    await _offer_files_again(chat, launch.cwd, host)
     chat.say(message, "info")
     chat.post_message(SettingsReloaded(carry_over(launch, updated)))
 
 
-async def _offer_files_again(chat: ChatView) -> None:
+async def _offer_files_again(chat: ChatView, cwd: Path, host: AgentHost | None) -> None:
     from zett_tui.ui.chat.workspace_commands import offer_workspace_files
 
-    await offer_workspace_files(chat)
+    files = await offer_workspace_files(chat, cwd)
+    if host is not None:
+        host.use_workspace_files(files.skills, files.agents)
 
 
 def _use(chat: ChatView, old: LaunchSettings, new: LaunchSettings) -> None:
     """Make ``new`` the settings of this chat (before its agent is built) and of the sessions the
     app opens next."""
-    chat.launch = new
+    chat.use_settings(new)
     chat.show_model(new.model_label, is_demo=new.is_demo)
     chat.post_message(SettingsReloaded(carry_over(old, new)))

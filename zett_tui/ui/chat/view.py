@@ -144,6 +144,9 @@ class ChatView(Protocol):
 
     # -- the rest -----------------------------------------------------------------------------------
 
+    def use_settings(self, launch: LaunchSettings) -> None:
+        """The chat's settings from now on (the folder's trust changed them)."""
+
     def close_dialogs(self) -> None: ...
 
     def dialog_opened(self, question: str) -> None:

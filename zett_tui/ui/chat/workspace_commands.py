@@ -20,6 +20,8 @@ from zett_tui.workspace.extension_folders import WorkspaceFiles, load_workspace_
 from zett_tui.workspace.skills import skill_prompt
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from zett_tui.ui.chat.command_context import CommandContext
     from zett_tui.ui.chat.view import ChatView
     from zett_tui.workspace.markdown_commands import MarkdownCommand
@@ -28,13 +30,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def offer_workspace_files(chat: ChatView) -> WorkspaceFiles:
-    """Load the commands and skills off the event loop, offer them in ``chat``, say what failed.
+async def offer_workspace_files(chat: ChatView, cwd: Path) -> WorkspaceFiles:
+    """Load the commands and skills of ``cwd`` off the event loop, offer them in ``chat``, say what
+    failed.
 
     Called again when the folder's trust changes mid-session: the commands offered are then
-    exactly the new ones, the host's skills too, and only problems not said before are said."""
+    exactly the new ones, and only problems not said before are said (the host's skills follow
+    with ``AgentHost.use_workspace_files``)."""
     try:
-        files = await asyncio.to_thread(load_workspace_files, chat.launch.cwd, dict(os.environ))
+        files = await asyncio.to_thread(load_workspace_files, cwd, dict(os.environ))
     except Exception as error:  # whatever went wrong, zett starts without them and says so
         log.warning("loading the Markdown commands and skills failed", exc_info=True)
         chat.say(f"Could not load the Markdown commands and skills: {error}", "warning")
@@ -50,15 +54,6 @@ async def offer_workspace_files(chat: ChatView) -> WorkspaceFiles:
     for line in lines:
         if line not in said:
             chat.say(line, "warning")
-    if chat.host is not None:
-        from zett_tui.runtime.skills_extension import skills_of
-
-        extension = skills_of(chat.host.options)
-        if extension is not None:
-            extension.use(files.skills)
-        from zett_tui.runtime.subagents.types import agent_types
-
-        chat.host.subagents.use(agent_types(files.agents))
     return files
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
-__all__ = ["NOTE_LIMIT", "RawReply", "flag", "note_of", "text", "whole_number"]
+__all__ = ["NOTE_LIMIT", "ChoiceReply", "RawReply", "flag", "note_of", "text", "whole_number"]
 
 #: A note longer than this is cut: it goes to the model as part of a tool result.
 NOTE_LIMIT = 2000
@@ -29,6 +29,46 @@ class RawReply:
 
     def payload(self) -> dict[str, Any]:
         return {"tool_call_id": self.tool_call_id, **self.data}
+
+
+Choice = TypeVar("Choice", bound=str)
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceReply(Generic[Choice]):
+    """An answer that is one of a gate's words: a yes of some reach (``once``, ``session``,
+    ``always``) or its word for no, which carries the user's note to the model.
+
+    The web, read, MCP and hook gates answer this way; each subclass names its words (``Choice``
+    is its ``Literal``), so a reply of one gate cannot be built with another's word."""
+
+    tool_call_id: str
+    choice: Choice
+    #: Sent to the model with a refusal (ignored with a yes).
+    note: str = ""
+    #: The gate's word for no.
+    REFUSAL: ClassVar[str] = "refuse"
+    #: The gate's words for yes.
+    YES: ClassVar[frozenset[str]] = frozenset({"once"})
+
+    @property
+    def declined(self) -> bool:
+        return self.choice == self.REFUSAL
+
+    def payload(self) -> dict[str, Any]:
+        reply: dict[str, Any] = {"tool_call_id": self.tool_call_id, "decision": self.choice}
+        if self.declined:
+            reply["note"] = self.note
+        return reply
+
+    @classmethod
+    def parse(cls, payload: Mapping[str, Any]) -> Self:
+        """What the gate reads back: anything but a clear yes is a no."""
+        choice = payload.get("decision")
+        call_id = text(payload, "tool_call_id")
+        if isinstance(choice, str) and choice in cls.YES:
+            return cls(call_id, cast("Choice", choice))
+        return cls(call_id, cast("Choice", cls.REFUSAL), note_of(payload))
 
 
 def text(payload: Mapping[str, Any], key: str, default: str = "") -> str:

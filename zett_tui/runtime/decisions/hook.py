@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from zett_tui.runtime.decisions.base import note_of, text
+from zett_tui.runtime.decisions.base import ChoiceReply, text
 
 HookChoice = Literal["once", "refuse"]
 
@@ -36,25 +36,6 @@ class HookRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class HookReply:
-    tool_call_id: str
-    choice: HookChoice
-    note: str = ""
-
-    @property
-    def declined(self) -> bool:
-        return self.choice == "refuse"
-
-    def payload(self) -> dict[str, Any]:
-        reply: dict[str, Any] = {"tool_call_id": self.tool_call_id, "decision": self.choice}
-        if self.choice == "refuse":
-            reply["note"] = self.note
-        return reply
-
-    @classmethod
-    def parse(cls, payload: Mapping[str, Any]) -> HookReply:
-        """Anything but a clear yes is a no."""
-        call_id = text(payload, "tool_call_id")
-        if payload.get("decision") == "once":
-            return cls(call_id, "once")
-        return cls(call_id, "refuse", note_of(payload))
+class HookReply(ChoiceReply[HookChoice]):
+    REFUSAL: ClassVar[str] = "refuse"
+    YES: ClassVar[frozenset[str]] = frozenset({"once"})

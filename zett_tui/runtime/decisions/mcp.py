@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from zett_tui.runtime.decisions.base import flag, note_of, text
+from zett_tui.runtime.decisions.base import ChoiceReply, flag, text
 
 McpChoice = Literal["once", "session", "always", "refuse"]
 
@@ -41,26 +41,6 @@ class McpRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class McpReply:
-    tool_call_id: str
-    choice: McpChoice
-    note: str = ""
-
-    @property
-    def declined(self) -> bool:
-        return self.choice == "refuse"
-
-    def payload(self) -> dict[str, Any]:
-        reply: dict[str, Any] = {"tool_call_id": self.tool_call_id, "decision": self.choice}
-        if self.choice == "refuse":
-            reply["note"] = self.note
-        return reply
-
-    @classmethod
-    def parse(cls, payload: Mapping[str, Any]) -> McpReply:
-        """Anything but a clear yes is a no."""
-        choice = payload.get("decision")
-        call_id = text(payload, "tool_call_id")
-        if choice == "once" or choice == "session" or choice == "always":
-            return cls(call_id, choice)
-        return cls(call_id, "refuse", note_of(payload))
+class McpReply(ChoiceReply[McpChoice]):
+    REFUSAL: ClassVar[str] = "refuse"
+    YES: ClassVar[frozenset[str]] = frozenset({"once", "session", "always"})

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from zett_tui.runtime.decisions.base import flag, note_of, text
+from zett_tui.runtime.decisions.base import ChoiceReply, flag, note_of, text
 
 ReadChoice = Literal["once", "session", "deny"]
 
@@ -48,24 +48,13 @@ class ReadRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class ReadReply:
-    tool_call_id: str
-    choice: ReadChoice
-    #: Sent to the model with the refusal.
-    note: str = ""
-
-    @property
-    def declined(self) -> bool:
-        return self.choice == "deny"
-
-    def payload(self) -> dict[str, Any]:
-        reply: dict[str, Any] = {"tool_call_id": self.tool_call_id, "decision": self.choice}
-        if self.choice == "deny":
-            reply["note"] = self.note
-        return reply
+class ReadReply(ChoiceReply[ReadChoice]):
+    REFUSAL: ClassVar[str] = "deny"
+    YES: ClassVar[frozenset[str]] = frozenset({"once", "session"})
 
     @classmethod
     def parse(cls, payload: Mapping[str, Any]) -> ReadReply:
+        """Stricter than the other gates: an answer that is none of the words is an error."""
         choice = payload.get("decision")
         if choice == "once" or choice == "session" or choice == "deny":
             return cls(text(payload, "tool_call_id"), choice, note_of(payload))

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from zett_tui.runtime.decisions.base import flag, note_of, text, whole_number
+from zett_tui.runtime.decisions.base import ChoiceReply, flag, text, whole_number
 
 WebChoice = Literal["once", "session", "always", "deny"]
 
@@ -43,26 +43,6 @@ class WebRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class WebReply:
-    tool_call_id: str
-    choice: WebChoice
-    note: str = ""
-
-    @property
-    def declined(self) -> bool:
-        return self.choice == "deny"
-
-    def payload(self) -> dict[str, Any]:
-        reply: dict[str, Any] = {"tool_call_id": self.tool_call_id, "decision": self.choice}
-        if self.choice == "deny":
-            reply["note"] = self.note
-        return reply
-
-    @classmethod
-    def parse(cls, payload: Mapping[str, Any]) -> WebReply:
-        """Anything but a clear yes is a no."""
-        choice = payload.get("decision")
-        call_id = text(payload, "tool_call_id")
-        if choice == "once" or choice == "session" or choice == "always":
-            return cls(call_id, choice)
-        return cls(call_id, "deny", note_of(payload))
+class WebReply(ChoiceReply[WebChoice]):
+    REFUSAL: ClassVar[str] = "deny"
+    YES: ClassVar[frozenset[str]] = frozenset({"once", "session", "always"})

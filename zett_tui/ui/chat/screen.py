@@ -503,8 +503,8 @@ class ChatScreen(Screen[None]):
         session = SessionCore(host, self.dialogs, queued=self.turns.queue)
         self.dialogs.attach(session)
         session.state_listeners.append(self._session_changed)
-        self._session_changed()
         self.turns.attach(session)
+        self._session_changed()
 
     async def _show_session_id(self, session_id: str) -> None:
         """The status line's id: the shortest prefix no other stored session shares (read off the loop)."""

@@ -77,7 +77,6 @@ if TYPE_CHECKING:
     from zett_tui.runtime.shell.sandbox import ShellSandbox
     from zett_tui.runtime.storage_retry import LockSlot, StorageRetry
     from zett_tui.runtime.web.allowed_domains import DomainPermissions
-    from zett_tui.workspace.skills import Skill
 
 log = logging.getLogger(__name__)
 
@@ -538,16 +537,6 @@ class AgentHost:
         changes = (record.before, record.after) if record.before and record.after else None
         files = tuple(tuple(change) for change in record.changes)
         self.notices.add(Notice(text, CHANGES_LEVEL, changes=changes, files=files))
-
-    def use_workspace_files(self, skills: Sequence[Skill], agents: Sequence[AgentType]) -> None:
-        """The folder's trust changed mid-session: the skills and custom subagent types on offer
-        are exactly these from now on."""
-        from zett_tui.runtime.skills_extension import skills_of
-
-        extension = skills_of(self.options)
-        if extension is not None:
-            extension.use(skills)
-        self.subagents.use(agent_types(agents))
 
     def listen_between_turns(self, listener: Callable[[Notice], None]) -> None:
         """Pass ``listener`` the notices that arrive while no turn runs (``TurnNotices.listen``)."""

@@ -170,7 +170,9 @@ async def _offer_files_again(chat: ChatView, cwd: Path, host: AgentHost | None) 
 
     files = await offer_workspace_files(chat, cwd)
     if host is not None:
-        host.use_workspace_files(files.skills, files.agents)
+        from zett_tui.runtime.workspace_offer import offer_workspace_files as offer_to_host
+
+        offer_to_host(host, files.skills, files.agents)
 
 
 def _use(chat: ChatView, old: LaunchSettings, new: LaunchSettings) -> None:

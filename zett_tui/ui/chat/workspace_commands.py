@@ -36,7 +36,7 @@ async def offer_workspace_files(chat: ChatView, cwd: Path) -> WorkspaceFiles:
 
     Called again when the folder's trust changes mid-session: the commands offered are then
     exactly the new ones, and only problems not said before are said (the host's skills follow
-    with ``AgentHost.use_workspace_files``)."""
+    with ``runtime.workspace_offer``)."""
     try:
         files = await asyncio.to_thread(load_workspace_files, cwd, dict(os.environ))
     except Exception as error:  # whatever went wrong, zett starts without them and says so

@@ -26,7 +26,7 @@ from textual.worker import Worker
 from zett_tui.core import paths
 from zett_tui.core.long_lived_objects import freeze_startup_objects, resume_collection
 from zett_tui.entry.launch import LaunchSettings
-from zett_tui.runtime.activity import Activity, describe_activity
+from zett_tui.runtime.activity import Activity
 from zett_tui.runtime.prompt_queue import JOINER
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
@@ -107,8 +107,9 @@ class ChatScreen(Screen[None]):
 
     # The session's state as the status line shows it (bound in ``compose``; ``_session_changed``
     # follows the core).
-    #: What the session is doing (``runtime.activity``), in the status line's words.
-    activity: reactive[str] = reactive(Activity.STARTING.value)
+    #: What the session is doing (``runtime.activity``), and the tools running while it works.
+    activity: reactive[Activity] = reactive(Activity.STARTING)
+    tools: reactive[str] = reactive("")
     #: Prompts waiting for the running turn to end.
     queued_prompts: reactive[int] = reactive(0)
     #: The permission mode's value ("ask", "accept_edits", "plan", "auto").
@@ -166,6 +167,7 @@ class ChatScreen(Screen[None]):
         )
         yield StatusLine(id="status").data_bind(
             ChatScreen.activity,
+            ChatScreen.tools,
             ChatScreen.permission_mode,
             ChatScreen.context_tokens,
             ChatScreen.context_window,
@@ -226,14 +228,14 @@ class ChatScreen(Screen[None]):
 
     def _show_activity(self, activity: Activity) -> None:
         """Before the session opens (starting, read-only, not ready); after, the core says it."""
-        self.activity = describe_activity(activity)
+        self.activity, self.tools = activity, ""
 
     def _session_changed(self) -> None:
         """The session core's state changed: the reactives the status line is bound to follow."""
         session = self.turns.session
         if session is None:
             return
-        self.activity = describe_activity(session.activity, session.tools)
+        self.activity, self.tools = session.activity, session.tools
         self.permission_mode = session.mode.value
         if session.context is not None:
             self.show_context(session.context)

@@ -1,6 +1,7 @@
 """What the chat's helpers (turns, dialogs, the trust question, MCP sign-in, workspace commands)
-may do to the chat screen: say a line, show the activity, the queue, the context and the tokens,
-put text back in the prompt, start a presenter for a turn. The chat screen (``screen.py``, the
+may do to the chat screen: say a line, show the queue, the context and the tokens, put text back
+in the prompt, start a presenter for a turn. (The activity is not theirs to show: the screen binds
+it to the session core's.) The chat screen (``screen.py``, the
 composition root) implements it; the helpers import this, never the screen, so the screen's
 widgets stay the screen's business.
 """

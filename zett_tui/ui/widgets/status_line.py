@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from zett_tui.providers.context_window import describe_context
+from zett_tui.runtime.activity import Activity, describe_activity
 from zett_tui.ui.widgets.activity import BUSY_STILL, ActivitySpinner
 
 
@@ -35,7 +36,7 @@ class StatusLine(Widget):
     # The $status-line-* variables come from the theme (ZettApp supplies them for Textual's themes).
 
     #: Activities that are waiting, not working: shown without the spinner.
-    STILL_ACTIVITIES = frozenset({"idle", "not ready", "read-only"})
+    STILL_ACTIVITIES = frozenset({Activity.IDLE, Activity.NOT_READY, Activity.READ_ONLY})
 
     COMPONENT_CLASSES = {"status-line--busy", "status-line--demo", "status-line--warning"}
 
@@ -43,7 +44,10 @@ class StatusLine(Widget):
     is_demo: reactive[bool] = reactive(False)
     #: The session's id as the user may type it back (a unique prefix: ``sessions.ids.short_id_for``).
     session_id: reactive[str] = reactive("")
-    activity: reactive[str] = reactive("starting…")
+    #: What the session is doing (the chat binds it to its session core's).
+    activity: reactive[Activity] = reactive(Activity.STARTING)
+    #: The tools running, by name, while ``activity`` is WORKING (``running bash, grep``).
+    tools: reactive[str] = reactive("")
     input_tokens: reactive[int] = reactive(0)
     output_tokens: reactive[int] = reactive(0)
     queued: reactive[int] = reactive(0)
@@ -69,7 +73,7 @@ class StatusLine(Widget):
         super().__init__(name=name, id=id, classes=classes)
         self.spinner = ActivitySpinner(self)
 
-    def watch_activity(self, activity: str) -> None:
+    def watch_activity(self, activity: Activity) -> None:
         self.spinner.set_busy(activity not in self.STILL_ACTIVITIES)
 
     def show_context(
@@ -89,9 +93,9 @@ class StatusLine(Widget):
         if self.hint:
             line.append(self.hint, style=warning)
             return line
-        if self.activity != "idle":
+        if self.activity is not Activity.IDLE:
             glyph = self.spinner.glyph() if self.spinner.busy else BUSY_STILL
-            line.append(f"{glyph} {self.activity}", style=busy)
+            line.append(f"{glyph} {describe_activity(self.activity, self.tools)}", style=busy)
         else:
             line.append(f"{self.spinner.glyph()} idle")
         if self.queued:

@@ -311,3 +311,27 @@ async def test_compact_with_nothing_older_says_so(hosts: HostFactory) -> None:
     trail = activity_trail(core)
     assert (await core.compact()).answer == NOTHING_TO_COMPACT
     assert trail[0] == "compacting" and trail[-1] == "idle"
+
+
+async def test_a_mode_changed_on_the_host_directly_settles_when_the_core_is_told(
+    hosts: HostFactory,
+) -> None:
+    """The chat's commands tell the host; ``mode_changed`` then settles what waits, and the
+    state listeners (the status line's binding) hear the new mode."""
+    model = ScriptedModel(
+        tools_step([("c1", "bash", {"command": "echo one"}), ("c2", "bash", {"command": "echo two"})]),
+        text_step("done"),
+    )
+    host = await hosts(model)
+    hold = asyncio.Event()
+    core, _events = core_of(host, ScriptedAsker(True, hold=hold))
+    modes: list[PermissionMode] = []
+    core.state_listeners.append(lambda: modes.append(core.mode))
+    turn = asyncio.create_task(core.prompt("go"))
+    await wait_until(lambda: core.asking is not None and core.pending_decisions == 1)
+    host.set_mode(PermissionMode.AUTO)
+    assert core.pending_decisions == 1  # the host alone does not know the queue
+    core.mode_changed()
+    assert core.pending_decisions == 0 and modes[-1] is PermissionMode.AUTO
+    hold.set()
+    assert (await turn).status == "completed"

@@ -129,6 +129,12 @@ class SessionCore:
 
     def set_mode(self, mode: PermissionMode) -> None:
         self.host.set_mode(mode)
+        self.mode_changed()
+
+    def mode_changed(self) -> None:
+        """The host's mode changed (here, or where the host was told directly: a plan's approval,
+        a front end's command): the questions still queued that it settles are answered, and the
+        state listeners hear of it."""
         self._settle_pending()
         self._state_changed()
 

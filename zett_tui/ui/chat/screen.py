@@ -608,7 +608,9 @@ class ChatScreen(Screen[None]):
     def sync_mode(self, note: str = "") -> None:
         """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode), and
         ``note`` beside it for ``MODE_NOTE_SECONDS``: each change replaces the last, none stacks."""
-        if self.host is not None:
+        if self.turns.session is not None:
+            self.turns.session.mode_changed()  # the status line follows the core (_session_changed)
+        elif self.host is not None:
             self.permission_mode = self.host.mode.value
         if note:
             self.status.mode_note = note

@@ -94,7 +94,8 @@ async def test_a_child_has_its_own_context_reads_a_file_and_its_answer_is_the_to
     assert user_texts(child_first) == ["Find the answer in notes.txt"]  # not the parent's conversation
     assert "a secret" not in json.dumps([str(m.content) for m in child_first.messages])
     assert "read-only exploration subagent" in system_text(child_first)
-    assert {tool.name for tool in child_first.tools} <= {"read_file", "view_image", "glob", "grep"}
+    # reads, and a shell that runs read-only (``test_explore_shell_reads_and_cannot_change_anything``)
+    assert {tool.name for tool in child_first.tools} <= {"read_file", "view_image", "glob", "grep", "bash"}
     assert last_tool_result(model.requests[4]) == "The file says 42."  # the parent's next request
 
     [started] = sink.of(SubagentStarted)
@@ -148,6 +149,7 @@ async def test_explore_cannot_write_even_in_auto_mode(project_dir: Path, hosts: 
         ("w2", "edit", {"path": "app.py", "edits": [{"old_text": "x = 1", "new_text": "pwned"}]}),
         ("w3", "delete_file", {"path": "app.py"}),
         ("w4", "bash", {"command": "echo pwned > app.py"}),
+        ("w5", "bash", {"command": "rm app.py"}),
         ("w6", "task", {"description": "d", "prompt": "write app.py", "subagent_type": "general"}),
         ("w7", "mcp__x__y", {}),
     ]

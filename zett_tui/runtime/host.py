@@ -57,10 +57,10 @@ from zett_tui.runtime.image_prompt import PASTED, image_line, image_problem, pre
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
-from zett_tui.runtime.subagents.extension import SubagentExtension, SubagentToolGate
-from zett_tui.runtime.subagents.runner import DEFAULT_DEPTH, DEFAULT_PARALLEL, SubagentRunner
-from zett_tui.runtime.subagents.types import AgentType, agent_types
-from zett_tui.runtime.todo import TodoBoard, TodoExtension
+from zett_tui.runtime.subagents.runner import DEFAULT_DEPTH, DEFAULT_PARALLEL
+from zett_tui.runtime.subagents.types import AgentType
+from zett_tui.runtime.subagents.wiring import connect_subagents, subagent_extensions, subagent_runner
+from zett_tui.runtime.todo import SessionTodos, TodoBoard
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
@@ -179,17 +179,12 @@ class AgentHost:
         #: Which turns a conversation rewind took out of the model's context (``sessions.rewind_marks``).
         self.rewound = RewoundTurns()
         #: The model's checklist (``runtime.todo``): kept across turns, restored on resume.
-        self.todos = TodoBoard()
-        #: ``/todo clear`` was typed: the next turn's line records it (resume then starts empty).
-        self._todos_cleared = False
+        self.checklist = SessionTodos(is_main_session=lambda session_id: session_id == self.session_id)
         #: The ``task`` tool's subagents (``runtime.subagents``): requests of this agent, child sessions.
-        self.subagents = SubagentRunner(
-            agent_types(options.agent_types),
-            max_parallel=options.subagent_parallel,
-            max_depth=options.subagent_depth,
+        self.subagents = subagent_runner(
+            options,
             model_label=lambda: self.options.model_label,
             describe=lambda error: self.options.describe_error(error),
-            model_for=options.model_for,
         )
         #: The session's hooks (``runtime.hooks``); ``SessionStart`` has run once ``start`` returns.
         self.hooks = SessionHooks(
@@ -251,7 +246,6 @@ class AgentHost:
         for notice in await files.open(redact, resumed=options.session_id is not None):
             self.notices.add(notice)
         assert files.recorder is not None
-        files.recorder.subagent_records = self.subagents.take_records
         self.compaction = ContextCompaction(self.context_window)
         self.compaction.follow_effort(self.reasoning_effort)
         self.checkpoints = SessionCheckpoints(
@@ -267,9 +261,7 @@ class AgentHost:
         # A conversation rewind hides requests from the history: the session file says which.
         self.rewound = await asyncio.to_thread(read_rewound, files.transcript)
         if options.session_id is not None:  # resumed: the checklist as the session left it
-            from zett_tui.sessions.todo_state import recorded_todos
-
-            self.todos.replace(await asyncio.to_thread(recorded_todos, files.transcript))
+            await self.checklist.restore(files.transcript)
         files.history.storage.hidden_requests = lambda session_id: self._hidden_requests()
         await self.hooks.prepare()  # before the agent can write to a file a hook runs
         stack = await build_extension_stack(
@@ -283,17 +275,14 @@ class AgentHost:
             notify=self._storage_notice,
             report_failure=self._extension_failed,
             hooks=self.hooks,
-            todos=TodoExtension(self.todos, is_main_session=lambda session_id: session_id == self.session_id),
-            subagents=(
-                SubagentToolGate(self.subagents, plan_active=self._plan_active),
-                SubagentExtension(self.subagents),
-            ),
+            todos=self.checklist.extension(),
+            subagents=subagent_extensions(self.subagents, self._plan_active),
+            reads_only=self.subagents.reads_only,
         )
         self.plan_guard = stack.plan_guard
         self.edit_gate = stack.edit_gate
         self.read_gate = stack.read_gate
-        # What the user allowed "for this session" holds for the session's subagents too.
-        self.edit_gate.session_of = self.read_gate.session_of = self.subagents.root_session
+        connect_subagents(self.subagents, files.recorder, (self.edit_gate, self.read_gate))
         self.shell_rules = stack.shell_rules
         self.shell_policy = stack.shell_policy
         self.shell_sandbox = stack.shell_sandbox
@@ -773,10 +762,14 @@ class AgentHost:
             raise RuntimeError("the agent is not ready yet")
         return self.agent
 
-    def clear_todos(self) -> None:
-        """``/todo clear``: the checklist is emptied now, and the next turn's line says so."""
-        self.todos.clear()
-        self._todos_cleared = True
+    @property
+    def todos(self) -> TodoBoard:
+        """The model's checklist as it stands (``runtime.todo``)."""
+        return self.checklist.board
+
+    async def clear_todos(self) -> bool:
+        """``/todo clear``: the checklist is emptied, and the session file says so at once."""
+        return await self.checklist.clear(self.recorder, self.session_id)
 
     def _turn_metadata(self) -> dict[str, Any]:
         cwd = self.options.cwd
@@ -787,9 +780,6 @@ class AgentHost:
             "model": self.options.model_label,
             "version": __version__,
         }
-        if self._todos_cleared:
-            zett["todos_cleared"] = True
-            self._todos_cleared = False
         return {"zett": zett}
 
 

@@ -78,6 +78,10 @@ class _Turn:
         self.failed = False
         #: The notes changed since they were last written.
         self.notes_changed = False
+        #: The turn's subagent runs so far (``SubagentRunner.live_records``), as last written.
+        self.subagents: dict[str, Any] = {}
+        #: A subagent finished a step since they were last written.
+        self.subagents_changed = False
 
     def settled(self) -> tuple[str, str]:
         """The streamed text and reasoning, as much of each as may be written (:func:`settled`)."""
@@ -112,6 +116,8 @@ class TurnJournal:
         self._wake = asyncio.Event()
         self._dirty = False
         self._task: asyncio.Task[None] | None = None
+        #: The subagent runs the turn of a session started so far (``SubagentRunner.live_records``).
+        self.subagent_records: Callable[[str], dict[str, Any]] = lambda session_id: {}
 
     # -- on the event loop ------------------------------------------------------------------------
 
@@ -165,6 +171,16 @@ class TurnJournal:
         decisions.append({"text": text, "call_id": call_id, **({"declined": True} if declined else {})})
         turn.notes_changed = self._dirty = True
 
+    def note_subagents(self) -> None:
+        """A subagent of the turn finished a step (or its run): what the turn's subagents did so
+        far is written with the turn now. Their runs are not in the request's metadata while it
+        runs (the history stores that with every message), so the journal asks for them."""
+        turn = self._turn
+        if turn is None:
+            return
+        turn.subagents_changed = self._dirty = True
+        self._wake.set()
+
     def note_context(self, tokens: int, window: int, estimated: bool) -> None:
         """How full the context was after the turn's last model call, as the status line said."""
         turn = self._turn
@@ -211,10 +227,17 @@ class TurnJournal:
         new = messages if rewrite else messages[done:]
         envelopes = json.loads(encode_messages(new)) if new else []
         lines = [live_turn.message_line(envelope) for envelope in envelopes]
-        notes_changed = turn.notes_changed
+        notes_changed = turn.notes_changed or turn.subagents_changed
+        if turn.subagents_changed:
+            turn.subagents_changed = False
+            try:
+                turn.subagents = self.subagent_records(turn.context.session_id)
+            except Exception:  # a copy of the runs; the turn goes on
+                log.warning("the subagents' runs so far could not be read", exc_info=True)
         if notes_changed or rewrite:
             turn.notes_changed = False
-            lines.append(live_turn.notes_line(turn.notes))
+            notes = {**turn.notes, "subagents": turn.subagents} if turn.subagents else turn.notes
+            lines.append(live_turn.notes_line(notes))
         after = len(messages)
         partial = live_turn.partial_document(after, *turn.settled())
         try:

@@ -441,10 +441,12 @@ class ShellSandbox:
         where: Where = Where.SANDBOX,
         on_output: Report | None = None,
         read_only: bool = False,
+        offline: bool = False,
     ) -> ShellRun:
         """Run ``command`` as zett-agent's ``bash`` would, in the sandbox or (``OUTSIDE``) not;
         ``on_output`` is given its last lines a few times a second while it runs (``live_output``).
-        ``read_only``: the project is read-only too (Plan Mode).
+        ``read_only``: the project is read-only too (Plan Mode). ``offline``: the network is off
+        whatever ``[sandbox] network`` says (a read-only subagent's command).
 
         A name of ``left_behind.LATER_NAMES`` the command created is moved out of the project
         (``ShellRun.refused``).
@@ -453,7 +455,7 @@ class ShellSandbox:
         """
         if where is not Where.OUTSIDE and not self.available:
             raise RuntimeError(f"no sandbox: {self.unavailable_reason}")
-        network = self.network or where is Where.NETWORK
+        network = (self.network or where is Where.NETWORK) and not offline
         sandbox: Sandbox
         if where is Where.OUTSIDE:
             sandbox = PassthroughSandbox(SandboxPolicy(inherit_environment=()))

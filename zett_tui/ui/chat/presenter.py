@@ -186,6 +186,12 @@ class TurnPresenter:
                 block.child_tool_finished(inner.call_id, "declined" if declined else inner.state)
             elif isinstance(inner, UsageReported):
                 block.child_tokens(inner.input_tokens + inner.output_tokens)
+            elif isinstance(inner, TextChunk):
+                block.child_text(inner.text)
+            elif isinstance(inner, ModelCallStarted):
+                if not block.said:
+                    return
+                block.child_step()
             else:
                 return
         # Several subagents can step many times a second: their blocks are redrawn together at

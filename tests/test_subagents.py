@@ -503,3 +503,18 @@ async def test_a_child_whose_model_fails_reports_it_to_the_parent(
     assert ended.status == "failed" and ended.error
     [row] = [e for e in sink.of(ToolFinished) if e.call_id == "t1"]
     assert row.state == "failed"
+
+
+async def test_the_child_text_is_passed_on_in_a_few_batches(project_dir: Path, hosts: HostFactory) -> None:
+    from zett_tui.runtime.events import TextChunk
+
+    words = " ".join(f"word{index}" for index in range(400))
+    model = ScriptedModel(task("t1", "talk"), text_step(words, chunk=4, delay=0.001), text_step("done"))
+    host = await hosts(model)
+    sink = Collector()
+    await asyncio.wait_for(host.run_turn("go", sink), 30)
+    chunks = [e.event.text for e in sink.of(SubagentActivity) if isinstance(e.event, TextChunk)]
+    assert "".join(chunks) == words  # all of it, in order
+    deltas = len(words) // 4
+    assert 1 <= len(chunks) < deltas / 10  # a few batches, not one event per delta
+    assert sink.text == "done"  # the child's text is not in the main agent's answer

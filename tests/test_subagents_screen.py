@@ -163,3 +163,23 @@ async def test_ctrl_f_finds_a_subagent_row_in_a_folded_block_and_opens_it(projec
         assert bar(app).label == "1 of 1"
         assert block.expanded
         assert "zebra_notes.txt" in screen_text(app)
+
+
+async def test_the_child_text_streams_under_its_rows_while_it_runs(project_dir: Path) -> None:
+    import asyncio
+
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        task("t1", "Think aloud", description="think"),
+        text_step("Looking at the parser first, then the lexer.", chunk=24, gate=gate),
+        text_step("The child thought."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "delegate")
+        await wait_for(pilot, lambda: "✎ Looking at the parser" in screen_text(app))
+        [block] = blocks_of(app, TaskBlock)
+        assert block.state == "running"
+        gate.set()
+        await wait_for(pilot, lambda: idle(app))
+        assert block.state == "done" and "✎" not in screen_text(app)  # done: one line again

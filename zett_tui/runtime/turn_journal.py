@@ -173,13 +173,14 @@ class TurnJournal:
 
     def note_subagents(self) -> None:
         """A subagent of the turn finished a step (or its run): what the turn's subagents did so
-        far is written with the turn now. Their runs are not in the request's metadata while it
-        runs (the history stores that with every message), so the journal asks for them."""
+        far is written with the turn within ``interval`` (not at once: each write encodes every
+        subagent's messages so far, and four of them step several times a second). Their runs
+        are not in the request's metadata while it runs (the history stores that with every
+        message), so the journal asks for them."""
         turn = self._turn
         if turn is None:
             return
         turn.subagents_changed = self._dirty = True
-        self._wake.set()
 
     def note_context(self, tokens: int, window: int, estimated: bool) -> None:
         """How full the context was after the turn's last model call, as the status line said."""

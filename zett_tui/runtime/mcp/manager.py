@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zett_tui.config.mcp_servers import McpServerConfig, MissingVariable
-from zett_tui.config.project_folder import MCP_JSON_NAME
 from zett_tui.runtime.mcp import oauth_tokens
 from zett_tui.runtime.mcp.deadlines import Deadlines
 from zett_tui.runtime.mcp.oauth import (
@@ -172,7 +171,7 @@ class _Server:
         from mcp import ClientSession
 
         config = self.config
-        root = _project_root_of(config)
+        root = config.project_root
         if root is not None and not await asyncio.to_thread(_still_trusted, root):
             # A project's server runs outside the sandbox: each (re)start runs only what the user
             # trusted, the script its command names included (a command may have rewritten it).
@@ -244,18 +243,6 @@ async def _all_tools(session: ClientSession) -> list[Tool]:
         if cursor is None:
             return tools
     raise RuntimeError("the server returned more than 100 pages of tools")
-
-
-def _project_root_of(config: McpServerConfig) -> Path | None:
-    """The project folder whose trust a server of ``.zett/config.toml`` or ``.mcp.json`` runs under
-    (None for the user's own servers)."""
-    if config.config_file is None:
-        return None
-    if config.source == MCP_JSON_NAME:
-        return config.config_file.parent
-    if config.source == "project":
-        return config.config_file.parent.parent
-    return None
 
 
 def _still_trusted(root: Path) -> bool:

@@ -113,3 +113,135 @@ def test_a_real_git_is_never_taken_for_a_placeholder(place: Place) -> None:
     subprocess.run(["git", "init", "-q", str(place.project)], check=True)
     shell_for(place).close()
     assert (place.project / ".git" / "HEAD").is_file()
+
+
+# -- a trusted project's MCP server runs the bytes that were trusted ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "entry, script",
+    [
+        ('{"command": "./srv.sh", "cwd": "tools"}', "tools/srv.sh"),
+        ('{"command": "sh", "args": ["./srv.sh"], "cwd": "tools"}', "tools/srv.sh"),
+        ('{"command": "./srv.sh"}', "srv.sh"),
+    ],
+)
+async def test_a_server_script_named_from_its_cwd_changed_by_a_command_asks_again(
+    place: Place, entry: str, script: str
+) -> None:
+    from zett_tui.config import trust
+
+    (place.project / "tools").mkdir()
+    (place.project / script).write_text("#!/bin/sh\necho serve\n")
+    (place.project / script).chmod(0o755)
+    (place.project / ".mcp.json").write_text('{"mcpServers": {"docs": %s}}' % entry)
+    files = trust.project_files(place.project)
+    assert files is not None and script in files.files
+    trust.remember(files, trusted=True)
+    shell = shell_for(place)
+    run = await run_in(shell, f"echo 'touch {marker(place)}' >> {script}")
+    assert run.exit_code == 0
+    assert not trust.still_trusted(place.project)
+
+
+def test_a_project_server_starts_in_the_project_folder_wherever_zett_was_started(place: Place) -> None:
+    from zett_tui.config.mcp_servers import read_mcp_json
+
+    (place.project / ".mcp.json").write_text('{"mcpServers": {"docs": {"command": "./srv.sh"}}}')
+    [server], _ = read_mcp_json((place.project / ".mcp.json").read_text(), place.project / ".mcp.json")
+    assert server.runs_in == place.project
+
+
+# -- the user's own extension and MCP server, from a file in the project -------------------------------
+
+HELLO = "from zett_agent.extensions import AgentExtension\n\n\nclass Hello(AgentExtension):\n    pass\n"
+
+
+def user_extension_in_the_project(place: Place) -> Path:
+    from zett_tui.core import paths
+
+    source = place.project / "tools" / "hello_ext.py"
+    source.parent.mkdir()
+    source.write_text(HELLO)
+    extensions = paths.config_dir() / "extensions"
+    extensions.mkdir(parents=True)
+    (extensions / "hello_ext.py").symlink_to(source)  # kept in a repository, linked into the config
+    (paths.config_dir() / "config.toml").write_text('[extensions.hello]\nfile = "hello_ext.py"\n')
+    return source
+
+
+def load_user_extensions(place: Place) -> tuple[list[str], list[str]]:
+    from zett_tui.entry.startup import prepare_launch
+    from zett_tui.runtime.extensions.registry import load_extensions
+
+    launch = prepare_launch(cwd=place.project, env={})
+    report = load_extensions(launch.extensions, report=lambda _text: None)
+    return [loaded.name for loaded in report.loaded], [str(problem) for problem in report.problems]
+
+
+async def test_a_user_extension_in_the_project_rewritten_by_a_command_does_not_load(place: Place) -> None:
+    from zett_tui.config import pinned_files
+
+    source = user_extension_in_the_project(place)
+    shell_for(place)  # the project is where commands write
+    assert load_user_extensions(place)[0] == []  # never allowed: not loaded...
+    pinned_files.allow([source])
+    assert load_user_extensions(place) == (["hello"], [])  # ...until the user allows these bytes
+    run = await run_in(shell_for(place), f"echo 'open({str(marker(place))!r}, \"w\")' >> tools/hello_ext.py")
+    assert run.exit_code == 0
+    loaded, problems = load_user_extensions(place)
+    assert loaded == [] and "changed since you allowed it" in problems[0]
+    assert not marker(place).exists()
+
+
+def test_an_allowed_user_extension_runs_the_bytes_that_were_checked(place: Place) -> None:
+    """Its ``__pycache__`` (which a command can plant) is never what runs."""
+    import sys
+
+    from tests.test_later_attacks import planted_bytecode
+    from zett_tui.config import pinned_files
+
+    source = user_extension_in_the_project(place)
+    pinned_files.allow([source])
+    cache = source.parent / "__pycache__"
+    cache.mkdir()
+    (cache / f"hello_ext.{sys.implementation.cache_tag}.pyc").write_bytes(
+        planted_bytecode(source, marker(place))
+    )
+    assert load_user_extensions(place) == (["hello"], [])
+    assert not marker(place).exists()
+
+
+async def test_a_user_mcp_server_script_in_the_project_runs_only_as_allowed(place: Place) -> None:
+    import sys
+    import time
+
+    from zett_tui.config import pinned_files
+    from zett_tui.config.mcp_servers import McpServerConfig
+    from zett_tui.runtime.mcp.manager import McpManager, ServerState
+
+    root = Path(__file__).resolve().parent.parent
+    script = place.project / "tools" / "docs_server.py"
+    script.parent.mkdir()
+    script.write_text("import runpy\nrunpy.run_module('tests.fakes.mcp_server', run_name='__main__')\n")
+    shell = shell_for(place)
+    server = McpServerConfig(
+        "docs",
+        command=sys.executable,
+        args=("tools/docs_server.py",),
+        env={"PYTHONPATH": str(root)},
+        cwd=place.project,
+    )
+    pinned_files.allow([script])
+    await run_in(shell, f"echo 'open({str(marker(place))!r}, \"w\")' >> tools/docs_server.py")
+    manager = McpManager([server], environ={})
+    manager.start()
+    try:
+        deadline = time.monotonic() + 30
+        while "/extensions allow" not in manager.statuses()[0].reason:
+            assert time.monotonic() < deadline, manager.statuses()
+            time.sleep(0.05)
+        assert manager.statuses()[0].state is ServerState.FAILED
+        assert not marker(place).exists()
+    finally:
+        manager.stop()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shlex
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -179,6 +180,14 @@ class _Server:
                 "the project's files changed since you trusted them (its server script among them); "
                 "/extensions trust asks again"
             )
+        if root is None and config.command:
+            refused = await asyncio.to_thread(_unpinned_files, config)
+            if refused:
+                # The user's own server runs a file where sandboxed commands write: only as allowed.
+                raise RuntimeError(
+                    f"{refused[0]} lies where sandboxed commands write and is not as you allowed it; "
+                    "review it, then /extensions allow"
+                )
         auth = await self._oauth()
         async with open_transport(config, self.environ, auth) as streams:
             read, write = streams[0], streams[1]
@@ -243,6 +252,21 @@ async def _all_tools(session: ClientSession) -> list[Tool]:
         if cursor is None:
             return tools
     raise RuntimeError("the server returned more than 100 pages of tools")
+
+
+def user_server_files(config: McpServerConfig) -> list[Path]:
+    """The files a user's server's command and arguments name that lie where sandboxed commands
+    write (``config.pinned_files``), named from the folder it starts in."""
+    from zett_tui.config.pinned_files import writable_files_named
+
+    folder = config.runs_in or Path.cwd()
+    return writable_files_named(shlex.join((config.command or "", *config.args)), folder)
+
+
+def _unpinned_files(config: McpServerConfig) -> list[Path]:
+    from zett_tui.config.pinned_files import unpinned
+
+    return unpinned(user_server_files(config))
 
 
 def _still_trusted(root: Path) -> bool:

@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from zett_tui.core.inert_text import make_inert, make_terminal_output_inert
+from zett_tui.core.inert_text import make_inert, make_output_visible, make_visible
 from zett_tui.ui.widgets.transcript_render import Line, RenderContext
 
 if TYPE_CHECKING:
@@ -421,10 +421,8 @@ def _last_lines(text: str, count: int) -> list[tuple[int, int]]:
 
 def _bounded_line(text: str, start: int, end: int, max_chars: int) -> str:
     if end - start <= max_chars:
-        return make_terminal_output_inert(text[start:end])
-    return (
-        make_terminal_output_inert(text[start : start + max_chars]) + f" … (+{end - start - max_chars} chars)"
-    )
+        return make_output_visible(text[start:end])
+    return make_output_visible(text[start : start + max_chars]) + f" … (+{end - start - max_chars} chars)"
 
 
 _TOOL_ICONS: dict[str, str] = {
@@ -470,8 +468,9 @@ class ToolBlock(Block):
     def __init__(self, call_id: str, name: str, key_arg: str = "") -> None:
         super().__init__()
         self.call_id = call_id
-        self.name = make_inert(name).replace("\n", " ").replace("\t", " ")
-        self.key_arg = make_inert(key_arg).replace("\n", " ⏎ ").replace("\t", " ")
+        # Shown as the approval dialogs show them: a hidden part of a command is written out.
+        self.name = make_visible(name).replace("\n", " ").replace("\t", " ")
+        self.key_arg = make_visible(key_arg).replace("\n", " ⏎ ").replace("\t", " ")
         self.state: str = "pending"
         self.duration_s: float | None = None
         self.preview: OutputPreview | None = None
@@ -508,7 +507,7 @@ class ToolBlock(Block):
         if elapsed_s is not None:
             self.elapsed_s = elapsed_s
         if lines is not None:
-            self.live_lines = tuple(make_terminal_output_inert(line) for line in lines[-LIVE_LINES_SHOWN:])
+            self.live_lines = tuple(make_output_visible(line) for line in lines[-LIVE_LINES_SHOWN:])
         self._changed()
 
     def set_outcome(self, text: str) -> None:

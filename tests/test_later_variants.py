@@ -1,3 +1,4 @@
+# ruff: noqa: F811
 """More attacks on what runs *later*: names planted below the project's root, by links, by a
 process that outlives its command; trust that must cover the bytes it was given for; the
 placeholder a crash leaves. Each plants through the real sandbox, then runs what would run later.
@@ -134,7 +135,7 @@ async def test_a_server_script_named_from_its_cwd_changed_by_a_command_asks_agai
     (place.project / "tools").mkdir()
     (place.project / script).write_text("#!/bin/sh\necho serve\n")
     (place.project / script).chmod(0o755)
-    (place.project / ".mcp.json").write_text('{"mcpServers": {"docs": %s}}' % entry)
+    (place.project / ".mcp.json").write_text('{"mcpServers": {"docs": ' + entry + "}}")
     files = trust.project_files(place.project)
     assert files is not None and script in files.files
     trust.remember(files, trusted=True)

@@ -6,6 +6,7 @@ placeholder a crash leaves. Each plants through the real sandbox, then runs what
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -246,3 +247,99 @@ async def test_a_user_mcp_server_script_in_the_project_runs_only_as_allowed(plac
         assert not marker(place).exists()
     finally:
         manager.stop()
+
+
+# -- variants: links, a process that outlives its command, a nested repository's hooksPath ------------
+
+
+async def test_a_link_named_as_a_later_name_is_moved_out(place: Place) -> None:
+    (place.project / "sub").mkdir()
+    (place.project / "evil.sh").write_text(f"touch {marker(place)}\n")
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    run = await run_in(shell, "ln -s ../evil.sh sub/.envrc && ln evil.sh .exrc")
+    assert sorted(name for name, _ in run.refused) == [".exrc", "sub/.envrc"]
+    assert not os.path.lexists(place.project / "sub" / ".envrc") and not (place.project / ".exrc").exists()
+
+
+async def test_a_process_that_outlives_its_command_cannot_plant_afterwards(place: Place) -> None:
+    import asyncio
+
+    shell = shell_for(place)
+    plant = f"sleep 1; mkdir -p late; {evil_git_dir(place, 'late/.git')}; touch late/done"
+    run = await run_in(shell, f"(setsid nohup sh -c '{plant}' >/dev/null 2>&1 &) ; echo started")
+    assert "started" in run.composed
+    await asyncio.sleep(3)
+    assert not (place.project / "late").exists()  # it died with the sandbox (its own pid namespace)
+    assert not marker(place).exists()
+
+
+@pytest.mark.parametrize("depth", ["vendor/lib", "a/b/c/lib"])
+async def test_a_nested_repository_s_hooks_path_cannot_be_set(place: Place, depth: str) -> None:
+    nested = place.project / depth
+    nested.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(nested)], check=True)
+    (place.base / "beside" / "hooks").mkdir()
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    hooks = f"{depth}/myhooks"
+    command = (
+        f"mkdir -p {hooks} && printf '#!/bin/sh\\ntouch {marker(place)}\\n' > {hooks}/post-checkout && "
+        f"chmod +x {hooks}/post-checkout && git -C {depth} config core.hooksPath myhooks && "
+        f"printf '[core]\\n\\thooksPath = myhooks\\n' >> {depth}/.git/config"
+    )
+    run = await run_in(shell, command)
+    config = (nested / ".git" / "config") if (nested / ".git").exists() else None
+    assert config is None or "hooksPath" not in config.read_text(), run
+    git(nested, "checkout", "-q", "-b", "x")
+    git(nested, "status")
+    assert not marker(place).exists()
+
+
+async def test_python_m_zett_tui_imports_nothing_from_the_project(place: Place) -> None:
+    """``python -m`` puts the current folder first on ``sys.path``: a module a command planted there
+    (``argparse.py``) would run at zett's next start, outside the sandbox."""
+    import sys
+
+    shell = shell_for(place)
+    plant = f"open({str(marker(place))!r}, 'w').close()"
+    run = await run_in(shell, f'echo "{plant}" > argparse.py && echo "{plant}" > rich.py')
+    assert run.exit_code == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "zett_tui", "--help"], cwd=place.project, capture_output=True, text=True
+    )
+    assert "usage: zett" in done.stdout, done.stderr
+    assert not marker(place).exists()
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        "mv node_modules/pkg sub/pkg",
+        "mv node_modules/pkg/.envrc sub/.envrc",
+        "mv node_modules/pkg/.git sub/.git",
+    ],
+)
+async def test_a_later_name_hidden_in_an_unwatched_folder_is_caught_when_moved_into_place(
+    place: Place, move: str
+) -> None:
+    """A command makes it where the watch does not look (``node_modules``); a later one moves it
+    (a rename keeps the times inside a folder, but not the moved entry's own)."""
+    (place.project / "sub").mkdir()
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    first = await run_in(
+        shell,
+        f"mkdir -p node_modules/pkg && echo 'touch {marker(place)}' > node_modules/pkg/.envrc && "
+        f"cd node_modules/pkg && {evil_git_dir(place, '.git')}",
+    )
+    assert not first.refused  # not where anyone starts git or direnv
+    run = await run_in(shell, move)
+    assert run.refused, run
+    assert (
+        not (place.project / "sub" / "pkg" / ".envrc").exists()
+        and not (place.project / "sub" / ".envrc").exists()
+    )
+    assert not (place.project / "sub" / ".git").exists()
+    git(place.project / "sub", "status")
+    assert not marker(place).exists()

@@ -95,9 +95,6 @@ _LATER_SET = frozenset(LATER_NAMES)
 UNWATCHED_FOLDERS = frozenset(
     {"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
 )
-#: The watch remembers at most this many folders; past them a project is watched only partly
-#: (logged once).
-MAX_WATCHED_FOLDERS = 50_000
 
 
 def repositories_in(root: Path) -> list[Path]:
@@ -162,8 +159,8 @@ class LeftBehind:
     def __init__(self, root: Path, refused_dir: Path) -> None:
         self.root = root
         self.refused_dir = refused_dir
+        #: Every folder seen, without a bound: one a command could fill first would blind the watch.
         self._folders: dict[Path, _Folder] | None = None
-        self._full = False
 
     def present(self) -> frozenset[str]:
         """The ``LATER_NAMES`` at the root now (one listing of the root, not a ``stat`` per name)."""
@@ -238,13 +235,6 @@ class LeftBehind:
                 continue
             if owner is not None and ctime >= watch.since_ns and owner not in bound:
                 found[owner] = None
-            if here not in self._folders and len(self._folders) >= MAX_WATCHED_FOLDERS:
-                if not self._full:
-                    self._full = True
-                    log.warning(
-                        "%s has more than %d folders: only some are watched", self.root, MAX_WATCHED_FOLDERS
-                    )
-                continue
             self._folders[here] = _Folder(ctime, owner)
             for entry in entries:
                 path = Path(entry.path)

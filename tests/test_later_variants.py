@@ -343,3 +343,15 @@ async def test_a_later_name_hidden_in_an_unwatched_folder_is_caught_when_moved_i
     assert not (place.project / "sub" / ".git").exists()
     git(place.project / "sub", "status")
     assert not marker(place).exists()
+
+
+@pytest.mark.parametrize(
+    "command", ["echo x > sub/.envrc", "cp evil.json a/b/.mcp.json", "tee .vscode/tasks.json"]
+)
+def test_a_command_that_visibly_writes_a_name_that_runs_later_asks_in_every_mode(
+    place: Place, command: str
+) -> None:
+    from zett_tui.runtime.shell.danger import dangerous_reason
+
+    reason = dangerous_reason(command, place.project)
+    assert reason is not None and "runs or loads later" in reason

@@ -3,8 +3,8 @@ is off and what failed.
 
 ``/extensions trust`` asks again whether to trust this folder's settings, extensions, commands,
 skills and MCP servers (to trust a folder after saying no, or to stop trusting one).
-``/extensions allow`` pins the bytes of the files the user's own extensions and MCP servers run
-from where sandboxed commands write (``config.pinned_files``): the user reviewed them.
+``/extensions allow`` pins the bytes of the files the user's own extensions, MCP servers and hooks
+run from where sandboxed commands write (``config.pinned_files``): the user reviewed them.
 """
 
 from __future__ import annotations
@@ -68,10 +68,12 @@ def allow_user_files(ctx: CommandContext) -> None:
     for config in manager.configs.values() if manager is not None else ():
         if config.project_root is None and config.command:
             files += user_server_files(config)
+    files += ctx.host.hooks.files_to_allow()
     waiting = unpinned(dict.fromkeys(files))
     if not waiting:
         ctx.say(
-            "Nothing to allow: every file your extensions and MCP servers run is as you allowed it.", "info"
+            "Nothing to allow: every file your extensions, MCP servers and hooks run is as you allowed it.",
+            "info",
         )
         return
     done = allow(waiting)

@@ -355,3 +355,15 @@ def test_a_command_that_visibly_writes_a_name_that_runs_later_asks_in_every_mode
 
     reason = dangerous_reason(command, place.project)
     assert reason is not None and "runs or loads later" in reason
+
+
+async def test_a_link_to_a_repository_planted_where_the_watch_does_not_look_is_moved_out(
+    place: Place,
+) -> None:
+    """``cd sub`` follows the link, and git looks for ``.git`` from the real folder: in ``node_modules``."""
+    shell = shell_for(place)
+    await run_in(shell, "true")
+    command = f"mkdir -p node_modules/pkg && cd node_modules/pkg && {evil_git_dir(place, '.git')} && cd ../.. && ln -s node_modules/pkg sub"
+    run = await run_in(shell, command)
+    assert [name for name, _ in run.refused] == ["sub"], run
+    assert not os.path.lexists(place.project / "sub")

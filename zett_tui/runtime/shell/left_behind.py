@@ -243,15 +243,33 @@ class LeftBehind:
                 later = owner is None and entry.name in _LATER_SET
                 try:
                     is_folder = entry.is_dir(follow_symlinks=False)
-                    if not later and (not is_folder or entry.name in UNWATCHED_FOLDERS):
+                    if (
+                        not later
+                        and not entry.is_symlink()
+                        and (not is_folder or entry.name in UNWATCHED_FOLDERS)
+                    ):
                         continue  # (no ``stat`` for a plain file)
                     changed = entry.stat(follow_symlinks=False).st_ctime_ns >= watch.since_ns
                 except OSError:
                     continue
-                if later and (whole or changed):
+                made = whole or changed
+                if made and (later or (entry.is_symlink() and self._leads_unwatched(path))):
                     found[path] = None
                 elif is_folder and path not in self._folders:
                     pending.append((path, path if later else owner, whole or changed))
+
+    def _leads_unwatched(self, link: Path) -> bool:
+        """Whether ``link`` leads to a folder where the watch does not look but a command writes:
+        one in ``UNWATCHED_FOLDERS``, or a package cache (``cd link`` then runs the git found
+        there)."""
+        from zett_tui.core.outside_programs import is_writable_by_sandbox
+
+        real = Path(os.path.realpath(link))
+        if not real.is_dir():
+            return False
+        if real == self.root or real.is_relative_to(self.root):
+            return any(part in UNWATCHED_FOLDERS for part in real.relative_to(self.root).parts)
+        return is_writable_by_sandbox(real)
 
     # -- moving out -------------------------------------------------------------------------------
 

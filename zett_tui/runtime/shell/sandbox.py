@@ -32,6 +32,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -274,6 +275,9 @@ class ShellSandbox:
         register_writable([self.project, *tool_caches(self._environ)])
         self._left_behind = LeftBehind(self.project, paths.state_dir() / "refused")
         self._placeholder = PlaceholderLease(self.project, paths.state_dir() / "locks")
+        #: Held by a thread preparing the next wrap, and by ``close``.
+        self._open = threading.Lock()
+        self._closed = False
         self._hidden: list[Path] | None = None
         self._network_once: set[tuple[str, str]] = set()
         self._known_secrets = [str(value) for value in getattr(redact, "known_secrets", ()) or ()]
@@ -371,7 +375,9 @@ class ShellSandbox:
     def close(self) -> None:
         """The session ends: the empty ``.git`` placeholder of a project without one goes (unless
         another session in the same folder still runs)."""
-        self._placeholder.give_back()
+        with self._open:
+            self._closed = True
+            self._placeholder.give_back()
 
     # -- running ----------------------------------------------------------------------------------
 
@@ -398,13 +404,16 @@ class ShellSandbox:
         cwd, generation, current = os.getcwd(), self._generation, self._prepared
 
         def work() -> PreparedWrap | None:
-            try:
-                return still_or_anew(
-                    current, sandbox, network=self.network, cwd=cwd, env=env, generation=generation
-                )
-            except Exception:  # a failed preparation only means the next command wraps afresh
-                log.debug("could not prepare the next command's sandbox", exc_info=True)
-                return None
+            with self._open:  # a wrap places the .git placeholder: never after ``close`` took it
+                if self._closed:
+                    return None
+                try:
+                    return still_or_anew(
+                        current, sandbox, network=self.network, cwd=cwd, env=env, generation=generation
+                    )
+                except Exception:  # a failed preparation only means the next command wraps afresh
+                    log.debug("could not prepare the next command's sandbox", exc_info=True)
+                    return None
 
         self._ahead = asyncio.get_running_loop().run_in_executor(None, work)
 

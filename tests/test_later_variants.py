@@ -22,6 +22,7 @@ NESTED_PLANTS = {
     "a/b/c/d/.git": "mkdir -p a/b/c/d && cd a/b/c/d && {evil}",
     "build/.git": "mkdir -p build && cd build && {evil}",
     "old/sub/.vscode": "mkdir -p old/sub/.vscode && echo '{{}}' > old/sub/.vscode/tasks.json",
+    "pkg/.HG": "mkdir -p pkg/.HG",
     "pkg/.hg": "mkdir -p pkg/.hg && printf '[hooks]\\npre-status = touch {marker}\\n' > pkg/.hg/hgrc",
     "x/.mcp.json": "mkdir -p x && echo '{{}}' > x/.mcp.json",
     "x/.nvim.lua": "mkdir -p x && echo 'os.execute(\"touch {marker}\")' > x/.nvim.lua",

@@ -88,6 +88,8 @@ LATER_NAMES: tuple[str, ...] = tuple(
 
 GIT = ".git"
 _LATER_SET = frozenset(LATER_NAMES)
+#: Compared case-insensitively below the root: ``.GIT`` is ``.git`` on macOS's file systems.
+_LATER_FOLDED = frozenset(name.casefold() for name in LATER_NAMES)
 
 #: Folders the watch does not enter: package trees and caches of thousands of folders that no one
 #: starts git, direnv or an editor in (``build``, ``dist`` and ``target`` are watched: people do
@@ -240,7 +242,7 @@ class LeftBehind:
                 path = Path(entry.path)
                 if path in bound:
                     continue  # read-only as it was
-                later = owner is None and entry.name in _LATER_SET
+                later = owner is None and entry.name.casefold() in _LATER_FOLDED
                 try:
                     is_folder = entry.is_dir(follow_symlinks=False)
                     if (

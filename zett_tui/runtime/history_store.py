@@ -57,6 +57,7 @@ from zett_agent.storage import decode_messages, encode_messages
 
 from zett_tui.core.redact import redact_data
 from zett_tui.runtime.history_faults import storage_fault
+from zett_tui.runtime.history_images import HistoryImages
 
 log = logging.getLogger(__name__)
 
@@ -212,6 +213,8 @@ class HistoryStore:
             event loop).
         retry_seconds: How long after a failure writing is tried again.
         clock: A monotonic clock (tests pass their own).
+        images: Where image bytes are kept instead of in the rows (``runtime.history_images``);
+            None keeps them in the rows.
     """
 
     def __init__(
@@ -222,8 +225,10 @@ class HistoryStore:
         notify: Notify | None = None,
         retry_seconds: float = RETRY_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        images: HistoryImages | None = None,
     ) -> None:
         self.storage = storage
+        self.images = images
         self._redact = redact
         self._notify = notify or (lambda text, level: None)
         #: How long after a failure writing is tried again.
@@ -270,6 +275,16 @@ class HistoryStore:
         return await self.storage.count_messages(session_id)
 
     async def load(self, session_id: str) -> SessionView:
+        """The session's dialogue as the model sees it, with its stored images read back."""
+        view = await self._load(session_id)
+        if self.images is None:
+            return view
+        records = [_with_message(record, self.images.loaded_form(record.message)) for record in view.raw_tail]
+        if all(new is old for new, old in zip(records, view.raw_tail, strict=True)):
+            return view
+        return view.model_copy(update={"raw_tail": records})
+
+    async def _load(self, session_id: str) -> SessionView:
         written = await self._write_waiting_if_due()
         try:
             view = await self.storage.load(session_id)
@@ -361,6 +376,8 @@ class HistoryStore:
         tags: Mapping[str, JsonValue] | None = None,
         usage: ModelUsage | None = None,
     ) -> int:
+        if self.images is not None:  # first: redaction never reads an image's base64
+            message = self.images.stored_form(message)
         stored = self.redact_message(message)
         timing = timing or MessageTiming.instant()
         options: dict[str, Any] = {
@@ -523,6 +540,10 @@ def _without(view: SessionView, hidden: Collection[str]) -> SessionView:
         return view
     kept = [record for record in view.raw_tail if record.request_id not in hidden]
     return view.model_copy(update={"raw_tail": kept})
+
+
+def _with_message(record: RawMessageRecord, message: AnyMessage) -> RawMessageRecord:
+    return record if message is record.message else dataclasses.replace(record, message=message)
 
 
 def _summary_note(snapshot: ContextSnapshot | None) -> tuple[frozenset[str], int]:

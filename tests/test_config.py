@@ -143,6 +143,7 @@ def test_endpoint_table(ws: Workspace) -> None:
         api_key_env = "LOCAL_KEY"
         reasoning_effort = "off"
         send_prompt_cache_key = true
+        vision = false
 
         [endpoints.cloud]
         base_url = "https://llm.example.com/v1"
@@ -157,6 +158,7 @@ def test_endpoint_table(ws: Workspace) -> None:
             api_key_env="LOCAL_KEY",
             reasoning_effort="off",
             send_prompt_cache_key=True,
+            vision=False,
         ),
         "cloud": EndpointConfig(base_url="https://llm.example.com/v1", api_key="not-a-real-key"),
     }

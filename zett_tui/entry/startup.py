@@ -53,6 +53,7 @@ def endpoint_settings(settings: Settings) -> dict[str, EndpointSettings]:
             reasoning_effort=endpoint.reasoning_effort,
             send_prompt_cache_key=endpoint.send_prompt_cache_key,
             context_window=endpoint.context_window,
+            vision=endpoint.vision,
         )
         for name, endpoint in settings.endpoints.items()
     }

@@ -15,6 +15,7 @@ passed in, never stored on a :class:`ModelChoice`, and never put in a message or
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -116,6 +117,8 @@ class EndpointSettings:
         send_prompt_cache_key: Whether to send ``prompt_cache_key``; strict servers reject it.
         context_window: The server's context window in tokens, when the user knows it; None
             lets ``context_window.context_window_for`` guess from the model name.
+        vision: Whether the server's model reads images, when the user knows it; None lets the
+            server say (llama.cpp does) or the model name decide (``core.images.vision_support``).
     """
 
     name: str
@@ -125,6 +128,7 @@ class EndpointSettings:
     reasoning_effort: str | None = None
     send_prompt_cache_key: bool = False
     context_window: int | None = None
+    vision: bool | None = None
 
 
 # -- parsing --------------------------------------------------------------------------------------
@@ -509,6 +513,8 @@ def _find_server_window(
     finding = find_context_window(
         choice.provider, choice.model, base_url_for(choice, endpoints, env), configured=configured
     )
+    if settings is not None and settings.vision is not None:  # the user's word over the server's
+        finding = dataclasses.replace(finding, vision=settings.vision)
     remember_finding(model, finding)
 
 

@@ -1,0 +1,95 @@
+"""A turn's prompt with its attachments: ``@`` mentions read, images gathered and checked.
+
+The host hands over the prompt, the images the composer prepared (pasted, from the clipboard) and
+the model that will answer; ``prepare_prompt`` gives back the text to send, the images, and the
+reason nothing may be sent (a model that does not read images, too many images), or None. Every
+line the user should see on the way (what was attached, what was not, each image sent) goes to
+the sink. Whether the model reads images is, in order: what the server or the endpoint's
+``vision`` setting said when the model was built (``providers.server_info``), else the name list
+(``core.images.vision_support``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zett_tui.core.images import PreparedImage, limits_for, vision_support
+from zett_tui.runtime.events import Notice, UIEvent
+from zett_tui.runtime.image_prompt import PASTED, image_line, image_problem, prepare_mentioned
+
+if TYPE_CHECKING:
+    from zett_tui.runtime.files.read_access import ReadAccess
+
+__all__ = ["PreparedPrompt", "model_reads_images", "prepare_prompt"]
+
+Sink = Callable[[UIEvent], None]
+
+
+@dataclass
+class PreparedPrompt:
+    """What a turn sends: the prompt with its files attached, and its images; or why not."""
+
+    text: str
+    images: list[PreparedImage] = field(default_factory=list)
+    #: Why nothing may be sent (said on the sink already); None: send.
+    problem: str | None = None
+
+
+def model_reads_images(model: object, label: str) -> bool | None:
+    """True or False when the server, the config or the name list knows; None when none does."""
+    from zett_tui.providers.server_info import finding_for
+
+    finding = finding_for(model) if model is not None else None
+    if finding is not None and finding.vision is not None:
+        return finding.vision
+    return vision_support(label)
+
+
+async def prepare_prompt(
+    prompt: str,
+    given: Sequence[PreparedImage],
+    sink: Sink,
+    *,
+    label: str,
+    model: object,
+    read_access: ReadAccess,
+    cwd: Path,
+) -> PreparedPrompt:
+    """``prompt`` with its ``@`` mentions attached and its images gathered for ``label``'s model:
+    ``given`` (prepared by the composer), those the prompt's pasted tokens name, those mentioned."""
+    text, mentioned = await _with_attachments(prompt, sink, label, read_access, cwd)
+    images = [*given, *PASTED.images_in(text), *mentioned]
+    for token in PASTED.stale(text):
+        sink(
+            Notice(f"{token} is only text now: that image was pasted in an earlier zett or edited", "warning")
+        )
+    problem = image_problem(images, label, limits_for(label), model_reads_images(model, label))
+    if problem is not None:
+        sink(Notice(problem, "warning"))
+        return PreparedPrompt(text, images, problem)
+    for image in images:
+        sink(Notice(image_line(image)))
+    return PreparedPrompt(text, images)
+
+
+async def _with_attachments(
+    prompt: str, sink: Sink, label: str, read_access: ReadAccess, cwd: Path
+) -> tuple[str, list[PreparedImage]]:
+    """The prompt with its ``@path`` files attached, read as the read tools would read them
+    (``runtime/files/attachments.py``), and its images prepared for ``label``'s provider; a
+    line says what was attached and what was not."""
+    if "@" not in prompt:
+        return prompt, []
+    from zett_tui.runtime.files.attachments import attach_mentions
+
+    attached = await asyncio.to_thread(attach_mentions, prompt, read_access, cwd)
+    images, problems = await asyncio.to_thread(prepare_mentioned, attached.images, limits_for(label))
+    if attached.attached:
+        sink(Notice("📎 attached " + " · ".join(attachment.chip for attachment in attached.attached)))
+    for line in [*attached.left_out, *problems]:
+        sink(Notice(line, "warning"))
+    return attached.message, images

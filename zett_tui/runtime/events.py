@@ -152,6 +152,8 @@ class Notice:
     #: removed, status]`` per file, so the line can expand to the files and their diff.
     changes: tuple[str, str] | None = None
     files: tuple[tuple[Any, ...], ...] = ()
+    #: ``search``: a hosted web search's rows, kept with the turn so a resumed session shows them.
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +315,7 @@ class EventTranslator:
             _name, arguments = self.server_calls.pop(result.call_id, (result.name, ""))
             failed = kind is AgentEventType.SERVER_TOOL_FAILED
             error = (result.error_code or "failed") if failed else None
-            return [Notice(search_rows(result.name, arguments, result.output, error))]
+            return [Notice(search_rows(result.name, arguments, result.output, error), source="search")]
         return []
 
     def _tool_finished(self, event: AgentEvent) -> ToolFinished:

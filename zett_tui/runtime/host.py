@@ -688,6 +688,8 @@ class AgentHost:
                 self.note_decision(line, event.call_id)
         elif isinstance(event, ContextMeasured) and self.recorder is not None:
             self.recorder.journal.note_context(event.tokens, event.window, event.estimated)
+        elif isinstance(event, Notice) and event.source == "search" and self.recorder is not None:
+            self.recorder.journal.note_search(event.text)
 
     def note_decision(self, line: str, call_id: str | None, *, declined: bool = False) -> None:
         """Keep the transcript's line for an answer with the running turn (shown again on resume)."""

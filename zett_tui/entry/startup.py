@@ -103,7 +103,7 @@ def prepare_launch(
         effort = reasoning_effort_name_for(choice, endpoints)
 
     def model_factory() -> object:
-        return build_model(choice, endpoints, env)
+        return build_model(choice, endpoints, env, openai_responses=settings.web.search)
 
     def explain(error: BaseException) -> str:
         from zett_tui.providers.errors import describe_error_for
@@ -117,6 +117,7 @@ def prepare_launch(
         configured=settings.model,
         favourites=settings.models,
         default_effort=settings.reasoning_effort,
+        openai_responses=settings.web.search,
     )
     resumed = (
         find_session_to_resume(cwd, resume, continue_last, allow_busy=open_as is not None)

@@ -402,12 +402,14 @@ def _construct(
     *,
     retry: RetryOptions | None = None,
     timeout: TimeoutOptions | None = None,
+    openai_responses: bool = False,
 ) -> AgentModel:
     """Construct the provider for ``choice``. The caller owns it and must ``await model.aclose()``.
 
     ``retry`` defaults to the provider's own; ``timeout`` to zett's limits for the provider
     (``timeouts.provider_timeouts``: a short idle limit for hosted providers, long waits for local
-    models, which may have to load).
+    models, which may have to load). ``openai_responses``: OpenAI's models talk the Responses API,
+    where OpenAI hosts its web search (``runtime.web.search``), instead of Chat Completions.
 
     Raises:
         MissingCredentialsError: If the provider needs a key that ``env`` does not hold.
@@ -447,6 +449,7 @@ def _construct(
                 base_url=base_url_for(choice, endpoints, env),
                 retry=retry,
                 timeout=timeout or DEFAULT_TIMEOUT_OPTIONS,
+                response=openai_responses,
             )
         case "ollama":
             from zett_agent.providers.ollama import OLLAMA_TIMEOUT_OPTIONS, OllamaProvider
@@ -483,6 +486,7 @@ def build_model(
     *,
     retry: RetryOptions | None = None,
     timeout: TimeoutOptions | None = None,
+    openai_responses: bool = False,
 ) -> AgentModel:
     """Build the provider for ``choice``. The caller owns it and must ``await model.aclose()``.
 
@@ -494,7 +498,9 @@ def build_model(
         MissingCredentialsError: If the provider needs a key that ``env`` does not hold.
         ModelSpecError: For an unknown provider or endpoint.
     """
-    model = _construct(choice, endpoints, env, retry=retry, timeout=timeout)
+    model = _construct(
+        choice, endpoints, env, retry=retry, timeout=timeout, openai_responses=openai_responses
+    )
     _load_lazy_sdk_code(model)
     if choice.provider in ("ollama", "endpoint"):
         _find_server_window(model, choice, endpoints, env)

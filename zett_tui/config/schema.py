@@ -86,6 +86,8 @@ class UISettings:
     so; ``off``: neither."""
     animations: bool = True
     """Spinners and other motion; turn off on slow links or for screen readers."""
+    image_previews: bool = False
+    """Show a small preview (coloured cells, two pixels each) under each image sent."""
 
 
 @dataclass(frozen=True)
@@ -291,6 +293,7 @@ UI_SCHEMA: Mapping[str, Setting] = {
     "bell": Setting(convert_bool),
     "notify": Setting(convert_notify),
     "animations": Setting(convert_bool),
+    "image_previews": Setting(convert_bool),
 }
 
 SANDBOX_SCHEMA: Mapping[str, Setting] = {

@@ -143,6 +143,7 @@ def prepare_launch(
         notify=settings.ui.notify,
         theme=settings.ui.theme,
         animations=settings.ui.animations,
+        image_previews=settings.ui.image_previews,
         redact=redact,
         describe_error=explain,
         extensions=settings.extensions,

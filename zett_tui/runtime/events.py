@@ -154,6 +154,8 @@ class Notice:
     files: tuple[tuple[Any, ...], ...] = ()
     #: ``search``: a hosted web search's rows, kept with the turn so a resumed session shows them.
     source: str = ""
+    #: An image's line: its small preview (``core.image_thumbnail``), when previews are on.
+    preview: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,6 +128,8 @@ class HostOptions:
     hooks: Sequence[HookConfig] = ()
     #: The ``web_fetch`` tool: domains allowed without asking (``--allow-web``), bounds.
     web: WebOptions = field(default_factory=WebOptions)
+    #: Each image sent is shown with a small preview under its line (``[ui] image_previews``).
+    image_previews: bool = False
     #: Custom subagents (``workspace.agent_files``), besides the built-in ``general`` and ``explore``.
     agent_types: Sequence[AgentType] = ()
     #: How many subagents run at once, and how deep delegation goes (1: children cannot delegate).
@@ -346,6 +348,7 @@ class AgentHost:
                 model=built if built is not None else self.model,
                 read_access=self.read_access(),
                 cwd=self.options.cwd,
+                previews=self.options.image_previews,
             )
             if prepared.problem is not None:
                 return TurnFinished("failed", error=prepared.problem)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zett_tui.core.image_thumbnail import thumbnail_cells
 from zett_tui.core.images import PreparedImage, limits_for, vision_support
 from zett_tui.runtime.events import Notice, UIEvent
 from zett_tui.runtime.image_prompt import PASTED, image_line, image_problem, prepare_mentioned
@@ -58,9 +59,11 @@ async def prepare_prompt(
     model: object,
     read_access: ReadAccess,
     cwd: Path,
+    previews: bool = False,
 ) -> PreparedPrompt:
     """``prompt`` with its ``@`` mentions attached and its images gathered for ``label``'s model:
-    ``given`` (prepared by the composer), those the prompt's pasted tokens name, those mentioned."""
+    ``given`` (prepared by the composer), those the prompt's pasted tokens name, those mentioned.
+    ``previews``: each image's line carries its small preview (``core.image_thumbnail``)."""
     text, mentioned = await _with_attachments(prompt, sink, label, read_access, cwd)
     images = [*given, *PASTED.images_in(text), *mentioned]
     for token in PASTED.stale(text):
@@ -72,7 +75,8 @@ async def prepare_prompt(
         sink(Notice(problem, "warning"))
         return PreparedPrompt(text, images, problem)
     for image in images:
-        sink(Notice(image_line(image)))
+        preview = await asyncio.to_thread(thumbnail_cells, image.data) if previews else None
+        sink(Notice(image_line(image), preview=preview))
     return PreparedPrompt(text, images)
 
 

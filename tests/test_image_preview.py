@@ -61,3 +61,25 @@ async def test_the_transcript_draws_the_preview_under_the_line(project: Path) ->
         cells = [segment for line in lines for segment in ctx.unpack(line) if "▀" in segment.text]
         colours = {(segment.style.color.name, segment.style.bgcolor.name) for segment in cells}  # type: ignore[union-attr]
         assert colours == {("#c81e1e", "#c81e1e")}  # the square's red, above and below
+
+
+async def test_a_resumed_session_shows_the_previews_of_its_stored_images(project_dir: Path) -> None:
+    from tests.fakes.host import make_host
+    from zett_tui.entry.startup import find_session_to_resume
+    from zett_tui.ui.widgets.image_preview_block import ImagePreviewBlock
+
+    (project_dir / "shot.png").write_bytes(png_bytes((64, 48), (200, 30, 30, 255)))
+    host = await make_host(ScriptedModel(text_step("a red square")))
+    await host.run_turn("what is @shot.png", Collector())
+    await host.aclose()
+    found = find_session_to_resume(project_dir, None, continue_last=True)
+    for previews in (False, True):
+        app = make_app(
+            ScriptedModel(), session_id=host.session_id, resume_path=found.path, image_previews=previews
+        )
+        async with ready_app(app):
+            blocks = app.chat.transcript.blocks
+            assert blocks[1].plain_text() == "🖼 shot.png"
+            assert isinstance(blocks[2], ImagePreviewBlock) is previews
+            if previews:
+                assert {pixel for row in blocks[2].cells for pixel in row} == {(200, 30, 30)}

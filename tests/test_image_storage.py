@@ -231,3 +231,26 @@ def test_a_name_that_is_not_a_stored_image_is_never_removed(tmp_path: Path) -> N
     victim.write_text("x")
     assert remove_unreferenced_images(["../keep.txt", "keep.txt"], tmp_path, None) == []
     assert victim.exists()
+
+
+async def test_zett_sessions_rm_says_which_images_went_with_the_session(hosts: Any, tmp_path: Path) -> None:
+    import asyncio
+    import io
+
+    from zett_tui.sessions.cli import remove_session
+
+    project = tmp_path / "work"
+    project.mkdir()
+    (project / "shot.png").write_bytes(png_bytes())
+    sessions, history = tmp_path / "sessions", tmp_path / "history.sqlite3"
+    host = await hosts(ScriptedModel(text_step("ok")), cwd=project, sessions_dir=sessions, history_db=history)
+    await host.run_turn("see @shot.png", Collector())
+    await host.aclose()
+    age(sessions / "images")
+    out, err = io.StringIO(), io.StringIO()
+    code = await asyncio.to_thread(
+        remove_session, host.session_id[:12], out, err, True, directory=sessions, history_database=history
+    )
+    assert code == 0, err.getvalue()
+    assert "and 1 stored image no other session uses" in out.getvalue()
+    assert list((sessions / "images").iterdir()) == []

@@ -254,3 +254,20 @@ async def test_zett_sessions_rm_says_which_images_went_with_the_session(hosts: A
     assert code == 0, err.getvalue()
     assert "and 1 stored image no other session uses" in out.getvalue()
     assert list((sessions / "images").iterdir()) == []
+
+
+async def test_an_image_named_only_by_a_set_aside_turn_journal_is_kept(hosts: Any, tmp_path: Path) -> None:
+    from zett_tui.sessions.image_cleanup import remove_unreferenced_images
+
+    project = tmp_path / "work"
+    project.mkdir()
+    (project / "shot.png").write_bytes(png_bytes())
+    sessions = tmp_path / "sessions"
+    host = await hosts(ScriptedModel(text_step("ok")), cwd=project, sessions_dir=sessions)
+    await host.run_turn("see @shot.png", Collector())
+    await host.aclose()
+    age(sessions / "images")
+    (session_file,) = sessions.glob("*.jsonl")
+    session_file.rename(session_file.with_name(session_file.stem + ".live-damaged"))
+    names = [path.name for path in (sessions / "images").iterdir()]
+    assert remove_unreferenced_images(names, sessions, None) == []

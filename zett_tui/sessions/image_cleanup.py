@@ -19,7 +19,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from zett_tui.sessions.image_files import IMAGE_KEY, image_path, images_in, reference_bytes
-from zett_tui.sessions.naming import LIVE_SUFFIX, PARTIAL_SUFFIX, SESSION_SUFFIX
+from zett_tui.sessions.naming import LOCK_SUFFIX, META_SUFFIX
 
 __all__ = ["images_named_in", "remove_unreferenced_images"]
 
@@ -74,9 +74,14 @@ def remove_unreferenced_images(
 
 
 def _session_files(sessions_dir: Path) -> list[Path]:
-    suffixes = (SESSION_SUFFIX, LIVE_SUFFIX, PARTIAL_SUFFIX)
+    """Every file of the folder that may name an image: the sessions, their turns in progress,
+    and whatever was set aside (a damaged journal): all but titles and locks."""
     try:
-        return [path for path in sessions_dir.iterdir() if path.name.endswith(suffixes)]
+        return [
+            path
+            for path in sessions_dir.iterdir()
+            if not path.name.endswith((META_SUFFIX, LOCK_SUFFIX)) and path.is_file()
+        ]
     except OSError:
         return []
 

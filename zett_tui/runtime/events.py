@@ -15,6 +15,7 @@ from typing import Any
 from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.messages import AssistantMessage, ToolCall
 
+from zett_tui.core.image_thumbnail import Cells
 from zett_tui.core.tool_display import key_argument
 from zett_tui.runtime.stop_words import stop_sentence
 from zett_tui.runtime.todo import TODO_EVENT, TodoItem, parse_todos
@@ -155,7 +156,7 @@ class Notice:
     #: ``search``: a hosted web search's rows, kept with the turn so a resumed session shows them.
     source: str = ""
     #: An image's line: its small preview (``core.image_thumbnail``), when previews are on.
-    preview: Any = None
+    preview: Cells | None = None
 
 
 @dataclass(frozen=True, slots=True)

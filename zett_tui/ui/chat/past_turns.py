@@ -71,7 +71,7 @@ def show_turn(
             if preview is not None:
                 from zett_tui.ui.widgets.image_preview_block import ImagePreviewBlock
 
-                transcript.add(ImagePreviewBlock(preview, name))
+                transcript.add(ImagePreviewBlock(preview))
     label = turn.model if turn.model != previous_model else None
     answered = False
     status = "completed" if turn.status == "completed" else turn.status

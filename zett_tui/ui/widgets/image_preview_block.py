@@ -19,10 +19,9 @@ class ImagePreviewBlock(Block):
 
     compact = True
 
-    def __init__(self, cells: Cells, name: str = "image") -> None:
+    def __init__(self, cells: Cells) -> None:
         super().__init__()
         self.cells = cells
-        self.name = name
 
     def plain_text(self) -> str:
         return ""  # a copy or a search of the transcript has the image's line, not its pixels

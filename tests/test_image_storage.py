@@ -271,3 +271,24 @@ async def test_an_image_named_only_by_a_set_aside_turn_journal_is_kept(hosts: An
     session_file.rename(session_file.with_name(session_file.stem + ".live-damaged"))
     names = [path.name for path in (sessions / "images").iterdir()]
     assert remove_unreferenced_images(names, sessions, None) == []
+
+
+def test_a_tool_results_image_is_stored_by_reference_and_read_back(tmp_path: Path) -> None:
+    """view_image and MCP tools answer with images too: the same files, the same references."""
+    from zett_agent.messages import ToolMessage
+
+    from zett_tui.runtime.history_images import HistoryImages
+
+    images = HistoryImages(tmp_path / "images")
+    data = png_bytes()
+    result = ToolMessage(
+        tool_call_id="c1",
+        name="view_image",
+        content=[TextContent("here"), ImageContent(ImageBytesSource(data, "image/png"))],
+    )
+    stored = images.stored_form(result)
+    assert stored is not result and len(stored.content[1].source.data) < 100
+    assert images.stored_form(stored) is stored  # a reference is not stored again
+    assert images.loaded_form(stored).content[1].source.data == data
+    plain = ToolMessage(tool_call_id="c2", name="grep", content="no image")
+    assert images.stored_form(plain) is plain and images.loaded_form(plain) is plain

@@ -34,6 +34,15 @@ class HistoryImages:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
+    @staticmethod
+    def holds_images(message: Any) -> bool:
+        """Whether ``message`` has image bytes or references (the forms below touch files then:
+        call them off the event loop)."""
+        content = getattr(message, "content", None)
+        return isinstance(content, list | tuple) and any(
+            isinstance(part, ImageContent) and isinstance(part.source, ImageBytesSource) for part in content
+        )
+
     def stored_form(self, message: Any) -> Any:
         """``message`` with each image's bytes kept in the folder and referenced; the same object
         when it holds no image bytes."""
@@ -45,17 +54,19 @@ class HistoryImages:
         return _with_parts(message, self._loaded_part)
 
     def _stored_part(self, part: object) -> object:
-        source = part.source if isinstance(part, ImageContent) else None
-        if not isinstance(source, ImageBytesSource) or referenced_name(source.data) is not None:
+        if not isinstance(part, ImageContent) or not isinstance(part.source, ImageBytesSource):
+            return part
+        source = part.source
+        if referenced_name(source.data) is not None:
             return part
         name = store_image(self.folder, source.data, source.media_type)
         kept = ImageBytesSource(data=reference_bytes(name), media_type=source.media_type)
-        return dataclasses.replace(part, source=kept)  # type: ignore[type-var]
+        return dataclasses.replace(part, source=kept)
 
     def _loaded_part(self, part: object) -> object:
-        source = part.source if isinstance(part, ImageContent) else None
-        if not isinstance(source, ImageBytesSource):
+        if not isinstance(part, ImageContent) or not isinstance(part.source, ImageBytesSource):
             return part
+        source = part.source
         name = referenced_name(source.data)
         if name is None:
             return part
@@ -66,9 +77,9 @@ class HistoryImages:
             data = b""
         if not data:
             log.warning("stored image %s is missing; the model is told so", name)
-            label = getattr(part, "alt_text", None) or "an image"
+            label = part.alt_text or "an image"
             return TextContent(f"[{label}: this image is no longer stored, so it cannot be shown again]")
-        return dataclasses.replace(part, source=ImageBytesSource(data=data, media_type=source.media_type))  # type: ignore[type-var]
+        return dataclasses.replace(part, source=ImageBytesSource(data=data, media_type=source.media_type))
 
 
 def _with_parts(message: Any, change: Any) -> Any:

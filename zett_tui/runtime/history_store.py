@@ -30,6 +30,7 @@ give them as long as only this process writes the session, which the session loc
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
@@ -277,12 +278,14 @@ class HistoryStore:
     async def load(self, session_id: str) -> SessionView:
         """The session's dialogue as the model sees it, with its stored images read back."""
         view = await self._load(session_id)
-        if self.images is None:
+        images = self.images
+        if images is None or not any(images.holds_images(record.message) for record in view.raw_tail):
             return view
-        records = [_with_message(record, self.images.loaded_form(record.message)) for record in view.raw_tail]
-        if all(new is old for new, old in zip(records, view.raw_tail, strict=True)):
-            return view
-        return view.model_copy(update={"raw_tail": records})
+
+        def loaded() -> list[RawMessageRecord]:  # reads the image files: off the event loop
+            return [_with_message(record, images.loaded_form(record.message)) for record in view.raw_tail]
+
+        return view.model_copy(update={"raw_tail": await asyncio.to_thread(loaded)})
 
     async def _load(self, session_id: str) -> SessionView:
         written = await self._write_waiting_if_due()
@@ -376,8 +379,9 @@ class HistoryStore:
         tags: Mapping[str, JsonValue] | None = None,
         usage: ModelUsage | None = None,
     ) -> int:
-        if self.images is not None:  # first: redaction never reads an image's base64
-            message = self.images.stored_form(message)
+        if self.images is not None and self.images.holds_images(message):
+            # first: redaction never reads an image's base64; the file is written off the loop
+            message = await asyncio.to_thread(self.images.stored_form, message)
         stored = self.redact_message(message)
         timing = timing or MessageTiming.instant()
         options: dict[str, Any] = {

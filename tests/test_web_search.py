@@ -202,3 +202,9 @@ async def test_a_resumed_session_shows_the_search_rows_before_the_answer(
     assert shown[:2] == [("NoteBlock", row), ("TextBlock", "Version 4.0 renamed run().")]
     assert isinstance(turn.blocks[0], NoteBlock) and turn.blocks[0].kind == "search"
     assert isinstance(turn.blocks[1], TextBlock)
+
+    from zett_tui.sessions.export import turn_markdown
+
+    markdown = turn_markdown(turn)
+    assert "*Web search:* 🔎 web_search “libfoo 4.0 breaking changes”: 2 sources" in markdown
+    assert markdown.index("Web search") < markdown.index("Version 4.0 renamed run().")

@@ -119,3 +119,24 @@ def test_findings_say_what_each_server_said(server: FakeLLMServer) -> None:
     assert find_context_window("endpoint", "m", f"{server.base_url}/v1").vision is True
     server.serve_info("/props", {"modalities": {"vision": "yes"}})  # not a boolean: not an answer
     assert find_context_window("endpoint", "m", f"{server.base_url}/v1").vision is None
+
+
+async def test_a_refusal_after_images_to_an_unknown_model_says_it_may_not_read_them(
+    hosts: Any, server: FakeLLMServer, project: Path
+) -> None:
+    server.script(Reply.error(400, "image input is not supported by this model"))
+    finished = await turn(hosts, server, project, ModelChoice("endpoint", "mystery-model", endpoint="local"))
+    assert finished.status == "failed"
+    assert "(400)" in finished.error and "This model may not read images" in finished.error
+
+    server.script(Reply.error(400, "bad request"))  # no image: no hint
+    endpoints, env = settings_for(server.base_url)
+
+    def factory() -> Any:
+        return build_model(
+            ModelChoice("endpoint", "mystery-model", endpoint="local"), endpoints, env, retry=NO_RETRY
+        )
+
+    host = await labelled_host(hosts, factory, "local:mystery-model", cwd=project)
+    plain = await host.run_turn("just text", Collector())
+    assert plain.status == "failed" and "may not read images" not in plain.error

@@ -61,7 +61,7 @@ from zett_tui.runtime.subagents.extension import SubagentExtension, SubagentTool
 from zett_tui.runtime.subagents.runner import DEFAULT_DEPTH, DEFAULT_PARALLEL, SubagentRunner
 from zett_tui.runtime.subagents.types import AgentType, agent_types
 from zett_tui.runtime.todo import TodoBoard, TodoExtension
-from zett_tui.runtime.turn_images import prepare_prompt
+from zett_tui.runtime.turn_images import prepare_prompt, with_image_hint
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
@@ -176,6 +176,8 @@ class AgentHost:
         #: How many compactions replaced older turns in this host's life.
         self.compactions = 0
         self._running = 0
+        #: The running turn sent images to a model not known to read them (a refusal says so).
+        self._images_unvetted = False
         self._retired_models: list[AgentModel] = []
         #: The session's checkpoints (``zett_tui.checkpoints``); set by ``start``.
         self.checkpoints: SessionCheckpoints | None = None
@@ -356,8 +358,10 @@ class AgentHost:
             if built is not None and model is not None:
                 metadata["zett"]["model"] = model.label
             message = user_message(encodable(prepared.text), prepared.images)
+            self._images_unvetted = bool(prepared.images) and prepared.reads_images is None
             return await self._run(agent.stream(message, **options, metadata=metadata), sink)
         finally:
+            self._images_unvetted = False
             if built is not None:
                 self._retired_models.append(built)
                 if not self._running:
@@ -463,7 +467,10 @@ class AgentHost:
             log.warning("turn failed: %s", type(error).__name__, exc_info=True)
             await self._retry_storage()
             self.notices.pass_to(sink)
-            finished = TurnFinished("failed", _describe_turn_error(error, self.options.describe_error))
+            text = _describe_turn_error(error, self.options.describe_error)
+            if self._images_unvetted:
+                text = with_image_hint(text, error)
+            finished = TurnFinished("failed", text)
             sink(finished)
             return finished
         finally:

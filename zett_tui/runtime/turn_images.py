@@ -25,7 +25,7 @@ from zett_tui.runtime.image_prompt import PASTED, image_line, image_problem, pre
 if TYPE_CHECKING:
     from zett_tui.runtime.files.read_access import ReadAccess
 
-__all__ = ["PreparedPrompt", "model_reads_images", "prepare_prompt"]
+__all__ = ["PreparedPrompt", "model_reads_images", "prepare_prompt", "with_image_hint"]
 
 Sink = Callable[[UIEvent], None]
 
@@ -38,6 +38,8 @@ class PreparedPrompt:
     images: list[PreparedImage] = field(default_factory=list)
     #: Why nothing may be sent (said on the sink already); None: send.
     problem: str | None = None
+    #: Whether the model reads images (``model_reads_images``); None: not known.
+    reads_images: bool | None = None
 
 
 def model_reads_images(model: object, label: str) -> bool | None:
@@ -70,14 +72,33 @@ async def prepare_prompt(
         sink(
             Notice(f"{token} is only text now: that image was pasted in an earlier zett or edited", "warning")
         )
-    problem = image_problem(images, label, limits_for(label), model_reads_images(model, label))
+    reads_images = model_reads_images(model, label)
+    problem = image_problem(images, label, limits_for(label), reads_images)
     if problem is not None:
         sink(Notice(problem, "warning"))
-        return PreparedPrompt(text, images, problem)
+        return PreparedPrompt(text, images, problem, reads_images)
     for image in images:
         preview = await asyncio.to_thread(thumbnail_cells, image.data) if previews else None
         sink(Notice(image_line(image), preview=preview))
-    return PreparedPrompt(text, images)
+    return PreparedPrompt(text, images, reads_images=reads_images)
+
+
+#: What a server answers a request it cannot take the content of.
+_REFUSED_CONTENT = frozenset({400, 415, 422})
+
+
+def with_image_hint(text: str, error: BaseException) -> str:
+    """``text`` (a failed turn's line), and when the server refused the request's content, that
+    the model may not read images: it was sent images without anything saying it does."""
+    cause: BaseException | None = error
+    while cause is not None and getattr(cause, "status_code", None) is None:
+        cause = cause.__cause__ or cause.__context__
+    if cause is None or getattr(cause, "status_code", None) not in _REFUSED_CONTENT:
+        return text
+    return (
+        f"{text} This model may not read images: send the prompt without them, or switch to one "
+        "that does (/model). For a configured endpoint, vision = false in its table says so in advance."
+    )
 
 
 async def _with_attachments(

@@ -51,15 +51,14 @@ MAX_DIFF_BYTES = 2 * 1024 * 1024
 
 
 PlanStatus = Literal["pending", "in_progress", "completed"]
+PLAN_STATUSES: dict[str, PlanStatus] = {"in_progress": "in_progress", "completed": "completed"}
 
 
 def plan_update(event: TodoChanged) -> Any:
     """The model's checklist as the editor's plan (an empty one clears it)."""
     entries = []
     for item in event.items:
-        status: PlanStatus = "pending"
-        if item.status == "in_progress" or item.status == "completed":
-            status = item.status
+        status = PLAN_STATUSES.get(item.status, "pending")
         entries.append(helpers.plan_entry(item.label, status=status))
     return helpers.update_plan(entries)
 

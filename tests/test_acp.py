@@ -205,7 +205,10 @@ def test_the_early_initialize_answer_is_the_sdks_own() -> None:
     parsed = InitializeResponse.model_validate(result)
     assert parsed.protocol_version == PROTOCOL_VERSION
     assert parsed.model_dump(by_alias=True, exclude_unset=True) == result  # every key is the SDK's
-    assert not parsed.agent_capabilities.prompt_capabilities.image  # honest: no images yet
+    capabilities = parsed.agent_capabilities
+    assert capabilities.prompt_capabilities.image  # a model that reads none refuses with a clear line
+    sessions = capabilities.session_capabilities
+    assert sessions.list and sessions.resume and sessions.fork and sessions.close
 
 
 def test_bad_input_gets_json_rpc_errors_and_nothing_else_on_stdout(llm_server: Any) -> None:

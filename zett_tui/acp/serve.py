@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, cast
+import json
+from typing import TYPE_CHECKING, Any, cast
 
+from zett_tui.acp.folders import FolderProcesses, child_command
 from zett_tui.acp.redacted_log import setup_redacted_log
 from zett_tui.acp.server import AcpOptions, ZettAcpAgent
 from zett_tui.acp.transport import LINE_LIMIT, protocol_streams, screen_lines
@@ -25,7 +27,13 @@ async def serve(options: AcpOptions, protocol_fd: int, first: bytes = b"", initi
     setup_redacted_log()
     raw, writer = await protocol_streams(protocol_fd, first)
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    screening = asyncio.create_task(screen_lines(raw, reader, writer))
+    folders = FolderProcesses(
+        writer.write,
+        command=child_command(options.model, options.reasoning_effort),
+        env=dict(options.env),
+        initialize=_params(initialize),
+    )
+    screening = asyncio.create_task(screen_lines(raw, reader, writer, folders.divert))
     agent = ZettAcpAgent(options)
     conn = AgentSideConnection(
         cast("Agent", agent), writer, reader, listening=False, use_unstable_protocol=True
@@ -34,7 +42,14 @@ async def serve(options: AcpOptions, protocol_fd: int, first: bytes = b"", initi
         await conn.listen()
     finally:
         screening.cancel()
-        await agent.aclose()
+        await asyncio.gather(agent.aclose(), folders.aclose(), return_exceptions=True)
         with contextlib.suppress(Exception):
             await conn.close()
     return 0
+
+
+def _params(line: bytes) -> dict[str, Any] | None:
+    if not line:
+        return None
+    params = json.loads(line).get("params")
+    return params if isinstance(params, dict) else None

@@ -150,6 +150,9 @@ async def test_resume_goes_on_without_replay_and_fork_is_a_marked_copy(llm_serve
         await asyncio.wait_for(conn.prompt(session_id=forked.session_id, prompt=[text_block("fork")]), 60)
         with pytest.raises(RequestError, match="Invalid params"):
             await conn.fork_session(cwd=os.getcwd(), session_id="no-such-session", mcp_servers=[])
+        await conn.close_session(session_id=forked.session_id)
+        with pytest.raises(RequestError, match="Invalid params"):  # closed: no longer open here
+            await conn.prompt(session_id=forked.session_id, prompt=[text_block("more")])
     assert "first question" in request_text(llm_server) and "again" in request_text(llm_server)
     listed = {summary.session_id: summary for summary in SessionIndex().list_sessions(cwd=Path(os.getcwd()))}
     assert f"(fork of {original[:8]})" in listed[forked.session_id].title

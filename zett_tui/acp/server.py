@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from acp import RequestError, helpers
 from acp.schema import (
-    AllowedOutcome,
     AvailableCommand,
     AvailableCommandInput,
     ClientCapabilities,
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
 
     from zett_tui.acp.updates import ToolRows
     from zett_tui.core.images import PreparedImage
-    from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished, UIEvent
     from zett_tui.runtime.mcp.manager import McpManager
@@ -215,6 +213,7 @@ class ZettAcpAgent:
         mcp_servers: Sequence[Any] | None = None,
         open_as: str | None = None,
     ) -> AcpSession:
+        from zett_tui.acp.trust_question import settle_trust
         from zett_tui.acp.updates import ToolRows
         from zett_tui.entry.bootstrap import StartFailed, load_files, open_session
         from zett_tui.entry.startup import StartupError, prepare_launch
@@ -240,7 +239,7 @@ class ZettAcpAgent:
         for level, text in launch.notices:
             log.log(logging.WARNING if level != "info" else logging.INFO, "%s", text)
         if launch.project_trust is not None:
-            launch = await self._settle_trust(session_id, launch)
+            launch = await settle_trust(self._client(), session_id, launch)
         if mcp_servers:
             from zett_tui.acp.mcp_servers import editor_servers
 
@@ -290,50 +289,6 @@ class ZettAcpAgent:
             raise RequestError.invalid_request(
                 {"reason": f"this zett serves {self.home}; a session in {folder} needs a process of its own"}
             )
-
-    async def _settle_trust(self, session_id: str, launch: LaunchSettings) -> LaunchSettings:
-        """The terminal's trust question as a permission request; no answer decides nothing."""
-        from acp.schema import PermissionOption, ToolCallUpdate
-
-        from zett_tui.entry.project_trust import TrustAnswer, keep_answer, settings_after_trust
-
-        project = launch.project_trust
-        if project is None:
-            return launch
-        files = ", ".join(project.files) or "nothing readable"
-        code = project.code_to_run()
-        detail = f"Files: {files}." + (f" Code they run: {'; '.join(code)}." if code else "")
-        options = [
-            PermissionOption(option_id="distrust", name="Don't trust it", kind="reject_always"),
-            PermissionOption(option_id="trust", name="Trust this folder and load them", kind="allow_always"),
-        ]
-        tool_call = ToolCallUpdate(
-            tool_call_id=f"trust-{session_id}",
-            title=f"Load the settings, extensions, commands and MCP servers in {project.root}?",
-            kind="other",
-            content=[
-                helpers.tool_content(
-                    helpers.text_block(
-                        detail + " Extensions are Python code: they run with your permissions."
-                    )
-                )
-            ],
-        )
-        try:
-            response = await self._client().request_permission(
-                session_id=session_id, tool_call=tool_call, options=options
-            )
-            outcome = response.outcome
-            picked = outcome.option_id if isinstance(outcome, AllowedOutcome) else None
-        except Exception:
-            log.warning("the trust question could not be asked", exc_info=True)
-            picked = None
-        answer = TrustAnswer(picked) if picked in ("trust", "distrust") else TrustAnswer.LATER
-        said: list[str] = []
-        keep_answer(project, answer, lambda text, level: said.append(text))
-        for text in said:
-            log.warning("%s", text)
-        return settings_after_trust(launch, answer, lambda text, level: log.info("%s", text))
 
     # -- prompts ----------------------------------------------------------------------------------
 
@@ -467,43 +422,10 @@ class ZettAcpAgent:
                 session.outbox.task_done()
 
     async def ask(self, session_id: str, request: Request) -> Reply:
-        """One of the runtime's questions, put to the editor's user: a permission request (and a
-        form for a note, when the client takes forms), or a form for ``ask_user``'s answer. A
-        subagent's question names it and points at its own row."""
-        from zett_tui.acp.elicitation import ask_in_form, ask_note, takes_forms
-        from zett_tui.acp.permissions import NOTE_SUFFIX, question_for
-        from zett_tui.runtime.decisions import AskUserRequest
+        from zett_tui.acp.asking import ask_editor
 
         session = self._session(session_id)
-        await session.outbox.join()  # the tool call row exists before its question
-        child = session.rows.subagent(request.session_id)
-        asker = child.label if child is not None else ""
-        call_id = session.rows.editor_id(request.session_id, request.tool_call_id)
-        client, forms = self._client(), takes_forms(self.client_capabilities)
-        if forms and isinstance(request, AskUserRequest):
-            reply = await ask_in_form(client, session_id, call_id, request, asker)
-            if reply.declined:
-                session.rows.declined.add(call_id)
-            return reply
-        question = question_for(request, session.cwd, notes=forms, asker=asker, call_id=call_id)
-        response = await client.request_permission(
-            session_id=session_id, tool_call=question.tool_call, options=question.options
-        )
-        outcome = response.outcome
-        picked = outcome.option_id if isinstance(outcome, AllowedOutcome) else None
-        choice = question.choices.get(picked or "")
-        note = ""
-        if choice is not None and choice.option_id.endswith(NOTE_SUFFIX):
-            note = await ask_note(client, session_id, call_id, question.tool_call.title or "")
-        reply = question.reply(picked, note)
-        if reply.declined:
-            session.rows.declined.add(call_id)
-            if note and choice is not None and choice.steer is not None:
-                steer = choice.steer(note)
-                asyncio.get_running_loop().call_soon(session.core.steer, steer)  # after the answer
-        elif choice is not None and choice.mode_after is not None:
-            session.mode_after[request.tool_call_id] = choice.mode_after
-        return reply
+        return await ask_editor(self._client(), self.client_capabilities, session, request)
 
     async def aclose(self) -> None:
         """Every session's turn cancelled and recorded, its host and MCP servers closed."""

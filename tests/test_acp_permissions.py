@@ -5,6 +5,7 @@ the reply."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from zett_tui.acp.permissions import GATES, NOTE_SUFFIX, question_for
 from zett_tui.runtime.decisions import REQUEST_TYPES, EditReply, ReadReply, parse_request
 from zett_tui.runtime.events import DecisionRequested
 
-PAYLOADS = {
+PAYLOADS: dict[str, dict[str, Any]] = {
     "shell_approval_requested": {"command": "make test"},
     "edit_approval_requested": {"path": "a.py", "operation": "edit", "diff": "-a\n+b\n"},
     "read_access_requested": {"tool": "read_file", "path": "/etc/hosts"},

@@ -17,11 +17,13 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp.schema import (
     AcceptElicitationResponse,
+    AllowedOutcome,
     ClientCapabilities,
     DeclineElicitationResponse,
     ElicitationCapabilities,
     ElicitationFormCapabilities,
     ImageContentBlock,
+    RequestPermissionResponse,
 )
 
 from tests.fakes.llm_server import Reply
@@ -51,7 +53,7 @@ FORMS = ClientCapabilities(elicitation=ElicitationCapabilities(form=ElicitationF
 
 
 def spawn(
-    client: EditorClient, server: Any, *, model: str = "openai:gpt-test", cwd: str | None = None
+    client: Any, server: Any, *, model: str = "openai:gpt-test", cwd: str | None = None
 ) -> Any:
     env = {**env_for(server), "ZETT_MODEL": model}
     return spawn_agent_process(
@@ -217,6 +219,36 @@ async def test_a_refusal_with_a_note_tells_the_model_why(llm_server: Any, projec
     assert "keep the build folder, it is cached" in request_text(llm_server)
     [*_, finished] = client.of("tool_call_update")
     assert finished.raw_output == {"zett_state": "declined"}
+
+
+async def test_a_shell_rule_chosen_in_the_editor_lets_later_commands_run_without_asking(
+    llm_server: Any, project_dir: Path
+) -> None:
+    """As in the terminal's dialog: "from now on without asking" saves a rule for the project."""
+
+    class PicksTheRule(EditorClient):
+        async def request_permission(
+            self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+        ) -> Any:
+            self.questions.append((tool_call, options))
+            [rule] = [option for option in options if "start with `touch`" in option.name]
+            return RequestPermissionResponse(
+                outcome=AllowedOutcome(outcome="selected", option_id=rule.option_id)
+            )
+
+    llm_server.script(
+        Reply.tool_call("bash", {"command": "touch one.txt"}, call_id="c1"),
+        Reply.tool_call("bash", {"command": "touch two.txt"}, call_id="c2"),
+        Reply.text("Both there."),
+    )
+    client = PicksTheRule()
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("touch them")]), 90)
+    [(tool_call, options)] = client.questions  # the second command did not ask
+    rule = next(option for option in options if "start with `touch`" in option.name)
+    assert rule.kind == "allow_always" and tool_call.title == "Run `touch one.txt`"
+    assert (project_dir / "one.txt").exists() and (project_dir / "two.txt").exists()
 
 
 # -- subagents ----------------------------------------------------------------------------------------

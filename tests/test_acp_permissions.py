@@ -78,3 +78,24 @@ def test_a_subagents_question_names_it_and_points_at_its_row() -> None:
     )
     assert question.tool_call.title == "[explore: find the tests] Run `make test`"
     assert question.tool_call.tool_call_id == "t1/c1"
+
+
+def test_a_shell_question_offers_the_hosts_rules_and_a_run_with_the_network() -> None:
+    from zett_tui.acp.permissions import Offers
+    from zett_tui.runtime.decisions import ShellReply
+    from zett_tui.runtime.shell.policy import Rule
+
+    saved: list[Rule] = []
+    rule = Rule("prefix", "make")
+    offers = Offers(Path("/p"), shell_rules=[rule], save_rule=saved.append, network_once=True)
+    question = question_for(request_of("shell_approval_requested"), offers)  # type: ignore[arg-type]
+    by_id = {option.option_id: option for option in question.options}
+    assert by_id["rule-0"].kind == "allow_always" and "start with `make`" in by_id["rule-0"].name
+    assert question.reply("run_with_network") == ShellReply("c1", run=True, network=True)
+    assert question.reply("rule-0") == ShellReply("c1", run=True) and saved == []
+    then = question.choices["rule-0"].then
+    assert then is not None
+    then()
+    assert saved == [rule]
+    plain = question_for(request_of("shell_approval_requested"), Path("/p"))  # type: ignore[arg-type]
+    assert [option.option_id for option in plain.options] == ["run", "refuse"]

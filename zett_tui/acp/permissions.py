@@ -13,7 +13,7 @@ permission request cannot carry; it is offered only to a client that takes form 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,8 +50,18 @@ from zett_tui.runtime.decisions import (
     WebRequest,
 )
 from zett_tui.runtime.modes import PermissionMode
+from zett_tui.runtime.shell.policy import Rule
 
-__all__ = ["GATES", "NOTE_SUFFIX", "OWN_WORDS", "PLAN_FEEDBACK_STEER", "Choice", "Question", "question_for"]
+__all__ = [
+    "GATES",
+    "NOTE_SUFFIX",
+    "OWN_WORDS",
+    "PLAN_FEEDBACK_STEER",
+    "Choice",
+    "Offers",
+    "Question",
+    "question_for",
+]
 
 #: The option id of "no, and tell zett why": the refusing choice's id with this after it.
 NOTE_SUFFIX = "+note"
@@ -78,6 +88,21 @@ class Choice:
     takes_note: bool = False
     #: What the note becomes when the reply cannot carry it: a message to the running turn.
     steer: Callable[[str], str] | None = None
+    #: Done once the runtime has the reply (a shell rule saved for the project).
+    then: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Offers:
+    """What a question may offer beyond its gate's payload (the host knows it): the project
+    folder, the shell rules that could allow this command from now on (``ShellPolicy.suggestions``:
+    none for a dangerous command or without a sandbox) and where to save one, and whether the
+    sandbox can run a command once with the network on."""
+
+    cwd: Path
+    shell_rules: Sequence[Rule] = ()
+    save_rule: Callable[[Rule], None] | None = None
+    network_once: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,33 +139,59 @@ def _refusal(request: Request, option_id: str, name: str, *, note_prefix: str = 
     return Choice(option_id, name, "reject_once", refuse, takes_note=True)
 
 
-def _shell(request: ShellRequest, cwd: Path) -> Shown:
+def _shell(request: ShellRequest, offers: Offers) -> Shown:
     call_id, command = request.tool_call_id, request.command
-    return Shown(
-        f"Run `{command}`",
-        "execute",
-        text=command,
-        choices=[
-            Choice("run", "Run it once", "allow_once", lambda note: ShellReply(call_id, run=True)),
+    choices = [Choice("run", "Run it once", "allow_once", lambda note: ShellReply(call_id, run=True))]
+    if offers.network_once:
+        choices.append(
             Choice(
-                "refuse",
-                "Don't run it",
-                "reject_once",
-                lambda note: ShellReply(call_id, run=False, note=note),
-                takes_note=True,
-                steer=lambda note: f"I did not let you run `{command}`. {note}",
-            ),
-        ],
+                "run_with_network",
+                "Run it once with the network on",
+                "allow_once",
+                lambda note: ShellReply(call_id, run=True, network=True),
+            )
+        )
+    save = offers.save_rule
+    for index, rule in enumerate(offers.shell_rules if save is not None else ()):
+        choices.append(
+            Choice(
+                f"rule-{index}",
+                f"Run it, and from now on in this project without asking: {_rule_words(rule)}",
+                "allow_always",
+                lambda note: ShellReply(call_id, run=True),
+                then=_saving(save, rule),
+            )
+        )
+    choices.append(
+        Choice(
+            "refuse",
+            "Don't run it",
+            "reject_once",
+            lambda note: ShellReply(call_id, run=False, note=note),
+            takes_note=True,
+            steer=lambda note: f"I did not let you run `{command}`. {note}",
+        )
     )
+    return Shown(f"Run `{command}`", "execute", text=command, choices=choices)
 
 
-def _edit(request: EditRequest, cwd: Path) -> Shown:
+def _rule_words(rule: Rule) -> str:
+    if rule.kind == "prefix":
+        return f"commands that start with `{rule.command}`"
+    return f"exactly `{rule.command}`"
+
+
+def _saving(save: Callable[[Rule], None] | None, rule: Rule) -> Callable[[], None] | None:
+    return (lambda: save(rule)) if save is not None else None
+
+
+def _edit(request: EditRequest, offers: Offers) -> Shown:
     call_id = request.tool_call_id
     return Shown(
         f"{request.operation} {request.path} (+{request.added} −{request.removed})",
         "edit",
         text=request.diff,
-        path=request.absolute_path or str(cwd / request.path),
+        path=request.absolute_path or str(offers.cwd / request.path),
         choices=[
             Choice("apply", "Apply", "allow_once", lambda note: EditReply(call_id, "apply")),
             Choice(
@@ -154,7 +205,7 @@ def _edit(request: EditRequest, cwd: Path) -> Shown:
     )
 
 
-def _read(request: ReadRequest, cwd: Path) -> Shown:
+def _read(request: ReadRequest, offers: Offers) -> Shown:
     call_id = request.tool_call_id
     why = f" ({request.reason})" if request.reason else ""
     return Shown(
@@ -174,7 +225,7 @@ def _read(request: ReadRequest, cwd: Path) -> Shown:
     )
 
 
-def _sandbox_escape(request: SandboxEscapeRequest, cwd: Path) -> Shown:
+def _sandbox_escape(request: SandboxEscapeRequest, offers: Offers) -> Shown:
     call_id = request.tool_call_id
     choices = [
         Choice(
@@ -199,7 +250,7 @@ def _sandbox_escape(request: SandboxEscapeRequest, cwd: Path) -> Shown:
     )
 
 
-def _mcp(request: McpRequest, cwd: Path) -> Shown:
+def _mcp(request: McpRequest, offers: Offers) -> Shown:
     call_id = request.tool_call_id
     return Shown(
         f"MCP tool {request.server} › {request.tool}",
@@ -218,7 +269,7 @@ def _mcp(request: McpRequest, cwd: Path) -> Shown:
     )
 
 
-def _hook(request: HookRequest, cwd: Path) -> Shown:
+def _hook(request: HookRequest, offers: Offers) -> Shown:
     call_id = request.tool_call_id
     return Shown(
         f"A hook asks before {request.tool}",
@@ -232,7 +283,7 @@ def _hook(request: HookRequest, cwd: Path) -> Shown:
     )
 
 
-def _enter_plan(request: EnterPlanRequest, cwd: Path) -> Shown:
+def _enter_plan(request: EnterPlanRequest, offers: Offers) -> Shown:
     approve = PlanReply(request.session_id, request.tool_call_id, approved=True)
     return Shown(
         "Enter Plan Mode?",
@@ -245,7 +296,7 @@ def _enter_plan(request: EnterPlanRequest, cwd: Path) -> Shown:
     )
 
 
-def _exit_plan(request: ExitPlanRequest, cwd: Path) -> Shown:
+def _exit_plan(request: ExitPlanRequest, offers: Offers) -> Shown:
     approve = PlanReply(request.session_id, request.tool_call_id, approved=True)
     return Shown(
         "Approve this plan?",
@@ -278,7 +329,7 @@ def _exit_plan(request: ExitPlanRequest, cwd: Path) -> Shown:
     )
 
 
-def _ask_user(request: AskUserRequest, cwd: Path) -> Shown:
+def _ask_user(request: AskUserRequest, offers: Offers) -> Shown:
     """The model's options as options; free text cannot be typed into a permission request, so
     "in my own words" declines this question and tells the model the answer comes as the user's
     next message (a client with form elicitation gets a form instead: ``acp.elicitation``)."""
@@ -303,7 +354,7 @@ def _chose(call_id: str, option: str) -> Callable[[str], Reply]:
     return lambda note: AskUserReply(call_id, f"chose: {option}")
 
 
-def _web(request: WebRequest, cwd: Path) -> Shown:
+def _web(request: WebRequest, offers: Offers) -> Shown:
     call_id = request.tool_call_id
     said = [f"Full address: {request.url}"]
     if request.query_secret:
@@ -328,7 +379,7 @@ def _web(request: WebRequest, cwd: Path) -> Shown:
     )
 
 
-GATES: dict[type[Any], Callable[[Any, Path], Shown]] = {
+GATES: dict[type[Any], Callable[[Any, Offers], Shown]] = {
     ShellRequest: _shell,
     EditRequest: _edit,
     ReadRequest: _read,
@@ -342,7 +393,7 @@ GATES: dict[type[Any], Callable[[Any, Path], Shown]] = {
 }
 
 
-def _unknown(request: Request, cwd: Path) -> Shown:
+def _unknown(request: Request, offers: Offers) -> Shown:
     return Shown(
         f"zett cannot ask '{getattr(request, 'kind_name', request.kind)}' here",
         "other",
@@ -351,13 +402,20 @@ def _unknown(request: Request, cwd: Path) -> Shown:
 
 
 def question_for(
-    request: Request, cwd: Path, *, notes: bool = False, asker: str = "", call_id: str = ""
+    request: Request,
+    where: Path | Offers,
+    *,
+    notes: bool = False,
+    asker: str = "",
+    call_id: str = "",
 ) -> Question:
     """The ACP question for ``request``. ``notes``: the client takes form elicitations, so each
     refusal that can carry a note is offered a second time as "..., and tell zett why".
     ``asker``: a subagent's ``type: description``, named in the title. ``call_id``: the tool call
-    id the editor knows the call by (a subagent's calls are prefixed), when not the request's."""
-    shown = GATES.get(type(request), _unknown)(request, cwd)
+    id the editor knows the call by (a subagent's calls are prefixed), when not the request's.
+    ``where``: the project folder, or what the host offers beyond the gate's payload (``Offers``)."""
+    offers = where if isinstance(where, Offers) else Offers(where)
+    shown = GATES.get(type(request), _unknown)(request, offers)
     choices = list(shown.choices)
     if notes:
         for index, choice in reversed(list(enumerate(choices))):
@@ -370,6 +428,7 @@ def question_for(
                         choice.kind,
                         choice.reply,
                         steer=choice.steer,
+                        then=choice.then,
                     ),
                 )
     title = f"[{asker}] {shown.title}" if asker else shown.title

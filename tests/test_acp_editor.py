@@ -52,9 +52,7 @@ class FormClient(EditorClient):
 FORMS = ClientCapabilities(elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()))
 
 
-def spawn(
-    client: Any, server: Any, *, model: str = "openai:gpt-test", cwd: str | None = None
-) -> Any:
+def spawn(client: Any, server: Any, *, model: str = "openai:gpt-test", cwd: str | None = None) -> Any:
     env = {**env_for(server), "ZETT_MODEL": model}
     return spawn_agent_process(
         client,

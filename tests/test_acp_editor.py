@@ -314,9 +314,61 @@ async def test_sessions_in_two_folders_run_turns_at_the_same_time(llm_server: An
         assert (await asyncio.wait_for(long_turn, 60)).stop_reason == "end_turn"
         await conn.set_session_mode(session_id=two.session_id, mode_id="auto")
     assert (second / "b.txt").read_text() == "second\n" and not (first / "b.txt").exists()
+    from zett_tui.sessions.index import SessionIndex
+
+    index = SessionIndex()  # each folder's session recorded, under its own folder
+    assert [found.session_id for found in index.list_sessions(cwd=second)] == [two.session_id]
+    assert [found.session_id for found in index.list_sessions(cwd=first)] == [one.session_id]
     [(question, _options)] = client.questions
     assert question.locations[0].path == str(second / "b.txt")
     assert "Wrote it." in client.text()
+
+
+async def test_a_folder_process_that_dies_fails_its_requests_and_the_rest_goes_on(
+    llm_server: Any, tmp_path: Path
+) -> None:
+    import signal
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    llm_server.script(Reply.text("word " * 300, chunk=5, delay=0.03), Reply.text("First folder here."))
+    client = EditorClient()
+    async with spawn(client, llm_server, cwd=str(first)) as (conn, process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        one = await conn.new_session(cwd=str(first), mcp_servers=[])
+        two = await conn.new_session(cwd=str(second), mcp_servers=[])
+        turn = asyncio.ensure_future(conn.prompt(session_id=two.session_id, prompt=[text_block("talk")]))
+        for _ in range(600):
+            if client.of("agent_message_chunk"):
+                break
+            await asyncio.sleep(0.05)
+        [child] = [pid for pid in _pids_in(second) if pid != process.pid]
+        os.kill(child, signal.SIGKILL)
+        with pytest.raises(RequestError, match="Internal error"):  # answered, not left waiting
+            await asyncio.wait_for(turn, 30)
+        with pytest.raises(RequestError, match="Invalid params"):  # its session is gone
+            await conn.prompt(session_id=two.session_id, prompt=[text_block("again")])
+        done = await asyncio.wait_for(conn.prompt(session_id=one.session_id, prompt=[text_block("hi")]), 60)
+        assert done.stop_reason == "end_turn" and "First folder here." in client.text()
+        again = await conn.new_session(cwd=str(second), mcp_servers=[])  # a new process for it
+        assert again.session_id != two.session_id
+        process.stdin.close()  # the editor leaves: zett ends, and the new folder process with it
+        assert await asyncio.wait_for(process.wait(), 60) == 0
+    assert [pid for pid in _pids_in(second) if pid != process.pid] == []
+
+
+def _pids_in(folder: Path) -> list[int]:
+    """The processes working in ``folder`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == folder:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
 
 
 # -- the log ------------------------------------------------------------------------------------------

@@ -99,3 +99,42 @@ def test_a_shell_question_offers_the_hosts_rules_and_a_run_with_the_network() ->
     assert saved == [rule]
     plain = question_for(request_of("shell_approval_requested"), Path("/p"))  # type: ignore[arg-type]
     assert [option.option_id for option in plain.options] == ["run", "refuse"]
+
+
+async def test_a_form_answer_is_said_as_in_the_terminal() -> None:
+    """``ask_user`` as a form: several options when the model allows several, free text beside
+    them, an option the model did not offer ignored, nothing at all declining."""
+    from acp.schema import AcceptElicitationResponse, DeclineElicitationResponse
+
+    from zett_tui.acp.elicitation import ask_in_form
+    from zett_tui.runtime.decisions import AskUserReply, AskUserRequest
+
+    class Form:
+        def __init__(self, response: Any) -> None:
+            self.response = response
+            self.asked: list[tuple[str, Any]] = []
+
+        async def create_elicitation(self, message: str, mode: Any) -> Any:
+            self.asked.append((message, mode))
+            return self.response
+
+    request = AskUserRequest("s1", "c1", "Which checks?", ("lint", "tests", "types"), allow_multiple=True)
+    picked = Form(
+        AcceptElicitationResponse(
+            action="accept", content={"choice": ["lint", "types", "rm -rf"], "answer": " and quickly "}
+        )
+    )
+    reply = await ask_in_form(picked, "s1", "t1/c1", request, "explore: check")
+    assert reply == AskUserReply("c1", "chose: lint; types and added: and quickly")
+    [(message, mode)] = picked.asked
+    assert message == "[explore: check] Which checks?" and mode.tool_call_id == "t1/c1"
+    assert [option.const for option in mode.requested_schema.properties["choice"].items.any_of] == [
+        "lint",
+        "tests",
+        "types",
+    ]
+    empty = await ask_in_form(
+        Form(AcceptElicitationResponse(action="accept", content={})), "s1", "c1", request, ""
+    )
+    declined = await ask_in_form(Form(DeclineElicitationResponse(action="decline")), "s1", "c1", request, "")
+    assert empty.declined and declined.declined

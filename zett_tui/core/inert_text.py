@@ -13,6 +13,7 @@ import unicodedata
 from typing import TextIO
 
 __all__ = [
+    "MAX_TITLE_CHARS",
     "InertWriter",
     "encodable",
     "hidden_characters",
@@ -20,6 +21,7 @@ __all__ = [
     "make_inert",
     "make_terminal_output_inert",
     "make_visible",
+    "one_line",
     "visible_escape",
 ]
 
@@ -183,3 +185,21 @@ def encodable(text: str) -> str:
     its record) with ``UnicodeEncodeError``.
     """
     return _LONE_SURROGATES.sub("\ufffd", text) if not text.isascii() else text
+
+
+MAX_TITLE_CHARS = 200
+#: Whitespace controls become spaces; other C0 controls, DEL and bidi overrides are removed.
+_ONE_LINE_TABLE = {
+    **dict.fromkeys([*range(0x20), 0x7F, *map(ord, _BIDI_CONTROLS)]),
+    **{ord(char): " " for char in "\t\n\r\x0b\x0c"},
+}
+
+
+def one_line(text: str, limit: int = MAX_TITLE_CHARS) -> str:
+    """``text`` as one trimmed line: whitespace runs become one space; control and bidi-override
+    characters (which could disguise what a terminal shows) are dropped."""
+    # Only the start can end up in the result; cleaning all of a 1 MB prompt would be wasted.
+    flat = " ".join(text[: limit * 4 + 64].translate(_ONE_LINE_TABLE).split())
+    if len(flat) > limit:
+        return flat[: limit - 1].rstrip() + "…"
+    return flat

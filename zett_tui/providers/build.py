@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+from zett_tui.providers.efforts import EFFORT_ALIASES, REASONING_EFFORTS
+
 if TYPE_CHECKING:
     from zett_agent.model import AgentModel, ReasoningEffort, RetryOptions, TimeoutOptions
 
@@ -312,16 +314,6 @@ def base_url_for(
 
 
 # -- reasoning ---------------------------------------------------------------------------------------
-
-
-REASONING_EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
-"""The values ``zett_agent.ReasoningEffort`` knows, lowest first (a test keeps them equal).
-
-Start-up reads effort names without importing ``zett_agent.model`` (~20 ms before the first frame).
-"""
-
-EFFORT_ALIASES = {"none": "off", "false": "off", "disabled": "off", "no": "off"}
-"""Other words people use for "no reasoning"."""
 
 
 def reasoning_effort_name(value: str) -> str:

@@ -19,11 +19,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from zett_tui.core.inert_text import one_line
 from zett_tui.core.tool_display import key_argument
 from zett_tui.runtime.stop_words import recorded_stop_sentence
 from zett_tui.sessions.image_files import IMAGE_KEY
 from zett_tui.sessions.live_turn import PARTIAL_ATTRIBUTE
-from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.reader import (
     Notices,

@@ -78,6 +78,12 @@ def test_a_subagents_question_names_it_and_points_at_its_row() -> None:
     )
     assert question.tool_call.title == "[explore: find the tests] Run `make test`"
     assert question.tool_call.tool_call_id == "t1/c1"
+    own_words = [option.option_id for option in question_for(request_of("ask_user"), Path("/p")).options]  # type: ignore[arg-type]
+    assert "own_words" in own_words
+    asked = question_for(request_of("ask_user"), Path("/p"), asker="general: x")  # type: ignore[arg-type]
+    assert "own_words" not in [
+        option.option_id for option in asked.options
+    ]  # its next message is not the child's
 
 
 def test_a_shell_question_offers_the_hosts_rules_and_a_run_with_the_network() -> None:

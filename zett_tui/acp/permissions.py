@@ -417,6 +417,8 @@ def question_for(
     offers = where if isinstance(where, Offers) else Offers(where)
     shown = GATES.get(type(request), _unknown)(request, offers)
     choices = list(shown.choices)
+    if asker:  # the user's next message goes to the main agent, not to a subagent
+        choices = [choice for choice in choices if choice.option_id != OWN_WORDS]
     if notes:
         for index, choice in reversed(list(enumerate(choices))):
             if choice.takes_note:

@@ -147,6 +147,11 @@ async def test_resume_goes_on_without_replay_and_fork_is_a_marked_copy(llm_serve
         assert "first question" in request_text(llm_server)  # the history was restored
         forked = await conn.fork_session(cwd=os.getcwd(), session_id=original, mcp_servers=[])
         assert forked.session_id != original
+        await asyncio.sleep(0.2)
+        [info] = client.of("session_info_update")  # the editor is told it is a fork
+        assert info.title.endswith(f"(fork of {original[:8]})") and info.field_meta == {
+            "zett": {"forkedFrom": original}
+        }
         await asyncio.wait_for(conn.prompt(session_id=forked.session_id, prompt=[text_block("fork")]), 60)
         with pytest.raises(RequestError, match="Invalid params"):
             await conn.fork_session(cwd=os.getcwd(), session_id="no-such-session", mcp_servers=[])

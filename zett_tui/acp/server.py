@@ -32,6 +32,7 @@ from acp.schema import (
     PromptResponse,
     ResumeSessionResponse,
     SessionInfo,
+    SessionInfoUpdate,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -194,6 +195,8 @@ class ZettAcpAgent:
         session = await self._open(
             session_id, _folder(cwd), resume=session_id, mcp_servers=mcp_servers, open_as="fork"
         )
+        title = await asyncio.to_thread(_fork_title, session.core.session_id, session_id)
+        asyncio.get_running_loop().call_soon(session.outbox.put_nowait, title)  # after the response
         return ForkSessionResponse(session_id=session.core.session_id, modes=_modes(session.core.mode.value))
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
@@ -457,6 +460,19 @@ class _Asker:
 
     async def ask(self, request: Request) -> Reply:
         return await self.agent.ask(self.session_id, request)
+
+
+def _fork_title(fork_id: str, original: str) -> SessionInfoUpdate:
+    """The fork's title as ``zett sessions`` shows it ("... (fork of 01a2b3c4)"), sent after the
+    response that names the fork; ``_meta.zett.forkedFrom`` names the original."""
+    from zett_tui.core import paths
+    from zett_tui.sessions.meta import read_title
+    from zett_tui.sessions.naming import session_path
+
+    title = read_title(session_path(paths.sessions_dir(), fork_id)) or f"fork of {original[:8]}"
+    return SessionInfoUpdate(
+        session_update="session_info_update", title=title, field_meta={"zett": {"forkedFrom": original}}
+    )
 
 
 def _folder(cwd: str) -> Path:

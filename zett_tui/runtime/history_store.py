@@ -30,6 +30,7 @@ give them as long as only this process writes the session, which the session loc
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
@@ -57,6 +58,7 @@ from zett_agent.storage import decode_messages, encode_messages
 
 from zett_tui.core.redact import redact_data
 from zett_tui.runtime.history_faults import storage_fault
+from zett_tui.runtime.history_images import HistoryImages
 
 log = logging.getLogger(__name__)
 
@@ -212,6 +214,8 @@ class HistoryStore:
             event loop).
         retry_seconds: How long after a failure writing is tried again.
         clock: A monotonic clock (tests pass their own).
+        images: Where image bytes are kept instead of in the rows (``runtime.history_images``);
+            None keeps them in the rows.
     """
 
     def __init__(
@@ -222,8 +226,10 @@ class HistoryStore:
         notify: Notify | None = None,
         retry_seconds: float = RETRY_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        images: HistoryImages | None = None,
     ) -> None:
         self.storage = storage
+        self.images = images
         self._redact = redact
         self._notify = notify or (lambda text, level: None)
         #: How long after a failure writing is tried again.
@@ -270,6 +276,18 @@ class HistoryStore:
         return await self.storage.count_messages(session_id)
 
     async def load(self, session_id: str) -> SessionView:
+        """The session's dialogue as the model sees it, with its stored images read back."""
+        view = await self._load(session_id)
+        images = self.images
+        if images is None or not any(images.holds_images(record.message) for record in view.raw_tail):
+            return view
+
+        def loaded() -> list[RawMessageRecord]:  # reads the image files: off the event loop
+            return [_with_message(record, images.loaded_form(record.message)) for record in view.raw_tail]
+
+        return view.model_copy(update={"raw_tail": await asyncio.to_thread(loaded)})
+
+    async def _load(self, session_id: str) -> SessionView:
         written = await self._write_waiting_if_due()
         try:
             view = await self.storage.load(session_id)
@@ -361,6 +379,9 @@ class HistoryStore:
         tags: Mapping[str, JsonValue] | None = None,
         usage: ModelUsage | None = None,
     ) -> int:
+        if self.images is not None and self.images.holds_images(message):
+            # first: redaction never reads an image's base64; the file is written off the loop
+            message = await asyncio.to_thread(self.images.stored_form, message)
         stored = self.redact_message(message)
         timing = timing or MessageTiming.instant()
         options: dict[str, Any] = {
@@ -523,6 +544,10 @@ def _without(view: SessionView, hidden: Collection[str]) -> SessionView:
         return view
     kept = [record for record in view.raw_tail if record.request_id not in hidden]
     return view.model_copy(update={"raw_tail": kept})
+
+
+def _with_message(record: RawMessageRecord, message: AnyMessage) -> RawMessageRecord:
+    return record if message is record.message else dataclasses.replace(record, message=message)
 
 
 def _summary_note(snapshot: ContextSnapshot | None) -> tuple[frozenset[str], int]:

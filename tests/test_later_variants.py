@@ -6,6 +6,7 @@ placeholder a crash leaves. Each plants through the real sandbox, then runs what
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from pathlib import Path
@@ -49,6 +50,7 @@ async def test_a_later_name_added_into_an_existing_nested_one_is_moved_out(place
     deep = place.project / "a" / "b" / "c" / "d" / ".vscode"
     deep.mkdir(parents=True)
     (deep / "settings.json").write_text("{}")
+    await asyncio.sleep(0.1)  # the user made it before: not within the clock's slack of a command
     shell = shell_for(place)
     await run_in(shell, "true")
     run = await run_in(shell, "echo '{}' > a/b/c/d/.vscode/tasks.json")
@@ -264,7 +266,6 @@ async def test_a_link_named_as_a_later_name_is_moved_out(place: Place) -> None:
 
 
 async def test_a_process_that_outlives_its_command_cannot_plant_afterwards(place: Place) -> None:
-    import asyncio
 
     shell = shell_for(place)
     plant = f"sleep 1; mkdir -p late; {evil_git_dir(place, 'late/.git')}; touch late/done"
@@ -281,6 +282,7 @@ async def test_a_nested_repository_s_hooks_path_cannot_be_set(place: Place, dept
     nested.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(nested)], check=True)
     (place.base / "beside" / "hooks").mkdir()
+    await asyncio.sleep(0.1)
     shell = shell_for(place)
     await run_in(shell, "true")
     hooks = f"{depth}/myhooks"

@@ -82,6 +82,8 @@ class _Turn:
         self.subagents: dict[str, Any] = {}
         #: A subagent finished a step since they were last written.
         self.subagents_changed = False
+        #: Model calls finished so far in the turn (a note's place among its answers).
+        self.steps = 0
 
     def settled(self) -> tuple[str, str]:
         """The streamed text and reasoning, as much of each as may be written (:func:`settled`)."""
@@ -157,6 +159,7 @@ class TurnJournal:
         elif event.type in _WRITE_NOW:
             if event.type is AgentEventType.MODEL_COMPLETED:
                 turn.text_parts, turn.reasoning_parts = [], []  # the step's message holds them now
+                turn.steps += 1
             self._dirty = True
             self._wake.set()
 
@@ -181,6 +184,15 @@ class TurnJournal:
         if turn is None:
             return
         turn.subagents_changed = self._dirty = True
+
+    def note_search(self, text: str) -> None:
+        """A hosted web search's rows (its query and sources): kept with the turn, with the model
+        call they came from, so a resumed session shows them above that call's answer."""
+        turn = self._turn
+        if turn is None:
+            return
+        turn.notes.setdefault("searches", []).append({"text": text, "step": turn.steps})
+        turn.notes_changed = self._dirty = True
 
     def note_context(self, tokens: int, window: int, estimated: bool) -> None:
         """How full the context was after the turn's last model call, as the status line said."""

@@ -143,3 +143,28 @@ async def test_resume_skips_a_failed_write(project_dir: Path, hosts: HostFactory
     await host.aclose()
     resumed = await hosts(ScriptedModel(), session_id=host.session_id)
     assert len(resumed.todos.items) == 3
+
+
+async def test_todo_clear_while_the_turn_runs_is_not_undone_by_that_turn_line(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    import asyncio
+
+    from tests.fakes.host import wait_until
+
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        tool_step("t1", "todo_write", {"todos": THREE}),
+        text_step("still working on it", gate=gate),
+    )
+    host = await hosts(model)
+    sink = Collector()
+    turn = asyncio.ensure_future(host.run_turn("go", sink))
+    await wait_until(lambda: len(host.todos.items) == 3 and bool(sink.text))
+    assert await host.clear_todos()  # typed while the turn still streams
+    gate.set()
+    await asyncio.wait_for(turn, 10)
+    await host.aclose()
+
+    again = await hosts(ScriptedModel(), session_id=host.session_id)
+    assert again.todos.items == ()  # the turn's line came after the clear, with the earlier write

@@ -98,6 +98,10 @@ class TodoExtension(AgentExtension):
         self.board = board
         self._is_main = is_main_session
 
+    async def before_run(self, context: AgentRunContext) -> None:
+        if self._is_main(context.session_id):
+            self.board.writes = 0
+
     async def on_tool(self, context: AgentRunContext) -> None:
         context.register_tool(self._tool(context))
 
@@ -110,6 +114,7 @@ class TodoExtension(AgentExtension):
             items = parse_todos(todos)
             if main:
                 board.replace(items)
+                board.writes += 1
                 payload = {"todos": [item.as_json() for item in items]}
                 await context.emit(
                     AgentEvent(
@@ -153,6 +158,9 @@ class SessionTodos:
         if recorder is None or not had_items:
             return False
         from zett_tui.sessions.todo_state import clear_mark
+
+        # A turn running now writes its line after this one: it says which of its writes came first.
+        recorder.journal.note_todos_cleared(self.board.writes)
 
         try:
             return await asyncio.to_thread(recorder.append_record, session_id, clear_mark(session_id))

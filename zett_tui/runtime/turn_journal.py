@@ -194,6 +194,17 @@ class TurnJournal:
         turn.notes.setdefault("searches", []).append({"text": text, "step": turn.steps})
         turn.notes_changed = self._dirty = True
 
+    def note_todos_cleared(self, writes: int) -> bool:
+        """``/todo clear`` while the turn runs, after its ``writes`` first ``todo_write`` calls
+        that succeeded: its line says so, so those do not bring the list back on resume. False
+        when no turn runs."""
+        turn = self._turn
+        if turn is None:
+            return False
+        turn.notes["todos_cleared_after"] = writes
+        turn.notes_changed = self._dirty = True
+        return True
+
     def note_context(self, tokens: int, window: int, estimated: bool) -> None:
         """How full the context was after the turn's last model call, as the status line said."""
         turn = self._turn

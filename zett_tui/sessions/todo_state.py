@@ -45,20 +45,24 @@ def recorded_todos(path: Path) -> tuple[TodoItem, ...]:
             continue
         if cleared:
             items = ()
-        found = _last_write(record)
+        after = zett_metadata(record.data).get("todos_cleared_after")
+        found = _last_write(record, skip=after if isinstance(after, int) and after >= 0 else None)
         if found is not None:
             items = found
     return items
 
 
-def _last_write(record: TurnRecord) -> tuple[TodoItem, ...] | None:
-    """The list the turn's last successful ``todo_write`` set, or None when it made none."""
+def _last_write(record: TurnRecord, skip: int | None = None) -> tuple[TodoItem, ...] | None:
+    """The list the turn's last successful ``todo_write`` set, or None when it made none.
+    ``skip``: ``/todo clear`` came during the turn after that many of them: the list is empty
+    unless a later one set it again."""
     failed = {
         result.get("tool_call_id")
         for envelope in record.messages
         if envelope.get("kind") == 4 and (result := envelope.get("data") or {}).get("success") is False
     }
     found: tuple[TodoItem, ...] | None = None
+    seen = 0
     for envelope in record.messages:
         data: Any = envelope.get("data")
         if envelope.get("kind") != 3 or not isinstance(data, dict):
@@ -67,6 +71,8 @@ def _last_write(record: TurnRecord) -> tuple[TodoItem, ...] | None:
             if not isinstance(call, dict) or call.get("name") != TODO_TOOL or call.get("id") in failed:
                 continue
             items = todos_from_arguments(json.dumps(call.get("arguments")))
-            if items is not None:
-                found = items
+            if items is None:
+                continue
+            seen += 1
+            found = items if skip is None or seen > skip else ()
     return found

@@ -13,17 +13,19 @@ bare Textual app (``benchmarks/minimal_app.py``) is the baseline for what needs 
 1. **launch -> prompt**: from the spawn until the program's prompt line is on screen.
 2. **launch -> first key**: a key written right after the spawn, until the prompt line shows it;
    "lost" when it has not shown 5 s after the prompt did. Then a key typed once the prompt is
-   on screen and quiet, until it shows.
+   on screen and quiet (zett and ZettCode: once the status line says idle / ready), until it shows.
 3. **58 KB answer**: from Enter until the answer's last words are on screen; zett and ZettCode
    also from Enter until their status line says idle / ready again.
 4. **PSS** after that answer once the screen is quiet (``/proc/PID/smaps_rollup``; the bare app
-   with nothing typed).
-5. **idle CPU per 10 s**: the program's own CPU time over 10 s of no input, after 1 s of quiet.
+   with nothing typed), summed over the program's process tree (mistral-vibe 3.0.3 is a Rust
+   UI running a Python app server).
+5. **idle CPU per 10 s**: the process tree's CPU time over 10 s of no input, after 1 s of quiet.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -166,6 +168,8 @@ def launch(
             samples.setdefault(f"{program.name}.key", []).append(shown - pty.started)
         else:
             samples.setdefault(f"{program.name}.key_lost", []).append(1.0)
+        if program.idle is not None:  # zett: its agent is ready (warm-up imports done)
+            wait(pty, lambda: program.idle(pty), 60)  # type: ignore[misc]
         pty.settle(quiet=0.5)
         pty.child.send(LATER_KEY)
         typed = time.perf_counter()
@@ -201,12 +205,49 @@ def answer(
         footprint(pty, program.name, samples)
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (mistral-vibe is a Rust UI over a Python app server)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def tree_ticks(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
 def footprint(pty: Pty, name: str, samples: dict[str, list[float]]) -> None:
-    samples.setdefault(f"{name}.pss", []).append(pss_kib(pty.child.pid) / 1024)
+    """PSS and idle CPU of the program's whole process tree."""
+    pids = process_tree(pty.child.pid)
+    pss = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            pss += pss_kib(pid)
+    samples.setdefault(f"{name}.pss", []).append(pss / 1024)
+    samples.setdefault(f"{name}.processes", []).append(len(pids))
     pty.idle_for(1.0)
-    ticks = pty.cpu_ticks()
+    ticks = tree_ticks(pids)
     pty.idle_for(IDLE_WINDOW)
-    samples.setdefault(f"{name}.idle", []).append((pty.cpu_ticks() - ticks) / TICKS_PER_SECOND)
+    samples.setdefault(f"{name}.idle", []).append((tree_ticks(pids) - ticks) / TICKS_PER_SECOND)
 
 
 def bare(home: Path, server: ServerProcess, cwd: Path, samples: dict[str, list[float]]) -> None:
@@ -226,6 +267,8 @@ def report(samples: dict[str, list[float]], names: list[str]) -> None:
         if not values:
             return "-"
         value = statistics.median(values)
+        if unit == "n":
+            return f"{value:.0f}"
         return f"{value:.0f} MB" if unit == "MB" else f"{value:.3f} s" if unit == "s" else f"{value:.2f} s"
 
     rows = [
@@ -235,6 +278,7 @@ def report(samples: dict[str, list[float]], names: list[str]) -> None:
         ("58 KB answer: Enter -> last line shown", "answer", "s"),
         ("58 KB answer: Enter -> status says ready/idle", "answer_idle", "s"),
         ("PSS after the answer (bare app: idle)", "pss", "MB"),
+        ("processes", "processes", "n"),
         (f"CPU per {IDLE_WINDOW:.0f} s idle", "idle", "cpu"),
     ]
     table = [("figure", *names)]

@@ -331,3 +331,22 @@ def test_build_model_loads_the_sdk_code_a_request_needs() -> None:
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert result.stdout.split() == ["False", "True"], result.stderr
+
+
+def test_a_responses_model_s_sdk_is_loaded_by_build_model_not_at_the_first_request() -> None:
+    """``[web] search`` talks the Responses API through the openai SDK, which zett's provider builds
+    on demand: the warm-up thread builds it, so its imports stay off the event loop."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from zett_tui.providers.build import _load_lazy_sdk_code\n"
+        "from zett_tui.providers.plain_messages import PlainMessagesOpenAIProvider\n"
+        "_load_lazy_sdk_code(PlainMessagesOpenAIProvider('gpt-x', api_key='k'))\n"
+        "print('openai' in sys.modules)\n"
+        "_load_lazy_sdk_code(PlainMessagesOpenAIProvider('gpt-x', api_key='k', response=True))\n"
+        "print('openai.resources.responses' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["False", "True"], result.stderr

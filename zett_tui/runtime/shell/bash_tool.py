@@ -139,7 +139,7 @@ class SandboxedShell(ExternalEventExtension):
         )
         block = shell.blocked(run, command)
         why = READ_ONLY_AGENT_NOTE if offline else PLAN_MODE_NOTE
-        note = f"zett: {why} {block.reason}" if block is not None else ""
+        note = f"zett: {why} {block.explained(read_only=True)}" if block is not None else ""
         return run.result(timeout, note=note)
 
     async def _ask(

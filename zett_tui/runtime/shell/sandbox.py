@@ -134,8 +134,16 @@ class SandboxBlock:
     @property
     def reason(self) -> str:
         """One sentence, worded as the guess it is."""
+        return self.explained(read_only=False)
+
+    def explained(self, *, read_only: bool) -> str:
+        """:attr:`reason`, for a run with the project ``read_only`` (Plan Mode, a read-only subagent)."""
         if self.kind == "write":
-            what = "it lets commands write only in the project folder and a private /tmp"
+            what = (
+                "the project is read-only inside it, and commands write only in a private /tmp"
+                if read_only
+                else "it lets commands write only in the project folder and a private /tmp"
+            )
             return f"The sandbox probably stopped this command: {what} (“{self.evidence}”)."
         if self.kind == "later":
             return (

@@ -27,7 +27,8 @@ from zett_agent.agent import AgentRunContext
 from zett_agent.extensions import AgentExtension
 from zett_agent.messages import ToolCall
 
-from zett_tui.core.redact import configured_redactor, redact_file
+from zett_tui.config.redaction import configured_redactor
+from zett_tui.core.redact import redact_file
 
 SIDE_FOLDER = ".zett-tool-output"
 _KEPT = re.compile(r"\.zett-tool-output/(shell-[A-Za-z0-9_]+)")

@@ -237,7 +237,8 @@ async def test_the_ask_user_answer_field_takes_no_text_before_it_arms() -> None:
         assert field.value == "" and app.screen is dialog
         await wait_for(pilot, lambda: app.chat.composer.text == "early\n")
         await dialog_armed(pilot)
-        assert dialog.focused is field
+        await pilot.press("enter")  # typing went to the prompt: a deliberate key starts the answer
+        await wait_for(pilot, lambda: dialog.focused is field)
         await pilot.press(*keys_of("late"), "enter")
         await wait_for(pilot, lambda: idle(app))
         assert answered(app) == [] and tools(app)[0].outcome == "answered: late"  # shown on its row
@@ -310,3 +311,42 @@ async def test_the_prompt_says_what_enter_does_while_a_dialog_is_up() -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is not dialog)
         assert composer.border_title is None and composer.placeholder == idle_hint
+
+
+@pytest.mark.parametrize("options", [[], ["Markdown", "HTML"]])
+async def test_the_rest_of_a_message_typed_after_an_ask_user_dialog_armed_goes_to_the_prompt(
+    options: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user was typing a message as the question opened, paused (it armed), and typed on: the
+    rest and its Enter land in the prompt, not in the answer field as the answer sent."""
+    monkeypatch.setattr(choice_dialog, "ARM_DELAY", 1.0)
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        gated(gate, tool_step("q1", "ask_user", {"question": "Which name?", "options": options})),
+        text_step("Thanks."),
+    )
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        await submit(pilot, "ask me")
+        await wait_for(pilot, lambda: len(model.requests) == 1)
+        await pilot.press(*keys_of("also rename"))
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        dialog = app.screen
+        await pilot.press(*keys_of(" the"))
+        await dialog_armed(pilot)  # the user paused
+        await pilot.press(*keys_of(" module 2"), "enter")
+        field = dialog.query_one("#answer-input", Input)
+        composer = app.chat.composer
+        await wait_for(pilot, lambda: composer.text == "also rename the module 2\n")
+        assert app.screen is dialog and field.value == "" and answered(app) == []
+
+        await dialog_armed(pilot)
+        await pilot.press("tab" if options else "enter")  # deliberate: now the field takes the answer
+        if options:
+            await pilot.press("tab")  # past the second option
+        await wait_for(pilot, lambda: dialog.focused is field)
+        await pilot.press(*keys_of("late"), "enter")
+        await wait_for(pilot, lambda: idle(app))
+        assert tools(app)[0].outcome == "answered: late"
+        assert composer.text == "also rename the module 2\n"

@@ -160,8 +160,8 @@ def test_exports_use_a_projects_patterns_only_once_it_is_trusted(isolated_dirs, 
     import os
     from pathlib import Path
 
+    from zett_tui.config.redaction import configured_redactor
     from zett_tui.config.trust import find_project, remember
-    from zett_tui.core.redact import configured_redactor
 
     project = Path.cwd()
     (project / ".zett").mkdir()

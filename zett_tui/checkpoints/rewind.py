@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from zett_tui.checkpoints.journal import TurnRecord, hidden_after
-from zett_tui.checkpoints.store import CheckpointStore, Entry, RestoreReport
+from zett_tui.checkpoints.restore_files import Entry
+from zett_tui.checkpoints.store import CheckpointStore, RestoreReport
 
 
 class RewindRefused(RuntimeError):

@@ -36,13 +36,15 @@ from zett_tui.checkpoints.bulk import (
     split_pathspecs,
 )
 from zett_tui.checkpoints.git_env import GitFailed, run_git
+from zett_tui.checkpoints.restore_files import (
+    Entry,
+    remove_empty_parents,
+    write_entry,
+)
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, write_private_text
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 REF_PREFIX = "refs/zett"
-FILE_MODE = "100644"
-EXEC_MODE = "100755"
-LINK_MODE = "120000"
 #: ``$GIT_DIR/info/attributes`` beats every ``.gitattributes`` of the project: no byte is changed.
 NO_FILTERS = "* -text -eol -ident -filter -working-tree-encoding -crlf\n"
 #: Settings of ``git add`` only: the exec bit and links as they are, fast loose objects.
@@ -58,14 +60,6 @@ STAGE_CONFIG = (
 LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 #: A first checkpoint's ``git add`` runs in at most this many parts at once (one per core).
 MAX_ADDS = 4
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One file of a checkpoint: git mode and blob id."""
-
-    mode: str
-    blob: str
 
 
 @dataclass(frozen=True)
@@ -482,9 +476,9 @@ class CheckpointStore:
                     if os.path.lexists(target) and not (target.is_dir() and not target.is_symlink()):
                         target.unlink()
                         report.removed.append(path)
-                        _remove_empty_parents(self.project, target.parent, kept_dirs)
+                        remove_empty_parents(self.project, target.parent, kept_dirs)
                     continue
-                _write_entry(target, entry, contents[entry.blob])
+                write_entry(target, entry, contents[entry.blob])
                 report.restored.append(path)
             except OSError as error:
                 report.problems.append(f"{path}: {error.strerror or error}")
@@ -553,51 +547,6 @@ def _inside(root: Path, folder: Path) -> bool:
     return real == str(root) or real.startswith(str(root) + os.sep)
 
 
-def _write_entry(target: Path, entry: Entry, data: bytes) -> None:
-    """Put one recorded file in place atomically: bytes and mode, or a symlink."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.is_dir() and not target.is_symlink():
-        raise IsADirectoryError(21, "a folder is in its place now")
-    temporary = target.with_name(f".{target.name}.zett-restore-{os.getpid()}")
-    with contextlib.suppress(FileNotFoundError):
-        temporary.unlink()
-    try:
-        if entry.mode == LINK_MODE:
-            os.symlink(os.fsdecode(data), temporary)
-        else:
-            mode = _mode_for(target, executable=entry.mode == EXEC_MODE)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as stream:
-                stream.write(data)
-                os.fchmod(stream.fileno(), mode)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
-
-
-def _mode_for(target: Path, *, executable: bool) -> int:
-    """The permission bits to restore: the file's own (git keeps only the exec bit), else the umask's."""
-    try:
-        info = os.lstat(target)
-        base = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else 0o666 & ~_umask()
-    except FileNotFoundError:
-        base = 0o666 & ~_umask()
-    base &= ~0o111
-    return base | ((base & 0o444) >> 2) if executable else base
-
-
-def _remove_empty_parents(root: Path, folder: Path, kept: set[str]) -> None:
-    """Remove folders left empty by removing a created file, up to the project (not recorded ones)."""
-    while folder != root and str(folder.relative_to(root)) not in kept:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
-
-
 def _make_private(folder: Path) -> None:
     """0700 folders and 0600 files throughout the store, whatever git made of them."""
     for current, dirs, files in os.walk(folder):
@@ -607,18 +556,6 @@ def _make_private(folder: Path) -> None:
         for name in files:
             with contextlib.suppress(OSError):
                 os.chmod(os.path.join(current, name), PRIVATE_FILE_MODE)
-
-
-_UMASK: int | None = None
-
-
-def _umask() -> int:
-    global _UMASK
-    if _UMASK is None:
-        current = os.umask(0o022)
-        os.umask(current)
-        _UMASK = current
-    return _UMASK
 
 
 _GLOB = re.compile(rb"([\\*?\[])")

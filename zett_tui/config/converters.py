@@ -13,7 +13,7 @@ from datetime import date, datetime, time
 from typing import Any
 from urllib.parse import urlsplit
 
-from zett_tui.providers.build import EFFORT_ALIASES, REASONING_EFFORTS
+from zett_tui.providers.efforts import EFFORT_ALIASES, REASONING_EFFORTS
 
 SANDBOX_MODES = ("auto", "off")
 

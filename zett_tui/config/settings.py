@@ -32,7 +32,7 @@ from zett_tui.config.schema import (
 from zett_tui.config.toml_file import UnusableFile, read_toml
 from zett_tui.config.toml_lines import TomlOutline
 from zett_tui.core import paths
-from zett_tui.providers.build import REASONING_EFFORTS
+from zett_tui.providers.efforts import REASONING_EFFORTS
 
 __all__ = [
     "REASONING_EFFORTS",

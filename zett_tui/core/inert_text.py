@@ -13,13 +13,16 @@ import unicodedata
 from typing import TextIO
 
 __all__ = [
+    "MAX_TITLE_CHARS",
     "InertWriter",
     "encodable",
     "hidden_characters",
     "inert_json",
     "make_inert",
+    "make_output_visible",
     "make_terminal_output_inert",
     "make_visible",
+    "one_line",
     "visible_escape",
 ]
 
@@ -77,6 +80,31 @@ def make_terminal_output_inert(text: str) -> str:
     text = text.translate(_OUTPUT_INERT_TABLE)
     table = _output_table(text)
     return text.translate(table) if table else text
+
+
+#: Colours and text styles: what a terminal draws as style, not as text, and hides nothing.
+_SGR_SEQUENCE = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def make_output_visible(text: str) -> str:
+    """Tool output for the transcript, shown as a terminal would show it but hiding nothing:
+    colours (SGR) are dropped and carriage-return overstrikes resolved (a progress bar); every other
+    escape sequence (cursor moves, erases, titles, hyperlinks, the clipboard), control and format
+    character (bidi, zero-width) is written out as an escape, as ``make_visible`` does for what a
+    dialog shows. Other spaces and private-use characters (icon fonts) stay."""
+    if text.isprintable():
+        return text
+    text = _SGR_SEQUENCE.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        text = "\n".join(_overstrike(line) if "\r" in line else line for line in text.split("\n"))
+    if text.isprintable():
+        return text
+    return "".join(char if _shown_in_output(char) else visible_escape(char) for char in text)
+
+
+def _shown_in_output(char: str) -> bool:
+    return char.isprintable() or char in "\t\n" or unicodedata.category(char) in ("Zs", "Co")
 
 
 _OUTPUT_REPLACEMENTS = {"Cf": None, "Cn": "\ufffd"}
@@ -183,3 +211,21 @@ def encodable(text: str) -> str:
     its record) with ``UnicodeEncodeError``.
     """
     return _LONE_SURROGATES.sub("\ufffd", text) if not text.isascii() else text
+
+
+MAX_TITLE_CHARS = 200
+#: Whitespace controls become spaces; other C0 controls, DEL and bidi overrides are removed.
+_ONE_LINE_TABLE = {
+    **dict.fromkeys([*range(0x20), 0x7F, *map(ord, _BIDI_CONTROLS)]),
+    **{ord(char): " " for char in "\t\n\r\x0b\x0c"},
+}
+
+
+def one_line(text: str, limit: int = MAX_TITLE_CHARS) -> str:
+    """``text`` as one trimmed line: whitespace runs become one space; control and bidi-override
+    characters (which could disguise what a terminal shows) are dropped."""
+    # Only the start can end up in the result; cleaning all of a 1 MB prompt would be wasted.
+    flat = " ".join(text[: limit * 4 + 64].translate(_ONE_LINE_TABLE).split())
+    if len(flat) > limit:
+        return flat[: limit - 1].rstrip() + "…"
+    return flat

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zett_tui.sessions.meta import one_line
+from zett_tui.core.inert_text import one_line
 
 #: The argument that best identifies a call of each known tool.
 KEY_ARGUMENTS = {

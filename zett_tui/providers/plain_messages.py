@@ -64,4 +64,19 @@ class PlainMessagesCompatibleProvider(OpenAICompatibleProvider):
 
 
 class PlainMessagesOpenAIProvider(PlainMessagesCompatibleProvider, OpenAIProvider):
-    """OpenAI itself, messages untransformed."""
+    """OpenAI itself, messages untransformed. With ``response=True`` (``[web] search``) it talks
+    the Responses API through zett-agent's own reader: the lean Chat Completions path above is
+    not used then."""
+
+    def responses_fields(self, request: ModelRequest) -> JsonObject:
+        """A hosted web search's sources are sent only when asked for (``include``); the field
+        replaces the provider's own, so its reasoning item stays in it."""
+        fields = super().responses_fields(request)
+        if not any(tool.type == "web_search" for tool in request.server_tools):
+            return fields
+        from zett_agent.providers.responses import responses_reasoning
+
+        include: list[JsonValue] = ["web_search_call.action.sources"]
+        if responses_reasoning(request.reasoning_effort) is not None:
+            include.insert(0, "reasoning.encrypted_content")
+        return {**fields, "include": include}

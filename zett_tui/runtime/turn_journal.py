@@ -78,6 +78,8 @@ class _Turn:
         self.failed = False
         #: The notes changed since they were last written.
         self.notes_changed = False
+        #: Model calls finished so far in the turn (a note's place among its answers).
+        self.steps = 0
 
     def settled(self) -> tuple[str, str]:
         """The streamed text and reasoning, as much of each as may be written (:func:`settled`)."""
@@ -151,6 +153,7 @@ class TurnJournal:
         elif event.type in _WRITE_NOW:
             if event.type is AgentEventType.MODEL_COMPLETED:
                 turn.text_parts, turn.reasoning_parts = [], []  # the step's message holds them now
+                turn.steps += 1
             self._dirty = True
             self._wake.set()
 
@@ -163,6 +166,15 @@ class TurnJournal:
             return
         decisions = turn.notes.setdefault("decisions", [])
         decisions.append({"text": text, "call_id": call_id, **({"declined": True} if declined else {})})
+        turn.notes_changed = self._dirty = True
+
+    def note_search(self, text: str) -> None:
+        """A hosted web search's rows (its query and sources): kept with the turn, with the model
+        call they came from, so a resumed session shows them above that call's answer."""
+        turn = self._turn
+        if turn is None:
+            return
+        turn.notes.setdefault("searches", []).append({"text": text, "step": turn.steps})
         turn.notes_changed = self._dirty = True
 
     def note_context(self, tokens: int, window: int, estimated: bool) -> None:

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
+from zett_tui.core.inert_text import one_line
 from zett_tui.core.paths import history_db, sessions_dir
 from zett_tui.sessions.export import write_export, write_json, write_markdown
 from zett_tui.sessions.file_modes import tighten_session_storage
@@ -23,7 +24,6 @@ from zett_tui.sessions.ids import SessionLookupError, resolve_session_id, short_
 from zett_tui.sessions.index import SessionIndex, SessionSummary, same_folder
 from zett_tui.sessions.lock import SessionBusy, lock_holder
 from zett_tui.sessions.manage import delete_session
-from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.naming import lock_path
 from zett_tui.sessions.read_notices import ReadNotices, report_lines
 from zett_tui.sessions.reader import ReadNotice
@@ -245,6 +245,9 @@ def remove_session(
     history_note = " and its model history" if deletion.history_rows_removed else ""
     if deletion.checkpoints_removed:
         history_note += f", with its {deletion.checkpoints_removed} checkpoints"
+    if deletion.images_removed:
+        count = len(deletion.images_removed)
+        history_note += f", and {count} stored image{'s' if count != 1 else ''} no other session uses"
     out.write(f"Deleted session {summary.session_id} ({summary.title}){history_note}.\n")
     return OK
 

@@ -14,11 +14,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
+from zett_tui.config.redaction import configured_redactor
+from zett_tui.core.inert_text import one_line
 from zett_tui.core.paths import write_private
-from zett_tui.core.redact import configured_redactor, redact_data
+from zett_tui.core.redact import redact_data
 from zett_tui.sessions.image_files import image_path
 from zett_tui.sessions.index import SessionSummary
-from zett_tui.sessions.meta import one_line
 from zett_tui.sessions.read_notices import ReadNotices, report_lines
 from zett_tui.sessions.reader import Notices, iter_records
 from zett_tui.sessions.recorded_turns import (
@@ -43,6 +44,7 @@ _NOTE_LABELS = {
     "stop": "⚠",
     "decision": "*Your answer:*",
     "changes": "*Files:*",
+    "search": "*Web search:*",
 }
 _STATUS_WORDS = {"A": " (new)", "D": " (deleted)", "T": " (type changed)"}
 

@@ -13,29 +13,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from zett_tui.core.inert_text import MAX_TITLE_CHARS, one_line
 from zett_tui.core.paths import write_private_text
 from zett_tui.core.redact import Redactor, redactor_from_environment
 from zett_tui.sessions.naming import meta_path
 from zett_tui.sessions.reader import ReadNotice
-
-MAX_TITLE_CHARS = 200
-_BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-#: Whitespace controls become spaces; other C0 controls, DEL and bidi overrides are removed.
-_DROPPED = {
-    **dict.fromkeys([*range(0x20), 0x7F, *map(ord, _BIDI_CONTROLS)]),
-    **{ord(char): " " for char in "\t\n\r\x0b\x0c"},
-}
-
-
-def one_line(text: str, limit: int = MAX_TITLE_CHARS) -> str:
-    """``text`` as one trimmed line: whitespace runs become one space; control and bidi-override
-    characters (which could disguise what a terminal shows) are dropped."""
-    # Only the start can end up in the result; cleaning all of a 1 MB prompt would be wasted.
-    flat = " ".join(text[: limit * 4 + 64].translate(_DROPPED).split())
-    if len(flat) > limit:
-        return flat[: limit - 1].rstrip() + "…"
-    return flat
-
 
 #: How far past the part of a text a title can show its redaction looks, so a key is not cut in two.
 _WORD_TAIL = re.compile(r"\S{0,4096}")

@@ -153,6 +153,11 @@ class TurnPresenter:
             self.flush()
             self._close_segments()
             self.transcript.add(notice_block(event))
+        elif isinstance(event, Notice) and event.preview:
+            from zett_tui.ui.widgets.image_preview_block import ImagePreviewBlock
+
+            self.notice(event.text, event.level)
+            self.transcript.add(ImagePreviewBlock(event.preview))
         elif isinstance(event, Notice):
             self.notice(event.text, event.level)
         elif isinstance(event, SteeringDelivered):

@@ -340,7 +340,7 @@ class ChatScreen(Screen[None]):
         from zett_tui.sessions.recorded_turns import TextBlock
         from zett_tui.ui.chat.past_turns import last_labelled_model, load_past_session, paint_past_session
 
-        past = await load_past_session(path)
+        past = await load_past_session(path, previews=self.launch.image_previews)
         paint_past_session(self.transcript, past, session_id)
         if past.page.turns:
             last = past.page.turns[-1]

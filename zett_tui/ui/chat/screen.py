@@ -560,9 +560,12 @@ class ChatScreen(Screen[None]):
             self._last_idle_escape = now
 
     async def on_unmount(self) -> None:
-        """However the screen goes away (quit, /new, a test ending), the provider and stores close."""
-        if self.host is not None:
-            await self.host.aclose()
+        """However the screen goes away (quit, /new, a crash, a test ending), a running turn is
+        recorded and the provider and stores close.
+
+        After a crash nothing called :meth:`shutdown`: Textual has cancelled the turn's worker, which
+        is still writing the turn's record as cancelled; closing the host under it lost that line."""
+        await self.shutdown()
 
     async def shutdown(self) -> None:
         """Cancel a running turn, wait until it is recorded, and close the host."""

@@ -40,9 +40,13 @@ class Client:
             self.arrivals.append(time.perf_counter())
 
 
-async def one_run(server: FakeLLMServer, env: dict[str, str], cwd: str) -> tuple[float, float]:
+async def one_run(server: FakeLLMServer, env: dict[str, str], cwd: str) -> tuple[float, float, float, float]:
+    """(initialize answered, added per chunk, session/new in the process's folder, session/new in
+    another folder, which starts a process of its own)."""
     client = Client()
     server.script(Reply.text("token " * 40, chunk=6, delay=DELAY))
+    other = Path(cwd).parent / f"other-{time.monotonic_ns()}"
+    other.mkdir()
     start = time.perf_counter()
     async with spawn_agent_process(client, sys.executable, "-m", "zett_tui", "acp", env=env, cwd=cwd) as (
         conn,
@@ -50,10 +54,15 @@ async def one_run(server: FakeLLMServer, env: dict[str, str], cwd: str) -> tuple
     ):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
         initialized = time.perf_counter() - start
+        before = time.perf_counter()
         session = await conn.new_session(cwd=cwd, mcp_servers=[])
+        here = time.perf_counter() - before
         await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+        before = time.perf_counter()
+        await conn.new_session(cwd=str(other), mcp_servers=[])
+        elsewhere = time.perf_counter() - before
     gaps = [later - earlier for earlier, later in zip(client.arrivals, client.arrivals[1:], strict=False)]
-    return initialized, statistics.median(gaps) - DELAY
+    return initialized, statistics.median(gaps) - DELAY, here, elsewhere
 
 
 BARE = "import sys; sys.stdin.readline(); print('{}', flush=True)"
@@ -92,8 +101,10 @@ async def main() -> None:
         }
         results = [await one_run(server, env, str(project)) for _ in range(RUNS)]
         bare = [await bare_python(env) for _ in range(RUNS)]
-    inits = [init for init, _ in results]
-    overheads = [overhead for _, overhead in results]
+    inits = [result[0] for result in results]
+    overheads = [result[1] for result in results]
+    here = statistics.median(result[2] for result in results)
+    elsewhere = statistics.median(result[3] for result in results)
     print(
         f"initialize answered after start: median {statistics.median(inits) * 1000:.0f} ms (target 150 ms); "
         f"a bare interpreter answering one line: {statistics.median(bare) * 1000:.0f} ms "
@@ -102,6 +113,10 @@ async def main() -> None:
     print(
         f"provider token -> agent_message_chunk: median {statistics.median(overheads) * 1000:.1f} ms "
         "added per chunk (target 30 ms)"
+    )
+    print(
+        f"session/new in the process's folder: median {here * 1000:.0f} ms; in another folder "
+        f"(a zett acp process of its own starts): {elsewhere * 1000:.0f} ms (ratio {elsewhere / here:.1f})"
     )
 
 

@@ -152,11 +152,13 @@ class Pty:
     query (``CSI c``), so a program that asks them waits one round trip, not its timeout.
     """
 
-    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+    def __init__(
+        self, args: list[str], env: dict[str, str], cwd: Path, program: str = sys.executable
+    ) -> None:
         self.screen = AnsweringScreen(COLS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
         self.started = time.perf_counter()
-        self.child = pexpect.spawn(sys.executable, args, env=env, cwd=str(cwd), dimensions=(ROWS, COLS))
+        self.child = pexpect.spawn(program, args, env=env, cwd=str(cwd), dimensions=(ROWS, COLS))
         self.child.delaybeforesend = None  # pexpect sleeps 50 ms before every send by default
         self.screen.answer = self.child.send
         self.first_frame: float | None = None
@@ -241,8 +243,8 @@ class Pty:
 
 
 @contextlib.contextmanager
-def spawned(args: list[str], env: dict[str, str], cwd: Path) -> Iterator[Pty]:
-    pty = Pty(args, env, cwd)
+def spawned(args: list[str], env: dict[str, str], cwd: Path, program: str = sys.executable) -> Iterator[Pty]:
+    pty = Pty(args, env, cwd, program)
     try:
         yield pty
     finally:

@@ -8,6 +8,10 @@ Run: ``python -m benchmarks.bench_images_web`` (about half a minute).
 - the session line: one turn with ten 1280x800 screenshots, as zett writes it (images stored
   beside the lines, ``sessions.image_files``) against the line with the images inline (base64, as
   zett-agent encodes them), in bytes.
+- the model history: the same ten-image prompt and nine text turns in zett-agent's SQLite, with
+  the images named by reference (``runtime.history_images``) against base64 in the rows (the
+  baseline, as before), in database bytes and the median ``load`` (once per request).
+- a preview: ``core.image_thumbnail.thumbnail_cells`` on one prepared screenshot, median.
 - a page: ``runtime.web.page_text.page_to_text`` on a 200 KB and a 5 MB (the size bound) HTML
   page (a documentation page's structure repeated), median; baseline: decoding the bytes alone.
 """
@@ -60,10 +64,40 @@ def html_page(size: int) -> bytes:
     return ("<html><body>" + block * (size // len(block)) + "</body></html>").encode()
 
 
+async def history_figures(message: object) -> dict[str, tuple[int, float]]:
+    """Database bytes and median load time, images by reference and (baseline) in the rows."""
+    from zett_agent.messages import AssistantMessage, UserMessage
+    from zett_agent.storage import SQLiteSessionStorage
+
+    from zett_tui.runtime.history_images import HistoryImages
+    from zett_tui.runtime.history_store import HistoryStore
+
+    figures: dict[str, tuple[int, float]] = {}
+    for mode in ("by reference", "base64 in the rows (baseline)"):
+        with tempfile.TemporaryDirectory() as folder:
+            database = Path(folder) / "history.sqlite3"
+            images = HistoryImages(Path(folder) / "images") if mode == "by reference" else None
+            store = HistoryStore(SQLiteSessionStorage(database), redact=str, images=images)
+            await store.append("s", "r0", message)  # type: ignore[arg-type]
+            await store.append("s", "r0", AssistantMessage(content="they differ in the header"))
+            for turn in range(1, 10):
+                await store.append("s", f"r{turn}", UserMessage(content=f"question {turn}"))
+                await store.append("s", f"r{turn}", AssistantMessage(content=f"answer {turn} " * 40))
+            samples = []
+            for _ in range(7):
+                start = time.perf_counter()
+                await store.load("s")
+                samples.append((time.perf_counter() - start) * 1000)
+            await store.close()
+            figures[mode] = (database.stat().st_size, statistics.median(samples))
+    return figures
+
+
 def main() -> None:
     from zett_agent.messages import ImageBytesSource, ImageContent, TextContent, UserMessage
     from zett_agent.storage import encode_messages
 
+    from zett_tui.core.image_thumbnail import thumbnail_cells
     from zett_tui.core.images import LIMITS, prepare_image
     from zett_tui.runtime.web.page_text import page_to_text
     from zett_tui.sessions.image_files import externalized_line
@@ -97,6 +131,15 @@ def main() -> None:
         f"(inline base64: {len(inline.encode()):,} bytes, x{len(inline) / len(stored):.0f}); "
         f"image files beside it: {kept:,} bytes"
     )
+
+    import asyncio
+
+    for mode, (size, load_ms) in asyncio.run(history_figures(message)).items():
+        print(
+            f"history with ten screenshots and nine text turns, {mode}: {size:,} bytes, load {load_ms:.1f} ms median"
+        )
+    thumb = median_ms(lambda: thumbnail_cells(images[0].data), 7)
+    print(f"preview of one 1280x800 screenshot (32x8 cells): {thumb:.1f} ms median")
 
     for size in (200_000, 5_000_000):
         page = html_page(size)

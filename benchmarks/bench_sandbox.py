@@ -6,7 +6,8 @@ Prints medians of N runs, each against a baseline measured in the same run:
   code path: output files, previews, the process group stopped); target: at most +30 ms;
 - where one sandboxed command's time goes: wrapping it afresh (now off the critical path: the
   next command's wrap is prepared in a thread while the model answers), checking that a prepared
-  wrap still holds, and bubblewrap's own start-up against ``/bin/sh``'s;
+  wrap still holds, and bubblewrap's own start-up against ``/bin/sh``'s; the look for names a
+  command left behind, in a project of 50 and of 2,000 folders;
 - a turn in which a scripted model runs 20 short commands through the host (auto mode, so no
   dialog), with the sandbox and with ``[sandbox] mode = "off"`` (its "every command asks" lifted,
   as the shell was before); target: at most 10% slower;
@@ -118,6 +119,25 @@ async def breakdown(shell: ShellSandbox, runs: int) -> None:
     )
     print(f"  spawn to exit: bwrap -- /bin/sh -c true                    {median_ms(inside):5.2f} ms")
     print(f"  spawn to exit: /bin/sh -c true                             {median_ms(outside):5.2f} ms")
+
+
+def left_behind_watch(base: Path, folders: int, runs: int) -> None:
+    """What looking for names a command left behind (``left_behind.LeftBehind``) costs after each
+    command, in a project of ``folders`` folders: the first walk, then one ``lstat`` per folder."""
+    from zett_tui.runtime.shell.left_behind import LeftBehind
+
+    project = base / f"watched-{folders}"
+    for index in range(folders):
+        folder = project / f"d{index // 50}" / f"e{index % 50}"
+        folder.mkdir(parents=True)
+        (folder / "module.py").write_text("x = 1\n")
+    watch = LeftBehind(project, base / "refused")
+    first = timed(lambda: watch.move_made(watch.watch(frozenset())), 1)
+    later = timed(lambda: watch.move_made(watch.watch(frozenset())), runs)
+    print(
+        f"  left-behind watch, {folders:5d} folders: first walk {median_ms(first):6.2f} ms, "
+        f"after each command {median_ms(later):5.2f} ms"
+    )
 
 
 async def one_turn(project: Path, data: Path, sandbox: SandboxSettings, model_factory: ModelFactory) -> float:
@@ -234,6 +254,8 @@ async def main(runs: int, commands: int, repository: bool = True) -> None:
         # no repository gets one): date it back too, as a session's later commands find it.
         date_back(base, 60)
         await breakdown(shell, runs * 10)
+        for folders in (50, 2000):
+            left_behind_watch(base, folders, runs * 10)
         await compare(
             f"a turn of {commands} short commands through the host, scripted model",
             project,

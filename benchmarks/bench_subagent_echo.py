@@ -1,12 +1,14 @@
-"""Keystroke echo while four subagents run in parallel, each with its block of live tool rows.
+"""Keystroke echo while four subagents run in parallel, each with its block of live tool rows
+and the last line of the text it streams.
 
 Run: ``python -m benchmarks.bench_subagent_echo`` (``--runs 1`` is quicker). The real ``zett``
 in a pty (``bench_app``'s harness, the fake model server as a process) is asked something; the
 model answers with four ``task`` calls in one response, and the four subagents then share the
-server's script: ``STEPS`` ``glob`` calls, each reply slowed (``DELAY`` per chunk) so the children
-run for several seconds, then a report each. While they run a key (then a backspace) is typed
-every 50 ms, each timed until the prompt shows it. The baseline is the same zett, idle, typed at
-the same way just before. Target: median echo <= 25 ms with four children running.
+server's script: ``STEPS`` replies that stream a sentence (``SAID``) and then call ``glob``, each
+chunk slowed (``DELAY`` per three chunks) so the children run for several seconds, then a report
+each. While they run a key (then a backspace) is typed every 50 ms, each timed until the prompt
+shows it. Baselines in the same run: the same zett idle, and the main agent streaming the same
+replies and making the same calls itself. Target: median echo <= 25 ms with four children running.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ STEPS = 40  # glob calls shared by the four children: about 10 each
 #: Seconds before each chunk of a reply: a glob call's reply has three chunks, so a model step
 #: takes about 0.45 s (a fast hosted model's; ``--delay 0.02`` makes it 60 ms).
 DELAY = 0.15
+#: What each model step says before its call (streamed in 8-character chunks).
+SAID = "Looking at the Python files in this folder, one at a time. "
 
 
 def script(delay: float = DELAY) -> list[dict[str, object]]:
@@ -40,15 +44,30 @@ def script(delay: float = DELAY) -> list[dict[str, object]]:
         "arguments": {"description": "job 0", "prompt": "Look around, part 0."},
         "more_calls": tasks,
     }
-    step = {"kind": "tool_call", "tool_name": "glob", "arguments": {"pattern": "*.py"}, "delay": delay}
     report = {"kind": "text", "content": "Nothing unusual here.", "delay": delay}
-    return [first, *([step] * STEPS), *([report] * CHILDREN), {"kind": "text", "content": "All four looked."}]
+    return [
+        first,
+        *([_step(delay)] * STEPS),
+        *([report] * CHILDREN),
+        {"kind": "text", "content": "All four looked."},
+    ]
+
+
+def _step(delay: float) -> dict[str, object]:
+    """One model step: ``SAID`` streamed, then a ``glob`` call (about 3 * ``delay`` seconds)."""
+    chunks = len(SAID) // 8 + 3
+    return {
+        "kind": "tool_call",
+        "tool_name": "glob",
+        "arguments": {"pattern": "*.py"},
+        "content": SAID,
+        "delay": round(delay * 3 / chunks, 4),
+    }
 
 
 def plain_script(delay: float = DELAY) -> list[dict[str, object]]:
-    """The baseline: the main agent makes the same glob calls itself, one after another."""
-    step = {"kind": "tool_call", "tool_name": "glob", "arguments": {"pattern": "*.py"}, "delay": delay}
-    return [*([step] * STEPS), {"kind": "text", "content": "Looked."}]
+    """The baseline: the main agent streams the same replies and makes the same calls itself."""
+    return [*([_step(delay)] * STEPS), {"kind": "text", "content": "Looked."}]
 
 
 def one_run(work: Path, run: int, results: Results, *, plain: bool = False, delay: float = DELAY) -> None:

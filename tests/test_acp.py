@@ -205,7 +205,10 @@ def test_the_early_initialize_answer_is_the_sdks_own() -> None:
     parsed = InitializeResponse.model_validate(result)
     assert parsed.protocol_version == PROTOCOL_VERSION
     assert parsed.model_dump(by_alias=True, exclude_unset=True) == result  # every key is the SDK's
-    assert not parsed.agent_capabilities.prompt_capabilities.image  # honest: no images yet
+    capabilities = parsed.agent_capabilities
+    assert capabilities.prompt_capabilities.image  # a model that reads none refuses with a clear line
+    sessions = capabilities.session_capabilities
+    assert sessions.list and sessions.resume and sessions.fork and sessions.close
 
 
 def test_bad_input_gets_json_rpc_errors_and_nothing_else_on_stdout(llm_server: Any) -> None:
@@ -361,25 +364,20 @@ async def test_advertised_commands_run_as_in_the_terminal(llm_server: Any) -> No
     assert len(llm_server.requests) == 1  # /compact called no model
 
 
-def test_a_todo_list_becomes_the_editors_plan(tmp_path: Path) -> None:
-    from zett_tui.acp.updates import ToolRows
-    from zett_tui.runtime.events import ToolFinished
-
-    todos = {
-        "todos": [
-            {"content": "read the code", "status": "completed"},
-            {"content": "fix the bug", "status": "in_progress"},
-            {"content": "run the tests", "status": "pending"},
-        ]
-    }
-    import json
-
-    updates = ToolRows(tmp_path).updates(ToolFinished("c1", "todo_write", "done", json.dumps(todos)))
-    [plan] = [update for update in updates if update.session_update == "plan"]
+async def test_a_todo_list_becomes_the_editors_plan(llm_server: Any) -> None:
+    todos = [
+        {"content": "read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "run the tests", "status": "pending", "activeForm": "Running the tests"},
+    ]
+    llm_server.script(Reply.tool_call("todo_write", {"todos": todos}), Reply.text("On it."))
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("plan it")]), 60)
+    [plan] = client.of("plan")
     assert [(entry.content, entry.status) for entry in plan.entries] == [
         ("read the code", "completed"),
-        ("fix the bug", "in_progress"),
+        ("Fixing the bug", "in_progress"),  # the step in progress by its activeForm, as on screen
         ("run the tests", "pending"),
     ]
-    failed = ToolRows(tmp_path).updates(ToolFinished("c2", "todo_write", "failed", "rule broken"))
-    assert all(update.session_update != "plan" for update in failed)

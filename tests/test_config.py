@@ -143,6 +143,7 @@ def test_endpoint_table(ws: Workspace) -> None:
         api_key_env = "LOCAL_KEY"
         reasoning_effort = "off"
         send_prompt_cache_key = true
+        vision = false
 
         [endpoints.cloud]
         base_url = "https://llm.example.com/v1"
@@ -157,6 +158,7 @@ def test_endpoint_table(ws: Workspace) -> None:
             api_key_env="LOCAL_KEY",
             reasoning_effort="off",
             send_prompt_cache_key=True,
+            vision=False,
         ),
         "cloud": EndpointConfig(base_url="https://llm.example.com/v1", api_key="not-a-real-key"),
     }
@@ -307,7 +309,12 @@ def test_unknown_key_is_skipped_with_a_suggestion_and_the_rest_applies(ws: Works
     ("text", "line", "key", "message"),
     [
         ('theme = "nord"\n', 1, "theme", "unknown key; did you mean 'ui.theme'?"),
-        ("[ui]\ncolour = 1\n", 2, "ui.colour", "unknown key (known here: theme, bell, notify, animations)"),
+        (
+            "[ui]\ncolour = 1\n",
+            2,
+            "ui.colour",
+            "unknown key (known here: theme, bell, notify, animations, image_previews)",
+        ),
         (
             '[ui]\ntheme = "nord"\nmodel = "demo"\n',
             3,

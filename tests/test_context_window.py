@@ -82,7 +82,8 @@ def test_ollama_loaded_model_gives_its_context_length(server: FakeLLMServer) -> 
     )
     found = find_context_window("ollama", "qwen3:8b", server.ollama_base_url)
     assert (found.tokens, found.source) == (4096, "server")
-    assert server.info_requests == ["GET /api/ps"]
+    # /api/show is asked too: its capabilities say whether the model reads images
+    assert server.info_requests == ["GET /api/ps", "POST /api/show qwen3:8b"]
 
 
 def test_ollama_num_ctx_parameter_is_used_when_the_model_is_not_loaded(server: FakeLLMServer) -> None:

@@ -32,9 +32,6 @@ def record_lines(host: AgentHost) -> list[dict[str, Any]]:
     return [json.loads(line) for line in record.read_text().splitlines()]
 
 
-# Serial: under two workers on a loaded machine the cancelled turn was sometimes not yet in the
-# session file when it is read after the app ended (two runs of three); alone it always is.
-@pytest.mark.serial
 async def test_a_bug_in_a_handler_mid_turn_ends_zett_with_one_sentence_and_a_saved_session(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -26,7 +26,6 @@ from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, s
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals import choice_dialog
 from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog, Picked
-from zett_tui.ui.modals.edit_approval import REJECT
 from zett_tui.ui.modals.shell_approval import DONT_RUN, RUN, shell_approval_dialog
 
 #: The real arming delay (every other test has a short one, tests/conftest.py), and keys timed
@@ -238,109 +237,11 @@ async def test_the_ask_user_answer_field_takes_no_text_before_it_arms() -> None:
         assert field.value == "" and app.screen is dialog
         await wait_for(pilot, lambda: app.chat.composer.text == "early\n")
         await dialog_armed(pilot)
-        assert dialog.focused is field
+        await pilot.press("enter")  # typing went to the prompt: a deliberate key starts the answer
+        await wait_for(pilot, lambda: dialog.focused is field)
         await pilot.press(*keys_of("late"), "enter")
         await wait_for(pilot, lambda: idle(app))
         assert answered(app) == [] and tools(app)[0].outcome == "answered: late"  # shown on its row
-
-
-# -- dangerous commands and edits: the safe choice is focused, number keys are off ----------------
-
-
-async def test_a_dangerous_command_opens_on_dont_run_and_enter_refuses(project_dir: Path) -> None:
-    victim = project_dir / "build" / "keep.txt"
-    victim.parent.mkdir()
-    victim.write_text("keep\n")
-    model = ScriptedModel(tool_step("c1", "bash", {"command": "rm -rf build"}), text_step("Kept."))
-    app = make_app(model)
-    async with ready_app(app) as pilot:
-        await submit(pilot, "clean up")
-        dialog = await dialog_armed(pilot)
-        text = shown(app)
-        assert "Dangerous" in text and "1. Run once" not in text and "Run once" in text
-        assert "1-9" not in keys_line(dialog)
-        assert focused_value(dialog) == DONT_RUN
-        await pilot.press("enter")  # "Don't run…": its optional note
-        assert dialog.focused is dialog.query_one("#note-input", Input)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: idle(app))
-        assert answered(app) == ["✗ You refused: rm -rf build"]
-    assert victim.read_text() == "keep\n"
-
-
-async def test_number_keys_do_not_run_a_dangerous_command_arrow_and_enter_do(project_dir: Path) -> None:
-    victim = project_dir / "build" / "keep.txt"
-    victim.parent.mkdir()
-    victim.write_text("keep\n")
-    model = ScriptedModel(tool_step("c1", "bash", {"command": "rm -rf build"}), text_step("Done."))
-    app = make_app(model)
-    async with ready_app(app) as pilot:
-        await submit(pilot, "clean up")
-        dialog = await dialog_armed(pilot)
-        await pilot.press("1", "2", "3", "4", "9")
-        assert app.screen is dialog and focused_value(dialog) == DONT_RUN
-        assert victim.exists() and answered(app) == []
-        for _ in range(len(dialog.root.choices)):  # the deliberate way: move to "Run once", Enter
-            if focused_value(dialog) == RUN:
-                break
-            await pilot.press("up")
-        assert focused_value(dialog) == RUN
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: idle(app))
-        assert answered(app) == ["✓ You allowed: rm -rf build"]
-    assert not victim.parent.exists()
-
-
-async def test_an_edit_under_dot_git_opens_on_dont_apply(project_dir: Path) -> None:
-    config = project_dir / ".git" / "config"
-    config.parent.mkdir()
-    config.write_text("[core]\n")
-    hostile = "[core]\n\tfsmonitor = touch pwned\n"
-    model = ScriptedModel(
-        tool_step("w1", "write_file", {"path": ".git/config", "content": hostile}), text_step("Not written.")
-    )
-    app = make_app(model)
-    async with ready_app(app) as pilot:
-        await submit(pilot, "configure git")
-        dialog = await dialog_armed(pilot)
-        assert ".git/" in shown(app)
-        assert focused_value(dialog) == REJECT
-        await pilot.press("1", "2")  # Apply, Apply all: off here
-        assert app.screen is dialog and focused_value(dialog) == REJECT
-        await pilot.press("enter", "enter")  # "Don't apply…", its empty note
-        await wait_for(pilot, lambda: idle(app))
-        assert answered(app)[0].startswith("✗ You did not apply")
-    assert config.read_text() == "[core]\n"
-
-
-async def test_an_edit_outside_the_project_opens_on_dont_apply(project_dir: Path) -> None:
-    outside = project_dir.parent / "outside.txt"
-    model = ScriptedModel(
-        tool_step("w1", "write_file", {"path": str(outside), "content": "x\n"}), text_step("Not written.")
-    )
-    app = make_app(model)
-    async with ready_app(app) as pilot:
-        await submit(pilot, "write outside")
-        dialog = await dialog_armed(pilot)
-        assert focused_value(dialog) == REJECT
-        await pilot.press("1")
-        assert app.screen is dialog
-        await pilot.press("enter", "enter")
-        await wait_for(pilot, lambda: idle(app))
-    assert not outside.exists()
-
-
-async def test_an_ordinary_edit_still_opens_on_apply_with_number_keys(project_dir: Path) -> None:
-    model = ScriptedModel(
-        tool_step("w1", "write_file", {"path": "notes.txt", "content": "x\n"}), text_step("Written.")
-    )
-    app = make_app(model)
-    async with ready_app(app) as pilot:
-        await submit(pilot, "write notes")
-        await dialog_armed(pilot)
-        await pilot.press("1")
-        await wait_for(pilot, lambda: idle(app))
-    assert (project_dir / "notes.txt").read_text() == "x\n"
 
 
 # -- typing into a dialog that already takes keys ------------------------------------------------
@@ -410,3 +311,42 @@ async def test_the_prompt_says_what_enter_does_while_a_dialog_is_up() -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is not dialog)
         assert composer.border_title is None and composer.placeholder == idle_hint
+
+
+@pytest.mark.parametrize("options", [[], ["Markdown", "HTML"]])
+async def test_the_rest_of_a_message_typed_after_an_ask_user_dialog_armed_goes_to_the_prompt(
+    options: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user was typing a message as the question opened, paused (it armed), and typed on: the
+    rest and its Enter land in the prompt, not in the answer field as the answer sent."""
+    monkeypatch.setattr(choice_dialog, "ARM_DELAY", 1.0)
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        gated(gate, tool_step("q1", "ask_user", {"question": "Which name?", "options": options})),
+        text_step("Thanks."),
+    )
+    app = make_app(model)
+    async with ready_app(app) as pilot:
+        await submit(pilot, "ask me")
+        await wait_for(pilot, lambda: len(model.requests) == 1)
+        await pilot.press(*keys_of("also rename"))
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        dialog = app.screen
+        await pilot.press(*keys_of(" the"))
+        await dialog_armed(pilot)  # the user paused
+        await pilot.press(*keys_of(" module 2"), "enter")
+        field = dialog.query_one("#answer-input", Input)
+        composer = app.chat.composer
+        await wait_for(pilot, lambda: composer.text == "also rename the module 2\n")
+        assert app.screen is dialog and field.value == "" and answered(app) == []
+
+        await dialog_armed(pilot)
+        await pilot.press("tab" if options else "enter")  # deliberate: now the field takes the answer
+        if options:
+            await pilot.press("tab")  # past the second option
+        await wait_for(pilot, lambda: dialog.focused is field)
+        await pilot.press(*keys_of("late"), "enter")
+        await wait_for(pilot, lambda: idle(app))
+        assert tools(app)[0].outcome == "answered: late"
+        assert composer.text == "also rename the module 2\n"

@@ -235,3 +235,24 @@ async def test_a_turns_diff_shows_a_file_names_escapes() -> None:
         text = drawn_text(app)
         assert_nothing_hidden(text)
         assert r"ok.py\x1b[2K\x1b[1Gnotes.txt" in text and r"+ b\x1b[1A" in text
+
+
+# -- the transcript shows a hidden part the same way ---------------------------------------------------
+
+
+def test_the_transcript_row_writes_out_what_a_command_hides() -> None:
+    from zett_tui.ui.widgets.transcript_blocks import ToolBlock
+
+    row = ToolBlock("c1", "bash", "touch X # \x1b[2K\x1b[1Gecho hello \u202egnp.exe")
+    assert row.key_arg == "touch X # \\x1b[2K\\x1b[1Gecho hello \\u202egnp.exe"
+
+
+def test_the_transcript_writes_out_what_output_hides_and_drops_only_colours() -> None:
+    from zett_tui.ui.widgets.transcript_blocks import ToolBlock
+
+    row = ToolBlock("c1", "bash", "./build")
+    row.finish("done", "\x1b[32mok\x1b[0m\nsecret\x1b[2K\x1b[1Gall fine\x07\nbar 10%\rbar 100%\n", 0.1)
+    assert row.preview is not None
+    assert row.preview.text().splitlines() == ["ok", "secret\\x1b[2K\\x1b[1Gall fine\\x07", "bar 100%"]
+    row.show_progress(lines=("a\u200bb",))
+    assert row.live_lines == ("a\\u200bb",)

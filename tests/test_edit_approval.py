@@ -242,3 +242,18 @@ async def test_parallel_edits_are_asked_and_answered_separately(project_dir: Pat
     assert sorted(p["tool_call_id"] for p in run.asked) == ["ea", "eb"]
     assert (project_dir / "a.txt").read_text() == "a\n"
     assert (project_dir / "b.txt").read_text() == "B\n"
+
+
+@pytest.mark.parametrize(
+    "path", [".envrc", "services/api/.envrc", "sub/.vscode/tasks.json", ".mcp.json", "a/.hg/hgrc"]
+)
+async def test_an_edit_that_writes_a_name_that_runs_later_asks_even_in_auto_mode(
+    project_dir: Path, path: str
+) -> None:
+    """What a sandboxed command may not leave behind (``left_behind.LATER_NAMES``), in any folder,
+    an auto-approved edit may not write either."""
+    run = await run_steps(
+        tool_step("w1", "write_file", {"path": path, "content": "touch ~/pwned\n"}), mode=PermissionMode.AUTO
+    )
+    [asked] = run.asked
+    assert "runs or loads later" in asked["protected"]

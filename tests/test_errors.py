@@ -163,6 +163,20 @@ def test_server_hung_up_before_answering() -> None:
     )
 
 
+def test_server_hung_up_before_answering_zett_s_own_request() -> None:
+    """zett sends Chat Completions requests itself (``chat_request``): its wrapper reads the same."""
+    from zett_tui.providers.chat_request import ChatConnectionError
+
+    error = chained(
+        ChatConnectionError(REQUEST),
+        httpx.RemoteProtocolError("Server disconnected without sending a response."),
+    )
+    assert describe_error(error) == (
+        "The server at http://127.0.0.1:8765 closed the connection before answering "
+        "(Server disconnected without sending a response.); try again."
+    )
+
+
 # -- timeouts, malformed streams, the agent ---------------------------------------------------------------
 
 

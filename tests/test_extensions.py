@@ -632,3 +632,25 @@ async def test_extensions_trust_asks_again_and_applies_from_the_next_session(pro
             "proj"
         ]  # what /new builds
     assert trust.trust_state(project) is trust.TrustState.TRUSTED
+
+
+async def test_extensions_allow_pins_a_user_extension_that_lies_in_the_project(project_dir: Path) -> None:
+    from zett_tui.config import pinned_files
+
+    source = project_dir / "tools" / "hello_ext.py"
+    source.parent.mkdir()
+    source.write_text(
+        "from zett_agent.extensions import AgentExtension\n\n\nclass Hello(AgentExtension):\n    pass\n"
+    )
+    linked = paths.config_dir() / "extensions" / "hello_ext.py"
+    linked.parent.mkdir(parents=True)
+    linked.symlink_to(source)
+    app = make_app(ScriptedModel(), extensions=(ExtensionConfig("hello", "user", file=linked),))
+    async with ready_app(app, size=(140, 40)) as pilot:
+        assert any("is not one you allowed" in text and "/extensions allow" in text for text in notices(app))
+        await submit(pilot, "/extensions allow")
+        await wait_for(pilot, lambda: notices(app)[-1].startswith("Allowed these files"))
+        assert str(source.resolve()) in notices(app)[-1]
+        await submit(pilot, "/extensions allow")
+        await wait_for(pilot, lambda: notices(app)[-1].startswith("Nothing to allow"))
+    assert pinned_files.pinned_bytes(linked) == source.read_bytes()

@@ -18,6 +18,7 @@ from zett_agent.messages import SystemMessage
 
 from tests.fakes.host import Collector, live_processes_mentioning
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
+from zett_tui.config import pinned_files
 from zett_tui.config.hooks import HookConfig
 from zett_tui.runtime.events import Notice, ToolFinished
 from zett_tui.runtime.modes import PermissionMode
@@ -42,6 +43,8 @@ def inputs(path: Path) -> list[dict[str, Any]]:
 
 
 def hook(event: str, path: Path, *, matcher: str = "", timeout: float = 60) -> HookConfig:
+    """A user hook running ``path``, allowed as it is now (``/extensions allow``: it lies in the project)."""
+    pinned_files.allow([path])
     return HookConfig(event, f"{sys.executable} {path}", matcher=matcher, timeout=timeout)
 
 
@@ -309,6 +312,7 @@ async def test_a_shell_script_reading_stdin_with_a_shell_tool_works(project: Pat
         'case "$input" in *\'"tool_name": "Read"\'*) echo "blocked by check.sh" >&2; exit 2;; esac\n'
     )
     check.chmod(0o755)
+    pinned_files.allow([check])  # the user's hook runs it from the project
     model = ScriptedModel(read_call(), text_step("ok"))
     host = await hosts(model, cwd=project, hooks=(HookConfig("PreToolUse", "./check.sh", matcher="Read"),))
 
@@ -376,5 +380,24 @@ async def test_a_user_hook_does_not_run_a_project_script_the_agent_rewrote(
     assert not victim.exists()
     assert len(inputs(pre)) == 1  # the hook ran for the first call only
     assert "the notes" in last_tool_result(model.requests[2])  # the turn went on
-    [warning] = [event.text for event in sink.of(Notice) if "is off for this session" in event.text]
-    assert str(pre) in warning and "restart zett" in warning
+    [warning] = [event.text for event in sink.of(Notice) if "is not as you allowed it" in event.text]
+    assert str(pre) in warning and "/extensions allow" in warning
+
+
+async def test_a_user_hook_does_not_run_a_project_script_rewritten_in_an_earlier_session(
+    project: Path, hosts, tmp_path: Path
+) -> None:
+    """A sandboxed command of the last session rewrote the script: this session does not take the
+    planted bytes as it finds them; the hook waits until the user allows them."""
+    victim = tmp_path / "outside" / "pwned"
+    victim.parent.mkdir()
+    pre = script(project, "pre.py", "sys.exit(0)\n")
+    configured = hook("PreToolUse", pre)  # allowed as it was
+    pre.write_text(pre.read_text() + f"open({str(victim)!r}, 'w').write('ran outside the sandbox')\n")
+    model = ScriptedModel(read_call("c1"), read_call("c2"), text_step("done"))
+    host = await hosts(model, cwd=project, hooks=(configured,), permission_mode=PermissionMode.AUTO)
+    sink = Collector()
+    await host.run_turn("read twice", sink)
+    assert not victim.exists() and inputs(pre) == []
+    warnings = [event.text for event in sink.of(Notice) if "is not as you allowed it" in event.text]
+    assert len(warnings) == 1 and "/extensions allow" in warnings[0]  # said once

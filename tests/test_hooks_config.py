@@ -13,7 +13,7 @@ import pytest
 from tests.fakes.host import Collector
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
 from tests.ui_helpers import dialog_armed, notices, screen_text, submit, wait_for, wait_ready
-from zett_tui.config import trust
+from zett_tui.config import pinned_files, trust
 from zett_tui.config.settings import load_settings
 from zett_tui.core import paths
 from zett_tui.entry.startup import prepare_launch
@@ -208,6 +208,7 @@ async def test_the_app_asks_when_a_hook_says_ask_and_lists_the_hooks(project_dir
     }
     (project_dir / "ask.sh").write_text(f"#!/bin/sh\ncat > /dev/null\necho '{json.dumps(answer)}'\n")
     (project_dir / "ask.sh").chmod(0o755)
+    pinned_files.allow([project_dir / "ask.sh"])  # the user's hook runs it from the project
     (project_dir / "notes.txt").write_text("the notes\n")
     config = user_config('[[hooks.PreToolUse]]\nmatcher = "Read"\ncommand = "./ask.sh"\ntimeout = 9\n')
     model = ScriptedModel(tool_step("c1", "read_file", {"path": "notes.txt"}), text_step("read it"))
@@ -235,6 +236,7 @@ async def test_a_failing_session_start_hook_and_a_blocked_prompt_leave_the_app_w
         "#!/bin/sh\ncase \"$(cat)\" in *secret*) echo 'keep secrets out' >&2; exit 2;; esac\n"
     )
     (project_dir / "gate.sh").chmod(0o755)
+    pinned_files.allow([project_dir / "gate.sh"])
     user_config(
         '[[hooks.SessionStart]]\ncommand = "echo broken >&2; exit 3"\n\n'
         '[[hooks.UserPromptSubmit]]\ncommand = "./gate.sh"\n'

@@ -182,9 +182,16 @@ async def test_escape_sequences_are_shown_inert() -> None:
         await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
         row, lines = await expanded_tool_row(pilot, app)
         shown = "\n".join(lines[1:])  # the output, under the row (the row shows the command)
-        # A carriage return overwrites the start of the line, as in a terminal.
-        assert "overlinkefred" in shown and "tab" in shown and "end" in shown
-        assert "evil.test" not in shown and "ZXZpbA" not in shown and "title" not in shown
+        # A carriage return overwrites the start of the line, as in a terminal; colours go; every
+        # other sequence is written out, as the dialogs write it: nothing it hid stays hidden.
+        assert shown.startswith("  │ over") and "red" in shown and "end" in shown and "[31m" not in shown
+        for hidden in (
+            "\\x1b]52;c;ZXZpbA==\\x07",
+            "\\x1b]8;;http://evil.test",
+            "\\x1b]0;title\\x07",
+            "\\x9b31m",
+        ):
+            assert hidden in shown, hidden
         assert row.kept_output is None  # small output: nothing kept, nothing to point at
         assert_nothing_reaches_the_terminal(app)
         # The copy of the row gives the output as the command printed it.

@@ -279,7 +279,9 @@ async def test_existing_names_that_run_later_stay_read_only(place: Place) -> Non
 
 
 async def test_auto_mode_tells_the_model_and_asks_before_creating_it_outside(place: Place) -> None:
-    command = LATER_PLANTS[".mcp.json"]
+    # Written by a program, so that no word of the command names the file (one that does asks
+    # before it runs: a write to a name that runs later); the sandbox still catches it.
+    command = "python3 -c \"open('.mcp.' + 'json', 'w').write('{}')\""
     model = ScriptedModel(tool_step("c1", "bash", {"command": command}), text_step("ok"))
     host = await make_host(model, permission_mode=PermissionMode.AUTO)
     sink = Collector()
@@ -312,6 +314,8 @@ async def test_plan_mode_approved_commands_cannot_write_the_project(place: Place
     assert (place.project / "a.py").read_text() == "print(1)\n"
     [finished] = sink.of(ToolFinished)
     assert "Plan Mode: the project is read-only" in finished.output
+    # the sandbox's own guess says the same, not "write only in the project folder"
+    assert "write only in the project" not in finished.output
     zett_and_user_run_git(place)
     assert not marker(place).exists()
 

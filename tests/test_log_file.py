@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from zett_tui.acp.server import _log_redaction
+from zett_tui.acp.redacted_log import log_redaction
 from zett_tui.core.logs import setup_logging
 
 
@@ -43,7 +43,7 @@ def test_zett_acps_log_is_redacted(
 ) -> None:
     key = "sk-ant-api03-" + "Q7x" * 30
     monkeypatch.setenv("ANTHROPIC_API_KEY", key)
-    redact = _log_redaction()
+    redact = log_redaction()
     target = setup_logging(redact, path=tmp_path / "zett.log")
     logging.getLogger("zett_tui.test").warning("request failed with key %s", key)
     for handler in logging.getLogger().handlers:

@@ -314,16 +314,39 @@ def test_importing_models_loads_no_sdk_or_runtime() -> None:
 
 
 def test_build_model_loads_the_sdk_code_a_request_needs() -> None:
-    """build_model runs in a thread; the SDK's lazy imports must happen there, not on the UI loop."""
+    """build_model runs in a thread; the SDK's lazy imports must happen there, not on the UI loop.
+    The openai SDK is not imported at all: zett sends Chat Completions requests itself."""
     import subprocess
     import sys
 
     script = (
         "import sys\n"
-        "from zett_tui.providers.build import ModelChoice, build_model\n"
+        "from zett_tui.providers.build import ModelChoice, EndpointSettings, build_model\n"
         "build_model(ModelChoice('openai', 'gpt-x'), {}, {'OPENAI_API_KEY': 'k'})\n"
+        "local = {'local': EndpointSettings('local', base_url='http://127.0.0.1:9/v1', context_window=8000)}\n"
+        "build_model(ModelChoice('endpoint', 'q', endpoint='local'), local, {})\n"
+        "print('openai' in sys.modules)\n"
         "build_model(ModelChoice('anthropic', 'claude-x'), {}, {'ANTHROPIC_API_KEY': 'k'})\n"
-        "print('openai.resources.chat.completions' in sys.modules, 'anthropic.resources.messages' in sys.modules)\n"
+        "print('anthropic.resources.messages' in sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert result.stdout.split() == ["True", "True"], result.stderr
+    assert result.stdout.split() == ["False", "True"], result.stderr
+
+
+def test_a_responses_model_s_sdk_is_loaded_by_build_model_not_at_the_first_request() -> None:
+    """``[web] search`` talks the Responses API through the openai SDK, which zett's provider builds
+    on demand: the warm-up thread builds it, so its imports stay off the event loop."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from zett_tui.providers.build import _load_lazy_sdk_code\n"
+        "from zett_tui.providers.plain_messages import PlainMessagesOpenAIProvider\n"
+        "_load_lazy_sdk_code(PlainMessagesOpenAIProvider('gpt-x', api_key='k'))\n"
+        "print('openai' in sys.modules)\n"
+        "_load_lazy_sdk_code(PlainMessagesOpenAIProvider('gpt-x', api_key='k', response=True))\n"
+        "print('openai.resources.responses' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["False", "True"], result.stderr

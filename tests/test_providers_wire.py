@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,6 +203,42 @@ async def test_openai_gets_medium_effort_and_its_key(server: FakeLLMServer) -> N
     assert request.body["reasoning_effort"] == "medium"
     assert request.body["model"] == "gpt-test"
     assert request.headers["authorization"] == "Bearer sk-test-openai-0000"
+
+
+async def test_openai_gets_the_organization_and_project_from_the_environment_and_an_endpoint_not(
+    server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zett sends the request itself (``chat_request``), as the openai SDK did: the account
+    variables go to OpenAI, never to a configured endpoint (a local server, someone else's gateway)."""
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-test-1")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-test-2")
+    await run_turn("openai", server.base_url)
+    await run_turn("endpoint", server.base_url)
+
+    to_openai, to_endpoint = server.requests
+    assert to_openai.headers["openai-organization"] == "org-test-1"
+    assert to_openai.headers["openai-project"] == "proj-test-2"
+    assert to_openai.headers["content-type"] == "application/json"
+    assert "openai-organization" not in to_endpoint.headers
+    assert "openai-project" not in to_endpoint.headers
+    assert to_endpoint.path == "/v1/chat/completions"
+
+
+async def test_a_chat_session_never_imports_the_openai_sdk(server: FakeLLMServer) -> None:
+    """~35 MB of pydantic types a Chat Completions session has no use for (``chat_request``); only
+    the stand-in ``openai.resources`` (``sdk_resources``) is there, which imports nothing."""
+    script = (
+        "import asyncio, sys\n"
+        "from tests.test_providers_wire import run_turn\n"
+        "turn = asyncio.run(run_turn('openai', sys.argv[1]))\n"
+        "print(turn.text, turn.error, 'openai' in sys.modules)\n"
+    )
+    server.script(Reply.text("Hello there."))
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-c", script, server.base_url], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.strip() == "Hello there. None False", result.stderr
 
 
 async def test_anthropic_gets_adaptive_thinking_and_its_key(server: FakeLLMServer) -> None:

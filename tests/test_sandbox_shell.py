@@ -39,7 +39,7 @@ from zett_tui.entry.headless import run_headless
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.events import DecisionRequested, Notice, ToolFinished
 from zett_tui.runtime.modes import PermissionMode
-from zett_tui.runtime.shell import left_behind, wrap_ahead
+from zett_tui.runtime.shell import project_sandbox, wrap_ahead
 from zett_tui.runtime.shell import sandbox as sandbox_module
 from zett_tui.runtime.shell.sandbox import ShellSandbox, Where
 from zett_tui.runtime.shell.sandbox_policy import (
@@ -615,7 +615,7 @@ async def test_without_a_sandbox_every_command_asks_in_auto_mode(
         monkeypatch.setattr(sandbox_module, "project_sandbox", _no_sandbox)
     elif cause == "fake_bwrap":  # the pinned program itself fails the probe
         program = str(request.getfixturevalue("fake_bwrap"))
-        monkeypatch.setattr(left_behind, "pinned_bwrap", lambda roots: program)
+        monkeypatch.setattr(project_sandbox, "pinned_bwrap", lambda roots: program)
     else:
         settings = SandboxSettings(mode="off")
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo hi > made.txt"}), text_step("ok"))

@@ -94,7 +94,8 @@ async def test_a_child_has_its_own_context_reads_a_file_and_its_answer_is_the_to
     assert user_texts(child_first) == ["Find the answer in notes.txt"]  # not the parent's conversation
     assert "a secret" not in json.dumps([str(m.content) for m in child_first.messages])
     assert "read-only exploration subagent" in system_text(child_first)
-    assert {tool.name for tool in child_first.tools} <= {"read_file", "view_image", "glob", "grep"}
+    # reads, and a shell that runs read-only (``test_explore_shell_reads_and_cannot_change_anything``)
+    assert {tool.name for tool in child_first.tools} <= {"read_file", "view_image", "glob", "grep", "bash"}
     assert last_tool_result(model.requests[4]) == "The file says 42."  # the parent's next request
 
     [started] = sink.of(SubagentStarted)
@@ -148,6 +149,7 @@ async def test_explore_cannot_write_even_in_auto_mode(project_dir: Path, hosts: 
         ("w2", "edit", {"path": "app.py", "edits": [{"old_text": "x = 1", "new_text": "pwned"}]}),
         ("w3", "delete_file", {"path": "app.py"}),
         ("w4", "bash", {"command": "echo pwned > app.py"}),
+        ("w5", "bash", {"command": "rm app.py"}),
         ("w6", "task", {"description": "d", "prompt": "write app.py", "subagent_type": "general"}),
         ("w7", "mcp__x__y", {}),
     ]
@@ -501,3 +503,18 @@ async def test_a_child_whose_model_fails_reports_it_to_the_parent(
     assert ended.status == "failed" and ended.error
     [row] = [e for e in sink.of(ToolFinished) if e.call_id == "t1"]
     assert row.state == "failed"
+
+
+async def test_the_child_text_is_passed_on_in_a_few_batches(project_dir: Path, hosts: HostFactory) -> None:
+    from zett_tui.runtime.events import TextChunk
+
+    words = " ".join(f"word{index}" for index in range(400))
+    model = ScriptedModel(task("t1", "talk"), text_step(words, chunk=4, delay=0.001), text_step("done"))
+    host = await hosts(model)
+    sink = Collector()
+    await asyncio.wait_for(host.run_turn("go", sink), 30)
+    chunks = [e.event.text for e in sink.of(SubagentActivity) if isinstance(e.event, TextChunk)]
+    assert "".join(chunks) == words  # all of it, in order
+    deltas = len(words) // 4
+    assert 1 <= len(chunks) < deltas / 10  # a few batches, not one event per delta
+    assert sink.text == "done"  # the child's text is not in the main agent's answer

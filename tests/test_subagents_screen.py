@@ -163,3 +163,42 @@ async def test_ctrl_f_finds_a_subagent_row_in_a_folded_block_and_opens_it(projec
         assert bar(app).label == "1 of 1"
         assert block.expanded
         assert "zebra_notes.txt" in screen_text(app)
+
+
+async def test_the_child_text_streams_under_its_rows_while_it_runs(project_dir: Path) -> None:
+    import asyncio
+
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        task("t1", "Think aloud", description="think"),
+        text_step("Looking at the parser first, then the lexer.", chunk=24, gate=gate),
+        text_step("The child thought."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "delegate")
+        await wait_for(pilot, lambda: "✎ Looking at the parser" in screen_text(app))
+        [block] = blocks_of(app, TaskBlock)
+        assert block.state == "running"
+        gate.set()
+        await wait_for(pilot, lambda: idle(app))
+        assert block.state == "done" and "✎" not in screen_text(app)  # done: one line again
+
+
+async def test_the_shell_dialog_of_explore_says_read_only_and_offers_no_network(project_dir: Path) -> None:
+    model = ScriptedModel(
+        task("t1", "Look at the history", kind="explore", description="history"),
+        tool_step("b1", "bash", {"command": "git log --oneline"}),
+        text_step("No history."),
+        text_step("Done."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 40)) as pilot:
+        await submit(pilot, "delegate")
+        dialog = await dialog_armed(pilot)
+        text = screen_text(app)
+        assert "Subagent explore: history asks" in text
+        assert "read-only and without network" in text
+        assert "network on" not in text.lower() and "with network" not in text.lower()
+        dialog.action_decline()
+        await wait_for(pilot, lambda: idle(app))

@@ -77,12 +77,48 @@ async def test_resume_gets_the_list_back_and_todo_clear_is_remembered(
 
     resumed = await hosts(ScriptedModel(text_step("again")), session_id=host.session_id)
     assert [item.content for item in resumed.todos.items] == ["Read the code", "Fix the bug", "Run the tests"]
-    resumed.clear_todos()
+    assert await resumed.clear_todos()
     await resumed.run_turn("more", Collector())
     await resumed.aclose()
 
     again = await hosts(ScriptedModel(), session_id=host.session_id)
     assert again.todos.items == ()
+
+
+async def test_todo_clear_is_in_the_session_file_at_once_and_a_quit_right_after_keeps_it(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    from zett_tui.sessions.index import SessionIndex
+    from zett_tui.sessions.reader import ReadNotices
+    from zett_tui.sessions.recorded_turns import load_transcript
+    from zett_tui.sessions.todo_state import recorded_todos
+
+    model = ScriptedModel(tool_step("t1", "todo_write", {"todos": THREE}), text_step("ok"))
+    host = await hosts(model)
+    await host.run_turn("go", Collector())
+    assert host.files is not None
+    transcript = host.files.transcript
+    assert await host.clear_todos()
+    assert recorded_todos(transcript) == ()  # on disk now, before any other turn
+    await host.aclose()  # quit right after: no turn carries it
+
+    again = await hosts(ScriptedModel(), session_id=host.session_id)
+    assert again.todos.items == ()
+    # the line is not a turn: the transcript, the index and the context know nothing of it
+    assert [turn.prompt for turn in load_transcript(transcript, ReadNotices())] == ["go"]
+    [summary] = SessionIndex(transcript.parent).list_sessions()
+    assert summary.turns == 1
+    assert not again.rewound.marked  # and it is no rewind
+
+
+async def test_a_todo_clear_keeps_the_turns_a_rewind_hid_before_marks_were_written(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    from zett_tui.sessions.rewind_marks import RewoundTurns
+
+    turns = RewoundTurns()
+    turns.apply({"rewound": [], "restored": []})  # what /todo clear's line reads as
+    assert turns.hidden(lambda: {"old-request"}) == {"old-request"}
 
 
 def test_parse_rejects_what_is_not_a_checklist() -> None:
@@ -107,3 +143,28 @@ async def test_resume_skips_a_failed_write(project_dir: Path, hosts: HostFactory
     await host.aclose()
     resumed = await hosts(ScriptedModel(), session_id=host.session_id)
     assert len(resumed.todos.items) == 3
+
+
+async def test_todo_clear_while_the_turn_runs_is_not_undone_by_that_turn_line(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    import asyncio
+
+    from tests.fakes.host import wait_until
+
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        tool_step("t1", "todo_write", {"todos": THREE}),
+        text_step("still working on it", gate=gate),
+    )
+    host = await hosts(model)
+    sink = Collector()
+    turn = asyncio.ensure_future(host.run_turn("go", sink))
+    await wait_until(lambda: len(host.todos.items) == 3 and bool(sink.text))
+    assert await host.clear_todos()  # typed while the turn still streams
+    gate.set()
+    await asyncio.wait_for(turn, 10)
+    await host.aclose()
+
+    again = await hosts(ScriptedModel(), session_id=host.session_id)
+    assert again.todos.items == ()  # the turn's line came after the clear, with the earlier write

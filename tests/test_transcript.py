@@ -714,3 +714,18 @@ def test_blocks_share_one_interface() -> None:
         block.drop_render_cache()
         assert not block.has_render_cache
     assert [block.expandable for block in blocks] == [False, False, True, True, False]
+
+
+async def test_a_hidden_part_of_a_command_is_written_out_and_drawn_reversed() -> None:
+    """A real ESC shows as a reversed ``\\x1b``; the four characters ``\\x1b`` typed in a command do not."""
+    async with Host().run_test(size=(90, 10)) as pilot:
+        transcript = pilot.app.query_one(Transcript)
+        tool = transcript.add(ToolBlock("c", "bash", "printf '\\x1b' # \x1b[2Kecho hello"))
+        assert isinstance(tool, ToolBlock)
+        transcript.refresh_block(tool)
+        await settle(pilot)
+        segments = list(transcript.render_line(0))
+        row = "".join(segment.text for segment in segments)
+        assert "printf '\\x1b' # \\x1b[2Kecho hello" in row
+        reversed_text = "".join(s.text for s in segments if s.style is not None and s.style.reverse)
+        assert reversed_text == "\\x1b"

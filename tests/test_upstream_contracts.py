@@ -297,6 +297,64 @@ def test_chat_messages_are_still_rendered_by_the_method_zett_overrides() -> None
     )
 
 
+async def test_the_plain_providers_set_what_zett_agents_constructors_set_but_the_sdk_client() -> None:
+    """zett's providers replace ``__init__`` (no SDK client) and ``_open_chat`` (httpx): an upstream
+    attribute or request field they do not set must show up here."""
+    from zett_agent.model import RetryOptions, TimeoutOptions
+    from zett_agent.providers.openai import OpenAIProvider
+    from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
+
+    from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider, PlainMessagesOpenAIProvider
+
+    arguments: dict[str, Any] = {
+        "api_key": "k",
+        "temperature": 0.5,
+        "retry": RetryOptions(max_retries=1),
+        "send_prompt_cache_key": False,
+        "extra_headers": {"X-A": "1"},
+        "extra_query": {"v": "2"},
+        "extra_body": {"b": 3},
+        "timeout": TimeoutOptions(idle=9.0),
+    }
+    pairs = [
+        (OpenAICompatibleProvider(model="m", base_url="http://127.0.0.1:9/v1", **arguments),
+         PlainMessagesCompatibleProvider(model="m", base_url="http://127.0.0.1:9/v1", **arguments)),
+        (OpenAIProvider("m", **arguments), PlainMessagesOpenAIProvider("m", **arguments)),
+    ]  # fmt: skip
+    ours_only = {"_api_key", "_base_url", "_sdk_client", "_endpoint"}
+    for theirs, ours in pairs:
+        try:
+            upstream = {
+                name: value for name, value in vars(theirs).items() if name not in ("_client", "_http_client")
+            }
+            kept = {
+                name: value for name, value in vars(ours).items() if name not in {*ours_only, "_http_client"}
+            }
+            _check(
+                upstream == kept,
+                f"{type(theirs).__name__}.__init__ sets other attributes than zett's copy in "
+                f"providers/plain_messages.py: {sorted(set(upstream) ^ set(kept))}",
+            )
+            _check(
+                str(theirs._client.base_url) == ours._endpoint.url.removesuffix("chat/completions"),
+                "the SDK's base URL is not where zett sends the request",
+            )
+        finally:
+            await theirs.aclose()
+            await ours.aclose()
+    opening = inspect.getsource(OpenAICompatibleProvider._open_chat)
+    sent = ('"model"', '"messages"', '"stream"', '"stream_options"', '"tools"', '"temperature"',
+            '"tool_choice"', '"prompt_cache_key"', '"extra_body"')  # fmt: skip
+    _check(
+        all(name in opening for name in sent),
+        "OpenAICompatibleProvider._open_chat sends other fields: update PlainMessagesCompatibleProvider._open_chat",
+    )
+    _check(
+        len(re.findall(r'fields\["(\w+)"\]', opening)) == 6,
+        "OpenAICompatibleProvider._open_chat sets another optional field: update zett's _open_chat",
+    )
+
+
 def test_the_plain_provider_sends_zett_agents_rendering_of_the_messages() -> None:
     from zett_agent.messages import AssistantMessage, SystemMessage, UserMessage
     from zett_agent.model import ModelRequest
@@ -686,26 +744,35 @@ async def ask():
     async for event in model.stream(ModelRequest(messages=[UserMessage(content="hi")], tools=[])):
         if event.response is not None:
             text.append(str(event.response.message.content))
+    return "".join(text)
+async def ask_through_the_sdk():
+    stream = await model._client.chat.completions.create(
+        model="gpt-test", messages=[{"role": "user", "content": "hi"}], stream=True
+    )
+    text = [chunk.choices[0].delta.content or "" async for chunk in stream if chunk.choices]
     await model.aclose()
     return "".join(text)
 answer = asyncio.run(ask())
+sdk_before = "openai" in sys.modules
+sdk_answer = asyncio.run(ask_through_the_sdk())
 loaded = sorted(name for name in sys.modules if name.startswith("openai.resources."))
 import openai.resources
 names = [openai.resources.Chat.__name__, openai.resources.AsyncCompletions.__name__]
-print(json.dumps({"answer": answer, "loaded": loaded, "names": names}))
+print(json.dumps({"answer": answer, "sdk_before": sdk_before, "sdk_answer": sdk_answer, "loaded": loaded, "names": names}))
 """
 
 
 def test_a_chat_session_imports_only_the_openai_resources_it_uses(llm_server: Any, tmp_path: Path) -> None:
-    """The client imports each resource on first use, and the package's ``__init__`` (every resource
-    the SDK has) is not needed for that; a name read from the package still runs it."""
+    """zett's own Chat Completions path imports no openai SDK at all; where the SDK client is used
+    (the Responses API), it imports each resource on first use, and the package's ``__init__``
+    (every resource the SDK has) is not needed for that; a name read from the package still runs it."""
     import json
     import subprocess
     import sys
 
     from tests.fakes.llm_server import Reply
 
-    llm_server.script(Reply.text("Hello there."))
+    llm_server.script(Reply.text("Hello there."), Reply.text("Hello again."))
     result = subprocess.run(
         [sys.executable, "-c", RESOURCES_PROBE, llm_server.openai_base_url],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
@@ -713,6 +780,8 @@ def test_a_chat_session_imports_only_the_openai_resources_it_uses(llm_server: An
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout.splitlines()[-1])
     assert found["answer"] == "Hello there."
+    assert found["sdk_before"] is False
+    assert found["sdk_answer"] == "Hello again."
     loaded = found["loaded"]
     assert any(name.startswith("openai.resources.chat.") for name in loaded)
     assert not any(

@@ -138,7 +138,7 @@ def anthropic() -> Iterator[tuple[str, list[dict[str, Any]]]]:
         server.server_close()
 
 
-async def run(anthropic: tuple[str, list[dict[str, Any]]], search: bool) -> Collector:
+async def run(anthropic: tuple[str, list[dict[str, Any]]], search: bool, **options: Any) -> Collector:
     from zett_agent.model import RetryOptions
 
     from zett_tui.providers.messages_stream import (
@@ -154,7 +154,12 @@ async def run(anthropic: tuple[str, list[dict[str, Any]]], search: bool) -> Coll
         )
 
     host = AgentHost(
-        HostOptions(model_factory=factory, model_label="anthropic:claude-test", web=WebOptions(search=search))
+        HostOptions(
+            model_factory=factory,
+            model_label="anthropic:claude-test",
+            web=WebOptions(search=search),
+            **options,
+        )
     )
     await host.start()
     sink = Collector()
@@ -180,3 +185,26 @@ async def test_search_is_offered_only_when_turned_on_and_shown_as_rows(
     assert "Changelog 4.0 — https://docs.example.org/changelog" in row
     assert "\x1b" not in row and "\x07" not in row  # a page's title cannot restyle the terminal
     assert sink.text == "Version 4.0 renamed run()."
+
+
+async def test_a_resumed_session_shows_the_search_rows_before_the_answer(
+    anthropic: tuple[str, list[dict[str, Any]]], tmp_path: Any
+) -> None:
+    from zett_tui.sessions.recorded_turns import NoteBlock, TextBlock, iter_turns
+
+    sessions = tmp_path / "sessions"
+    live = await run(
+        anthropic, search=True, sessions_dir=sessions, history_db=tmp_path / "h.sqlite3", cwd=tmp_path
+    )
+    (row,) = [notice.text for notice in live.of(Notice) if notice.text.startswith("🔎")]
+    (turn,) = iter_turns(next(sessions.glob("*.jsonl")), [])
+    shown = [(type(block).__name__, getattr(block, "text", "")) for block in turn.blocks]
+    assert shown[:2] == [("NoteBlock", row), ("TextBlock", "Version 4.0 renamed run().")]
+    assert isinstance(turn.blocks[0], NoteBlock) and turn.blocks[0].kind == "search"
+    assert isinstance(turn.blocks[1], TextBlock)
+
+    from zett_tui.sessions.export import turn_markdown
+
+    markdown = turn_markdown(turn)
+    assert "*Web search:* 🔎 web_search “libfoo 4.0 breaking changes”: 2 sources" in markdown
+    assert markdown.index("Web search") < markdown.index("Version 4.0 renamed run().")

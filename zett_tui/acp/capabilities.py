@@ -12,17 +12,18 @@ PROTOCOL_VERSION = 1
 
 def initialize_result(requested: int) -> dict[str, Any]:
     """The ``initialize`` result for a client that asked for protocol ``requested``: honest
-    capabilities (sessions load and list; embedded context; the editor's MCP servers over stdio,
-    HTTP and SSE; no images or audio)."""
+    capabilities (sessions load, list, resume, fork and close; embedded context and images (a
+    model that does not read images refuses them with a clear line); the editor's MCP servers
+    over stdio, HTTP and SSE; no audio). Resume, fork and close are ACP's unstable methods."""
     from zett_tui import __version__
 
     return {
         "protocolVersion": min(requested, PROTOCOL_VERSION),
         "agentCapabilities": {
             "loadSession": True,
-            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": True, "sse": True},
-            "sessionCapabilities": {"list": {}},
+            "sessionCapabilities": {"list": {}, "resume": {}, "fork": {}, "close": {}},
         },
         "authMethods": [],
         "agentInfo": {"name": "zett", "title": "zett", "version": __version__},

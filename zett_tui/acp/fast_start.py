@@ -27,12 +27,15 @@ def run(model: str | None, reasoning_effort: str | None, env: Any) -> int:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print or child goes to stderr
     first = _read_line(sys.stdin.fileno())
     answer = _initialize_answer(first)
+    initialize = b""
     if answer is not None:
         os.write(protocol_fd, answer)
-        first = b""
-    from zett_tui.acp.server import AcpOptions, serve
+        initialize, first = first, b""
+    from zett_tui.acp.serve import serve
+    from zett_tui.acp.server import AcpOptions
 
-    return asyncio.run(serve(AcpOptions(env, model, reasoning_effort), protocol_fd, first))
+    options = AcpOptions(env, model, reasoning_effort, client_capabilities=_capabilities(initialize))
+    return asyncio.run(serve(options, protocol_fd, first, initialize=initialize))
 
 
 def _read_line(fd: int) -> bytes:
@@ -61,3 +64,17 @@ def _initialize_answer(line: bytes) -> bytes | None:
         return None  # the SDK answers a malformed one with its error
     response = {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result(version)}
     return (json.dumps(response, separators=(",", ":")) + "\n").encode()
+
+
+def _capabilities(line: bytes) -> Any:
+    """The client capabilities of the ``initialize`` answered early (None: none, or malformed)."""
+    if not line:
+        return None
+    from acp.schema import ClientCapabilities
+    from pydantic import ValidationError
+
+    params = json.loads(line).get("params") or {}
+    try:
+        return ClientCapabilities.model_validate(params.get("clientCapabilities") or {})
+    except ValidationError:
+        return None

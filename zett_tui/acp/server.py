@@ -1,36 +1,38 @@
-"""The ACP agent: initialize, sessions (new, load, list), prompts, modes, cancel.
+"""The ACP agent: initialize, sessions (new, load, list, resume, fork, close), prompts, modes, cancel.
 
 Start-up imports only the SDK: ``initialize`` is answered before zett's runtime is imported. Each
-session is a ``SessionCore``; the process's working directory follows the session that runs a
-turn (zett's tools work in the process's directory), so two sessions in different folders cannot
-run turns at the same time (the second gets an error). Logs go to zett's log file; standard
-output carries nothing but the protocol (``serve`` moves file descriptor 1 to stderr).
+session is a ``SessionCore``. zett's tools work in the process's folder, so this process serves
+the sessions of one folder, the first session's; ``acp.folders`` gives every other folder a
+``zett acp`` process of its own, and sessions in different folders run turns at the same time.
+Logs go to zett's log file; standard output carries nothing but the protocol.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
-import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from acp import RequestError, helpers
 from acp.schema import (
-    AllowedOutcome,
     AvailableCommand,
     AvailableCommandInput,
+    ClientCapabilities,
+    CloseSessionResponse,
+    ForkSessionResponse,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
+    ResumeSessionResponse,
     SessionInfo,
+    SessionInfoUpdate,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -38,10 +40,10 @@ from acp.schema import (
 )
 
 if TYPE_CHECKING:
-    from acp.interfaces import Agent, Client
+    from acp.interfaces import Client
 
     from zett_tui.acp.updates import ToolRows
-    from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.core.images import PreparedImage
     from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished, UIEvent
     from zett_tui.runtime.mcp.manager import McpManager
@@ -69,6 +71,8 @@ class AcpOptions:
     env: Mapping[str, str]
     model: str | None = None
     reasoning_effort: str | None = None
+    #: The capabilities of a client whose ``initialize`` ``fast_start`` answered.
+    client_capabilities: ClientCapabilities | None = None
 
 
 @dataclass
@@ -94,6 +98,10 @@ class ZettAcpAgent:
         self.options = options
         self.client: Client | None = None
         self.sessions: dict[str, AcpSession] = {}
+        #: What the client said it can do (forms for free text, among others).
+        self.client_capabilities: ClientCapabilities | None = options.client_capabilities
+        #: The folder this process's sessions work in (the first session's).
+        self.home: Path | None = None
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -105,6 +113,7 @@ class ZettAcpAgent:
     ) -> InitializeResponse:
         from zett_tui.acp.capabilities import initialize_result
 
+        self.client_capabilities = client_capabilities
         return InitializeResponse.model_validate(initialize_result(protocol_version))
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
@@ -158,6 +167,45 @@ class ZettAcpAgent:
             ]
         )
 
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: Any = None,
+        mcp_servers: Any = None,
+        **kwargs: Any,
+    ) -> ResumeSessionResponse:
+        """zett's ``--resume``: the session goes on where it stopped (the editor shows it already,
+        so nothing is replayed)."""
+        if session_id in self.sessions:
+            raise RequestError.invalid_params({"sessionId": "this session is already open"})
+        session = await self._open(session_id, _folder(cwd), resume=session_id, mcp_servers=mcp_servers)
+        return ResumeSessionResponse(modes=_modes(session.core.mode.value))
+
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: Any = None,
+        mcp_servers: Any = None,
+        **kwargs: Any,
+    ) -> ForkSessionResponse:
+        """zett's ``--resume ID --fork``: a new session with a copy of the turns and context so
+        far, marked as a fork of ``session_id`` (``zett sessions`` says so)."""
+        session = await self._open(
+            session_id, _folder(cwd), resume=session_id, mcp_servers=mcp_servers, open_as="fork"
+        )
+        title = await asyncio.to_thread(_fork_title, session.core.session_id, session_id)
+        asyncio.get_running_loop().call_soon(session.outbox.put_nowait, title)  # after the response
+        return ForkSessionResponse(session_id=session.core.session_id, modes=_modes(session.core.mode.value))
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """The session's turn cancelled and recorded, its host and MCP servers closed."""
+        session = self._session(session_id)
+        del self.sessions[session_id]
+        await self._close(session)
+        return CloseSessionResponse()
+
     async def _open(
         self,
         session_id: str,
@@ -166,13 +214,16 @@ class ZettAcpAgent:
         resume: str | None,
         replay: Replay | None = None,
         mcp_servers: Sequence[Any] | None = None,
+        open_as: str | None = None,
     ) -> AcpSession:
+        from zett_tui.acp.trust_question import settle_trust
         from zett_tui.acp.updates import ToolRows
         from zett_tui.entry.bootstrap import StartFailed, load_files, open_session
         from zett_tui.entry.startup import StartupError, prepare_launch
         from zett_tui.runtime.mcp.lifetime import started_for_one_turn
         from zett_tui.runtime.session import SessionCore
 
+        self._settle_home(cwd)
         try:
             launch = await asyncio.to_thread(
                 prepare_launch,
@@ -182,6 +233,7 @@ class ZettAcpAgent:
                 reasoning_effort=self.options.reasoning_effort,
                 resume=resume,
                 ask_trust=True,
+                open_as=open_as,
             )
         except StartupError as error:
             raise RequestError.invalid_params({"reason": str(error)}) from error
@@ -190,7 +242,7 @@ class ZettAcpAgent:
         for level, text in launch.notices:
             log.log(logging.WARNING if level != "info" else logging.INFO, "%s", text)
         if launch.project_trust is not None:
-            launch = await self._settle_trust(session_id, launch)
+            launch = await settle_trust(self._client(), session_id, launch)
         if mcp_servers:
             from zett_tui.acp.mcp_servers import editor_servers
 
@@ -200,11 +252,6 @@ class ZettAcpAgent:
             await replay(self._client(), session_id, launch.resume_path)
         files = await load_files(launch, lambda text: log.warning("%s", text))
         mcp = await started_for_one_turn(launch.mcp_servers, lambda text: log.warning("%s", text))
-        if any(other.core.busy and other.cwd != cwd for other in self.sessions.values()):
-            if mcp is not None:
-                await asyncio.to_thread(mcp.stop)
-            raise RequestError.invalid_request({"reason": "a session in another folder is running a turn"})
-        os.chdir(cwd)  # zett's tools work in the process's folder
         try:
             host = await open_session(launch, files, mcp=mcp)
         except StartFailed as error:
@@ -234,69 +281,32 @@ class ZettAcpAgent:
         )
         return session
 
-    async def _settle_trust(self, session_id: str, launch: LaunchSettings) -> LaunchSettings:
-        """The terminal's trust question as a permission request; no answer decides nothing."""
-        from acp.schema import PermissionOption, ToolCallUpdate
-
-        from zett_tui.entry.project_trust import TrustAnswer, keep_answer, settings_after_trust
-
-        project = launch.project_trust
-        if project is None:
-            return launch
-        files = ", ".join(project.files) or "nothing readable"
-        code = project.code_to_run()
-        detail = f"Files: {files}." + (f" Code they run: {'; '.join(code)}." if code else "")
-        options = [
-            PermissionOption(option_id="distrust", name="Don't trust it", kind="reject_always"),
-            PermissionOption(option_id="trust", name="Trust this folder and load them", kind="allow_always"),
-        ]
-        tool_call = ToolCallUpdate(
-            tool_call_id=f"trust-{session_id}",
-            title=f"Load the settings, extensions, commands and MCP servers in {project.root}?",
-            kind="other",
-            content=[
-                helpers.tool_content(
-                    helpers.text_block(
-                        detail + " Extensions are Python code: they run with your permissions."
-                    )
-                )
-            ],
-        )
-        try:
-            response = await self._client().request_permission(
-                session_id=session_id, tool_call=tool_call, options=options
+    def _settle_home(self, cwd: Path) -> None:
+        """zett's tools work in the process's folder: this process serves the folder of its first
+        session (``acp.folders`` starts a process of its own for each other folder)."""
+        folder = cwd.resolve()
+        if self.home is None:
+            os.chdir(folder)
+            self.home = folder
+        elif folder != self.home:
+            raise RequestError.invalid_request(
+                {"reason": f"this zett serves {self.home}; a session in {folder} needs a process of its own"}
             )
-            outcome = response.outcome
-            picked = outcome.option_id if isinstance(outcome, AllowedOutcome) else None
-        except Exception:
-            log.warning("the trust question could not be asked", exc_info=True)
-            picked = None
-        answer = TrustAnswer(picked) if picked in ("trust", "distrust") else TrustAnswer.LATER
-        said: list[str] = []
-        keep_answer(project, answer, lambda text, level: said.append(text))
-        for text in said:
-            log.warning("%s", text)
-        return settings_after_trust(launch, answer, lambda text, level: log.info("%s", text))
 
     # -- prompts ----------------------------------------------------------------------------------
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
-        from zett_tui.acp.prompt_text import prompt_text
+        from zett_tui.acp.prompt_text import prompt_parts
         from zett_tui.runtime.session import SessionBusy
 
         session = self._session(session_id)
-        for other in self.sessions.values():
-            if other is not session and other.core.busy and other.cwd != session.cwd:
-                raise RequestError.invalid_request(
-                    {"reason": "another session in another folder is running a turn"}
-                )
         try:
-            text = prompt_text(prompt, session.cwd)
+            parts = prompt_parts(prompt, session.cwd)
         except ValueError as error:
             raise RequestError.invalid_params({"reason": str(error)}) from error
-        os.chdir(session.cwd)
+        images = await self._images(session, parts.images)
         try:
-            finished = await self._turn(session, text)
+            finished = await self._turn(session, parts.text, images)
         except SessionBusy as error:
             raise RequestError.invalid_request({"reason": str(error)}) from error
         await session.outbox.join()  # every update of the turn is out before its answer
@@ -309,7 +319,22 @@ class ZettAcpAgent:
             )
         return PromptResponse(stop_reason="end_turn")
 
-    async def _turn(self, session: AcpSession, text: str) -> TurnFinished:
+    async def _images(self, session: AcpSession, raw: list[tuple[str, bytes]]) -> list[PreparedImage]:
+        """The prompt's images scaled to the session model's limits, as a pasted image is; an
+        image zett cannot read is a JSON-RPC error (nothing is sent)."""
+        if not raw:
+            return []
+        from zett_tui.core.images import limits_for
+        from zett_tui.runtime.image_prompt import prepare_mentioned
+
+        limits = limits_for(session.core.host.options.model_label)
+        images, problems = await asyncio.to_thread(prepare_mentioned, raw, limits)
+        if problems:
+            reasons = "; ".join(problem.removeprefix("@") for problem in problems)
+            raise RequestError.invalid_params({"reason": reasons})
+        return images
+
+    async def _turn(self, session: AcpSession, text: str, images: list[PreparedImage]) -> TurnFinished:
         """A prompt, ``/compact``, ``/continue``, or a Markdown command or skill (``/NAME args``)
         expanded as the terminal does, answered by the command's own model when it names one."""
         from zett_tui.runtime.turn_model import TurnModel, model_for_command
@@ -317,9 +342,9 @@ class ZettAcpAgent:
 
         core = session.core
         command = text.strip()
-        if command == "/compact":
+        if command == "/compact" and not images:
             finished = await core.compact()
-        elif command == "/continue":
+        elif command == "/continue" and not images:
             finished = await core.continue_turn()
         else:
             files = session.files
@@ -331,7 +356,7 @@ class ZettAcpAgent:
                 if problem:
                     log.warning("%s", problem)
             return await core.prompt(
-                expand_prompt(text, files) if files is not None else text, model=turn_model
+                expand_prompt(text, files) if files is not None else text, model=turn_model, images=images
             )
         if finished.answer:  # what the command said (nothing to compact or continue)
             session.outbox.put_nowait(helpers.update_agent_message_text(finished.answer))
@@ -400,34 +425,26 @@ class ZettAcpAgent:
                 session.outbox.task_done()
 
     async def ask(self, session_id: str, request: Request) -> Reply:
-        from zett_tui.acp.permissions import question_for
+        from zett_tui.acp.asking import ask_editor
 
         session = self._session(session_id)
-        await session.outbox.join()  # the tool call row exists before its question
-        question = question_for(request, session.cwd)
-        response = await self._client().request_permission(
-            session_id=session_id, tool_call=question.tool_call, options=question.options
-        )
-        outcome = response.outcome
-        choose = question.replies.get(outcome.option_id) if isinstance(outcome, AllowedOutcome) else None
-        reply = choose() if choose is not None else question.refused()
-        if reply.declined:
-            session.rows.declined.add(request.tool_call_id)
-        elif isinstance(outcome, AllowedOutcome) and outcome.option_id in question.mode_after:
-            session.mode_after[request.tool_call_id] = question.mode_after[outcome.option_id]
-        return reply
+        return await ask_editor(self._client(), self.client_capabilities, session, request)
 
     async def aclose(self) -> None:
         """Every session's turn cancelled and recorded, its host and MCP servers closed."""
-        for session in list(self.sessions.values()):
-            with contextlib.suppress(Exception):
-                await session.core.aclose()
-            if session.sender is not None:
-                session.sender.cancel()
-            if session.mcp is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.to_thread(session.mcp.stop)
+        sessions = list(self.sessions.values())
         self.sessions.clear()
+        for session in sessions:
+            await self._close(session)
+
+    async def _close(self, session: AcpSession) -> None:
+        with contextlib.suppress(Exception):
+            await session.core.aclose()
+        if session.sender is not None:
+            session.sender.cancel()
+        if session.mcp is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(session.mcp.stop)
 
 
 BUILT_IN_COMMANDS = {
@@ -445,6 +462,19 @@ class _Asker:
         return await self.agent.ask(self.session_id, request)
 
 
+def _fork_title(fork_id: str, original: str) -> SessionInfoUpdate:
+    """The fork's title as ``zett sessions`` shows it ("... (fork of 01a2b3c4)"), sent after the
+    response that names the fork; ``_meta.zett.forkedFrom`` names the original."""
+    from zett_tui.core import paths
+    from zett_tui.sessions.meta import read_title
+    from zett_tui.sessions.naming import session_path
+
+    title = read_title(session_path(paths.sessions_dir(), fork_id)) or f"fork of {original[:8]}"
+    return SessionInfoUpdate(
+        session_update="session_info_update", title=title, field_meta={"zett": {"forkedFrom": original}}
+    )
+
+
 def _folder(cwd: str) -> Path:
     path = Path(cwd)
     if not path.is_absolute() or not path.is_dir():
@@ -459,131 +489,3 @@ def _modes(current: str) -> SessionModeState:
             SessionMode(id=mode, name=name, description=text) for mode, (name, text) in MODE_NAMES.items()
         ],
     )
-
-
-async def serve(options: AcpOptions, protocol_fd: int, first: bytes = b"") -> int:
-    """Speak ACP on stdin/stdout until the client closes its end; then close every session."""
-    from acp.agent.connection import AgentSideConnection
-
-    from zett_tui.core.logs import setup_logging
-
-    setup_logging(_log_redaction())
-    raw, writer = await _protocol_streams(protocol_fd, first)
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    screening = asyncio.create_task(_screen_lines(raw, reader, writer))
-    agent = ZettAcpAgent(options)
-    conn = AgentSideConnection(cast("Agent", agent), writer, reader, listening=False)
-    try:
-        await conn.listen()
-    finally:
-        screening.cancel()
-        await agent.aclose()
-        with contextlib.suppress(Exception):
-            await conn.close()
-    return 0
-
-
-def _log_redaction() -> Callable[[str], str]:
-    """The log's redaction (known formats, the provider keys and secret-named variables of this
-    process), built at the first record, so ``initialize`` is answered before it is imported."""
-    built: list[Callable[[str], str]] = []
-
-    def redact(text: str) -> str:
-        if not built:
-            from zett_tui.core.redact import redactor_from_environment
-
-            built.append(redactor_from_environment(os.environ))
-        return built[0](text)
-
-    return redact
-
-
-#: A message longer than this is refused (an editor's embedded file can be large).
-LINE_LIMIT = 50 * 1024 * 1024
-
-
-async def _screen_lines(
-    raw: asyncio.StreamReader, sdk: asyncio.StreamReader, writer: asyncio.StreamWriter
-) -> None:
-    """Pass each JSON object line on to the SDK; answer a line that is not one with the JSON-RPC
-    error itself (the SDK would log and skip it, and the client would wait for an answer)."""
-    try:
-        while True:
-            try:
-                line = await raw.readline()
-            except (ValueError, asyncio.LimitOverrunError):
-                _write_error(writer, -32600, "Invalid Request", "the message is longer than zett reads")
-                continue
-            if not line:
-                break
-            if not line.strip():
-                continue
-            try:
-                message = json.loads(line)
-            except ValueError:
-                _write_error(writer, -32700, "Parse error", "the line is not JSON")
-                continue
-            if not isinstance(message, dict):
-                _write_error(writer, -32600, "Invalid Request", "a message is one JSON object")
-                continue
-            sdk.feed_data(line if line.endswith(b"\n") else line + b"\n")
-    finally:
-        sdk.feed_eof()
-
-
-def _write_error(writer: asyncio.StreamWriter, code: int, message: str, details: str) -> None:
-    error = {
-        "jsonrpc": "2.0",
-        "id": None,
-        "error": {"code": code, "message": message, "data": {"details": details}},
-    }
-    writer.write((json.dumps(error) + "\n").encode())
-
-
-async def _protocol_streams(
-    protocol_fd: int, first: bytes
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """Standard input (after ``first``, the line ``fast_start`` read and did not answer) and the
-    protocol's own copy of standard output (``protocol_fd``). Pipes are read and written by the
-    event loop; a regular file (a redirect) from a thread."""
-    from acp.stdio import _start_stdin_feeder, _WritePipeProtocol
-
-    protocol_out = os.fdopen(protocol_fd, "wb", buffering=0)
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    if first:
-        reader.feed_data(first)
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except ValueError:
-        _start_stdin_feeder(loop, reader)
-    write_protocol = _WritePipeProtocol()
-    transport: asyncio.BaseTransport
-    try:
-        transport, _ = await loop.connect_write_pipe(lambda: write_protocol, protocol_out)
-    except ValueError:
-        transport = _FileTransport(protocol_out)
-    writer = asyncio.StreamWriter(cast(asyncio.WriteTransport, transport), write_protocol, None, loop)
-    return reader, writer
-
-
-class _FileTransport(asyncio.WriteTransport):
-    """Writes straight to a file (standard output redirected to one)."""
-
-    def __init__(self, out: Any) -> None:
-        super().__init__()
-        self._out = out
-        self._closing = False
-
-    def write(self, data: Any) -> None:
-        if not self._closing:
-            self._out.write(data)
-
-    def is_closing(self) -> bool:
-        return self._closing
-
-    def close(self) -> None:
-        self._closing = True
-
-    def can_write_eof(self) -> bool:
-        return False

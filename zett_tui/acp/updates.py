@@ -3,7 +3,6 @@ their kind, title, locations, live output, and an edit's diff (the file before a
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,11 @@ from acp.schema import ToolCallLocation, UsageUpdate
 from zett_tui.runtime.events import (
     ContextMeasured,
     ReasoningChunk,
+    SubagentActivity,
+    SubagentFinished,
+    SubagentStarted,
     TextChunk,
+    TodoChanged,
     ToolCallInfo,
     ToolFinished,
     ToolOutputLive,
@@ -37,6 +40,7 @@ KINDS = {
     "web_fetch": "fetch",
     "ask_user": "think",
     "todo_write": "think",
+    "task": "think",
     "enter_plan_mode": "switch_mode",
     "exit_plan_mode": "switch_mode",
 }
@@ -47,25 +51,15 @@ MAX_DIFF_BYTES = 2 * 1024 * 1024
 
 
 PlanStatus = Literal["pending", "in_progress", "completed"]
+PLAN_STATUSES: dict[str, PlanStatus] = {"in_progress": "in_progress", "completed": "completed"}
 
 
-def plan_update(event: ToolFinished) -> Any | None:
-    """The todo list a ``todo_write`` call left (its result: ``{"todos": [{"content", "status"}]}``)
-    as the editor's plan; None when the result is not that shape."""
-    try:
-        result = json.loads(event.output)
-    except ValueError:
-        return None
-    todos = result.get("todos") if isinstance(result, dict) else None
-    if not isinstance(todos, list):
-        return None
+def plan_update(event: TodoChanged) -> Any:
+    """The model's checklist as the editor's plan (an empty one clears it)."""
     entries = []
-    for todo in todos:
-        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
-            return None
-        given = todo.get("status")
-        status: PlanStatus = given if given == "in_progress" or given == "completed" else "pending"
-        entries.append(helpers.plan_entry(todo["content"], status=status))
+    for item in event.items:
+        status = PLAN_STATUSES.get(item.status, "pending")
+        entries.append(helpers.plan_entry(item.label, status=status))
     return helpers.update_plan(entries)
 
 
@@ -86,34 +80,81 @@ def _read(path: Path) -> str | None:
         return None
 
 
+@dataclass(frozen=True)
+class Subagent:
+    """A running subagent: the ``task`` call that started it, and how its rows are titled."""
+
+    call_id: str
+    #: ``type: description``: who asks, in a question's title.
+    label: str
+    description: str
+
+
 @dataclass
 class ToolRows:
-    """The updates for one session: remembers each edit's file as it was, for its diff."""
+    """The updates for one session: remembers each edit's file as it was, for its diff, and
+    each running subagent, whose tool calls become rows of their own (ACP has no nesting): their
+    ids are the ``task`` call's id, ``/``, their own; their titles start with the task's
+    description and ``›``; ``_meta.zett.parentToolCallId`` names the ``task`` call."""
 
     cwd: Path
-    #: Calls the user said no to: their update says so.
+    #: Calls the user said no to (by the id the editor knows them by): their update says so.
     declined: set[str] = field(default_factory=set)
     _before: dict[str, tuple[Path, str | None]] = field(default_factory=dict)
+    #: Running subagents by their session id.
+    _children: dict[str, Subagent] = field(default_factory=dict)
+
+    def subagent(self, session_id: str) -> Subagent | None:
+        """The subagent whose session this is (None: the main session)."""
+        return self._children.get(session_id)
+
+    def editor_id(self, session_id: str, call_id: str) -> str:
+        """The id the editor knows a call by (a subagent's calls are prefixed)."""
+        child = self._children.get(session_id)
+        return f"{child.call_id}/{call_id}" if child is not None else call_id
 
     def updates(self, event: UIEvent) -> list[Any]:
         if isinstance(event, TextChunk):
             return [helpers.update_agent_message_text(event.text)]
         if isinstance(event, ReasoningChunk):
             return [helpers.update_agent_thought_text(event.text)]
-        if isinstance(event, ToolsStarted):
-            return [self._started(call) for call in event.calls]
-        if isinstance(event, ToolOutputLive):
-            return [
-                helpers.update_tool_call(
-                    event.call_id, status="in_progress", content=[_text("\n".join(event.lines))]
-                )
-            ]
-        if isinstance(event, ToolFinished):
-            plan = plan_update(event) if event.name == "todo_write" and event.state == "done" else None
-            return [self._finished(event), *([plan] if plan is not None else [])]
         if isinstance(event, ContextMeasured):
             return [UsageUpdate(session_update="usage_update", used=event.tokens, size=event.window)]
-        return []
+        if isinstance(event, TodoChanged):
+            return [plan_update(event)]
+        if isinstance(event, SubagentStarted):
+            return [self._subagent_started(event)]
+        if isinstance(event, SubagentActivity):
+            child = next((kid for kid in self._children.values() if kid.call_id == event.call_id), None)
+            return self._tool_updates(event.event, child) if child is not None else []
+        if isinstance(event, SubagentFinished):
+            self._children = {key: kid for key, kid in self._children.items() if kid.call_id != event.call_id}
+            return []
+        return self._tool_updates(event, None)
+
+    def _subagent_started(self, event: SubagentStarted) -> Any:
+        label = f"{event.agent_type}: {' '.join(event.description.split())}"
+        self._children[event.session_id] = Subagent(event.call_id, label, event.description)
+        said = f"{event.agent_type} subagent" + (f" on {event.model}" if event.model else "")
+        return helpers.update_tool_call(event.call_id, status="in_progress", content=[_text(said)])
+
+    def _tool_updates(self, event: Any, child: Subagent | None) -> list[Any]:
+        prefix = f"{child.call_id}/" if child is not None else ""
+        updates: list[Any] = []
+        if isinstance(event, ToolsStarted):
+            updates = [self._started(call, prefix, child) for call in event.calls]
+        elif isinstance(event, ToolOutputLive):
+            updates = [
+                helpers.update_tool_call(
+                    prefix + event.call_id, status="in_progress", content=[_text("\n".join(event.lines))]
+                )
+            ]
+        elif isinstance(event, ToolFinished):
+            updates = [self._finished(event, prefix + event.call_id)]
+        if child is None:
+            return updates
+        meta = {"zett": {"parentToolCallId": child.call_id}}
+        return [update.model_copy(update={"field_meta": meta}) for update in updates]
 
     def _path(self, call: ToolCallInfo) -> Path | None:
         value = call.arguments.get("path")
@@ -122,13 +163,19 @@ class ToolRows:
         path = Path(os.path.expanduser(value))
         return path if path.is_absolute() else self.cwd / path
 
-    def _started(self, call: ToolCallInfo) -> Any:
+    def _started(self, call: ToolCallInfo, prefix: str, child: Subagent | None) -> Any:
+        call_id = prefix + call.call_id
         path = self._path(call)
         if call.name in EDITING and path is not None:
-            self._before[call.call_id] = (path, _read(path))
+            self._before[call_id] = (path, _read(path))
         title = f"{call.name} {call.key_argument}".strip()
+        if call.name == "task":
+            described = call.arguments.get("description")
+            title = " ".join(described.split()) if isinstance(described, str) and described.strip() else title
+        if child is not None:
+            title = f"{child.description} › {title}"
         return helpers.start_tool_call(
-            call.call_id,
+            call_id,
             title,
             kind=kind_of(call.name),  # type: ignore[arg-type]
             status="in_progress",
@@ -136,10 +183,10 @@ class ToolRows:
             raw_input=call.arguments,
         )
 
-    def _finished(self, event: ToolFinished) -> Any:
-        before = self._before.pop(event.call_id, None)
-        declined = event.call_id in self.declined
-        self.declined.discard(event.call_id)
+    def _finished(self, event: ToolFinished, call_id: str) -> Any:
+        before = self._before.pop(call_id, None)
+        declined = call_id in self.declined
+        self.declined.discard(call_id)
         status: Literal["completed", "failed"] = "completed" if event.state == "done" else "failed"
         content = []
         if before is not None and event.state == "done":
@@ -153,5 +200,5 @@ class ToolRows:
             content.append(_text(output))
         state = "declined" if declined else event.state
         return helpers.update_tool_call(
-            event.call_id, status=status, content=content or None, raw_output={"zett_state": state}
+            call_id, status=status, content=content or None, raw_output={"zett_state": state}
         )

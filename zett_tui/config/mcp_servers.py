@@ -77,6 +77,25 @@ class McpServerConfig:
             line += f"  (in {self.cwd})"
         return line
 
+    @property
+    def project_root(self) -> Path | None:
+        """The project folder whose trust a server of ``.zett/config.toml`` or ``.mcp.json`` runs
+        under (None for the user's own servers)."""
+        if self.config_file is None:
+            return None
+        if self.source == ".mcp.json":
+            return self.config_file.parent
+        if self.source == "project":
+            return self.config_file.parent.parent
+        return None
+
+    @property
+    def runs_in(self) -> Path | None:
+        """The folder the server's command starts in: its ``cwd``, else a project server's project
+        folder (never whichever folder zett was started in: the files its command names are
+        trusted as they lie there), else None (zett's own)."""
+        return self.cwd if self.cwd is not None else self.project_root
+
     def offers(self, tool: str) -> bool:
         """Whether ``tool`` passes ``enabled_tools`` / ``disabled_tools``."""
         if self.enabled_tools is not None and tool not in self.enabled_tools:

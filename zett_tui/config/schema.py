@@ -67,6 +67,9 @@ class EndpointConfig:
     context_window: int | None = None
     """The server's context window in tokens (what it loads the model with); None: guessed from
     the model name. Compaction and the context meter use it."""
+    vision: bool | None = None
+    """Whether the server's model reads images; None: the server says (llama.cpp), else the model
+    name decides. ``false`` stops a prompt with an image before anything is sent."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ class UISettings:
     so; ``off``: neither."""
     animations: bool = True
     """Spinners and other motion; turn off on slow links or for screen readers."""
+    image_previews: bool = False
+    """Show a small preview (coloured cells, two pixels each) under each image sent."""
 
 
 @dataclass(frozen=True)
@@ -280,6 +285,7 @@ ENDPOINT_SCHEMA: Mapping[str, Setting] = {
     "reasoning_effort": Setting(convert_reasoning_effort),
     "send_prompt_cache_key": Setting(convert_bool),
     "context_window": Setting(convert_context_window),
+    "vision": Setting(convert_bool),
 }
 
 UI_SCHEMA: Mapping[str, Setting] = {
@@ -287,6 +293,7 @@ UI_SCHEMA: Mapping[str, Setting] = {
     "bell": Setting(convert_bool),
     "notify": Setting(convert_notify),
     "animations": Setting(convert_bool),
+    "image_previews": Setting(convert_bool),
 }
 
 SANDBOX_SCHEMA: Mapping[str, Setting] = {

@@ -293,36 +293,48 @@ class _Collector:
 
     def _read_server_scripts(self, mcp_json: bytes | None) -> None:
         """The files inside the project that the project's MCP servers run (``.mcp.json``'s and
-        ``.zett/config.toml``'s ``command`` and ``args``: ``python3 tools/docs_server.py``): a
-        server's script is trusted with the entry that starts it, so a command that rewrites it
-        makes zett ask again."""
-        from zett_tui.config.mcp_servers import read_mcp_json
+        ``.zett/config.toml``'s ``command`` and ``args``: ``python3 tools/docs_server.py``), named
+        from the folder each starts in (its ``cwd``, else the project folder): a server's script is
+        trusted with the entry that starts it, so a command that rewrites it makes zett ask again."""
+        from zett_tui.config.mcp_servers import McpServerConfig, read_mcp_json, server_from_fields
 
-        words: list[str] = []
+        servers: list[McpServerConfig] = []
         if mcp_json is not None:
             try:
                 servers, _problems = read_mcp_json(mcp_json.decode("utf-8-sig"), self.root / MCP_JSON_NAME)
             except UnicodeDecodeError:
                 servers = []
-            for server in servers:
-                words += [server.command or "", *server.args]
         try:
             document = tomllib.loads(self.config_bytes.decode("utf-8")) if self.config_bytes else {}
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
             document = {}
         tables = document.get("mcp_servers")
-        for table in tables.values() if isinstance(tables, dict) else ():
+        config_file = self.root / PROJECT_DIR_NAME / "config.toml"
+        for name, table in tables.items() if isinstance(tables, dict) else ():
             if isinstance(table, dict):
-                command, args = table.get("command"), table.get("args")
-                words += [command if isinstance(command, str) else ""]
-                words += [arg for arg in args if isinstance(arg, str)] if isinstance(args, list) else []
-        self._read_named(word for text in words if text for word in files_named(text))
+                command, args, cwd = table.get("command"), table.get("args"), table.get("cwd")
+                fields: dict[str, Any] = {
+                    "command": command if isinstance(command, str) else "",
+                    "args": [arg for arg in args if isinstance(arg, str)] if isinstance(args, list) else [],
+                }
+                if isinstance(cwd, str):
+                    fields["cwd"] = cwd
+                server = server_from_fields(str(name), fields, source="project", config_file=config_file)
+                if isinstance(server, McpServerConfig):
+                    servers.append(server)
+        for server in servers:
+            words = [server.command or "", *server.args]
+            folder = server.cwd if server.cwd is not None else self.root
+            self._read_named(
+                (folder / word for text in words if text for word in files_named(text)), base=self.root
+            )
 
-    def _read_named(self, words: Iterable[str]) -> None:
-        """Read each word that names a regular file inside the project and was not read yet."""
+    def _read_named(self, words: Iterable[str | Path], base: Path | None = None) -> None:
+        """Read each word (a path from ``base``, the project by default) that names a regular file
+        inside the project and was not read yet."""
         read = {relative for relative, _ in self.entries}
         for word in words:
-            real = Path(os.path.realpath(self.root / word))
+            real = Path(os.path.realpath((base or self.root) / word))
             if real == self.root or not real.is_relative_to(self.root) or not real.is_file():
                 continue
             if self._relative(real) in read:

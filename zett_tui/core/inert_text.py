@@ -19,6 +19,7 @@ __all__ = [
     "hidden_characters",
     "inert_json",
     "make_inert",
+    "make_output_visible",
     "make_terminal_output_inert",
     "make_visible",
     "one_line",
@@ -79,6 +80,31 @@ def make_terminal_output_inert(text: str) -> str:
     text = text.translate(_OUTPUT_INERT_TABLE)
     table = _output_table(text)
     return text.translate(table) if table else text
+
+
+#: Colours and text styles: what a terminal draws as style, not as text, and hides nothing.
+_SGR_SEQUENCE = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def make_output_visible(text: str) -> str:
+    """Tool output for the transcript, shown as a terminal would show it but hiding nothing:
+    colours (SGR) are dropped and carriage-return overstrikes resolved (a progress bar); every other
+    escape sequence (cursor moves, erases, titles, hyperlinks, the clipboard), control and format
+    character (bidi, zero-width) is written out as an escape, as ``make_visible`` does for what a
+    dialog shows. Other spaces and private-use characters (icon fonts) stay."""
+    if text.isprintable():
+        return text
+    text = _SGR_SEQUENCE.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        text = "\n".join(_overstrike(line) if "\r" in line else line for line in text.split("\n"))
+    if text.isprintable():
+        return text
+    return "".join(char if _shown_in_output(char) else visible_escape(char) for char in text)
+
+
+def _shown_in_output(char: str) -> bool:
+    return char.isprintable() or char in "\t\n" or unicodedata.category(char) in ("Zs", "Co")
 
 
 _OUTPUT_REPLACEMENTS = {"Cf": None, "Cn": "\ufffd"}

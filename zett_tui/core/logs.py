@@ -42,10 +42,17 @@ class _PrivateRotatingHandler(logging.handlers.RotatingFileHandler):
         ``zett acp`` it mixes into what the user or the editor reads."""
 
 
+#: The handler the last ``setup_logging`` installed: the next call replaces it.
+_installed: list[logging.Handler] = []
+
+
 def setup_logging(
     redact: Callable[[str], str], *, level: int = logging.INFO, path: Path | None = None
 ) -> Path:
-    """Send zett's logs to the private log file. Returns its path; never raises."""
+    """Send zett's logs to the private log file. Returns its path; never raises.
+
+    A second call replaces the first one's handler (``zett acp`` sets the log up at start and
+    each session's settings again, with their redaction): each record is written once."""
     target = path or paths.log_file()
     root = logging.getLogger()
     try:
@@ -56,7 +63,12 @@ def setup_logging(
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(_RedactingFormatter(redact))
+    while _installed:
+        old = _installed.pop()
+        root.removeHandler(old)
+        old.close()
     root.addHandler(handler)
+    _installed.append(handler)
     root.setLevel(level)
     for noisy in ("httpx", "httpcore", "openai", "anthropic", "asyncio", "markdown_it"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -77,6 +77,8 @@ class TodoBoard:
     """The session's checklist as it stands, and who wants to hear when it changes."""
 
     items: tuple[TodoItem, ...] = ()
+    #: The main agent's ``todo_write`` calls that succeeded in the turn running (or the last one).
+    writes: int = 0
 
     def replace(self, items: Iterable[TodoItem]) -> None:
         self.items = tuple(items)

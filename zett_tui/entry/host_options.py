@@ -27,6 +27,7 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
         "context_window": launch.context_window,
         "extensions": launch.extensions,
         "hooks": launch.hooks,
+        "image_previews": launch.image_previews,
     }
     if launch.sandbox is not None:
         settings["sandbox"] = launch.sandbox

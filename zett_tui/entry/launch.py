@@ -43,6 +43,8 @@ class LaunchSettings:
     #: "dark" or "light" as the terminal answered before the app started (OSC 11); None: unknown.
     terminal_background: str | None = None
     animations: bool = True
+    #: ``[ui] image_previews``: a small preview under each image sent.
+    image_previews: bool = False
     redact: Callable[[str], str] | None = None
     #: Turns a failure into one human line naming the provider, its key variable and address.
     describe_error: Callable[[BaseException], str] | None = None

@@ -53,6 +53,7 @@ def endpoint_settings(settings: Settings) -> dict[str, EndpointSettings]:
             reasoning_effort=endpoint.reasoning_effort,
             send_prompt_cache_key=endpoint.send_prompt_cache_key,
             context_window=endpoint.context_window,
+            vision=endpoint.vision,
         )
         for name, endpoint in settings.endpoints.items()
     }
@@ -102,7 +103,7 @@ def prepare_launch(
         effort = reasoning_effort_name_for(choice, endpoints)
 
     def model_factory() -> object:
-        return build_model(choice, endpoints, env)
+        return build_model(choice, endpoints, env, openai_responses=settings.web.search)
 
     def explain(error: BaseException) -> str:
         from zett_tui.providers.errors import describe_error_for
@@ -116,6 +117,7 @@ def prepare_launch(
         configured=settings.model,
         favourites=settings.models,
         default_effort=settings.reasoning_effort,
+        openai_responses=settings.web.search,
     )
     resumed = (
         find_session_to_resume(cwd, resume, continue_last, allow_busy=open_as is not None)
@@ -141,6 +143,7 @@ def prepare_launch(
         notify=settings.ui.notify,
         theme=settings.ui.theme,
         animations=settings.ui.animations,
+        image_previews=settings.ui.image_previews,
         redact=redact,
         describe_error=explain,
         extensions=settings.extensions,

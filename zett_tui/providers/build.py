@@ -15,6 +15,7 @@ passed in, never stored on a :class:`ModelChoice`, and never put in a message or
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -118,6 +119,8 @@ class EndpointSettings:
         send_prompt_cache_key: Whether to send ``prompt_cache_key``; strict servers reject it.
         context_window: The server's context window in tokens, when the user knows it; None
             lets ``context_window.context_window_for`` guess from the model name.
+        vision: Whether the server's model reads images, when the user knows it; None lets the
+            server say (llama.cpp does) or the model name decide (``core.images.vision_support``).
     """
 
     name: str
@@ -127,6 +130,7 @@ class EndpointSettings:
     reasoning_effort: str | None = None
     send_prompt_cache_key: bool = False
     context_window: int | None = None
+    vision: bool | None = None
 
 
 # -- parsing --------------------------------------------------------------------------------------
@@ -390,12 +394,14 @@ def _construct(
     *,
     retry: RetryOptions | None = None,
     timeout: TimeoutOptions | None = None,
+    openai_responses: bool = False,
 ) -> AgentModel:
     """Construct the provider for ``choice``. The caller owns it and must ``await model.aclose()``.
 
     ``retry`` defaults to the provider's own; ``timeout`` to zett's limits for the provider
     (``timeouts.provider_timeouts``: a short idle limit for hosted providers, long waits for local
-    models, which may have to load).
+    models, which may have to load). ``openai_responses``: OpenAI's models talk the Responses API,
+    where OpenAI hosts its web search (``runtime.web.search``), instead of Chat Completions.
 
     Raises:
         MissingCredentialsError: If the provider needs a key that ``env`` does not hold.
@@ -435,6 +441,7 @@ def _construct(
                 base_url=base_url_for(choice, endpoints, env),
                 retry=retry,
                 timeout=timeout or DEFAULT_TIMEOUT_OPTIONS,
+                response=openai_responses,
             )
         case "ollama":
             from zett_agent.providers.ollama import OLLAMA_TIMEOUT_OPTIONS, OllamaProvider
@@ -471,6 +478,7 @@ def build_model(
     *,
     retry: RetryOptions | None = None,
     timeout: TimeoutOptions | None = None,
+    openai_responses: bool = False,
 ) -> AgentModel:
     """Build the provider for ``choice``. The caller owns it and must ``await model.aclose()``.
 
@@ -482,7 +490,9 @@ def build_model(
         MissingCredentialsError: If the provider needs a key that ``env`` does not hold.
         ModelSpecError: For an unknown provider or endpoint.
     """
-    model = _construct(choice, endpoints, env, retry=retry, timeout=timeout)
+    model = _construct(
+        choice, endpoints, env, retry=retry, timeout=timeout, openai_responses=openai_responses
+    )
     _load_lazy_sdk_code(model)
     if choice.provider in ("ollama", "endpoint"):
         _find_server_window(model, choice, endpoints, env)
@@ -501,13 +511,19 @@ def _find_server_window(
     finding = find_context_window(
         choice.provider, choice.model, base_url_for(choice, endpoints, env), configured=configured
     )
+    if settings is not None and settings.vision is not None:  # the user's word over the server's
+        finding = dataclasses.replace(finding, vision=settings.vision)
     remember_finding(model, finding)
 
 
 def _load_lazy_sdk_code(model: object) -> None:
     """Touch the SDK resources a request uses; the openai and anthropic clients import them lazily
-    (about 0.45 s for ``client.chat``), which would otherwise happen on the event loop."""
-    client = getattr(model, "_client", None)
+    (about 0.45 s for ``client.chat``), which would otherwise happen on the event loop. A client
+    zett's providers build only on demand (``plain_messages``: the openai SDK) is built here only
+    for the Responses API (``response``), the one path that uses it."""
+    client = getattr(model, "__dict__", {}).get("_client")
+    if client is None and getattr(model, "response", False) is True:
+        client = getattr(model, "_client", None)
     if client is None:
         return
     for path in (("chat", "completions"), ("responses",), ("messages",)):

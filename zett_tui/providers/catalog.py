@@ -92,6 +92,8 @@ class ModelCatalog:
     """The ``reasoning_effort`` setting (or flag), applied to every model unless ``/effort`` changed it."""
     builder: Builder | None = None
     """Builds a provider for a choice; None: ``models.build_model`` (tests put a fake here)."""
+    openai_responses: bool = False
+    """OpenAI's models talk the Responses API (``[web] search``: OpenAI hosts its search there)."""
     efforts: dict[str, str] = field(default_factory=dict)
     """Reasoning effort chosen with ``/effort`` in this session, by model spec."""
 
@@ -194,8 +196,8 @@ class ModelCatalog:
         builder = self.builder
         if builder is not None:
             return lambda: builder(choice)
-        endpoints, env = self.endpoints, self.env
-        return lambda: build_model(choice, endpoints, env)
+        endpoints, env, responses = self.endpoints, self.env, self.openai_responses
+        return lambda: build_model(choice, endpoints, env, openai_responses=responses)
 
     def _describer(self, choice: ModelChoice) -> Callable[[BaseException], str]:
         endpoints, env = self.endpoints, self.env

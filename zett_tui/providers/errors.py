@@ -7,7 +7,8 @@ what happened                   what is raised
 ==============================  ==================================================================
 401                             ``ProviderAuthError`` (Ollama also uses it for 403)
 403, 400, 404, 429, 5xx         ``ProviderHTTPError`` with ``status_code``; 429/5xx after retries
-connection refused              ``openai.APIConnectionError``; for Anthropic a
+connection refused              ``chat_request.ChatConnectionError`` (OpenAI and endpoints, the
+                                openai SDK's ``APIConnectionError`` on the Responses API); for Anthropic a
                                 ``ProviderResponseError("anthropic request failed: Connection
                                 error.")``; for Ollama a raw ``httpx.ConnectError``
 silent provider                 ``ProviderTimeoutError`` with ``phase`` and ``seconds``
@@ -108,7 +109,10 @@ def _is_named(exc: BaseException, name: str, *modules: str) -> bool:
 
 
 def _sdk_connection_error(exc: BaseException) -> bool:
-    return _is_named(exc, "APIConnectionError", "openai", "anthropic")
+    """An SDK's wrapper of a request that got no answer, or zett's own (``chat_request``)."""
+    return _is_named(exc, "APIConnectionError", "openai", "anthropic") or _is_named(
+        exc, "ChatConnectionError", "zett_tui"
+    )
 
 
 class _Context:

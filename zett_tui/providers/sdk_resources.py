@@ -14,6 +14,7 @@ checks the SDK still works this way.
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import sys
 import types
@@ -39,10 +40,15 @@ def import_resources_on_demand() -> None:
     """Install the stand-in (once; a no-op when the package is already imported or not installed)."""
     if PACKAGE in sys.modules:
         return
+    # find_spec("openai.resources") would import ``openai`` itself (~35 MB, unused by zett's own
+    # Chat Completions path): look the package up in the SDK's folder instead.
     try:
-        spec = importlib.util.find_spec(PACKAGE)
-    except ImportError:
+        sdk = importlib.util.find_spec(PACKAGE.split(".")[0])
+    except (ImportError, ValueError):
         return
+    if sdk is None or not sdk.submodule_search_locations:
+        return
+    spec = importlib.machinery.PathFinder.find_spec(PACKAGE, list(sdk.submodule_search_locations))
     if spec is None or spec.loader is None or not spec.submodule_search_locations:
         return
     package = _ResourcePackage(PACKAGE)

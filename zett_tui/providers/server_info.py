@@ -1,4 +1,4 @@
-"""Ask a local model server how large a context it loaded the model with.
+"""Ask a local model server how large a context it loaded the model with, and whether it reads images.
 
 Local servers choose the window when they load a model (llama.cpp's ``-c 8192``, Ollama's
 ``num_ctx``), so the name-based table in ``context_window`` can only guess, and a guess that is too
@@ -10,6 +10,11 @@ big makes compaction come too late while the server truncates silently. The serv
 - Ollama: ``GET /api/ps`` -> ``context_length`` of the loaded model, else ``POST /api/show`` ->
   ``num_ctx`` in its parameters; the model's trained ``<arch>.context_length`` is only a ceiling,
   since Ollama loads a smaller default.
+
+Whether the model reads images, where the protocol says: llama.cpp's ``/props`` ->
+``modalities.vision``; Ollama's ``/api/show`` -> ``capabilities`` (``"vision"`` among them). vLLM
+and LM Studio's lists say nothing: then ``vision`` is None and the name list decides
+(``core.images.vision_support``), unless the endpoint's ``vision`` setting says.
 
 Only the configured ``base_url`` (or ``OLLAMA_HOST``) of a local or compatible endpoint is asked,
 never a hosted provider's API. Every request shares one short deadline and any failure means "not
@@ -37,7 +42,9 @@ __all__ = [
     "LOOKUP_TIMEOUT",
     "ContextWindowFinding",
     "ask_compatible_server",
+    "ask_compatible_server_all",
     "ask_ollama",
+    "ask_ollama_all",
     "find_context_window",
     "finding_for",
     "is_local_server",
@@ -62,6 +69,9 @@ class ContextWindowFinding:
     #: ``configured`` (the endpoint's ``context_window``), ``server`` (it said so), ``table`` (a
     #: published size of a known model family), or ``guess``.
     source: str
+    #: Whether the model reads images, as the server or the endpoint's ``vision`` setting says;
+    #: None when neither does.
+    vision: bool | None = None
 
     @property
     def guessed(self) -> bool:
@@ -159,20 +169,36 @@ def _from_props(answer: Any) -> int | None:
     return _positive(answer.get("n_ctx"))
 
 
+def _vision_from_props(answer: Any) -> bool | None:
+    """llama.cpp's ``/props``: ``modalities: {"vision": true}`` with a multimodal projector loaded."""
+    modalities = answer.get("modalities") if isinstance(answer, dict) else None
+    vision = modalities.get("vision") if isinstance(modalities, dict) else None
+    return vision if isinstance(vision, bool) else None
+
+
 def ask_compatible_server(base_url: str, model: str, *, timeout: float = LOOKUP_TIMEOUT) -> int | None:
-    """The context window an OpenAI-compatible server (llama.cpp, vLLM, LM Studio) reports, or None.
+    """The context window an OpenAI-compatible server (llama.cpp, vLLM, LM Studio) reports, or None."""
+    return ask_compatible_server_all(base_url, model, timeout=timeout)[0]
+
+
+def ask_compatible_server_all(
+    base_url: str, model: str, *, timeout: float = LOOKUP_TIMEOUT
+) -> tuple[int | None, bool | None]:
+    """The context window an OpenAI-compatible server reports, and whether the model reads images
+    (llama.cpp says; the others do not: None).
 
     The model list names no loaded size on llama.cpp (only the trained ``n_ctx_train``), so
     ``/props`` is asked first; a server without it answers 404 and the list is asked next.
     """
     deadline = _Deadline(timeout)
     root = _server_root(base_url)
-    tokens = _from_props(_request(f"{root}/props", deadline))
+    props = _request(f"{root}/props", deadline)
+    tokens = _from_props(props)
     if tokens is None:
         tokens = _from_model_list(_request(f"{base_url.rstrip('/')}/models", deadline), model)
     if tokens is not None:
         log.info("context window of %s at %s: %d tokens (from the server)", model, root, tokens)
-    return tokens
+    return tokens, _vision_from_props(props)
 
 
 def _same_ollama_model(name: object, model: str) -> bool:
@@ -220,24 +246,41 @@ def ask_ollama(
     base_url: str, model: str, *, timeout: float = LOOKUP_TIMEOUT
 ) -> tuple[int | None, int | None]:
     """The window Ollama runs ``model`` with (None when it does not say), and the model's trained
-    length (None when unknown).
+    length (None when unknown)."""
+    tokens, trained, _vision = ask_ollama_all(base_url, model, timeout=timeout)
+    return tokens, trained
+
+
+def _vision_from_capabilities(shown: Any) -> bool | None:
+    """Ollama's ``/api/show`` ``capabilities`` (0.6 and later): ``"vision"`` is in it or not."""
+    capabilities = shown.get("capabilities") if isinstance(shown, dict) else None
+    if not isinstance(capabilities, list) or not capabilities:
+        return None  # an older Ollama says nothing
+    return "vision" in capabilities
+
+
+def ask_ollama_all(
+    base_url: str, model: str, *, timeout: float = LOOKUP_TIMEOUT
+) -> tuple[int | None, int | None, bool | None]:
+    """The window Ollama runs ``model`` with, the model's trained length, and whether it reads
+    images (each None when Ollama does not say).
 
     A loaded model's ``context_length`` (``/api/ps``) is what it runs with; otherwise a ``num_ctx``
     in the model's parameters is what it will load with. The trained length is no answer: Ollama
-    loads a smaller default, so it only caps a guess.
+    loads a smaller default, so it only caps a guess. ``/api/show`` is asked in any case, for the
+    model's capabilities.
     """
     deadline = _Deadline(timeout)
     root = base_url.rstrip("/")
     tokens = _loaded_length(_request(f"{root}/api/ps", deadline), model)
     trained = None
-    if tokens is None:
-        shown = _request(f"{root}/api/show", deadline, {"model": model})
-        if isinstance(shown, dict):
-            tokens = _num_ctx(shown.get("parameters"))
-            trained = _trained_length(shown.get("model_info"))
+    shown = _request(f"{root}/api/show", deadline, {"model": model})
+    if tokens is None and isinstance(shown, dict):
+        tokens = _num_ctx(shown.get("parameters"))
+        trained = _trained_length(shown.get("model_info"))
     if tokens is not None:
         log.info("context window of %s at %s: %d tokens (from Ollama)", model, root, tokens)
-    return tokens, trained
+    return tokens, trained, _vision_from_capabilities(shown)
 
 
 def is_local_server(url: str) -> bool:
@@ -272,15 +315,17 @@ def find_context_window(
     table_provider = "ollama" if provider == "ollama" else None
     guess = context_window_for(model, table_provider)
     reported: int | None = None
+    vision: bool | None = None
     if base_url and provider in ("ollama", "endpoint") and is_local_server(base_url):
         if provider == "ollama":
-            reported, trained = ask_ollama(base_url, model, timeout=timeout)
+            reported, trained, vision = ask_ollama_all(base_url, model, timeout=timeout)
             if reported is None and trained is not None:
                 guess = min(guess, trained)
         else:
-            reported = ask_compatible_server(base_url, model, timeout=timeout)
+            reported, vision = ask_compatible_server_all(base_url, model, timeout=timeout)
         if reported is None:
             log.info("context window of %s: the server did not say; guessing %d", model, guess)
     if reported is not None:
-        return ContextWindowFinding(reported, "server")
-    return ContextWindowFinding(guess, "guess" if is_guessed_window(model, table_provider) else "table")
+        return ContextWindowFinding(reported, "server", vision)
+    source = "guess" if is_guessed_window(model, table_provider) else "table"
+    return ContextWindowFinding(guess, source, vision)

@@ -15,6 +15,7 @@ from typing import Any
 from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.messages import AssistantMessage, ToolCall
 
+from zett_tui.core.image_thumbnail import Cells
 from zett_tui.core.tool_display import key_argument
 from zett_tui.runtime.stop_words import stop_sentence
 from zett_tui.runtime.todo import TODO_EVENT, TodoItem, parse_todos
@@ -152,6 +153,10 @@ class Notice:
     #: removed, status]`` per file, so the line can expand to the files and their diff.
     changes: tuple[str, str] | None = None
     files: tuple[tuple[Any, ...], ...] = ()
+    #: ``search``: a hosted web search's rows, kept with the turn so a resumed session shows them.
+    source: str = ""
+    #: An image's line: its small preview (``core.image_thumbnail``), when previews are on.
+    preview: Cells | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +318,7 @@ class EventTranslator:
             _name, arguments = self.server_calls.pop(result.call_id, (result.name, ""))
             failed = kind is AgentEventType.SERVER_TOOL_FAILED
             error = (result.error_code or "failed") if failed else None
-            return [Notice(search_rows(result.name, arguments, result.output, error))]
+            return [Notice(search_rows(result.name, arguments, result.output, error), source="search")]
         return []
 
     def _tool_finished(self, event: AgentEvent) -> ToolFinished:

@@ -118,11 +118,13 @@ async def build_extension_stack(
     hooks: SessionHooks | None = None,
     todos: AgentExtension | None = None,
     subagents: Sequence[AgentExtension] = (),
+    reads_only: Callable[[str], bool] = lambda session_id: False,
 ) -> ExtensionStack:
     """The extensions of one host's agent, in the order the module docstring gives.
 
     ``notify`` hears a storage problem or a missing sandbox (text, level); ``report_failure`` a
-    configured extension that raised and switched itself off.
+    configured extension that raised and switched itself off. ``reads_only``: whether a session
+    is a read-only subagent's, whose commands run with the project read-only and no network.
     """
     from zett_agent.extensions import (
         AskUserExtension,
@@ -197,7 +199,7 @@ async def build_extension_stack(
         # Inside the gates: a checkpoint is taken before a change that is going to run.
         *([checkpoints] if checkpoints is not None else []),
         # Runs every bash call itself (approved by now): no extension inside it sees one.
-        SandboxedShell(shell_sandbox, plan_guard.is_active),
+        SandboxedShell(shell_sandbox, plan_guard.is_active, reads_only),
         AskUserExtension(),
         *([todos] if todos is not None else []),  # ``todo_write`` (``runtime.todo``)
         *(entry.instance for entry in bundled[2:]),

@@ -19,6 +19,7 @@ from zett_agent.extensions.persistence import ContextSnapshot, SessionView
 from zett_tui.core import paths
 from zett_tui.runtime import history_store
 from zett_tui.runtime.history_damage import prepare_history_file
+from zett_tui.runtime.history_images import HistoryImages
 from zett_tui.runtime.history_store import HistoryExtension, HistoryStore, Notify
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ async def open_history(
     store_notify: Notify | None = None,
     busy_timeout_ms: int | None = None,
     retry_seconds: float | None = None,
+    images: Path | None = None,
 ) -> HistoryExtension:
     """The history extension over ``path``, after making sure the file can be used.
 
@@ -42,7 +44,8 @@ async def open_history(
     one went). When the file cannot even be created (a read-only, full or missing folder, a dead
     mount), the database is opened later, by the first read or write that finds it possible; until
     then the store's faults keep the session in memory. ``store_notify`` (default ``notify``) hears
-    the store's faults and recoveries.
+    the store's faults and recoveries. ``images``: the folder image bytes are kept in instead of
+    the rows (``runtime.history_images``; the sessions folder's ``images/``).
 
     Raises:
         HistoryUnavailableError: the file is damaged and could not be moved out of the way.
@@ -56,7 +59,13 @@ async def open_history(
         log.warning("history database not opened yet: %s", error)
         storage = _DeferredDatabase(path, notify, timeout)
     retry = history_store.RETRY_SECONDS if retry_seconds is None else retry_seconds
-    store = HistoryStore(storage, redact=redact, notify=store_notify or notify, retry_seconds=retry)
+    store = HistoryStore(
+        storage,
+        redact=redact,
+        notify=store_notify or notify,
+        retry_seconds=retry,
+        images=HistoryImages(images) if images is not None else None,
+    )
     return HistoryExtension(store)
 
 

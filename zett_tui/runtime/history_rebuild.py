@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from zett_agent.messages import AnyMessage
 from zett_agent.storage import decode_messages
 
+from zett_tui.sessions.image_files import as_references
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.reader import iter_records
 from zett_tui.sessions.recorded_turns import is_partial, new_messages_of
@@ -69,7 +70,7 @@ def _turns_of(transcript: Path) -> list[tuple[str, list[AnyMessage]]]:
         envelopes = [envelope for envelope in new_messages_of(record, previous) if not is_partial(envelope)]
         previous = record
         try:
-            messages = decode_messages(json.dumps(envelopes)) if envelopes else []
+            messages = decode_messages(json.dumps(as_references(envelopes))) if envelopes else []
         except Exception:  # one turn the runtime cannot read back; the others still count
             log.warning("turn %d of %s not put back into the history", index + 1, transcript, exc_info=True)
             continue

@@ -14,13 +14,8 @@ Three things are added around ``SQLiteSessionStorage``:
   its context; when the database cannot even be read, the last dialogue read plus everything since
   is returned. One warning is given when a fault starts, one note when saving works again.
 - **Conversation rewinds** (``checkpoints``, ``sessions.rewind_marks``). The requests a rewind
-  took out of the model's context stay stored, and ``load`` leaves them out. A compaction's summary
-  records which requests were out when it was made (``attributes["zett"]``); a summary made of
-  another conversation than the model's now (it holds a turn rewound since, or lacks one put
-  back) is not used: ``load`` gives the stored messages instead, and the next compaction
-  summarizes only what the model sees. zett-agent's storage only takes a summary whose boundary
-  is past the previous one's, so a summary that ends before it is stored with a later boundary
-  and its own in ``attributes["zett"]["through"]``; ``load`` reads the messages in between.
+  took out of the model's context stay stored, and ``load`` leaves them out, with any summary made
+  of another conversation than the model's now (:mod:`~zett_tui.runtime.rewound_history`).
 - **A damaged file at start.** :func:`~zett_tui.runtime.history_open.open_history` has the file checked before the runtime uses it
   (``history_damage``): a damaged one is set aside and a fresh history started.
 
@@ -30,6 +25,7 @@ give them as long as only this process writes the session, which the session loc
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
@@ -57,6 +53,8 @@ from zett_agent.storage import decode_messages, encode_messages
 
 from zett_tui.core.redact import redact_data
 from zett_tui.runtime.history_faults import storage_fault
+from zett_tui.runtime.history_images import HistoryImages
+from zett_tui.runtime.rewound_history import SUMMARY_NOTE, RewoundHistory, summary_note, without
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +68,6 @@ RETRY_SECONDS = 10.0
 RECOVERED = "History is being saved again."
 
 #: The key of zett's note in a summary's ``attributes`` (see the module docstring).
-_NOTE = "zett"
 #: Stored messages read per page when a summary's part of the history is read back.
 _PAGE = 2_000
 
@@ -212,6 +209,8 @@ class HistoryStore:
             event loop).
         retry_seconds: How long after a failure writing is tried again.
         clock: A monotonic clock (tests pass their own).
+        images: Where image bytes are kept instead of in the rows (``runtime.history_images``);
+            None keeps them in the rows.
     """
 
     def __init__(
@@ -222,8 +221,10 @@ class HistoryStore:
         notify: Notify | None = None,
         retry_seconds: float = RETRY_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        images: HistoryImages | None = None,
     ) -> None:
         self.storage = storage
+        self.images = images
         self._redact = redact
         self._notify = notify or (lambda text, level: None)
         #: How long after a failure writing is tried again.
@@ -236,10 +237,7 @@ class HistoryStore:
         #: The requests a conversation rewind took out of the model's context (``checkpoints``):
         #: they stay stored, and ``load`` leaves them out.
         self.hidden_requests: Callable[[str], Collection[str]] = lambda session_id: ()
-        #: Sessions ``load`` gave without their summary (made before a rewind): its version.
-        self._unsummarized: dict[str, int] = {}
-        #: (summary, rewound requests) found to be of the conversation the model sees.
-        self._sound: set[tuple[Any, frozenset[str]]] = set()
+        self._rewound = RewoundHistory()
 
     @property
     def path(self) -> Path | None:
@@ -270,6 +268,18 @@ class HistoryStore:
         return await self.storage.count_messages(session_id)
 
     async def load(self, session_id: str) -> SessionView:
+        """The session's dialogue as the model sees it, with its stored images read back."""
+        view = await self._load(session_id)
+        images = self.images
+        if images is None or not any(images.holds_images(record.message) for record in view.raw_tail):
+            return view
+
+        def loaded() -> list[RawMessageRecord]:  # reads the image files: off the event loop
+            return [_with_message(record, images.loaded_form(record.message)) for record in view.raw_tail]
+
+        return view.model_copy(update={"raw_tail": await asyncio.to_thread(loaded)})
+
+    async def _load(self, session_id: str) -> SessionView:
         written = await self._write_waiting_if_due()
         try:
             view = await self.storage.load(session_id)
@@ -280,45 +290,12 @@ class HistoryStore:
             known = self._known.get(session_id)
             log.warning("history unreadable; using the %s copy", "memory" if known else "empty")
             view = known.as_view() if known is not None else self._with_waiting(session_id, _empty_view())
-            return _without(view, frozenset(self.hidden_requests(session_id)))
+            return without(view, frozenset(self.hidden_requests(session_id)))
         if written:
             self._recovered()
-        return await self._as_the_model_sees_it(session_id, self._with_waiting(session_id, view))
-
-    async def _as_the_model_sees_it(self, session_id: str, view: SessionView) -> SessionView:
-        """``view`` without the rewound requests, and without a summary made of another
-        conversation than the model's now (see the module docstring)."""
-        self._unsummarized.pop(session_id, None)
         hidden = frozenset(self.hidden_requests(session_id))
-        snapshot = view.snapshot
-        made_with, through = _summary_note(snapshot)
-        plain = snapshot is not None and through == snapshot.compacted_through_sequence
-        if snapshot is None or (
-            plain and ((not hidden and not made_with) or (snapshot.id, hidden) in self._sound)
-        ):
-            return _without(view, hidden)
-        try:
-            earlier = await self._raw_records(session_id, snapshot.compacted_through_sequence)
-        except Exception as error:
-            if storage_fault(error) is None:
-                raise
-            log.warning("the summarized part of the history is unreadable; the summary is used as it is")
-            return _without(view, hidden)
-        covered = {record.request_id for record in earlier if record.sequence <= through}
-        if hidden & covered == made_with & covered:
-            if plain:  # the next load of this summary with these turns rewound reads nothing more
-                self._sound.add((snapshot.id, hidden))
-            between = [record for record in earlier if record.sequence > through]
-            shown = snapshot.model_copy(update={"compacted_through_sequence": through})
-            return _without(
-                view.model_copy(update={"snapshot": shown, "raw_tail": [*between, *view.raw_tail]}), hidden
-            )
-        log.info(
-            "session %s: its summary predates a rewind; the stored messages are used instead", session_id
-        )
-        self._unsummarized[session_id] = snapshot.version
-        return _without(
-            view.model_copy(update={"snapshot": None, "raw_tail": [*earlier, *view.raw_tail]}), hidden
+        return await self._rewound.as_the_model_sees_it(
+            session_id, self._with_waiting(session_id, view), hidden, self._raw_records
         )
 
     async def _raw_records(self, session_id: str, through: int) -> list[RawMessageRecord]:
@@ -361,6 +338,9 @@ class HistoryStore:
         tags: Mapping[str, JsonValue] | None = None,
         usage: ModelUsage | None = None,
     ) -> int:
+        if self.images is not None and self.images.holds_images(message):
+            # first: redaction never reads an image's base64; the file is written off the loop
+            message = await asyncio.to_thread(self.images.stored_form, message)
         stored = self.redact_message(message)
         timing = timing or MessageTiming.instant()
         options: dict[str, Any] = {
@@ -400,17 +380,13 @@ class HistoryStore:
         assert isinstance(stored, CompactedMessage)
         known = self._known.get(session_id)
         latest = known.snapshot if known is not None else None
-        if expected_version == 0 and session_id in self._unsummarized:
-            expected_version = self._unsummarized[session_id]  # ``load`` left the stored one out
-        note: dict[str, Any] = {
-            "hidden": sorted(self.hidden_requests(session_id)),
-            "through": compacted_through_sequence,
-        }
+        expected_version = self._rewound.expected_version(session_id, expected_version)
+        note = summary_note(self.hidden_requests(session_id), compacted_through_sequence)
         if latest is not None and compacted_through_sequence <= latest.compacted_through_sequence:
             # The storage takes only a boundary past the previous one: the messages in between
             # are read back by ``load`` (``through``).
             compacted_through_sequence = latest.compacted_through_sequence + 1
-        stored = dataclasses.replace(stored, attributes={**stored.attributes, _NOTE: note})
+        stored = dataclasses.replace(stored, attributes={**stored.attributes, SUMMARY_NOTE: note})
         if await self._write_waiting_if_due():
             try:
                 result: ContextSnapshot = await self.storage.snapshot(
@@ -422,7 +398,7 @@ class HistoryStore:
                 self._failed(error)
             else:
                 self._known.setdefault(session_id, _Known(_empty_view())).compact(result)
-                self._unsummarized.pop(session_id, None)
+                self._rewound.summarized(session_id)
                 self._recovered()
                 return result
         now = datetime.now(UTC)
@@ -435,7 +411,7 @@ class HistoryStore:
             created_at=now,
             updated_at=now,
         )
-        self._unsummarized.pop(session_id, None)
+        self._rewound.summarized(session_id)
         operation = _Snapshot(session_id, stored, compacted_through_sequence, expected_version, result)
         self._waiting.append(operation)
         self._known.setdefault(session_id, _Known(_empty_view())).apply(operation)
@@ -517,33 +493,8 @@ class HistoryStore:
             self._notify(RECOVERED, "info")
 
 
-def _without(view: SessionView, hidden: Collection[str]) -> SessionView:
-    """``view`` without the messages of the ``hidden`` requests."""
-    if not hidden:
-        return view
-    kept = [record for record in view.raw_tail if record.request_id not in hidden]
-    return view.model_copy(update={"raw_tail": kept})
-
-
-def _summary_note(snapshot: ContextSnapshot | None) -> tuple[frozenset[str], int]:
-    """What a summary's note says: the requests out of the context when it was made, and the
-    last sequence it summarized (the stored boundary when it has no note, or a damaged one)."""
-    if snapshot is None:
-        return frozenset(), 0
-    boundary = snapshot.compacted_through_sequence
-    note = snapshot.compacted_message.attributes.get(_NOTE)
-    if not isinstance(note, dict):
-        return frozenset(), boundary
-    hidden = note.get("hidden")
-    through = note.get("through")
-    made_with = (
-        frozenset(item for item in hidden if isinstance(item, str))
-        if isinstance(hidden, list)
-        else frozenset()
-    )
-    if isinstance(through, int) and not isinstance(through, bool) and 0 < through <= boundary:
-        return made_with, through
-    return made_with, boundary
+def _with_message(record: RawMessageRecord, message: AnyMessage) -> RawMessageRecord:
+    return record if message is record.message else dataclasses.replace(record, message=message)
 
 
 def _record(

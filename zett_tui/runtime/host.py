@@ -30,7 +30,7 @@ from zett_tui.checkpoints.recording import CHANGES_LEVEL, CheckpointExtension, S
 from zett_tui.config.hooks import HookConfig
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
-from zett_tui.core.images import PreparedImage, limits_for
+from zett_tui.core.images import PreparedImage
 from zett_tui.core.inert_text import encodable
 from zett_tui.providers.context_window import context_window_for
 from zett_tui.providers.errors import describe_error
@@ -53,14 +53,15 @@ from zett_tui.runtime.files.read_access import ReadAccess
 from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.hooks.host_events import prompt_submitted, session_started
 from zett_tui.runtime.hooks.runner import SessionHooks
-from zett_tui.runtime.image_prompt import PASTED, image_line, image_problem, prepare_mentioned, user_message
+from zett_tui.runtime.image_prompt import user_message
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
-from zett_tui.runtime.subagents.extension import SubagentExtension, SubagentToolGate
-from zett_tui.runtime.subagents.runner import DEFAULT_DEPTH, DEFAULT_PARALLEL, SubagentRunner
-from zett_tui.runtime.subagents.types import AgentType, agent_types
-from zett_tui.runtime.todo import TodoBoard, TodoExtension
+from zett_tui.runtime.subagents.runner import DEFAULT_DEPTH, DEFAULT_PARALLEL
+from zett_tui.runtime.subagents.types import AgentType
+from zett_tui.runtime.subagents.wiring import connect_subagents, subagent_extensions, subagent_runner
+from zett_tui.runtime.todo import SessionTodos, TodoBoard
+from zett_tui.runtime.turn_images import prepare_prompt, with_image_hint
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
@@ -127,6 +128,8 @@ class HostOptions:
     hooks: Sequence[HookConfig] = ()
     #: The ``web_fetch`` tool: domains allowed without asking (``--allow-web``), bounds.
     web: WebOptions = field(default_factory=WebOptions)
+    #: Each image sent is shown with a small preview under its line (``[ui] image_previews``).
+    image_previews: bool = False
     #: Custom subagents (``workspace.agent_files``), besides the built-in ``general`` and ``explore``.
     agent_types: Sequence[AgentType] = ()
     #: How many subagents run at once, and how deep delegation goes (1: children cannot delegate).
@@ -173,23 +176,20 @@ class AgentHost:
         #: How many compactions replaced older turns in this host's life.
         self.compactions = 0
         self._running = 0
+        #: The running turn sent images to a model not known to read them (a refusal says so).
+        self._images_unvetted = False
         self._retired_models: list[AgentModel] = []
         #: The session's checkpoints (``zett_tui.checkpoints``); set by ``start``.
         self.checkpoints: SessionCheckpoints | None = None
         #: Which turns a conversation rewind took out of the model's context (``sessions.rewind_marks``).
         self.rewound = RewoundTurns()
         #: The model's checklist (``runtime.todo``): kept across turns, restored on resume.
-        self.todos = TodoBoard()
-        #: ``/todo clear`` was typed: the next turn's line records it (resume then starts empty).
-        self._todos_cleared = False
+        self.checklist = SessionTodos(is_main_session=lambda session_id: session_id == self.session_id)
         #: The ``task`` tool's subagents (``runtime.subagents``): requests of this agent, child sessions.
-        self.subagents = SubagentRunner(
-            agent_types(options.agent_types),
-            max_parallel=options.subagent_parallel,
-            max_depth=options.subagent_depth,
+        self.subagents = subagent_runner(
+            options,
             model_label=lambda: self.options.model_label,
             describe=lambda error: self.options.describe_error(error),
-            model_for=options.model_for,
         )
         #: The session's hooks (``runtime.hooks``); ``SessionStart`` has run once ``start`` returns.
         self.hooks = SessionHooks(
@@ -251,7 +251,6 @@ class AgentHost:
         for notice in await files.open(redact, resumed=options.session_id is not None):
             self.notices.add(notice)
         assert files.recorder is not None
-        files.recorder.subagent_records = self.subagents.take_records
         self.compaction = ContextCompaction(self.context_window)
         self.compaction.follow_effort(self.reasoning_effort)
         self.checkpoints = SessionCheckpoints(
@@ -267,9 +266,7 @@ class AgentHost:
         # A conversation rewind hides requests from the history: the session file says which.
         self.rewound = await asyncio.to_thread(read_rewound, files.transcript)
         if options.session_id is not None:  # resumed: the checklist as the session left it
-            from zett_tui.sessions.todo_state import recorded_todos
-
-            self.todos.replace(await asyncio.to_thread(recorded_todos, files.transcript))
+            await self.checklist.restore(files.transcript)
         files.history.storage.hidden_requests = lambda session_id: self._hidden_requests()
         await self.hooks.prepare()  # before the agent can write to a file a hook runs
         stack = await build_extension_stack(
@@ -283,17 +280,14 @@ class AgentHost:
             notify=self._storage_notice,
             report_failure=self._extension_failed,
             hooks=self.hooks,
-            todos=TodoExtension(self.todos, is_main_session=lambda session_id: session_id == self.session_id),
-            subagents=(
-                SubagentToolGate(self.subagents, plan_active=self._plan_active),
-                SubagentExtension(self.subagents),
-            ),
+            todos=self.checklist.extension(),
+            subagents=subagent_extensions(self.subagents, self._plan_active),
+            reads_only=self.subagents.reads_only,
         )
         self.plan_guard = stack.plan_guard
         self.edit_gate = stack.edit_gate
         self.read_gate = stack.read_gate
-        # What the user allowed "for this session" holds for the session's subagents too.
-        self.edit_gate.session_of = self.read_gate.session_of = self.subagents.root_session
+        connect_subagents(self.subagents, files.recorder, (self.edit_gate, self.read_gate))
         self.shell_rules = stack.shell_rules
         self.shell_policy = stack.shell_policy
         self.shell_sandbox = stack.shell_sandbox
@@ -325,37 +319,38 @@ class AgentHost:
         ``model``: answer this turn with another model (recorded as the turn's model). When it
         cannot be built, a line says why and the session's model answers. ``images``: prepared
         images (pasted, from the clipboard) sent after the prompt, with those ``@`` mentions attach;
-        a model known not to read images gets nothing, and the turn says why (``image_prompt``)."""
+        a model known not to read images gets nothing, and the turn says why (``turn_images``)."""
         agent = self._require_agent()
         if self.hooks.has("UserPromptSubmit"):
             submitted = await prompt_submitted(self.hooks, prompt, sink, self.notices)
             if isinstance(submitted, TurnFinished):
                 return submitted
             prompt = submitted
-        label = model.label if model is not None else self.options.model_label
-        prompt, mentioned = await self._with_attachments(prompt, sink, label)
-        images = [*images, *PASTED.images_in(prompt), *mentioned]
-        for token in PASTED.stale(prompt):
-            sink(
-                Notice(
-                    f"{token} is only text now: that image was pasted in an earlier zett or edited", "warning"
-                )
-            )
-        problem = image_problem(images, label, limits_for(label))
-        if problem is not None:
-            sink(Notice(problem, "warning"))
-            return TurnFinished("failed", error=problem)
-        for image in images:
-            sink(Notice(image_line(image)))
-        options, metadata = self._request_options(), self._turn_metadata()
+        options = self._request_options()
         built = await build_for_turn(model, self.options.model_label, sink) if model is not None else None
         if built is not None and model is not None:
             options.update(model=built, reasoning_effort=ReasoningEffort(model.reasoning_effort))
-            metadata["zett"]["model"] = model.label
-        stream = agent.stream(user_message(encodable(prompt), images), **options, metadata=metadata)
         try:
-            return await self._run(stream, sink)
+            prepared = await prepare_prompt(
+                prompt,
+                images,
+                sink,
+                label=model.label if built is not None and model is not None else self.options.model_label,
+                model=built if built is not None else self.model,
+                read_access=self.read_access(),
+                cwd=self.options.cwd,
+                previews=self.options.image_previews,
+            )
+            if prepared.problem is not None:
+                return TurnFinished("failed", error=prepared.problem)
+            metadata = self._turn_metadata()
+            if built is not None and model is not None:
+                metadata["zett"]["model"] = model.label
+            message = user_message(encodable(prepared.text), prepared.images)
+            self._images_unvetted = bool(prepared.images) and prepared.reads_images is None
+            return await self._run(agent.stream(message, **options, metadata=metadata), sink)
         finally:
+            self._images_unvetted = False
             if built is not None:
                 self._retired_models.append(built)
                 if not self._running:
@@ -367,23 +362,6 @@ class AgentHost:
         if self.read_gate is not None:
             return self.read_gate.access(self._session_id)
         return ReadAccess(self.options.cwd)
-
-    async def _with_attachments(self, prompt: str, sink: Sink, label: str) -> tuple[str, list[PreparedImage]]:
-        """The prompt with its ``@path`` files attached, read as the read tools would read them
-        (``runtime/files/attachments.py``), and its images prepared for ``label``'s provider; a
-        line says what was attached and what was not."""
-        if "@" not in prompt:
-            return prompt, []
-        from zett_tui.runtime.files.attachments import attach_mentions
-
-        cwd = self.options.cwd
-        attached = await asyncio.to_thread(attach_mentions, prompt, self.read_access(), cwd)
-        images, problems = await asyncio.to_thread(prepare_mentioned, attached.images, limits_for(label))
-        if attached.attached:
-            sink(Notice("📎 attached " + " · ".join(attachment.chip for attachment in attached.attached)))
-        for line in [*attached.left_out, *problems]:
-            sink(Notice(line, "warning"))
-        return attached.message, images
 
     async def continue_turn(self, sink: Sink) -> TurnFinished:
         """Carry on a turn that was cut off (a crash, a kill, an output limit) without new input."""
@@ -478,7 +456,10 @@ class AgentHost:
             log.warning("turn failed: %s", type(error).__name__, exc_info=True)
             await self._retry_storage()
             self.notices.pass_to(sink)
-            finished = TurnFinished("failed", _describe_turn_error(error, self.options.describe_error))
+            text = _describe_turn_error(error, self.options.describe_error)
+            if self._images_unvetted:
+                text = with_image_hint(text, error)
+            finished = TurnFinished("failed", text)
             sink(finished)
             return finished
         finally:
@@ -706,6 +687,8 @@ class AgentHost:
                 self.note_decision(line, event.call_id)
         elif isinstance(event, ContextMeasured) and self.recorder is not None:
             self.recorder.journal.note_context(event.tokens, event.window, event.estimated)
+        elif isinstance(event, Notice) and event.source == "search" and self.recorder is not None:
+            self.recorder.journal.note_search(event.text)
 
     def note_decision(self, line: str, call_id: str | None, *, declined: bool = False) -> None:
         """Keep the transcript's line for an answer with the running turn (shown again on resume)."""
@@ -773,10 +756,14 @@ class AgentHost:
             raise RuntimeError("the agent is not ready yet")
         return self.agent
 
-    def clear_todos(self) -> None:
-        """``/todo clear``: the checklist is emptied now, and the next turn's line says so."""
-        self.todos.clear()
-        self._todos_cleared = True
+    @property
+    def todos(self) -> TodoBoard:
+        """The model's checklist as it stands (``runtime.todo``)."""
+        return self.checklist.board
+
+    async def clear_todos(self) -> bool:
+        """``/todo clear``: the checklist is emptied, and the session file says so at once."""
+        return await self.checklist.clear(self.recorder, self.session_id)
 
     def _turn_metadata(self) -> dict[str, Any]:
         cwd = self.options.cwd
@@ -787,9 +774,6 @@ class AgentHost:
             "model": self.options.model_label,
             "version": __version__,
         }
-        if self._todos_cleared:
-            zett["todos_cleared"] = True
-            self._todos_cleared = False
         return {"zett": zett}
 
 

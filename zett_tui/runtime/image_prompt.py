@@ -1,9 +1,10 @@
 """A prompt with images: prepared to the model's limits, checked before anything is sent.
 
-The host calls ``prepare_mentioned`` for the images ``@`` mentions attached (the composer's
-pasted and clipboard images arrive prepared already), ``image_problem`` before the turn starts
-(a model known not to read images, too many images: a clear line and nothing is sent), and
-``user_message`` to build what the runtime sends: real image content after the text.
+``runtime.turn_images`` calls ``prepare_mentioned`` for the images ``@`` mentions attached (the
+composer's pasted and clipboard images arrive prepared already) and ``image_problem`` before the
+turn starts (a model known not to read images, too many images: a clear line and nothing is
+sent); the host calls ``user_message`` to build what the runtime sends: real image content after
+the text.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 
 from zett_agent.messages import ImageBytesSource, ImageContent, TextContent, UserMessage
 
-from zett_tui.core.images import ImageLimits, ImageRejected, PreparedImage, prepare_image, vision_support
+from zett_tui.core.images import ImageLimits, ImageRejected, PreparedImage, prepare_image
 from zett_tui.runtime.files.contained_tools import printable
 
 __all__ = ["PASTED", "ImageStash", "image_line", "image_problem", "prepare_mentioned", "user_message"]
@@ -91,11 +92,14 @@ def prepare_mentioned(
     return prepared, problems
 
 
-def image_problem(images: Sequence[PreparedImage], model_label: str, limits: ImageLimits) -> str | None:
-    """Why these images cannot go to this model (nothing is sent then), or None."""
+def image_problem(
+    images: Sequence[PreparedImage], model_label: str, limits: ImageLimits, reads_images: bool | None
+) -> str | None:
+    """Why these images cannot go to this model (nothing is sent then), or None. ``reads_images``:
+    whether the model reads images (``turn_images.model_reads_images``; None: not known, sent)."""
     if not images:
         return None
-    if vision_support(model_label) is False:
+    if reads_images is False:
         return (
             f"{model_label} does not read images, so nothing was sent. Remove the image"
             f"{'s' if len(images) > 1 else ''} or switch to a model that reads them (/model)."

@@ -40,6 +40,7 @@ from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.prompt_queue import PromptQueue
 
 if TYPE_CHECKING:
+    from zett_tui.core.images import PreparedImage
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.turn_model import TurnModel
 
@@ -151,10 +152,13 @@ class SessionCore:
         """The questions queued behind the one being asked, oldest first."""
         return tuple(self._pending)
 
-    async def prompt(self, text: str, *, model: TurnModel | None = None) -> TurnFinished:
+    async def prompt(
+        self, text: str, *, model: TurnModel | None = None, images: Sequence[PreparedImage] = ()
+    ) -> TurnFinished:
         """Run one turn now. Raises ``SessionBusy`` while another runs; cancelling the caller (or
-        ``cancel``) cancels the turn, which the runtime records as cancelled."""
-        return await self._run(self.host.run_turn(text, self._sink, model=model))
+        ``cancel``) cancels the turn, which the runtime records as cancelled. ``images`` go after
+        the text; a model known not to read them gets nothing, and the turn fails saying why."""
+        return await self._run(self.host.run_turn(text, self._sink, model=model, images=images))
 
     async def continue_turn(self) -> TurnFinished:
         """``/continue``: carry on the turn that was cut off, as a turn of its own."""

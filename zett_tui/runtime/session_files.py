@@ -59,9 +59,14 @@ class SessionFiles:
         """Open the history and the transcript and start the retry; returns what to tell the user
         (a history rebuilt from the transcript of a ``resumed`` session)."""
         from zett_tui.runtime.history_open import open_history
+        from zett_tui.sessions.image_files import images_in
 
         self.history = await open_history(
-            self.history_db, redact=redact, notify=self._notify, store_notify=self.storage.relay
+            self.history_db,
+            redact=redact,
+            notify=self._notify,
+            store_notify=self.storage.relay,
+            images=images_in(self.sessions),
         )
         self.recorder = TurnRecorder(self.sessions, redact, notify=self.storage.relay)
         said = await self._rebuild_history_if_lost() if resumed else []

@@ -12,8 +12,11 @@ No Textual here.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from zett_agent.agent import AgentRunContext
 from zett_agent.events import AgentEvent, AgentEventType
@@ -31,9 +34,15 @@ from zett_tui.core.todo_items import (
     todos_from_arguments,
 )
 
+if TYPE_CHECKING:
+    from zett_tui.runtime.recorder import TurnRecorder
+
+log = logging.getLogger(__name__)
+
 __all__ = [
     "TODO_EVENT",
     "TODO_TOOL",
+    "SessionTodos",
     "TodoBoard",
     "TodoExtension",
     "TodoItem",
@@ -89,6 +98,10 @@ class TodoExtension(AgentExtension):
         self.board = board
         self._is_main = is_main_session
 
+    async def before_run(self, context: AgentRunContext) -> None:
+        if self._is_main(context.session_id):
+            self.board.writes = 0
+
     async def on_tool(self, context: AgentRunContext) -> None:
         context.register_tool(self._tool(context))
 
@@ -101,6 +114,7 @@ class TodoExtension(AgentExtension):
             items = parse_todos(todos)
             if main:
                 board.replace(items)
+                board.writes += 1
                 payload = {"todos": [item.as_json() for item in items]}
                 await context.emit(
                     AgentEvent(
@@ -116,3 +130,40 @@ class TodoExtension(AgentExtension):
             handler=todo_write,
             guidelines=(),
         )
+
+
+class SessionTodos:
+    """A host's checklist: the board the UI shows, got back from the session file on resume, the
+    ``todo_write`` tool of the main session, and ``/todo clear`` recorded in the file at once."""
+
+    def __init__(self, is_main_session: Callable[[str], bool]) -> None:
+        self.board = TodoBoard()
+        self._is_main = is_main_session
+
+    def extension(self) -> TodoExtension:
+        return TodoExtension(self.board, is_main_session=self._is_main)
+
+    async def restore(self, transcript: Path) -> None:
+        """A resumed session: the checklist as its file left it (``sessions.todo_state``)."""
+        from zett_tui.sessions.todo_state import recorded_todos
+
+        self.board.replace(await asyncio.to_thread(recorded_todos, transcript))
+
+    async def clear(self, recorder: TurnRecorder | None, session_id: str) -> bool:
+        """``/todo clear``: the list is emptied, and a line of the session file says so now (a
+        crash or a quit right after keeps it). False when that line waits for the disk (it is
+        written with the next turn's) or there was no list to clear."""
+        had_items = bool(self.board.items)
+        self.board.clear()
+        if recorder is None or not had_items:
+            return False
+        from zett_tui.sessions.todo_state import clear_mark
+
+        # A turn running now writes its line after this one: it says which of its writes came first.
+        recorder.journal.note_todos_cleared(self.board.writes)
+
+        try:
+            return await asyncio.to_thread(recorder.append_record, session_id, clear_mark(session_id))
+        except Exception:  # the list is cleared on screen; the recorder says when the disk fails
+            log.warning("the cleared checklist could not be recorded", exc_info=True)
+            return False

@@ -78,6 +78,12 @@ class _Turn:
         self.failed = False
         #: The notes changed since they were last written.
         self.notes_changed = False
+        #: The turn's subagent runs so far (``SubagentRunner.live_records``), as last written.
+        self.subagents: dict[str, Any] = {}
+        #: A subagent finished a step since they were last written.
+        self.subagents_changed = False
+        #: Model calls finished so far in the turn (a note's place among its answers).
+        self.steps = 0
 
     def settled(self) -> tuple[str, str]:
         """The streamed text and reasoning, as much of each as may be written (:func:`settled`)."""
@@ -112,6 +118,8 @@ class TurnJournal:
         self._wake = asyncio.Event()
         self._dirty = False
         self._task: asyncio.Task[None] | None = None
+        #: The subagent runs the turn of a session started so far (``SubagentRunner.live_records``).
+        self.subagent_records: Callable[[str], dict[str, Any]] = lambda session_id: {}
 
     # -- on the event loop ------------------------------------------------------------------------
 
@@ -151,6 +159,7 @@ class TurnJournal:
         elif event.type in _WRITE_NOW:
             if event.type is AgentEventType.MODEL_COMPLETED:
                 turn.text_parts, turn.reasoning_parts = [], []  # the step's message holds them now
+                turn.steps += 1
             self._dirty = True
             self._wake.set()
 
@@ -164,6 +173,37 @@ class TurnJournal:
         decisions = turn.notes.setdefault("decisions", [])
         decisions.append({"text": text, "call_id": call_id, **({"declined": True} if declined else {})})
         turn.notes_changed = self._dirty = True
+
+    def note_subagents(self) -> None:
+        """A subagent of the turn finished a step (or its run): what the turn's subagents did so
+        far is written with the turn within ``interval`` (not at once: each write encodes every
+        subagent's messages so far, and four of them step several times a second). Their runs
+        are not in the request's metadata while it runs (the history stores that with every
+        message), so the journal asks for them."""
+        turn = self._turn
+        if turn is None:
+            return
+        turn.subagents_changed = self._dirty = True
+
+    def note_search(self, text: str) -> None:
+        """A hosted web search's rows (its query and sources): kept with the turn, with the model
+        call they came from, so a resumed session shows them above that call's answer."""
+        turn = self._turn
+        if turn is None:
+            return
+        turn.notes.setdefault("searches", []).append({"text": text, "step": turn.steps})
+        turn.notes_changed = self._dirty = True
+
+    def note_todos_cleared(self, writes: int) -> bool:
+        """``/todo clear`` while the turn runs, after its ``writes`` first ``todo_write`` calls
+        that succeeded: its line says so, so those do not bring the list back on resume. False
+        when no turn runs."""
+        turn = self._turn
+        if turn is None:
+            return False
+        turn.notes["todos_cleared_after"] = writes
+        turn.notes_changed = self._dirty = True
+        return True
 
     def note_context(self, tokens: int, window: int, estimated: bool) -> None:
         """How full the context was after the turn's last model call, as the status line said."""
@@ -211,10 +251,17 @@ class TurnJournal:
         new = messages if rewrite else messages[done:]
         envelopes = json.loads(encode_messages(new)) if new else []
         lines = [live_turn.message_line(envelope) for envelope in envelopes]
-        notes_changed = turn.notes_changed
+        notes_changed = turn.notes_changed or turn.subagents_changed
+        if turn.subagents_changed:
+            turn.subagents_changed = False
+            try:
+                turn.subagents = self.subagent_records(turn.context.session_id)
+            except Exception:  # a copy of the runs; the turn goes on
+                log.warning("the subagents' runs so far could not be read", exc_info=True)
         if notes_changed or rewrite:
             turn.notes_changed = False
-            lines.append(live_turn.notes_line(turn.notes))
+            notes = {**turn.notes, "subagents": turn.subagents} if turn.subagents else turn.notes
+            lines.append(live_turn.notes_line(notes))
         after = len(messages)
         partial = live_turn.partial_document(after, *turn.settled())
         try:

@@ -245,6 +245,9 @@ def remove_session(
     history_note = " and its model history" if deletion.history_rows_removed else ""
     if deletion.checkpoints_removed:
         history_note += f", with its {deletion.checkpoints_removed} checkpoints"
+    if deletion.images_removed:
+        count = len(deletion.images_removed)
+        history_note += f", and {count} stored image{'s' if count != 1 else ''} no other session uses"
     out.write(f"Deleted session {summary.session_id} ({summary.title}){history_note}.\n")
     return OK
 

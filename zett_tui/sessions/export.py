@@ -44,6 +44,7 @@ _NOTE_LABELS = {
     "stop": "⚠",
     "decision": "*Your answer:*",
     "changes": "*Files:*",
+    "search": "*Web search:*",
 }
 _STATUS_WORDS = {"A": " (new)", "D": " (deleted)", "T": " (type changed)"}
 

@@ -38,7 +38,9 @@ async def fork_session(
     """Copy ``summary``'s turns and model context into ``new_session_id``; returns the new file."""
     from zett_agent.storage import SQLiteSessionStorage
 
+    from zett_tui.runtime.history_images import HistoryImages
     from zett_tui.runtime.history_store import HistoryStore
+    from zett_tui.sessions.image_files import images_folder
 
     notices = ReadNotices()  # a damaged line is not copied (nor kept in memory per line)
     target = session_path(sessions_directory, new_session_id)
@@ -59,7 +61,11 @@ async def fork_session(
     paths.write_private_text(target, text)
     mark_fork(target, summary.session_id, summary.title)
 
-    storage = HistoryStore(SQLiteSessionStorage(history_database), redact=lambda text: text)
+    storage = HistoryStore(
+        SQLiteSessionStorage(history_database),
+        redact=lambda text: text,
+        images=HistoryImages(images_folder(target)),  # the fork names its parent's image files
+    )
     storage.hidden_requests = lambda session_id: rewound
     try:
         view = await storage.load(summary.session_id)  # what the original's model sees now

@@ -9,6 +9,10 @@ sessions is one file). Lines stay small and greppable; a fork's copied lines nam
 
 Readers that want the bytes (an export putting the images beside its Markdown) look them up with
 ``image_path``; a name that is not a plain hash file name is never opened.
+
+The model history (``runtime.history_images``) names the same files: there an image's bytes are a
+short reference (``reference_bytes``), since zett-agent's storage only takes real messages.
+Deleting a session deletes the images no remaining session names (``sessions.image_cleanup``).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import base64
 import binascii
 import hashlib
 import json
+import logging
 import os
 import re
 from pathlib import Path
@@ -24,17 +29,37 @@ from typing import Any
 
 from zett_tui.core import paths
 
-__all__ = ["IMAGE_KEY", "externalized_line", "image_names", "image_path", "images_folder"]
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "IMAGE_KEY",
+    "as_references",
+    "externalized_line",
+    "image_names",
+    "image_path",
+    "images_folder",
+    "images_in",
+    "reference_bytes",
+    "referenced_name",
+    "store_image",
+]
 
 IMAGE_KEY = "__zett_image__"
 _BYTES_KEY = "__kcs_bytes__"
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 _NAME = re.compile(r"[0-9a-f]{64}\.(png|jpg|gif|webp|img)")
+#: What an image's bytes are in the model history: this, then the stored file's name.
+_REFERENCE = b"\x00zett-image:"
 
 
 def images_folder(session_file: Path) -> Path:
     """Where the images of the sessions in ``session_file``'s folder are kept."""
-    return session_file.parent / "images"
+    return images_in(session_file.parent)
+
+
+def images_in(sessions_dir: Path) -> Path:
+    """Where the images of the sessions in ``sessions_dir`` are kept."""
+    return sessions_dir / "images"
 
 
 def image_path(folder: Path, name: object) -> Path | None:
@@ -83,9 +108,31 @@ def _stored(value: dict[str, Any], folder: Path) -> dict[str, Any] | None:
         raw = base64.b64decode(encoded[_BYTES_KEY], validate=True)
     except (binascii.Error, TypeError, ValueError):
         return None
+    name = referenced_name(raw) or store_image(folder, raw, media_type)
+    return {IMAGE_KEY: name, "media_type": media_type}
+
+
+def as_references(value: Any) -> Any:
+    """Decoded line data with each stored image (``{"__zett_image__": name, ...}``) as the source
+    the runtime decodes: bytes that are a ``reference_bytes`` (the history then loads the file)."""
+    if isinstance(value, list):
+        return [as_references(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    name, media_type = value.get(IMAGE_KEY), value.get("media_type")
+    if set(value) == {IMAGE_KEY, "media_type"} and isinstance(name, str) and isinstance(media_type, str):
+        encoded = base64.b64encode(reference_bytes(name)).decode("ascii")
+        return {"data": {_BYTES_KEY: encoded}, "media_type": media_type}
+    return {key: as_references(item) for key, item in value.items()}
+
+
+def store_image(folder: Path, raw: bytes, media_type: str) -> str:
+    """Keep ``raw`` in ``folder`` under its content hash (0600, written once); its file name."""
     name = f"{hashlib.sha256(raw).hexdigest()}.{_EXTENSIONS.get(media_type, 'img')}"
     target = folder / name
-    if not target.exists():
+    try:
+        os.utime(target)  # in use again: a session deleted meanwhile leaves it (``image_cleanup``)
+    except FileNotFoundError:
         paths.ensure_private_dir(folder)
         temporary = folder / f".{name}.{os.getpid()}.tmp"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -95,7 +142,22 @@ def _stored(value: dict[str, Any], folder: Path) -> dict[str, Any] | None:
         finally:
             os.close(fd)
         os.replace(temporary, target)
-    return {IMAGE_KEY: name, "media_type": media_type}
+    except OSError:  # there, but its time cannot be set (a read-only folder): it is still used
+        log.debug("stored image %s not touched", name)
+    return name
+
+
+def reference_bytes(name: str) -> bytes:
+    """What stands for the stored image ``name`` where image bytes are expected (the history)."""
+    return _REFERENCE + name.encode("ascii")
+
+
+def referenced_name(data: bytes) -> str | None:
+    """The stored image a ``reference_bytes`` value names; None for anything else (real bytes)."""
+    if not data.startswith(_REFERENCE) or len(data) > len(_REFERENCE) + 80:
+        return None
+    name = data[len(_REFERENCE) :].decode("ascii", "replace")
+    return name if _NAME.fullmatch(name) else None
 
 
 def image_names(content: object) -> list[str]:

@@ -107,6 +107,7 @@ def read_live_turn(session_file: Path) -> dict[str, Any] | None:
         messages.append(partial)
     ended = max(_mtime(live), _mtime(partial_path(session_file)))
     if notes is not None:
+        _interrupt_subagents(notes.get("subagents"))
         metadata = record.get("metadata")
         record["metadata"] = {**(metadata if isinstance(metadata, dict) else {}), "zett": notes}
     return {
@@ -115,6 +116,17 @@ def read_live_turn(session_file: Path) -> dict[str, Any] | None:
         "status": INTERRUPTED,
         "messages": messages,
     }
+
+
+def _interrupt_subagents(runs: Any, depth: int = 0) -> None:
+    """The subagent runs that were still going (``running``) when zett stopped: ``interrupted``."""
+    if not isinstance(runs, dict) or depth > 8:
+        return
+    for run in runs.values():
+        if isinstance(run, dict):
+            if run.get("status") == "running":
+                run["status"] = INTERRUPTED
+            _interrupt_subagents(run.get("subagents"), depth + 1)
 
 
 def _partial(session_file: Path, messages: int) -> dict[str, Any] | None:

@@ -1,5 +1,5 @@
-"""Changes to stored sessions: delete one (transcript, title, an unfinished turn's journal, lock
-and model history) or rename it."""
+"""Changes to stored sessions: delete one (transcript, title, an unfinished turn's journal, lock,
+model history, and the stored images no other session names) or rename it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from zett_tui.checkpoints.removal import remove_session_checkpoints
 from zett_tui.core import paths
+from zett_tui.sessions.image_cleanup import images_named_in, remove_unreferenced_images
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.lock import SessionLock
 from zett_tui.sessions.meta import set_title
@@ -23,6 +24,8 @@ class Deletion:
     history_rows_removed: bool
     #: How many of the session's checkpoints were dropped (``zett_tui.checkpoints``).
     checkpoints_removed: int = 0
+    #: The stored images removed with it (``sessions.image_cleanup``): those no other session names.
+    images_removed: tuple[Path, ...] = ()
 
 
 async def delete_history(history_database: Path, session_id: str) -> bool:
@@ -52,12 +55,9 @@ async def delete_session(
     try:
         rows = await delete_history(history_database, summary.session_id) if history_database else False
         removed: list[Path] = []
-        for path in (
-            summary.path,
-            meta_path(summary.path),
-            live_path(summary.path),
-            partial_path(summary.path),
-        ):
+        files = (summary.path, live_path(summary.path), partial_path(summary.path))
+        images = await asyncio.to_thread(lambda: set().union(*(images_named_in(path) for path in files)))
+        for path in (*files, meta_path(summary.path)):
             try:
                 path.unlink()
             except FileNotFoundError:
@@ -65,9 +65,12 @@ async def delete_session(
             removed.append(path)
         root = checkpoints_root or paths.checkpoints_dir()
         checkpoints = await asyncio.to_thread(remove_session_checkpoints, summary.session_id, root)
+        unnamed = await asyncio.to_thread(
+            remove_unreferenced_images, images, summary.path.parent, history_database
+        )
     finally:
         lock.release()
-    return Deletion(summary.session_id, removed, rows, checkpoints)
+    return Deletion(summary.session_id, removed, rows, checkpoints, tuple(unnamed))
 
 
 def rename_session(summary: SessionSummary, title: str | None) -> str | None:

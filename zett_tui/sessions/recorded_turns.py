@@ -85,8 +85,9 @@ class ReasoningBlock:
 class NoteBlock:
     """Something that is neither the model's answer nor a tool: a steering message typed during
     the turn (``steer``), an extension's instruction to the agent (``agent``), a context summary
-    (``checkpoint``), a model step that stopped abnormally (``stop``), or the line an answer to a
-    question left (``decision``: "✓ You allowed: ...", shown under its tool)."""
+    (``checkpoint``), a model step that stopped abnormally (``stop``), the line an answer to a
+    question left (``decision``: "✓ You allowed: ...", shown under its tool), or a hosted web
+    search's rows (``search``, shown before the answer of the model call that searched)."""
 
     kind: str
     text: str
@@ -272,6 +273,19 @@ def _decisions(zett: dict[str, Any]) -> dict[str | None, list[NoteBlock]]:
     return found
 
 
+def _searches(zett: dict[str, Any]) -> dict[int, list[NoteBlock]]:
+    """A turn's hosted web search rows (``metadata.zett.searches``), by the model call (0-based)
+    whose answer they came before."""
+    found: dict[int, list[NoteBlock]] = {}
+    items = zett.get("searches")
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("text"), str):
+            step = item.get("step")
+            place = step if isinstance(step, int) and not isinstance(step, bool) and step >= 0 else 0
+            found.setdefault(place, []).append(NoteBlock("search", item["text"]))
+    return found
+
+
 def changes_note(zett: dict[str, Any]) -> NoteBlock | None:
     """The "N files changed" line the turn ended with (``metadata.zett.checkpoint``), as shown live."""
     from zett_tui.checkpoints.summary import turn_changes_text
@@ -359,6 +373,8 @@ def turn_view(
     reasonings: list[str] = []
     message_model: str | None = None
     decisions = _decisions(record.zett)
+    searches = _searches(record.zett)
+    step = 0
     declined = _declined_calls(record.zett)
     children = record.zett.get("subagents")
     for envelope in messages:
@@ -374,6 +390,8 @@ def turn_view(
         elif kind == 5:
             blocks.append(NoteBlock("checkpoint", content_text(data.get("content"))[0]))
         elif kind == 3:
+            blocks.extend(searches.pop(step, ()))  # the hosted searches of this model call
+            step += 1
             reasoning = data.get("reasoning")
             if isinstance(reasoning, str) and reasoning.strip():
                 blocks.append(ReasoningBlock(reasoning))
@@ -399,6 +417,7 @@ def turn_view(
                 blocks.append(note)
             message_model = _message_model(data) or message_model
     blocks.extend(note for notes in decisions.values() for note in notes)  # asked of no tool shown
+    blocks.extend(note for _step, notes in sorted(searches.items()) for note in notes)  # an answer not kept
     changes = changes_note(record.zett)
     if changes is not None:
         blocks.append(changes)

@@ -82,6 +82,8 @@ class RewoundTurns:
     marked: bool = False
 
     def apply(self, mark: dict[str, list[str]]) -> None:
+        if not (mark["rewound"] or mark["restored"]):
+            return  # a mark that moves no turn (``/todo clear``'s): says nothing of rewinds
         self.marked = True
         self.rewound -= set(mark["restored"])
         self.rewound |= set(mark["rewound"])

@@ -20,34 +20,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from zett_tui.core.contained_read import NotRead
-from zett_tui.workspace.contained_folder import Problem, read_text, real_folder, walk_files
-from zett_tui.workspace.front_matter import FrontMatterError, split_front_matter
+from zett_tui.workspace.contained_folder import Problem
+from zett_tui.workspace.front_matter import Document
+from zett_tui.workspace.markdown_folders import Origin, load_markdown_folders
+
+__all__ = ["NAME_PART", "MarkdownCommand", "Origin", "command_name", "expand", "load_commands"]
 
 #: One part of a command name: what can be typed after ``/`` and shown on one line.
 NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
 _DESCRIPTION_CHARS = 200
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a command or skill came from: ``user`` or ``project``, and the folder."""
-
-    kind: str
-    folder: Path
-    #: A project's folder must really lie inside the project (``.claude/commands -> ~/x`` does
-    #: not load); None for the user's own folders, which may be links (a dotfiles repository).
-    inside: Path | None = None
-    #: For a project's folder: the files the user trusted (as the trust question named them);
-    #: any other file does not load. None: no such list (the user's own folders).
-    trusted_files: frozenset[Path] | None = None
-
-    def untrusted(self, path: Path) -> Problem | None:
-        """Why ``path`` may not load from here, or None when it may."""
-        if self.trusted_files is None or path in self.trusted_files:
-            return None
-        return Problem(path, "was not among the files you trusted (past what zett reads of a project to ask)")
 
 
 @dataclass(frozen=True)
@@ -75,40 +57,18 @@ def command_name(relative: Path) -> str | None:
 def load_commands(folders: Iterable[Origin]) -> tuple[list[MarkdownCommand], list[Problem]]:
     """The commands of ``folders``, in order (a later folder's command of the same name is
     reported and left out), and what did not load."""
-    problems: list[Problem] = []
-    commands: dict[str, MarkdownCommand] = {}
-    for origin in folders:
-        root = real_folder(origin.folder, inside=origin.inside, problems=problems)
-        if root is None:
-            continue
-        for path in walk_files(origin.folder, problems, suffix=".md"):
-            command = _load_one(path, origin, root, problems)
-            if command is None:
-                continue
-            if command.name in commands:
-                first = commands[command.name].path
-                problems.append(
-                    Problem(path, f"/{command.name} is already defined by {first}; this one is left out")
-                )
-                continue
-            commands[command.name] = command
-    return list(commands.values()), problems
+    return load_markdown_folders(
+        folders,
+        _build,
+        name_of=lambda command: command.name,
+        taken=lambda name, first: f"/{name} is already defined by {first.path}; this one is left out",
+    )
 
 
-def _load_one(path: Path, origin: Origin, root: Path, problems: list[Problem]) -> MarkdownCommand | None:
+def _build(path: Path, origin: Origin, document: Document) -> MarkdownCommand | str:
     name = command_name(path.relative_to(origin.folder))
-    refused = origin.untrusted(path)
-    if refused is not None:
-        problems.append(refused)
-        return None
     if name is None:
-        problems.append(Problem(path, "its name can only have letters, digits, '-', '_' and '.'"))
-        return None
-    try:
-        document = split_front_matter(read_text(path, inside=root))
-    except (NotRead, FrontMatterError) as why:
-        problems.append(Problem(path, str(why)))
-        return None
+        return "its name can only have letters, digits, '-', '_' and '.'"
     fields = document.fields
     return MarkdownCommand(
         name=name,

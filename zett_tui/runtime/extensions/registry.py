@@ -11,7 +11,9 @@ changed after the user trusted the folder do not load (a ``/new`` session reload
 project's extension file loads only when it is one of the files the user trusted: inside the
 project, read for the hash, not left out (a ``.zett/extensions/x.py`` linked to a file
 elsewhere does not load, even in a trusted folder). What runs is the very bytes that were hashed,
-compiled from them: never the file read again later, never Python's ``__pycache__``.
+compiled from them: never the file read again later, never Python's ``__pycache__``. The same
+holds for a user's extension file that lies where sandboxed commands write (the project): it
+loads only as the bytes the user allowed (``config.pinned_files``).
 """
 
 from __future__ import annotations
@@ -125,7 +127,10 @@ def load_extensions(
         origin = str(bundled_path(bundled)) if bundled is not None else config.origin
         source = "bundled" if bundled is not None else config.source
         try:
-            trusted = _check_project_file(config, trusted_roots) if config.source == "project" else None
+            if config.source == "project":
+                trusted = _check_project_file(config, trusted_roots)
+            else:
+                trusted = _check_pinned_file(config)
             instance = _build(config, bundled, trusted)
             _give_unique_name(instance, config.name, taken)
         except _Refused as refusal:
@@ -176,6 +181,21 @@ def _check_project_file(config: ExtensionConfig, cache: dict[Path, Any]) -> byte
     if source is None:
         raise _Refused(f"{relative} is not among the files you trusted; not loaded")
     return bytes(source)
+
+
+def _check_pinned_file(config: ExtensionConfig) -> bytes | None:
+    """The bytes the user allowed when the user's extension file lies where sandboxed commands
+    write (``config.pinned_files``); None when it does not (it loads as usual)."""
+    from zett_tui.config.pinned_files import NotPinned, pinned_bytes
+
+    if config.file is None or config.source == "bundled":
+        return None
+    try:
+        return pinned_bytes(config.file)
+    except NotPinned as refusal:
+        raise _Refused(str(refusal)) from None
+    except OSError:
+        return None  # missing or unreadable: the loader says so in its own words
 
 
 def _build(

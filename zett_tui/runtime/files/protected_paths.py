@@ -6,6 +6,10 @@ every mode (also after "apply all for the session") and ``zett -p`` never applie
 - anything under a ``.git`` folder (hooks, ``config`` with its fsmonitor/pager/alias commands,
   ``info/attributes``...), in the project or in a repository nested in it;
 - the project's ``.zett`` folder (its extensions and settings);
+- any other name that something outside the sandbox runs or loads later
+  (``runtime.shell.left_behind.LATER_NAMES``: ``.envrc``, ``.mcp.json``, ``.vscode/``, ``.hg/``,
+  ``.claude/``...), in any folder of the project: what a sandboxed command may not leave behind,
+  an auto-approved edit may not write either;
 - zett's user config folder, and the saved shell rules under its data folder.
 
 Callers pass the real path (``Path.resolve()``: symlinks and ``..`` followed), so a link inside
@@ -26,6 +30,16 @@ __all__ = ["is_inside", "protected_reason"]
 _PROTECTED_FOLDERS = {".git": "git's own files (hooks, config)", ".zett": "zett's project settings"}
 
 
+def _later_names() -> dict[str, str]:
+    from zett_tui.runtime.shell.left_behind import LATER_NAMES
+
+    return {
+        name.casefold(): f"{name}, which something outside the sandbox runs or loads later"
+        for name in LATER_NAMES
+        if name.casefold() not in _PROTECTED_FOLDERS
+    }
+
+
 def protected_reason(path: Path, project_root: Path) -> str | None:
     """Why a change at the resolved ``path`` must always ask, or None."""
     root = project_root.resolve()
@@ -33,8 +47,9 @@ def protected_reason(path: Path, project_root: Path) -> str | None:
         if is_inside(path, folder):
             return reason
     if is_inside(path, root):
+        later = _later_names()
         for part in path.relative_to(root).parts:
-            folder_reason = _PROTECTED_FOLDERS.get(part.casefold())
+            folder_reason = _PROTECTED_FOLDERS.get(part.casefold()) or later.get(part.casefold())
             if folder_reason is not None:
                 return folder_reason
     return None

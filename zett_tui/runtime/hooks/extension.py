@@ -75,7 +75,10 @@ class HooksExtension(ExternalEventExtension):
             context.add_message(SystemMessage(content=text), index=len(instructions))
 
     async def before_run(self, context: AgentRunContext) -> None:
-        # One session per host, one request at a time: what older requests left is done with.
+        # One session per host, one request at a time (a subagent's runs inside its parent's
+        # request): what older requests left is done with.
+        if context.config.parent_session_id is not None:
+            return
         self._stop_after_batch.clear()
         self._stop_continuations.clear()
 
@@ -83,7 +86,7 @@ class HooksExtension(ExternalEventExtension):
         self, context: AgentRunContext, call: ToolCall, call_next: Callable[[], Awaitable[Any]]
     ) -> Any:
         if not self.hooks.has("PreToolUse"):
-            return await self._run(call_next)
+            return await self._run(call, call_next)
         arguments = dict(call.arguments) if isinstance(call.arguments, dict) else {}
         outcome = await self.hooks.run(
             "PreToolUse",
@@ -107,11 +110,17 @@ class HooksExtension(ExternalEventExtension):
             if answer != "once":
                 said = f": {note}" if note else ""
                 raise HookRefused(f"The user did not let this {call.name} call run (a hook asked){said}")
-        return await self._run(call_next)
+        return await self._run(call, call_next)
 
-    async def _run(self, call_next: Callable[[], Awaitable[Any]]) -> Any:
+    async def _run(self, call: ToolCall, call_next: Callable[[], Awaitable[Any]]) -> Any:
         """The call itself (and what is inside this extension: the gates, their dialogs): a
-        project's hooks do not run meanwhile, so what they were checked against stays put."""
+        project's hooks do not run meanwhile, so what they were checked against stays put.
+
+        Not so for ``task``: it changes nothing itself, and its subagent's hooks (PreToolUse,
+        SubagentStop) run while it runs; held here, they would wait for it for ever. Each of the
+        subagent's own calls is held like any other."""
+        if call.name == _TASK_TOOL:
+            return await call_next()
         async with self.hooks.tool_running():
             return await call_next()
 
@@ -187,6 +196,10 @@ class HooksExtension(ExternalEventExtension):
                 AgentMessage(content=f"A Stop hook did not let you stop yet: {outcome.block}")
             )
         )
+
+
+#: The ``task`` tool (``runtime.subagents``), named here to keep this module free of that one.
+_TASK_TOOL = "task"
 
 
 def _text_of(content: Any) -> str:

@@ -13,9 +13,11 @@ hash, and from then on the project's hooks stay off until the user trusts the fo
 That check and the run it allows happen while no tool call of zett's runs (``RunGuard``): a
 write in the same parallel batch cannot land between the hash and the hook.
 
-A hook of the user's own config that names a file inside the project (``./check.sh``) is held to
-the same: the file is fingerprinted when the session starts (``named_files``), and once it changed
-the hook stays off for the session. The same guard keeps tool calls apart from those checks.
+A hook of the user's own config that names a file inside the project (``./check.sh``) runs only
+while that file holds the bytes the user allowed (``config.pinned_files``, ``/extensions allow``):
+a change, also one made in an earlier session, keeps it off until the user allows the new bytes.
+(Fingerprints taken at the session's start were not enough: the next session took a planted
+script as it found it.) The same guard keeps tool calls apart from those checks.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import Any
 
 from zett_tui.config.hooks import HookConfig, files_named
 from zett_tui.core.outside_programs import safe_environment
-from zett_tui.runtime.hooks.named_files import changed, fingerprints, project_files
+from zett_tui.runtime.hooks.named_files import fingerprints, project_files
 from zett_tui.runtime.hooks.process import run_command
 from zett_tui.runtime.hooks.protocol import CLAUDE_PERMISSION_MODES, EventOutcome, HookReply, interpret
 
@@ -117,7 +119,7 @@ class SessionHooks:
         #: The project files each of the user's hooks runs, as they were at the session's start
         #: (``prepare``).
         self._named: dict[HookConfig, dict[Path, str | None]] = {}
-        #: User hooks whose project files changed during the session: they stay off.
+        #: User hooks whose project files are not as allowed (said once until they are again).
         self._changed: set[HookConfig] = set()
         #: Keeps checked hooks apart from tool calls (None: no hook may depend on project files).
         self.guard = RunGuard() if any(map(self._checked, self.hooks)) else None
@@ -237,21 +239,27 @@ class SessionHooks:
         return False
 
     async def _files_unchanged(self, hook: HookConfig) -> bool:
-        """A user's hook runs only while the project files it names are as the session found them."""
-        if hook in self._changed:
-            return False
-        before = self._named.get(hook)
-        if not before or not (moved := await asyncio.to_thread(changed, before)):
+        """A user's hook runs only while the project files it names hold the bytes the user allowed."""
+        from zett_tui.config.pinned_files import unpinned
+
+        named = self._named.get(hook)
+        if not named or not (refused := await asyncio.to_thread(unpinned, list(named))):
+            self._changed.discard(hook)
             return True
-        self._changed.add(hook)
-        names = ", ".join(str(path) for path in moved)
-        self._report(
-            f"{hook.label} ({hook.where}) is off for this session: {names} changed since the session "
-            "started, and a hook runs outside the sandbox. Look at the change, then restart zett to "
-            "run it again.",
-            "warning",
-        )
+        if hook not in self._changed:
+            self._changed.add(hook)
+            names = ", ".join(str(path) for path in refused)
+            self._report(
+                f"{hook.label} ({hook.where}) is off: {names} lies where sandboxed commands write and "
+                "is not as you allowed it, and a hook runs outside the sandbox. Look at it, then "
+                "/extensions allow.",
+                "warning",
+            )
         return False
+
+    def files_to_allow(self) -> list[Path]:
+        """The project files the user's hooks name (for ``/extensions allow``)."""
+        return [path for named in self._named.values() for path in named]
 
     def _fail(self, hook: HookConfig, failure: str) -> None:
         log.warning("%s (%s) %s", hook.label, hook.where, failure)

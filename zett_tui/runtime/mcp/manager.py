@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shlex
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,7 +33,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zett_tui.config.mcp_servers import McpServerConfig, MissingVariable
-from zett_tui.config.project_folder import MCP_JSON_NAME
 from zett_tui.runtime.mcp import oauth_tokens
 from zett_tui.runtime.mcp.deadlines import Deadlines
 from zett_tui.runtime.mcp.oauth import (
@@ -172,7 +172,7 @@ class _Server:
         from mcp import ClientSession
 
         config = self.config
-        root = _project_root_of(config)
+        root = config.project_root
         if root is not None and not await asyncio.to_thread(_still_trusted, root):
             # A project's server runs outside the sandbox: each (re)start runs only what the user
             # trusted, the script its command names included (a command may have rewritten it).
@@ -180,6 +180,14 @@ class _Server:
                 "the project's files changed since you trusted them (its server script among them); "
                 "/extensions trust asks again"
             )
+        if root is None and config.command:
+            refused = await asyncio.to_thread(_unpinned_files, config)
+            if refused:
+                # The user's own server runs a file where sandboxed commands write: only as allowed.
+                raise RuntimeError(
+                    f"{refused[0]} lies where sandboxed commands write and is not as you allowed it; "
+                    "review it, then /extensions allow"
+                )
         auth = await self._oauth()
         async with open_transport(config, self.environ, auth) as streams:
             read, write = streams[0], streams[1]
@@ -246,16 +254,19 @@ async def _all_tools(session: ClientSession) -> list[Tool]:
     raise RuntimeError("the server returned more than 100 pages of tools")
 
 
-def _project_root_of(config: McpServerConfig) -> Path | None:
-    """The project folder whose trust a server of ``.zett/config.toml`` or ``.mcp.json`` runs under
-    (None for the user's own servers)."""
-    if config.config_file is None:
-        return None
-    if config.source == MCP_JSON_NAME:
-        return config.config_file.parent
-    if config.source == "project":
-        return config.config_file.parent.parent
-    return None
+def user_server_files(config: McpServerConfig) -> list[Path]:
+    """The files a user's server's command and arguments name that lie where sandboxed commands
+    write (``config.pinned_files``), named from the folder it starts in."""
+    from zett_tui.config.pinned_files import writable_files_named
+
+    folder = config.runs_in or Path.cwd()
+    return writable_files_named(shlex.join((config.command or "", *config.args)), folder)
+
+
+def _unpinned_files(config: McpServerConfig) -> list[Path]:
+    from zett_tui.config.pinned_files import unpinned
+
+    return unpinned(user_server_files(config))
 
 
 def _still_trusted(root: Path) -> bool:

@@ -36,7 +36,7 @@ def open_transport(config: McpServerConfig, environ: Mapping[str, str], auth: An
             command=command,
             args=list(config.args),
             env={**inherited, **config.resolved_env(environ)},
-            cwd=config.cwd,
+            cwd=config.runs_in,
         )
         return _LoggedStdio(stdio_client, parameters, config.name)
     url, headers = config.resolved_url(environ), config.resolved_headers(environ)

@@ -17,7 +17,8 @@ in the sandbox with the network on (offered only when the network was what stopp
 in every mode: nothing leaves the sandbox without a dialog. ``zett -p`` answers ``stay``.
 
 In Plan Mode an approved command runs in a sandbox where the project is read-only too, and is
-never offered a way out of it.
+never offered a way out of it. A read-only subagent's command (``explore``) runs the same way,
+with the network off as well, whatever ``[sandbox] network`` says.
 
 Where no sandbox can start, or ``[sandbox] mode = "off"``, commands run outside one (every command
 asks first: ``ShellPolicy``); their output is handled the same way.
@@ -52,6 +53,7 @@ SHELL_TOOL = "bash"
 SANDBOX_ESCAPE_EVENT = "sandbox_escape_requested"
 SANDBOX_ESCAPE_RESPONSE = "sandbox_escape_response"
 PLAN_MODE_NOTE = "Plan Mode: the project is read-only for commands until the plan is approved."
+READ_ONLY_AGENT_NOTE = "This subagent only reads: its commands cannot write files and have no network."
 
 #: The same validation as zett-agent's ``bash`` tool (names, bounds, defaults, unknown keys refused).
 _BashArguments: Any = create_model(
@@ -66,11 +68,17 @@ class SandboxedShell(ExternalEventExtension):
     """Run ``bash`` calls with ``ShellSandbox``; ask before a stopped command runs outside it."""
 
     def __init__(
-        self, shell: ShellSandbox, in_plan_mode: Callable[[str], bool] = lambda _session: False
+        self,
+        shell: ShellSandbox,
+        in_plan_mode: Callable[[str], bool] = lambda _session: False,
+        reads_only: Callable[[str], bool] = lambda _session: False,
     ) -> None:
         super().__init__(response_event_name=SANDBOX_ESCAPE_RESPONSE, correlation_field="tool_call_id")
         self.shell = shell
         self._in_plan_mode = in_plan_mode
+        #: Whether a session only reads (a read-only subagent's): its commands run read-only and
+        #: offline (``runtime.subagents``).
+        self._reads_only = reads_only
 
     async def on_tool_call(
         self,
@@ -92,6 +100,8 @@ class SandboxedShell(ExternalEventExtension):
             raise ValueError("Shell command cannot be blank")
         shell = self.shell
         live = _live_output(context, call)
+        if self._reads_only(context.session_id):
+            return await self._run_read_only(command, timeout, live, offline=True)
         if self._in_plan_mode(context.session_id):
             return await self._run_read_only(command, timeout, live)
         if not shell.available:
@@ -114,18 +124,22 @@ class SandboxedShell(ExternalEventExtension):
             timeout, note=f"zett: the sandbox stopped the first run; it ran again {how}, as the user allowed."
         )
 
-    async def _run_read_only(self, command: str, timeout: int, live: Report) -> Any:
-        """Plan Mode: an approved command runs with the project read-only, and never leaves the
-        sandbox (where none can start, it does not run)."""
+    async def _run_read_only(self, command: str, timeout: int, live: Report, *, offline: bool = False) -> Any:
+        """Plan Mode (and, ``offline``, a read-only subagent): an approved command runs with the
+        project read-only, and never leaves the sandbox (where none can start, it does not run)."""
         shell = self.shell
+        who = "This subagent runs" if offline else "Plan Mode runs"
         if not shell.available:
             raise RuntimeError(
-                "Plan Mode runs shell commands only in a read-only sandbox, and none can start here "
+                f"{who} shell commands only in a read-only sandbox, and none can start here "
                 f"({shell.unavailable_reason}). The command was not run."
             )
-        run = await shell.run(command, timeout, where=Where.SANDBOX, on_output=live, read_only=True)
+        run = await shell.run(
+            command, timeout, where=Where.SANDBOX, on_output=live, read_only=True, offline=offline
+        )
         block = shell.blocked(run, command)
-        note = f"zett: {PLAN_MODE_NOTE} {block.reason}" if block is not None else ""
+        why = READ_ONLY_AGENT_NOTE if offline else PLAN_MODE_NOTE
+        note = f"zett: {why} {block.explained(read_only=True)}" if block is not None else ""
         return run.result(timeout, note=note)
 
     async def _ask(

@@ -3,71 +3,63 @@
 The sandbox contains what a command does while it runs. What it writes into the project stays,
 and some files in a project are run or loaded later by something outside any sandbox, with no
 question: git reads ``.git`` (config, ``commondir``, a ``gitdir:`` file, hooks, fsmonitor) on the
-user's next ``git status`` and on zett's own file finder; a login shell reads ``.bashrc``; an
-editor runs ``.vscode/tasks.json``; another agent starts the MCP servers of ``.mcp.json`` or the
-hooks of ``.claude/settings.json``; the sandbox program itself may be found on a ``PATH`` entry
-the command can write. Three structures keep those out of a command's reach:
+user's next ``git status``, in the shell prompt, and on zett's own file finder; Mercurial reads
+``.hg/hgrc``; direnv runs ``.envrc``; an editor runs ``.vscode/tasks.json`` or sources ``.exrc``;
+another agent starts the MCP servers of ``.mcp.json`` or the hooks of ``.claude/settings.json``.
+Each of those tools finds its file from the folder it is started in, not only at the project's
+root (git, hg and direnv walk up from the current folder; an editor or agent opened in
+``services/api`` reads ``services/api/.vscode``), so the rule holds in every folder of the
+project: ``project_sandbox`` binds what exists at the root (and every ``.git``) read-only, and
+``LeftBehind`` moves out of the project whatever a command made, anywhere, under one of
+``LATER_NAMES``, or changed inside one that was not bound (a ``.vscode`` five folders down).
 
-- ``sandbox_program.pinned_bwrap``: the sandbox program comes from a fixed, verified place, never
-  from ``PATH``;
-- ``ProjectSandbox`` (bubblewrap): a project's ``.git`` is bound read-only *as a whole* (so it
-  cannot be written, renamed, or replaced by a file), and where a project has none, zett puts an
-  empty placeholder folder there (git passes an empty ``.git`` over) and binds that read-only, so
-  no command can create one; ``.zett`` and the names in ``LATER_NAMES`` that exist are read-only
-  as well, and so is the Python zett runs from when it lies in the project (its own ``.venv``);
-- ``LaterNames``: a name of ``LATER_NAMES`` that did not exist when a command started and exists
-  when it ended was created by it: it is moved out of the project into zett's state folder
-  (hidden from commands) and the command counts as stopped by the sandbox, so the user is asked
-  before it runs again outside. (A mount cannot stand on a name that does not exist without
-  creating it; ``.git`` gets a placeholder because git and shell prompts read it all the time.)
-
-A git write by the model (``git commit``, ``git init``) therefore fails with "Read-only file
-system", and the usual question offers to run it once outside the sandbox.
+How it finds them without a walk of the project per command: a folder's change time moves
+whenever an entry in it is created, renamed or removed, and no command can set it back. The
+first watched command walks the project once (``UNWATCHED_FOLDERS`` aside) and remembers every
+folder with its change time; after each later command one ``lstat`` per folder says which
+changed, and only those are listed. A folder that is new (or was moved in) counts as made by the
+command as a whole, whatever the times inside it say.
 
 Not protected, on purpose: files the project's own tools run when the user runs the project
-(``conftest.py``, ``setup.py``, ``Makefile``, ``package.json`` scripts, ``.pre-commit-config.yaml``,
-``.npmrc``): writing the project's code is the work the model is asked to do, and running it is
-the user's decision. No Textual here.
+(``conftest.py``, ``setup.py``, ``Makefile``, ``package.json`` scripts, a ``.pth`` file in the
+project's ``.venv``): writing and changing the project's code is the work the model is asked to
+do, any module the tests import runs as surely as a ``conftest.py`` does, and running it is the
+user's decision. (``./configure`` and ``cmake`` write a ``Makefile`` into every folder: moving
+them would break every build.) No Textual here.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import shutil
-import sys
+import stat
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from zett_agent.sandbox import SandboxedCommand, SandboxPolicy
-from zett_agent.sandbox.errors import SandboxUnavailableError
-from zett_agent.sandbox.linux import LinuxSandbox, build_bubblewrap_arguments
-from zett_agent.sandbox.policy import PROTECTED_DIRECTORY_NAMES, PROTECTED_FILE_NAMES, resolve_policy
-
-from zett_tui.runtime.shell.sandbox_program import SYSTEM_BWRAP, pinned_bwrap
+from zett_agent.sandbox.policy import PROTECTED_DIRECTORY_NAMES, PROTECTED_FILE_NAMES
 
 __all__ = [
+    "GIT",
     "LATER_NAMES",
-    "LaterNames",
-    "ProjectSandbox",
-    "place_placeholder",
-    "project_sandbox",
-    "remove_placeholder",
+    "UNWATCHED_FOLDERS",
+    "LeftBehind",
+    "Watch",
+    "repositories_in",
 ]
 
 log = logging.getLogger(__name__)
 
-#: Names in a project's root folder that something outside the sandbox runs or loads later, with
-#: no question of its own: zett-agent's list (shell start-up files, ``.gitconfig``,
-#: ``.gitmodules``, ``.ripgreprc``, ``.mcp.json``, ``.vscode``, ``.idea``) and these:
-#: ``.git`` (git's configuration and hooks), ``.hg`` (Mercurial's hooks in ``.hg/hgrc``),
-#: ``.zett`` (zett's own project folder), ``.claude`` (another agent's hooks and MCP servers),
-#: ``.cursor``/``.gemini``/``.codex`` (the same for other tools), ``.devcontainer``
-#: (``initializeCommand`` runs on the host), ``.envrc`` (direnv), ``.zshenv``, ``.bash_login``,
-#: ``.bash_logout``, ``.inputrc``, ``.tmux.conf``, ``.vimrc``/``.exrc``/``.nvim.lua`` (an editor
-#: started in the folder may source them).
+#: Names that something outside the sandbox runs or loads later, with no question of its own:
+#: zett-agent's list (shell start-up files, ``.gitconfig``, ``.gitmodules``, ``.ripgreprc``,
+#: ``.mcp.json``, ``.vscode``, ``.idea``) and these: ``.git`` (git's configuration and hooks),
+#: ``.hg`` (Mercurial's hooks in ``.hg/hgrc``), ``.zett`` (zett's own project folder), ``.claude``
+#: (another agent's hooks and MCP servers), ``.cursor``/``.gemini``/``.codex`` (the same for other
+#: tools), ``.devcontainer`` (``initializeCommand`` runs on the host), ``.envrc`` (direnv),
+#: ``.zshenv``, ``.bash_login``, ``.bash_logout``, ``.inputrc``, ``.tmux.conf``,
+#: ``.vimrc``/``.exrc``/``.nvim.lua`` (an editor started in the folder may source them).
 LATER_NAMES: tuple[str, ...] = tuple(
     dict.fromkeys(
         (
@@ -94,130 +86,17 @@ LATER_NAMES: tuple[str, ...] = tuple(
     )
 )
 
-_GIT = ".git"
+GIT = ".git"
 _LATER_SET = frozenset(LATER_NAMES)
+#: Compared case-insensitively below the root: ``.GIT`` is ``.git`` on macOS's file systems.
+_LATER_FOLDED = frozenset(name.casefold() for name in LATER_NAMES)
 
-
-# -- the sandbox ------------------------------------------------------------------------------------
-
-
-def place_placeholder(root: Path) -> None:
-    """An empty ``.git`` folder where a project has none, so a read-only mount can stand there."""
-    try:
-        os.mkdir(root / _GIT, 0o755)
-    except FileExistsError:
-        pass
-    except OSError as error:
-        log.warning("could not protect %s/.git: %s", root, error)
-
-
-def _extra_mounts(root: Path, protected: Sequence[Path]) -> list[str]:
-    """Read-only binds for every ``.git`` (whole) and for the later names that exist at ``root``."""
-    arguments: list[str] = []
-    bound: set[Path] = set()
-    gits = [path.parent for path in protected if path.name == "hooks" and path.parent.name == _GIT]
-    gits += repositories_in(root)  # also a submodule's ``gitdir:`` file, and past zett-agent's search
-    named = [root / name for name in LATER_NAMES]
-    for path in (*gits, *named):
-        if path in bound or not os.path.lexists(path):
-            continue
-        if path.is_symlink():
-            continue  # a mount would stand on the link's target; ``safe_git`` refuses such a .git
-        bound.add(path)
-        arguments += ["--ro-bind", str(path), str(path)]
-    return arguments
-
-
-def _own_python(root: Path) -> list[str]:
-    """A read-only bind for the Python zett itself runs from when it lies in the project (zett
-    installed in the project's own ``.venv``): a command must not change zett's code, or leave a
-    ``.pth`` file that runs at zett's next start."""
-    prefix = Path(os.path.realpath(sys.prefix))
-    if prefix == root or not prefix.is_relative_to(root) or not prefix.is_dir():
-        return []
-    return ["--ro-bind", str(prefix), str(prefix)]
-
-
-class ProjectSandbox(LinuxSandbox):
-    """zett-agent's bubblewrap sandbox, run with a pinned program, with every ``.git`` (a
-    placeholder where the project has none), ``.zett`` and the existing ``LATER_NAMES`` read-only."""
-
-    def __init__(self, policy: SandboxPolicy, *, bwrap: str, project: Path) -> None:
-        super().__init__(policy, bwrap_path=bwrap)
-        self._bwrap = bwrap
-        self.project = Path(os.path.realpath(project))
-
-    def _wrap(self, argv: tuple[str, ...], cwd: Path, env: dict[str, str]) -> SandboxedCommand:
-        """``LinuxSandbox._wrap`` (the policy resolved once) with the mounts above added last.
-
-        Only the hidden places that exist now are handed to the policy (bubblewrap can mask
-        nothing else; resolving every one of ~80 candidates twice cost ~20 ms a wrap). The full
-        list stays ``self.policy``'s, so ``wrap_ahead`` watches the folders each would appear in."""
-        policy = self.policy
-        existing = tuple(path for path in policy.denied_read_paths if os.path.lexists(path))
-        if len(existing) != len(policy.denied_read_paths):
-            policy = dataclasses.replace(policy, denied_read_paths=existing)
-        resolved = resolve_policy(policy)
-        root = self.project
-        extra: list[str] = []
-        if root in resolved.writable:  # a read-only sandbox (Plan Mode) needs no more mounts
-            if not os.path.lexists(root / _GIT):
-                place_placeholder(root)
-            inside = [path for path in resolved.protected_write if path.is_relative_to(root)]
-            extra = _extra_mounts(root, inside) + _own_python(root)
-        arguments, warnings = build_bubblewrap_arguments(resolved, argv, cwd, env, bwrap=self._bwrap)
-        at = arguments.index("--clearenv")
-        arguments[at:at] = extra
-        return SandboxedCommand(
-            argv=tuple(arguments),
-            env={**env, "TMPDIR": "/tmp"},
-            cwd=cwd,
-            warnings=(*resolved.warnings, *warnings),
-        )
-
-
-def project_sandbox(policy: SandboxPolicy, project: Path, roots: Sequence[Path]) -> ProjectSandbox:
-    """The checked sandbox for ``project``: raises ``SandboxUnavailableError`` when no verified
-    bubblewrap exists, or it cannot start here."""
-    bwrap = pinned_bwrap(roots)
-    if bwrap is None:
-        raise SandboxUnavailableError(
-            "no bubblewrap (bwrap) at a fixed place that sandboxed commands cannot write "
-            f"({', '.join(SYSTEM_BWRAP)}, or zett-agent's bundled build outside the project); "
-            "install it with your package manager, for example `apt install bubblewrap`"
-        )
-    sandbox = ProjectSandbox(policy, bwrap=bwrap, project=project)
-    sandbox.check()
-    return sandbox
-
-
-def remove_placeholder(root: Path) -> None:
-    """Remove the empty ``.git`` placeholder, if it is still that (a ``git init`` meanwhile keeps it)."""
-    path = root / _GIT
-    try:
-        if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
-            path.rmdir()
-    except OSError:
-        pass
-
-
-# -- names a command created ------------------------------------------------------------------------
-
-
-def _changed_since(path: Path, since_ns: int) -> bool:
-    try:
-        return os.lstat(path).st_ctime_ns >= since_ns
-    except OSError:
-        return False
-
-
-def bound_repositories(argv: Sequence[str]) -> frozenset[Path]:
-    """The ``.git`` entries a wrapped command has bound read-only (they existed when it was wrapped)."""
-    found = set()
-    for index, argument in enumerate(argv[:-2]):
-        if argument == "--ro-bind" and argv[index + 2].endswith("/" + _GIT):
-            found.add(Path(argv[index + 2]))
-    return frozenset(found)
+#: Folders the watch does not enter: package trees and caches of thousands of folders that no one
+#: starts git, direnv or an editor in (``build``, ``dist`` and ``target`` are watched: people do
+#: ``cd build``). A ``.pth`` or module in ``.venv`` is the project's own code (see above).
+UNWATCHED_FOLDERS = frozenset(
+    {"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+)
 
 
 def repositories_in(root: Path) -> list[Path]:
@@ -239,7 +118,7 @@ def repositories_in(root: Path) -> list[Path]:
             visited += 1
             if visited > entry_limit:
                 return found
-            if entry.name == _GIT:
+            if entry.name == GIT:
                 found.append(Path(entry.path))
                 continue
             try:
@@ -251,14 +130,39 @@ def repositories_in(root: Path) -> list[Path]:
     return found
 
 
-class LaterNames:
-    """Which ``LATER_NAMES`` exist at a project's root, and moving aside the ones a command created
-    (at the root; a new ``.git`` also in the folders below it: a shell prompt runs ``git status``
-    in whatever folder the user is in)."""
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """One command's watch, taken just before it starts."""
+
+    #: The ``LATER_NAMES`` at the root before it ran.
+    before: frozenset[str]
+    #: What it has bound read-only (None: a sandbox that binds nothing, Seatbelt: only new names at
+    #: the root are looked for, since an existing ``.git`` changes with every commit there).
+    bound: frozenset[Path] | None
+    #: Its start, less the file system's clock slack: a change time at or after it is the command's.
+    since_ns: int
+
+
+#: A file system's change times may lag the clock by a tick.
+_CLOCK_SLACK_NS = 20_000_000
+
+
+@dataclass(slots=True)
+class _Folder:
+    ctime_ns: int
+    #: The later name this folder lies in (a change anywhere in it moves that out), or None.
+    owner: Path | None
+
+
+class LeftBehind:
+    """Finds the later names a command made (or changed unbound) anywhere in a project, and moves
+    them out to ``refused_dir`` (zett's state folder, hidden from commands)."""
 
     def __init__(self, root: Path, refused_dir: Path) -> None:
         self.root = root
         self.refused_dir = refused_dir
+        #: Every folder seen, without a bound: one a command could fill first would blind the watch.
+        self._folders: dict[Path, _Folder] | None = None
 
     def present(self) -> frozenset[str]:
         """The ``LATER_NAMES`` at the root now (one listing of the root, not a ``stat`` per name)."""
@@ -269,23 +173,111 @@ class LaterNames:
             return frozenset(name for name in LATER_NAMES if os.path.lexists(self.root / name))
         return frozenset(_LATER_SET & names)
 
-    def move_created(
-        self, before: frozenset[str], repositories: frozenset[Path] | None = None, *, since_ns: int = 0
-    ) -> list[tuple[str, Path]]:
-        """Move every name that exists now and did not in ``before`` out of the project, and every
-        ``.git`` below the root that is not one of ``repositories`` (bound read-only, so as they
-        were) and came into being at ``since_ns`` or later (its inode's change time: a command cannot
-        set it back); None: none is looked for. What was moved (relative to the root), and where to."""
+    def watch(self, bound: frozenset[Path] | None) -> Watch:
+        """Call right before a command starts."""
+        return Watch(self.present(), bound, time.time_ns() - _CLOCK_SLACK_NS)
+
+    def move_made(self, watch: Watch) -> list[tuple[str, Path]]:
+        """Move out what the command of ``watch`` left under a later name (blocking: call it from a
+        thread). What was moved (relative to the root), and where to."""
+        if watch.bound is None:
+            made = [self.root / name for name in sorted(self.present() - watch.before)]
+        else:
+            made = self._made(watch)
+        return self._move_out(made)
+
+    # -- finding ----------------------------------------------------------------------------------
+
+    def _made(self, watch: Watch) -> list[Path]:
+        found: dict[Path, None] = {}
+        bound = watch.bound or frozenset()
+        if self._folders is None:
+            self._folders = {}
+            self._list(self.root, None, watch, bound, found, whole=False)
+            return list(found)
+        for folder, known in list(self._folders.items()):
+            try:
+                info = os.lstat(folder)
+            except OSError:
+                del self._folders[folder]
+                continue
+            if not stat.S_ISDIR(info.st_mode):
+                del self._folders[folder]
+                continue
+            if info.st_ctime_ns == known.ctime_ns and info.st_ctime_ns < watch.since_ns:
+                continue
+            if known.owner is not None:
+                if info.st_ctime_ns >= watch.since_ns and known.owner not in bound:
+                    found[known.owner] = None
+                known.ctime_ns = info.st_ctime_ns
+                continue
+            self._list(folder, None, watch, bound, found, whole=False)
+        return [path for path in found if os.path.lexists(path)]
+
+    def _list(
+        self,
+        folder: Path,
+        owner: Path | None,
+        watch: Watch,
+        bound: frozenset[Path],
+        found: dict[Path, None],
+        *,
+        whole: bool,
+    ) -> None:
+        """List ``folder`` and remember it; new folders below are walked. ``whole``: the folder is
+        new (or moved in): every later name in it is the command's."""
+        assert self._folders is not None
+        pending = [(folder, owner, whole)]
+        while pending:
+            here, owner, whole = pending.pop()
+            try:
+                ctime = os.lstat(here).st_ctime_ns
+                entries = list(os.scandir(here))
+            except OSError:
+                continue
+            if owner is not None and ctime >= watch.since_ns and owner not in bound:
+                found[owner] = None
+            self._folders[here] = _Folder(ctime, owner)
+            for entry in entries:
+                path = Path(entry.path)
+                if path in bound:
+                    continue  # read-only as it was
+                later = owner is None and entry.name.casefold() in _LATER_FOLDED
+                try:
+                    is_folder = entry.is_dir(follow_symlinks=False)
+                    if (
+                        not later
+                        and not entry.is_symlink()
+                        and (not is_folder or entry.name in UNWATCHED_FOLDERS)
+                    ):
+                        continue  # (no ``stat`` for a plain file)
+                    changed = entry.stat(follow_symlinks=False).st_ctime_ns >= watch.since_ns
+                except OSError:
+                    continue
+                made = whole or changed
+                if made and (later or (entry.is_symlink() and self._leads_unwatched(path))):
+                    found[path] = None
+                elif is_folder and path not in self._folders:
+                    pending.append((path, path if later else owner, whole or changed))
+
+    def _leads_unwatched(self, link: Path) -> bool:
+        """Whether ``link`` leads to a folder where the watch does not look but a command writes:
+        one in ``UNWATCHED_FOLDERS``, or a package cache (``cd link`` then runs the git found
+        there)."""
+        from zett_tui.core.outside_programs import is_writable_by_sandbox
+
+        real = Path(os.path.realpath(link))
+        if not real.is_dir():
+            return False
+        if real == self.root or real.is_relative_to(self.root):
+            return any(part in UNWATCHED_FOLDERS for part in real.relative_to(self.root).parts)
+        return is_writable_by_sandbox(real)
+
+    # -- moving out -------------------------------------------------------------------------------
+
+    def _move_out(self, made: Sequence[Path]) -> list[tuple[str, Path]]:
         moved: list[tuple[str, Path]] = []
-        created = [self.root / name for name in sorted(self.present() - before)]
-        if repositories is not None:  # (the root's ``.git`` is in ``created`` if it is new)
-            known = repositories  # the root's own ``.git`` too: only a link there is not bound
-            created += [
-                path
-                for path in repositories_in(self.root)
-                if path not in known and path not in created and _changed_since(path, since_ns)
-            ]
-        for source in created:
+        for source in made:
             name = source.relative_to(self.root).as_posix()
             target = (
                 self.refused_dir
@@ -306,5 +298,11 @@ class LaterNames:
                     log.error("%s was created by a sandboxed command and could not be removed", source)
                     continue
                 target = Path(os.devnull)
+            self._forget(source)
             moved.append((name, target))
         return moved
+
+    def _forget(self, gone: Path) -> None:
+        if self._folders is not None:
+            for folder in [folder for folder in self._folders if folder.is_relative_to(gone)]:
+                del self._folders[folder]

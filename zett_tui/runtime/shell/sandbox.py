@@ -32,7 +32,7 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -56,14 +56,14 @@ from zett_tui.core.contained_read import is_inside
 from zett_tui.core.outside_programs import register_writable, writable_roots
 from zett_tui.core.paths import ensure_private_dir
 from zett_tui.core.redact import redact_file
-from zett_tui.runtime.shell.left_behind import (
-    LaterNames,
-    ProjectSandbox,
-    bound_repositories,
-    project_sandbox,
-    remove_placeholder,
-)
+from zett_tui.runtime.shell.left_behind import LeftBehind
 from zett_tui.runtime.shell.live_output import Report, wait_watching
+from zett_tui.runtime.shell.project_sandbox import (
+    PlaceholderLease,
+    ProjectSandbox,
+    bound_paths,
+    project_sandbox,
+)
 from zett_tui.runtime.shell.sandbox_policy import (
     hidden_paths,
     outside_environment,
@@ -82,10 +82,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-#: A file system's change times may lag the clock by a tick: a ``.git`` changed this long before a
-#: command started still counts as the command's.
-_CLOCK_SLACK_NS = 20_000_000
 
 #: What ``unavailable_reason`` says with ``[sandbox] mode = "off"``.
 TURNED_OFF = 'turned off in your config ([sandbox] mode = "off")'
@@ -138,8 +134,16 @@ class SandboxBlock:
     @property
     def reason(self) -> str:
         """One sentence, worded as the guess it is."""
+        return self.explained(read_only=False)
+
+    def explained(self, *, read_only: bool) -> str:
+        """:attr:`reason`, for a run with the project ``read_only`` (Plan Mode, a read-only subagent)."""
         if self.kind == "write":
-            what = "it lets commands write only in the project folder and a private /tmp"
+            what = (
+                "the project is read-only inside it, and commands write only in a private /tmp"
+                if read_only
+                else "it lets commands write only in the project folder and a private /tmp"
+            )
             return f"The sandbox probably stopped this command: {what} (“{self.evidence}”)."
         if self.kind == "later":
             return (
@@ -277,10 +281,12 @@ class ShellSandbox:
         #: By (network, read_only): the project is read-only for Plan Mode's commands.
         self._sandboxes: dict[tuple[bool, bool], Sandbox] = {}
         register_writable([self.project, *tool_caches(self._environ)])
-        self._later = LaterNames(self.project, paths.state_dir() / "refused")
+        self._left_behind = LeftBehind(self.project, paths.state_dir() / "refused")
+        self._placeholder = PlaceholderLease(self.project, paths.state_dir() / "locks")
+        #: Held by a thread preparing the next wrap, and by ``close``.
+        self._open = threading.Lock()
+        self._closed = False
         self._hidden: list[Path] | None = None
-        #: The prepared wrap the last command ran with (None: wrapped afresh).
-        self._last_used: PreparedWrap | None = None
         self._network_once: set[tuple[str, str]] = set()
         self._known_secrets = [str(value) for value in getattr(redact, "known_secrets", ()) or ()]
         #: The next command's wrap, prepared in a thread after the last one (``wrap_ahead``).
@@ -346,7 +352,9 @@ class ShellSandbox:
     # -- checking ---------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Find out whether a sandbox starts here (blocking: call it from a thread)."""
+        """Find out whether a sandbox starts here (blocking: call it from a thread). A ``.git``
+        placeholder a crashed session left is removed first (``PlaceholderLease``)."""
+        self._placeholder.take()
         if self.settings.mode == "off":
             self.unavailable_reason = TURNED_OFF
             return
@@ -373,9 +381,11 @@ class ShellSandbox:
         return sandbox
 
     def close(self) -> None:
-        """The session ends: the empty ``.git`` placeholder of a project without one goes."""
-        if self._sandboxes:
-            remove_placeholder(self.project)
+        """The session ends: the empty ``.git`` placeholder of a project without one goes (unless
+        another session in the same folder still runs)."""
+        with self._open:
+            self._closed = True
+            self._placeholder.give_back()
 
     # -- running ----------------------------------------------------------------------------------
 
@@ -402,13 +412,16 @@ class ShellSandbox:
         cwd, generation, current = os.getcwd(), self._generation, self._prepared
 
         def work() -> PreparedWrap | None:
-            try:
-                return still_or_anew(
-                    current, sandbox, network=self.network, cwd=cwd, env=env, generation=generation
-                )
-            except Exception:  # a failed preparation only means the next command wraps afresh
-                log.debug("could not prepare the next command's sandbox", exc_info=True)
-                return None
+            with self._open:  # a wrap places the .git placeholder: never after ``close`` took it
+                if self._closed:
+                    return None
+                try:
+                    return still_or_anew(
+                        current, sandbox, network=self.network, cwd=cwd, env=env, generation=generation
+                    )
+                except Exception:  # a failed preparation only means the next command wraps afresh
+                    log.debug("could not prepare the next command's sandbox", exc_info=True)
+                    return None
 
         self._ahead = asyncio.get_running_loop().run_in_executor(None, work)
 
@@ -428,9 +441,7 @@ class ShellSandbox:
             else:
                 holds = prepared.unchanged()
             if holds:
-                self._last_used = prepared
                 return prepared.command(command)
-        self._last_used = None
         return await asyncio.to_thread(sandbox.wrap, command, cwd=cwd, env=env)
 
     async def run(
@@ -441,10 +452,12 @@ class ShellSandbox:
         where: Where = Where.SANDBOX,
         on_output: Report | None = None,
         read_only: bool = False,
+        offline: bool = False,
     ) -> ShellRun:
         """Run ``command`` as zett-agent's ``bash`` would, in the sandbox or (``OUTSIDE``) not;
         ``on_output`` is given its last lines a few times a second while it runs (``live_output``).
-        ``read_only``: the project is read-only too (Plan Mode).
+        ``read_only``: the project is read-only too (Plan Mode). ``offline``: the network is off
+        whatever ``[sandbox] network`` says (a read-only subagent's command).
 
         A name of ``left_behind.LATER_NAMES`` the command created is moved out of the project
         (``ShellRun.refused``).
@@ -453,7 +466,7 @@ class ShellSandbox:
         """
         if where is not Where.OUTSIDE and not self.available:
             raise RuntimeError(f"no sandbox: {self.unavailable_reason}")
-        network = self.network or where is Where.NETWORK
+        network = (self.network or where is Where.NETWORK) and not offline
         sandbox: Sandbox
         if where is Where.OUTSIDE:
             sandbox = PassthroughSandbox(SandboxPolicy(inherit_environment=()))
@@ -469,15 +482,10 @@ class ShellSandbox:
             wrapped = await asyncio.to_thread(sandbox.wrap, command, cwd=os.getcwd(), env=env)
         else:
             wrapped = await self._wrapped(sandbox, command, network=network, env=env)
-        used = self._last_used if where is not Where.OUTSIDE and not read_only else None
-        watched = where is not Where.OUTSIDE and not read_only
-        before = self._later.present() if watched else frozenset()
-        # Only zett's own bubblewrap sandbox binds every ``.git`` read-only; elsewhere (Seatbelt) a
-        # command may change one, and only new names at the root are looked for.
-        repositories = (
-            bound_repositories(wrapped.argv) if watched and isinstance(sandbox, ProjectSandbox) else None
-        )
-        started_ns = time.time_ns() - _CLOCK_SLACK_NS
+        watch = None
+        if where is not Where.OUTSIDE and not read_only:
+            bound = bound_paths(wrapped.argv) if isinstance(sandbox, ProjectSandbox) else None
+            watch = self._left_behind.watch(bound)
         directory = Path(tempfile.mkdtemp(prefix="shell-", dir=ensure_private_dir(self.output_dir)))
         stdout_file, stderr_file = directory / "stdout.txt", directory / "stderr.txt"
         timed_out = False
@@ -512,33 +520,12 @@ class ShellSandbox:
             shutil.rmtree(directory, ignore_errors=True)
             self._prepare_next()
             raise
-        refused = await self._refused(before, repositories, used, started_ns) if watched else ()
+        refused = () if watch is None else tuple(await asyncio.to_thread(self._left_behind.move_made, watch))
         self._prepare_next()
         if not kept:
             shutil.rmtree(directory, ignore_errors=True)
         exit_code = process.returncode if process.returncode is not None else -1
         return ShellRun(exit_code, timed_out, composed, where, sandbox.isolated, network, kept, refused)
-
-    async def _refused(
-        self,
-        before: frozenset[str],
-        repositories: frozenset[Path] | None,
-        used: PreparedWrap | None,
-        started_ns: int,
-    ) -> tuple[tuple[str, Path], ...]:
-        """What the command created that runs later, moved out of the project (``left_behind``).
-
-        The root is listed at once (one ``scandir``); the folders below are searched for a new
-        ``.git`` only when one of them changed: a command run with a prepared wrap whose folders
-        all kept their times (``ls``, ``git diff``, a test that writes nothing) made none."""
-        if used is not None:
-            many = len(used.stamps) > MANY_STAMPS
-            if await asyncio.to_thread(used.unchanged) if many else used.unchanged():
-                repositories = None
-        if repositories is None and not (self._later.present() - before):
-            return ()
-        moved = await asyncio.to_thread(self._later.move_created, before, repositories, since_ns=started_ns)
-        return tuple(moved)
 
     async def _compose(self, stdout_file: Path, stderr_file: Path) -> tuple[str, tuple[Path, ...]]:
         """The bash tool's text; a truncated command's files are kept, redacted (off the loop)."""

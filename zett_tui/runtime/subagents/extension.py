@@ -19,7 +19,7 @@ from zett_agent.messages import SystemMessage, ToolCall
 from zett_agent.tools.base import AgentTool, current_tool_call_id
 
 from zett_tui.runtime.subagents.runner import Child, SubagentRunner
-from zett_tui.runtime.subagents.types import READ_TOOLS, describe_types
+from zett_tui.runtime.subagents.types import READ_TOOLS, SHELL_TOOL, describe_types
 from zett_tui.runtime.tool_refusal import ToolRefused
 
 TASK_TOOL = "task"
@@ -89,7 +89,10 @@ class SubagentToolGate(AgentExtension):
         child = self.runner.child(context.session_id)
         if child is not None and not _allowed(child, call.name, self.runner):
             raise SubagentToolRefused(f"The {child.kind.name} subagent cannot use {call.name}.")
-        if child is not None and call.name not in READ_TOOLS and self._plan_active(child.parent_session_id):
+        reads = call.name in READ_TOOLS or (
+            call.name == SHELL_TOOL and child is not None and child.kind.read_only_shell
+        )
+        if child is not None and not reads and self._plan_active(child.parent_session_id):
             raise SubagentToolRefused(
                 f"Plan Mode is on: the {child.kind.name} subagent may only read now, so {call.name} did not run."
             )

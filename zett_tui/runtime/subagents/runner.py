@@ -9,9 +9,13 @@ instructions and the task prompt, and nothing of the parent's conversation.
 
 Its events reach the parent's UI: a question (an approval, a dialog) as the same
 ``DecisionRequested`` the parent's would be, with ``asker`` naming the child; everything else
-wrapped in ``SubagentActivity`` for its block under the ``task`` row. Its token use is passed on as
+wrapped in ``SubagentActivity`` for its block under the ``task`` row. Its streamed text is passed
+on in batches (at most ``TEXT_HZ`` a second per child, and before its next other event), so four
+children streaming cost the parent's screen a few events a second. Its token use is passed on as
 the parent's ``UsageReported`` too, so it counts toward the turn. Its messages go into the parent
-turn's line of the session file (``metadata.zett.subagents[call_id]``), redacted with that line.
+turn's line of the session file (``metadata.zett.subagents[call_id]``), redacted with that line;
+while it runs, what it has done so far is kept with the turn in progress (``live_records``, which
+the turn journal writes), so a zett killed mid-run keeps it too.
 
 Cancelling the parent's tool call (Esc) cancels the child's stream where it waits: the runtime
 then stops its tool calls and their commands. A child that fails raises ``SubagentFailed``: the
@@ -25,6 +29,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -62,6 +67,10 @@ Sink = Callable[[UIEvent], None]
 DEFAULT_PARALLEL = 4
 #: How deep delegation goes by default: the main agent's children cannot start their own.
 DEFAULT_DEPTH = 1
+#: How many times a second one subagent's streamed text is passed to the UI at most.
+TEXT_HZ = 4
+#: The status a run has in the turn in progress's record until it ends.
+RUNNING = "running"
 
 
 class SubagentFailed(RuntimeError):
@@ -76,6 +85,29 @@ class Child:
     kind: AgentType
     parent_session_id: str
     depth: int
+    description: str = ""
+
+
+class _TextBatch:
+    """A subagent's streamed text, held back until it is passed on as one ``TextChunk``."""
+
+    __slots__ = ("due", "parts")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.due = 0.0
+
+    def add(self, text: str, now: float) -> str | None:
+        """Keep ``text``; the whole batch when it is due (then it starts again)."""
+        self.parts.append(text)
+        if now < self.due:
+            return None
+        self.due = now + 1 / TEXT_HZ
+        return self.take()
+
+    def take(self) -> str | None:
+        text, self.parts = "".join(self.parts), []
+        return text or None
 
 
 class SubagentRunner:
@@ -101,6 +133,9 @@ class SubagentRunner:
         self._sink: Sink | None = None
         self._slots: asyncio.Semaphore | None = None
         self.children: dict[str, Child] = {}
+        #: Called when a running subagent finished a step: the turn in progress is written again
+        #: (``TurnJournal.note_subagents``), so a kill keeps what the subagent did so far.
+        self.on_progress: Callable[[], None] = lambda: None
         #: Finished runs by the session that started them, then by its ``task`` call: taken into
         #: that session's turn line when it ends (``take_records``), a subagent's into its own.
         self._records: dict[str, dict[str, dict[str, Any]]] = {}
@@ -122,6 +157,12 @@ class SubagentRunner:
             session_id, seen = child.parent_session_id, seen + 1
         return session_id
 
+    def reads_only(self, session_id: str) -> bool:
+        """Whether ``session_id`` is a read-only subagent's (``explore``): its shell commands run
+        with the project read-only and the network off (``runtime.shell.bash_tool``)."""
+        child = self.children.get(session_id)
+        return child is not None and child.kind.read_only_shell
+
     def may_delegate(self, session_id: str) -> bool:
         """Whether a request of ``session_id`` gets the ``task`` tool (depth below the limit)."""
         child = self.children.get(session_id)
@@ -132,6 +173,23 @@ class SubagentRunner:
         """The runs the turn of ``session_id`` started, for its line (and forgotten here). They are
         not in the request's metadata while it runs: the history stores that with every message."""
         return self._records.pop(session_id, {})
+
+    def live_records(self, session_id: str) -> dict[str, dict[str, Any]]:
+        """The runs the turn of ``session_id`` started so far, finished or not (a running one with
+        status ``running`` and its messages up to now): what the turn in progress keeps on disk."""
+        agent = self.agent
+        records = dict(self._records.get(session_id, {}))
+        if agent is None:
+            return records
+        for child_session, child in list(self.children.items()):
+            if child.parent_session_id != session_id or child.call_id in records:
+                continue
+            record = _record(agent, child_session, child.kind, child.description, RUNNING, [0, 0], "")
+            nested = self.live_records(child_session)
+            if nested:
+                record["subagents"] = nested
+            records[child.call_id] = record
+        return records
 
     # -- the turn's UI ---------------------------------------------------------------------------
 
@@ -163,11 +221,12 @@ class SubagentRunner:
         parent_child = self.children.get(parent.session_id)
         depth = (parent_child.depth if parent_child is not None else 0) + 1
         session_id = new_uuid7()
-        self.children[session_id] = Child(call_id, kind, parent.session_id, depth)
+        self.children[session_id] = Child(call_id, kind, parent.session_id, depth, description)
         label = f"{kind.name}: {' '.join(description.split())}"
         model, model_label = await self._model(kind, parent)
         self._emit(SubagentStarted(call_id, session_id, description, kind.name, model_label))
         translator = EventTranslator()
+        text = _TextBatch()
         usage = [0, 0]
         answer, stop, status, error = "", None, "completed", ""
         try:
@@ -182,7 +241,9 @@ class SubagentRunner:
                 async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                     async for event in events:
                         for ui_event in translator.translate(event):
-                            self._pass_on(call_id, label, ui_event, usage)
+                            self._pass_on(call_id, label, ui_event, usage, text)
+                        if event.type in _STEP_ENDS:
+                            self._progress()
                         if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
                             answer = _text(event.message.content)
                             stop = getattr(event.message, "stop", None)
@@ -196,6 +257,9 @@ class SubagentRunner:
             if model is not None and hasattr(model, "aclose"):
                 with contextlib.suppress(Exception):
                     await model.aclose()
+            rest = text.take()
+            if rest is not None:
+                self._emit(SubagentActivity(call_id, TextChunk(rest)))
             self._emit(SubagentFinished(call_id, status, usage[0], usage[1], error))
             record = _record(agent, session_id, kind, description, status, usage, error)
             nested = self.take_records(session_id)
@@ -204,6 +268,7 @@ class SubagentRunner:
             self._records.setdefault(parent.session_id, {})[call_id] = record
             agent_compat.forget_session(agent, session_id)  # its messages are in the record now
             self.children.pop(session_id, None)  # its requests are over: nothing asks about it again
+            self._progress()
         if status == "failed":
             raise SubagentFailed(f"The {kind.name} subagent failed: {error}")
         if stop is not None and not stop.ok:
@@ -227,9 +292,23 @@ class SubagentRunner:
         built = await build_for_turn(wanted, self._model_label(), self._emit)
         return (built, wanted.label) if built is not None else (None, self._model_label())
 
-    def _pass_on(self, call_id: str, label: str, event: UIEvent, usage: list[int]) -> None:
-        if isinstance(event, TextChunk | ReasoningChunk):
-            return  # its text is its report, the tool's result: not shown as it streams
+    def _progress(self) -> None:
+        try:
+            self.on_progress()
+        except Exception:  # the turn in progress's copy; the run goes on
+            log.warning("the subagent's progress could not be noted", exc_info=True)
+
+    def _pass_on(self, call_id: str, label: str, event: UIEvent, usage: list[int], text: _TextBatch) -> None:
+        if isinstance(event, ReasoningChunk):
+            return  # its thinking is not shown under the task row
+        if isinstance(event, TextChunk):
+            batch = text.add(event.text, time.monotonic())
+            if batch is not None:
+                self._emit(SubagentActivity(call_id, TextChunk(batch)))
+            return
+        rest = text.take()  # what it said before this event, first
+        if rest is not None:
+            self._emit(SubagentActivity(call_id, TextChunk(rest)))
         if isinstance(event, DecisionRequested):
             self._emit(dataclasses.replace(event, asker=label))
             return
@@ -238,6 +317,12 @@ class SubagentRunner:
             usage[1] += event.output_tokens
             self._emit(event)  # the child's tokens count toward the turn's
         self._emit(SubagentActivity(call_id, event))
+
+
+#: The events after which a subagent's run so far is written with the turn in progress.
+_STEP_ENDS = frozenset(
+    {AgentEventType.MODEL_COMPLETED, AgentEventType.TOOL_COMPLETED, AgentEventType.TOOL_FAILED}
+)
 
 
 def _record(

@@ -1,7 +1,8 @@
 """The kinds of subagent the ``task`` tool can start, and the tools each may use.
 
 Built in: ``general`` (every tool the parent has but ``task``) and ``explore`` (reads only:
-``read_file``, ``view_image``, ``glob``, ``grep``; no shell, no write). Custom ones come from
+``read_file``, ``view_image``, ``glob``, ``grep``, and ``bash`` run as Plan Mode runs it, in a
+sandbox where the project is read-only, with the network off; no write tool). Custom ones come from
 Markdown files with front matter (``name``, ``description``, ``tools``, ``model``) and the body as
 their instructions: Claude Code's agent files, so existing ``.claude/agents/*.md`` just work.
 ``tools`` takes Claude Code's names (``Read, Grep, Glob, Bash, Edit, Write``) or zett's, comma
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 #: The tools that only read: what ``explore`` has, and what a read-only custom agent keeps.
 READ_TOOLS = frozenset({"read_file", "view_image", "glob", "grep"})
+SHELL_TOOL = "bash"
 #: Claude Code's tool names to zett's (an agent file may use either).
 TOOL_ALIASES = {
     "read": ("read_file", "view_image"),
@@ -47,8 +49,10 @@ GENERAL_PROMPT = (
 )
 EXPLORE_PROMPT = (
     "You are a read-only exploration subagent of zett. Search and read the code to answer the job "
-    "you were given; you cannot change files or run commands. Answer with concise findings: the "
-    "relevant paths, symbols and line numbers, and what you are unsure of."
+    "you were given. You cannot change files: your shell commands run where the project is "
+    "read-only and the network is off, so use them to look (git log, ls, grep), not to build or "
+    "write. Answer with concise findings: the relevant paths, symbols and line numbers, and what "
+    "you are unsure of."
 )
 
 
@@ -66,10 +70,16 @@ class AgentType:
     model: str = ""
     #: Where it came from: ``built-in``, or the file it was read from.
     source: str = "built-in"
+    #: Its shell commands run in a sandbox where the project is read-only and the network is
+    #: off, as Plan Mode's do (``runtime.shell.bash_tool``): what holds ``explore`` to reading.
+    read_only_shell: bool = False
 
     @property
     def read_only(self) -> bool:
-        return self.tools is not None and self.tools <= READ_TOOLS
+        """It changes nothing: only read tools, and a shell (if any) that cannot write."""
+        if self.tools is None:
+            return False
+        return self.tools <= READ_TOOLS or (self.read_only_shell and self.tools <= READ_TOOLS | {SHELL_TOOL})
 
     def allows(self, tool: str) -> bool:
         return self.tools is None or tool in self.tools
@@ -84,7 +94,8 @@ EXPLORE = AgentType(
     "explore",
     "read-only exploration of the code base: find where something is and how it works",
     EXPLORE_PROMPT,
-    tools=READ_TOOLS,
+    tools=READ_TOOLS | {SHELL_TOOL},
+    read_only_shell=True,
 )
 BUILT_IN = (GENERAL, EXPLORE)
 

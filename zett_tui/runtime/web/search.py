@@ -1,10 +1,12 @@
-"""Web search through the provider's own server tool (Anthropic's ``web_search``), off by default.
+"""Web search through the provider's own server tool, off by default.
 
 With ``[web] search = true`` every request to an Anthropic model offers its hosted ``web_search``
-tool: Anthropic runs the searches (zett contacts nothing), so the queries go where the prompt
-already goes. Other providers get nothing: zett talks Chat Completions to OpenAI, where the hosted
-search is not offered, and a local server has none. ``search_rows`` turns the provider's search
-events into lines for the transcript: the query, then each source's title and address.
+tool, and every request to an OpenAI model OpenAI's ``web_search``: the provider runs the searches
+(zett contacts nothing), so the queries go where the prompt already goes. OpenAI hosts its search
+only on the Responses API, so with the setting on zett builds OpenAI's models on that API
+(``providers.build``, ``openai_responses``); a model built on Chat Completions (or a local server,
+which has no hosted search) gets nothing. ``search_rows`` turns the provider's search events into
+lines for the transcript: the query, then each source's title (when given) and address.
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ __all__ = ["WEB_SEARCH", "WebSearchExtension", "search_rows"]
 
 #: Anthropic's hosted search, as zett-agent names its current version; at most 5 searches a call.
 WEB_SEARCH = ServerToolDefinition("web_search_20260318", {"name": "web_search", "max_uses": 5})
+#: OpenAI's hosted search (Responses API only).
+OPENAI_WEB_SEARCH = ServerToolDefinition("web_search")
 MAX_SOURCES = 8
 
 
 class WebSearchExtension(AgentExtension):
-    """Offers Anthropic's hosted web search on requests that go to an Anthropic model."""
+    """Offers the provider's hosted web search on requests to an Anthropic model or to an OpenAI
+    model on the Responses API."""
 
     def __init__(self, definition: ServerToolDefinition = WEB_SEARCH) -> None:
         self.definition = definition
@@ -34,6 +39,17 @@ class WebSearchExtension(AgentExtension):
     async def on_tool(self, context: AgentRunContext) -> None:
         if _is_anthropic(context.model):
             context.register_server_tool(self.definition)
+        elif _is_openai_responses(context.model):
+            context.register_server_tool(OPENAI_WEB_SEARCH)
+
+
+def _is_openai_responses(model: Any) -> bool:
+    """OpenAI itself (not a compatible server, which hosts no search) on the Responses API."""
+    try:
+        from zett_agent.providers.openai import OpenAIProvider
+    except ImportError:
+        return False
+    return isinstance(model, OpenAIProvider) and getattr(model, "response", False) is True
 
 
 def _is_anthropic(model: Any) -> bool:
@@ -55,9 +71,14 @@ def search_rows(name: str, arguments: str, output: Any, error: str | None) -> st
         query = json.loads(arguments).get("query", "") if arguments else ""
     except (ValueError, AttributeError):
         query = ""
+    action = output.get("action") if isinstance(output, dict) else None
+    if not query and isinstance(action, dict) and isinstance(action.get("query"), str):
+        query = action["query"]  # OpenAI names it only in the finished item
     head = f"🔎 {name} “{_one_line(query)}”" if query else f"🔎 {name}"
     if error:
         return f"{head}: failed ({_one_line(error, 80)})"
+    if isinstance(output, dict):  # OpenAI: the whole ``web_search_call`` item
+        output = action.get("sources") if isinstance(action, dict) else None
     sources = (
         [item for item in output if isinstance(item, dict) and item.get("url")]
         if isinstance(output, list)

@@ -116,11 +116,17 @@ def _with_note(record: str, note: str) -> str:
 # -- shell commands -------------------------------------------------------------------------------
 
 
+#: Where a read-only subagent's approved command runs (``runtime.shell.bash_tool``).
+READ_ONLY_WHERE = "in the sandbox, read-only and without network: this subagent only reads"
+
+
 def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
     command, call_id = request.command, request.tool_call_id
     policy = host.shell_policy if host is not None else None
     sandbox = host.shell_sandbox if host is not None else None
     reason, dangerous, suggestions = "", False, []
+    # A read-only subagent's command (explore): read-only and offline, whatever is answered.
+    reads_only = host is not None and host.subagents.reads_only(request.session_id)
     if policy is not None:
         verdict = policy.verdict(request.session_id, command)
         reason, dangerous = verdict.reason, verdict.dangerous
@@ -132,8 +138,8 @@ def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> 
         reason=reason,
         dangerous=dangerous,
         suggestions=suggestions,
-        offer_network=bool(sandbox is not None and sandbox.offers_network_once),
-        where=sandbox.where_it_runs() if sandbox is not None else "",
+        offer_network=bool(sandbox is not None and sandbox.offers_network_once and not reads_only),
+        where=(READ_ONLY_WHERE if reads_only else sandbox.where_it_runs()) if sandbox is not None else "",
     )
 
     def answer(picked: Picked | None) -> Answer:

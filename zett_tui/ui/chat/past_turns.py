@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zett_tui.core import paths
 from zett_tui.core.todo_items import TODO_TOOL, todos_from_arguments
@@ -36,6 +37,9 @@ from zett_tui.ui.widgets.transcript import (
 )
 from zett_tui.ui.widgets.transcript_blocks import REWOUND
 
+if TYPE_CHECKING:
+    from zett_tui.core.image_thumbnail import Cells
+
 #: Under a turn zett never finished (``sessions.live_turn``): it was killed or crashed.
 CUT_OFF = "✂ cut off here: zett was stopped before this turn ended"
 #: Under a turn a conversation rewind took out of the model's context (it stays in the session).
@@ -46,17 +50,28 @@ log = logging.getLogger(__name__)
 
 
 def show_turn(
-    transcript: Transcript, turn: TurnView, *, previous_model: str | None = None, list_changes: bool = False
+    transcript: Transcript,
+    turn: TurnView,
+    *,
+    previous_model: str | None = None,
+    list_changes: bool = False,
+    previews: Mapping[str, Cells] | None = None,
 ) -> str | None:
     """Paint one turn. Its first answer is labelled with its model when that differs from
     ``previous_model``; returns the model of the answers now shown last (``previous_model`` if none).
-    ``list_changes``: the files the turn changed are listed under its changes line at once."""
+    ``list_changes``: the files the turn changed are listed under its changes line at once.
+    ``previews``: small previews of stored images by file name (``[ui] image_previews``)."""
     if turn.continues:  # as the live screen showed /continue
         transcript.add(NoticeBlock("Continuing…", "info"))
     else:
         transcript.add(UserBlock(typed_part(turn.prompt)))  # as typed: the attached files are not repeated
-        for name, _stored in turn.prompt_image_files:
+        for name, stored in turn.prompt_image_files:
             transcript.add(NoticeBlock(f"🖼 {name}", "info"))  # as the live turn's line per image
+            preview = previews.get(stored) if previews is not None and stored is not None else None
+            if preview is not None:
+                from zett_tui.ui.widgets.image_preview_block import ImagePreviewBlock
+
+                transcript.add(ImagePreviewBlock(preview))
     label = turn.model if turn.model != previous_model else None
     answered = False
     status = "completed" if turn.status == "completed" else turn.status
@@ -135,21 +150,43 @@ class PastSession:
     page: TranscriptPage
     #: What could not be read: counted, a few kept (the details went to the log).
     notices: ReadNotices
+    #: Small previews of the turns' stored images, by file name (``[ui] image_previews``).
+    previews: Mapping[str, Cells] = field(default_factory=dict)
 
 
-def read_past_session(path: Path) -> PastSession:
+def read_past_session(path: Path, *, previews: bool = False) -> PastSession:
     """Read the last :data:`RESUME_TURNS` turns of ``path``. Blocking (it reads the file, and counts
     the lines before those turns): use :func:`load_past_session` on the event loop. What could
-    not be read is logged in detail here; the screen says it in a line or two."""
+    not be read is logged in detail here; the screen says it in a line or two. ``previews``: the
+    stored images of those turns are read and made small too."""
     notices = ReadNotices()
     page = load_last_turns(path, RESUME_TURNS, notices)
     notices.log(log)
-    return PastSession(page, notices)
+    return PastSession(page, notices, _previews(path, page.turns) if previews else {})
 
 
-async def load_past_session(path: Path) -> PastSession:
+async def load_past_session(path: Path, *, previews: bool = False) -> PastSession:
     """:func:`read_past_session` in a thread, so a long session file never holds up the screen."""
-    return await asyncio.to_thread(read_past_session, path)
+    return await asyncio.to_thread(read_past_session, path, previews=previews)
+
+
+def _previews(path: Path, turns: Iterable[TurnView]) -> dict[str, Cells]:
+    from zett_tui.core.image_thumbnail import thumbnail_cells
+    from zett_tui.sessions.image_files import image_path, images_folder
+
+    found: dict[str, Cells] = {}
+    for turn in turns:
+        for _name, stored in turn.prompt_image_files:
+            file = image_path(images_folder(path), stored)
+            if file is None or stored in found:
+                continue
+            try:
+                cells = thumbnail_cells(file.read_bytes())
+            except OSError:  # deleted by hand: the line alone
+                continue
+            if cells is not None:
+                found[str(stored)] = cells
+    return found
 
 
 def paint_past_session(transcript: Transcript, past: PastSession, session_id: str) -> ReadNotices:
@@ -162,7 +199,7 @@ def paint_past_session(transcript: Transcript, past: PastSession, session_id: st
                 "info",
             )
         )
-    show_turns(transcript, page.turns)
+    show_turns(transcript, page.turns, past.previews)
     for line in notices.lines(details_in=str(paths.log_file())):
         transcript.add(NoticeBlock(line, "warning"))
     return notices
@@ -177,9 +214,11 @@ def last_labelled_model(transcript: Transcript) -> str | None:
     return None
 
 
-def show_turns(transcript: Transcript, turns: Iterable[TurnView]) -> str | None:
+def show_turns(
+    transcript: Transcript, turns: Iterable[TurnView], previews: Mapping[str, Cells] | None = None
+) -> str | None:
     """Paint ``turns``, labelling an answer only where the model changed; returns the last model."""
     model: str | None = None
     for turn in turns:
-        model = show_turn(transcript, turn, previous_model=model)
+        model = show_turn(transcript, turn, previous_model=model, previews=previews)
     return model

@@ -149,6 +149,11 @@ class TurnPresenter:
             self.flush()
             self._close_segments()
             self.transcript.add(notice_block(event))
+        elif isinstance(event, Notice) and event.preview:
+            from zett_tui.ui.widgets.image_preview_block import ImagePreviewBlock
+
+            self.notice(event.text, event.level)
+            self.transcript.add(ImagePreviewBlock(event.preview))
         elif isinstance(event, Notice):
             self.notice(event.text, event.level)
         elif isinstance(event, SteeringDelivered):
@@ -182,6 +187,12 @@ class TurnPresenter:
                 block.child_tool_finished(inner.call_id, "declined" if declined else inner.state)
             elif isinstance(inner, UsageReported):
                 block.child_tokens(inner.input_tokens + inner.output_tokens)
+            elif isinstance(inner, TextChunk):
+                block.child_text(inner.text)
+            elif isinstance(inner, ModelCallStarted):
+                if not block.said:
+                    return
+                block.child_step()
             else:
                 return
         # Several subagents can step many times a second: their blocks are redrawn together at

@@ -407,7 +407,7 @@ class ChatScreen(Screen[None]):
         from zett_tui.sessions.recorded_turns import TextBlock
         from zett_tui.ui.chat.past_turns import last_labelled_model, load_past_session, paint_past_session
 
-        past = await load_past_session(path)
+        past = await load_past_session(path, previews=self.launch.image_previews)
         paint_past_session(self.transcript, past, session_id)
         if past.page.turns:
             last = past.page.turns[-1]
@@ -637,9 +637,12 @@ class ChatScreen(Screen[None]):
             self._last_idle_escape = now
 
     async def on_unmount(self) -> None:
-        """However the screen goes away (quit, /new, a test ending), the provider and stores close."""
-        if self.host is not None:
-            await self.host.aclose()
+        """However the screen goes away (quit, /new, a crash, a test ending), a running turn is
+        recorded and the provider and stores close.
+
+        After a crash nothing called :meth:`shutdown`: Textual has cancelled the turn's worker, which
+        is still writing the turn's record as cancelled; closing the host under it lost that line."""
+        await self.shutdown()
 
     async def shutdown(self) -> None:
         """Cancel a running turn, wait until it is recorded, and close the host."""

@@ -212,10 +212,14 @@ class TurnRunner:
             self._chat.give_back(unsent)
 
     async def stop(self) -> None:
-        """Cancel a running turn and wait until it is recorded (the app is quitting)."""
+        """Cancel a running turn and wait until it is recorded (the app is quitting).
+
+        A worker Textual already cancelled (the app is ending after a crash) is not cancelled again:
+        a second cancellation would cut short its wait for the runtime to record the turn."""
         worker = self._worker
         if worker is not None and self.busy:
-            worker.cancel()
+            if not worker.is_cancelled:
+                worker.cancel()
             try:
                 await worker.wait()
             except Exception:

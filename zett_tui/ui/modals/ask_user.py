@@ -1,5 +1,12 @@
 """The model's question to the user: its options (one to pick, or several to tick) and a field for
-an answer in the user's own words. Esc declines to answer."""
+an answer in the user's own words. Esc declines to answer.
+
+Typing is an answer only when it was meant for the dialog. Like every ``ChoiceDialog`` it takes no
+key before it arms; and when the user was typing into the prompt as it opened (keys went there
+while it waited), typing goes on going to the prompt after it arms, and re-arms its wait, until a
+deliberate key of the dialog's own (Enter, Tab, an arrow, Esc, a click): the rest of a message typed
+after a pause, and its Enter, land in the prompt, never in the answer field as an answer sent.
+"""
 
 from __future__ import annotations
 
@@ -106,6 +113,8 @@ class AskUserDialog(ChoiceDialog):
             keys = _KEYS_SINGLE if options else _KEYS_FREE
         question_view = MarkdownView(question, show_controls=True)
         super().__init__("zett asks", question_view, choices, decline_value=DECLINED, key_help=keys)
+        #: Keys went to the prompt while this dialog waited, and no deliberate key came since.
+        self.typing_for_prompt = False
 
     def compose_choices(self) -> ComposeResult:
         if self.multiple:
@@ -127,14 +136,28 @@ class AskUserDialog(ChoiceDialog):
         yield Static("", id="answer-error", markup=False)
 
     def types_through(self, event: Key | Paste) -> bool:
-        """Typing here is an answer in the user's own words: it goes to the answer field."""
+        """Typing here is an answer in the user's own words (it goes to the answer field), unless
+        it is the rest of what the user was typing into the prompt when the dialog opened: that
+        goes on to the prompt until a deliberate key (anything but typing) reaches the dialog."""
+        if not self.typing_for_prompt:
+            return False
+        if isinstance(event, Paste) or event.key in ("backspace", "delete") or event.is_printable:
+            return True
+        self.typing_for_prompt = False
         return False
+
+    def _early(self, event: Key | Paste) -> None:
+        self.typing_for_prompt = True
+        super()._early(event)
 
     def focus_first(self) -> None:
         if self.multiple:
             self.query_one("#option-1", OptionBox).focus()
         elif not self.options:
-            self.query_one("#answer-input", Input).focus()
+            if (
+                not self.typing_for_prompt
+            ):  # else Enter or Tab first (``on_key``): the field takes keys at once
+                self.query_one("#answer-input", Input).focus()
         else:
             super().focus_first()
 
@@ -182,6 +205,11 @@ class AskUserDialog(ChoiceDialog):
         self.action_send()
 
     def on_key(self, event: Key) -> None:
+        if self.focused is None and self.armed and event.key in ("enter", "tab", "down", "up"):
+            event.stop()  # the deliberate key that starts an answer typed across the opening
+            event.prevent_default()
+            self.focus_first()
+            return
         character = event.character
         if self.multiple and character and character.isdigit() and isinstance(self.focused, Button):
             index = int(character)

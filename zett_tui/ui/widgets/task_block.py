@@ -2,7 +2,7 @@
 
 While the subagent works, the row says its kind, its job, its model and its tokens so far, and
 its own tool rows are listed under it as they run (the last ``ROWS_SHOWN``, with a count of the
-earlier ones). When it is done the block is one line like any tool row; expanded (the usual
+earlier ones), then the last line of what it is writing now. When it is done the block is one line like any tool row; expanded (the usual
 keys), it lists every row the subagent ran and its report. Find (Ctrl+F) searches all of it.
 """
 
@@ -24,6 +24,8 @@ from zett_tui.ui.widgets.transcript_render import Line, RenderContext
 
 #: Rows of a running subagent shown under its task row (the earlier ones are counted).
 ROWS_SHOWN = 6
+#: How much of the subagent's latest text is kept to show its last line (the rest is its report).
+_SAID_CHARS = 600
 _STATES = ("pending", "waiting", "running", "done", "failed", "refused", "declined", "cancelled")
 
 
@@ -55,6 +57,8 @@ class TaskBlock(ToolBlock):
         self.rows: list[ChildRow] = []
         self.tokens = 0
         self.child_status = ""
+        #: The end of what the subagent wrote last (its text streams; only its last line shows).
+        self.said = ""
         self._retitle()
 
     # -- what the presenter (or the resumed transcript) tells it ---------------------------------
@@ -84,6 +88,22 @@ class TaskBlock(ToolBlock):
                 return True
         return False
 
+    def child_text(self, text: str) -> None:
+        """More of what the subagent writes; redrawn with the block's next redraw."""
+        self.said = (self.said + text)[-_SAID_CHARS:]
+
+    def child_step(self) -> None:
+        """The subagent asks its model again: what it wrote before is done with."""
+        self.said = ""
+
+    @property
+    def said_line(self) -> str:
+        """The last line of what the subagent is writing, as shown under its rows."""
+        for line in reversed(self.said.splitlines()):
+            if line.strip():
+                return make_inert(" ".join(line.split()))
+        return ""
+
     def child_tokens(self, count: int) -> None:
         self.tokens += count
         self._retitle()
@@ -95,6 +115,7 @@ class TaskBlock(ToolBlock):
         for row in self.rows:
             if row.state in ("running", "waiting", "pending"):
                 row.state = "cancelled"
+        self.said = ""
         self._retitle()
 
     # -- showing it ------------------------------------------------------------------------------
@@ -122,12 +143,14 @@ class TaskBlock(ToolBlock):
 
     def _estimate(self, width: int) -> int:
         if self.streaming:
-            return 1 + min(len(self.rows), ROWS_SHOWN) + (1 if len(self.rows) > ROWS_SHOWN else 0)
+            said = 1 if self.said_line else 0
+            return 1 + min(len(self.rows), ROWS_SHOWN) + (1 if len(self.rows) > ROWS_SHOWN else 0) + said
         return 1
 
     def _render(self, width: int, ctx: RenderContext) -> list[Line]:
         lines = super()._render(width, ctx)
-        if not (self.streaming or self.expanded) or not self.rows:
+        said = self.said_line if self.streaming else ""
+        if not (self.streaming or self.expanded) or not (self.rows or said):
             return lines
         styles = ctx.styles
         gutter = ("  │ ", ctx.style_id(styles.muted)) if width > 8 else ("", 0)
@@ -143,4 +166,7 @@ class TaskBlock(ToolBlock):
             if row.key_arg:
                 text.append(f"  {row.key_arg}", style=styles.tool_arg)
             rows.append(_line(text, inner, ctx))
+        if said:  # its latest words: the end of the line when it is too long
+            tail = said if len(said) + 2 <= inner else "…" + said[-max(1, inner - 3) :]
+            rows.append(_line(Text(f"✎ {tail}", style=styles.muted), inner, ctx))
         return [lines[0], *_prefixed(rows, gutter, gutter), *lines[1:]]

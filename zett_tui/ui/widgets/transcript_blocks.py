@@ -15,7 +15,13 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from zett_tui.core.inert_text import make_inert, make_terminal_output_inert
+from zett_tui.core.inert_text import (
+    hidden_characters,
+    make_inert,
+    make_output_visible,
+    make_visible,
+    visible_escape,
+)
 from zett_tui.ui.widgets.transcript_render import Line, RenderContext
 
 if TYPE_CHECKING:
@@ -419,12 +425,36 @@ def _last_lines(text: str, count: int) -> list[tuple[int, int]]:
     return spans
 
 
+#: How an escaped character stands out in a tool row (as in the dialogs: ``ui.modals.shown_text``).
+ESCAPE_STYLE = "reverse"
+
+
+def _one_line_visible(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` on one line (a newline as `` ⏎ ``, a tab as a space) with every hidden character
+    written as an escape (``make_visible``), and where each escape lies in the result."""
+    pieces: list[str] = []
+    spans: list[tuple[int, int]] = []
+    length = 0
+    start = 0
+
+    def flat(part: str) -> str:
+        return part.replace("\n", " ⏎ ").replace("\t", " ")
+
+    for offset in hidden_characters(text):
+        plain = flat(text[start:offset])
+        escape = visible_escape(text[offset])
+        pieces += [plain, escape]
+        spans.append((length + len(plain), length + len(plain) + len(escape)))
+        length += len(plain) + len(escape)
+        start = offset + 1
+    pieces.append(flat(text[start:]))
+    return "".join(pieces), spans
+
+
 def _bounded_line(text: str, start: int, end: int, max_chars: int) -> str:
     if end - start <= max_chars:
-        return make_terminal_output_inert(text[start:end])
-    return (
-        make_terminal_output_inert(text[start : start + max_chars]) + f" … (+{end - start - max_chars} chars)"
-    )
+        return make_output_visible(text[start:end])
+    return make_output_visible(text[start : start + max_chars]) + f" … (+{end - start - max_chars} chars)"
 
 
 _TOOL_ICONS: dict[str, str] = {
@@ -470,8 +500,10 @@ class ToolBlock(Block):
     def __init__(self, call_id: str, name: str, key_arg: str = "") -> None:
         super().__init__()
         self.call_id = call_id
-        self.name = make_inert(name).replace("\n", " ").replace("\t", " ")
-        self.key_arg = make_inert(key_arg).replace("\n", " ⏎ ").replace("\t", " ")
+        # Shown as the approval dialogs show them: a hidden part of a command is written out, and
+        # drawn reversed, so a real ESC and the four characters ``\x1b`` typed in it differ.
+        self.name = make_visible(name).replace("\n", " ").replace("\t", " ")
+        self.key_arg, self._key_arg_escapes = _one_line_visible(key_arg)
         self.state: str = "pending"
         self.duration_s: float | None = None
         self.preview: OutputPreview | None = None
@@ -508,7 +540,7 @@ class ToolBlock(Block):
         if elapsed_s is not None:
             self.elapsed_s = elapsed_s
         if lines is not None:
-            self.live_lines = tuple(make_terminal_output_inert(line) for line in lines[-LIVE_LINES_SHOWN:])
+            self.live_lines = tuple(make_output_visible(line) for line in lines[-LIVE_LINES_SHOWN:])
         self._changed()
 
     def set_outcome(self, text: str) -> None:
@@ -569,7 +601,10 @@ class ToolBlock(Block):
         if cell_len(row.plain) + 2 + right.cell_len > width:
             right = Text()
         if self.key_arg:
-            row.append(f"  {self.key_arg}", style=styles.tool_arg)
+            argument = Text(f"  {self.key_arg}", style=styles.tool_arg)
+            for start, end in self._key_arg_escapes:
+                argument.stylize(ESCAPE_STYLE, start + 2, end + 2)
+            row.append_text(argument)
         if self.outcome:
             row.append(f"  → {self.outcome}", style=styles.tool_name)
         room = width - right.cell_len - (1 if right.cell_len else 0)

@@ -20,7 +20,11 @@ def agents_command(ctx: CommandContext, arguments: str) -> None:
     lines = ["Subagents (the model starts one with the task tool; it runs under the same permissions):"]
     for kind in runner.kinds.values():
         tools = (
-            "reads only"
+            (
+                "reads only, with a shell that cannot write and has no network"
+                if kind.read_only_shell
+                else "reads only"
+            )
             if kind.read_only
             else ("all but task" if kind.tools is None else ", ".join(sorted(kind.tools)))
         )

@@ -3,6 +3,8 @@ is off and what failed.
 
 ``/extensions trust`` asks again whether to trust this folder's settings, extensions, commands,
 skills and MCP servers (to trust a folder after saying no, or to stop trusting one).
+``/extensions allow`` pins the bytes of the files the user's own extensions, MCP servers and hooks
+run from where sandboxed commands write (``config.pinned_files``): the user reviewed them.
 """
 
 from __future__ import annotations
@@ -27,15 +29,18 @@ if TYPE_CHECKING:
 @slash_command(
     "extensions",
     "List the extensions: what runs and from where, what is off, what failed; trust: review this folder's",
-    arguments="[trust]",
+    arguments="[trust|allow]",
 )
 def extensions_command(ctx: CommandContext, arguments: str) -> None:
     wanted = arguments.strip().lower()
     if wanted == "trust":
         ctx.review_trust()
         return
+    if wanted == "allow":
+        allow_user_files(ctx)
+        return
     if wanted:
-        ctx.say(f"/extensions takes no argument or 'trust', not {wanted!r}.", "warning")
+        ctx.say(f"/extensions takes no argument, 'trust' or 'allow', not {wanted!r}.", "warning")
         return
     if ctx.host is None:
         ctx.say("zett is still starting; the extensions load with the model.", "info")
@@ -44,6 +49,40 @@ def extensions_command(ctx: CommandContext, arguments: str) -> None:
     listing = describe_file_commands(ctx.commands.added().values(), ctx.commands.problems, ctx.commands.notes)
     servers = describe_mcp_sources(ctx.host.options.mcp_manager, ctx.launch.mcp_problems)
     ctx.say(text + listing + servers, "info")
+
+
+def allow_user_files(ctx: CommandContext) -> None:
+    """Pin what the user's extensions and MCP servers run from writable folders, as it is now."""
+    from zett_tui.config.pinned_files import allow, unpinned
+    from zett_tui.runtime.mcp.manager import user_server_files
+
+    if ctx.host is None:
+        ctx.say("zett is still starting; try again in a moment.", "info")
+        return
+    files = [
+        config.file
+        for config in ctx.host.options.extensions
+        if config.source == "user" and config.file is not None
+    ]
+    manager = ctx.host.options.mcp_manager
+    for config in manager.configs.values() if manager is not None else ():
+        if config.project_root is None and config.command:
+            files += user_server_files(config)
+    files += ctx.host.hooks.files_to_allow()
+    waiting = unpinned(dict.fromkeys(files))
+    if not waiting:
+        ctx.say(
+            "Nothing to allow: every file your extensions, MCP servers and hooks run is as you allowed it.",
+            "info",
+        )
+        return
+    done = allow(waiting)
+    listing = "\n".join(f"  {path}" for path in done)
+    ctx.say(
+        f"Allowed these files as they are now (they lie where sandboxed commands write):\n{listing}\n"
+        "MCP servers pick them up at their next retry; extensions with /new.",
+        "info",
+    )
 
 
 #: How ``/extensions`` names where a server came from (``McpServerConfig.source``).

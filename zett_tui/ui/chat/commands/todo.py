@@ -13,14 +13,14 @@ if TYPE_CHECKING:
 
 
 @slash_command("todo", "Show the model's checklist (/todo clear empties it)", arguments="[clear]")
-def todo_command(ctx: CommandContext, arguments: str) -> None:
+async def todo_command(ctx: CommandContext, arguments: str) -> None:
     host = ctx.host
     if host is None:
         ctx.say("The model is not ready yet.", "warning")
         return
     word = arguments.strip().lower()
     if word == "clear":
-        host.clear_todos()
+        await host.clear_todos()
         ctx.say("Checklist cleared.", "info")
         return
     if word:

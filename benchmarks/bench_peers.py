@@ -1,0 +1,326 @@
+"""zett side by side with other terminal coding agents, one run, the same scripted server.
+
+Run: ``python -m benchmarks.bench_peers --zettcode PATH --vibe PATH`` (each optional: the path of
+that program's executable, installed in a venv of its own, see README "Benchmarks"; ``--runs``,
+default 3). It prints medians and the machine's load average before and after.
+
+Every program is spawned in a pseudo-terminal (120x36, read through pyte, ``bench_app.Pty``) with a
+home folder of its own, configured to use one OpenAI-compatible server on 127.0.0.1
+(``tests.fakes.llm_server`` in its own process, its CPU not counted) that answers every prompt with
+the 58 KB Markdown answer (``bench_transcript.make_answer``, ~7,300 deltas of 8 characters). The
+bare Textual app (``benchmarks/minimal_app.py``) is the baseline for what needs no model.
+
+1. **launch -> prompt**: from the spawn until the program's prompt line is on screen.
+2. **launch -> first key**: a key written right after the spawn, until the prompt line shows it;
+   "lost" when it has not shown 5 s after the prompt did. Then a key typed once the prompt is
+   on screen and quiet (zett and ZettCode: once the status line says idle / ready), until it shows.
+3. **58 KB answer**: from Enter until the answer's last words are on screen; zett and ZettCode
+   also from Enter until their status line says idle / ready again.
+4. **PSS** after that answer once the screen is quiet (``/proc/PID/smaps_rollup``; the bare app
+   with nothing typed), summed over the program's process tree (mistral-vibe 3.0.3 is a Rust
+   UI running a Python app server).
+5. **idle CPU per 10 s**: the process tree's CPU time over 10 s of no input, after 1 s of quiet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.bench_app import (
+    MINIMAL,
+    START_KEY,
+    TICKS_PER_SECOND,
+    ZETT,
+    Pty,
+    ServerProcess,
+    isolated_env,
+    spawned,
+)
+from benchmarks.bench_startup import pss_kib
+from benchmarks.bench_transcript import make_answer
+
+IDLE_WINDOW = 10.0
+PROMPT = "the long answer, please"
+#: After the prompt shows, how long a key typed at spawn may still take to appear before it counts as lost.
+KEY_GRACE = 5.0
+#: ZettCode needs ~1 min for the answer on a quiet machine, several under load.
+ANSWER_TIMEOUT = 900.0
+#: The answer's end, as looked for on screen (these characters occur once in it).
+LAST_CHARACTERS = 26
+#: Typed once the prompt is on screen and the screen is quiet.
+LATER_KEY = "Q"
+
+
+def _screen_text(pty: Pty) -> str:
+    """The screen without any white space: a sentence wrapped anywhere (mid-word too) still matches."""
+    return "".join("".join(line.split()) for line in pty.screen.display)
+
+
+def _line_prompt(marker: str, placeholders: tuple[str, ...]) -> Callable[[Pty], str | None]:
+    """The prompt of a program whose input line starts with ``marker`` (the last such line)."""
+
+    def read(pty: Pty) -> str | None:
+        for line in reversed(pty.screen.display):
+            if line.startswith(marker):
+                text = line[len(marker) :].strip()
+                return "" if text.startswith(placeholders) else text
+        return None
+
+    return read
+
+
+@dataclass
+class Program:
+    """How to start one program, read its prompt and tell it is done, in a home of its own."""
+
+    name: str
+    executable: str
+    args: list[str]
+    prompt: Callable[[Pty], str | None]
+    configure: Callable[[Path, ServerProcess], dict[str, str]]
+    #: The status line says the answer is over (zett only: Enter -> idle).
+    idle: Callable[[Pty], bool] | None = None
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    keep = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL") if name in os.environ}
+    return {**keep, "HOME": str(home), "TERM": "xterm-256color", "COLORTERM": "truecolor"}
+
+
+def _zett_env(home: Path, server: ServerProcess) -> dict[str, str]:
+    return isolated_env(home, server)
+
+
+def _zettcode_env(home: Path, server: ServerProcess) -> dict[str, str]:
+    (home / ".zettcode").mkdir(parents=True, exist_ok=True)
+    (home / ".zettcode" / "config.toml").write_text(
+        f'[[models]]\nmodel = "gpt-test"\ntoken = "sk-bench-dummy"\nbase_url = "{server.openai_base_url}"\n\n'
+        "[update]\nenabled = false\n"
+    )
+    return _base_env(home)
+
+
+def _vibe_env(home: Path, server: ServerProcess) -> dict[str, str]:
+    (home / ".vibe").mkdir(parents=True, exist_ok=True)
+    (home / ".vibe" / "config.toml").write_text(
+        'active_model = "local"\n\n[[providers]]\nname = "fake"\n'
+        f'api_base = "{server.openai_base_url}"\napi_key_env_var = ""\n\n'
+        '[[models]]\nname = "gpt-test"\nprovider = "fake"\nalias = "local"\n'
+    )
+    return _base_env(home)
+
+
+def _minimal_env(home: Path, server: ServerProcess) -> dict[str, str]:
+    return isolated_env(home, server)
+
+
+def programs(zettcode: str | None, vibe: str | None) -> list[Program]:
+    found = [
+        Program("zett", sys.executable, ZETT, lambda pty: pty.composer(), _zett_env, Pty.idle),
+    ]
+    if zettcode:
+        found.append(
+            Program(
+                "ZettCode",
+                zettcode,
+                [],
+                _line_prompt("› ", ("Ask ZettCode",)),
+                _zettcode_env,
+                lambda pty: "● ready" in pty.status(),
+            )
+        )
+    if vibe:
+        found.append(Program("mistral-vibe", vibe, [], _line_prompt("> ", ()), _vibe_env))
+    return found
+
+
+BARE = Program("bare Textual app", sys.executable, MINIMAL, lambda pty: pty.composer(), _minimal_env)
+
+
+def wait(pty: Pty, condition: Callable[[], bool], timeout: float) -> float | None:
+    return pty.wait(condition, timeout)
+
+
+def launch(
+    program: Program, home: Path, server: ServerProcess, cwd: Path, samples: dict[str, list[float]]
+) -> None:
+    """Figures 1 and 2."""
+    env = program.configure(home, server)
+    with spawned(program.args, env, cwd, program.executable) as pty:
+        pty.child.send(START_KEY)
+        frame = wait(pty, lambda: program.prompt(pty) is not None, 60)
+        if frame is None:
+            print(f"  {program.name}: no prompt:\n" + "\n".join(pty.screen.display), file=sys.stderr)
+            return
+        samples.setdefault(f"{program.name}.frame", []).append(frame - pty.started)
+        shown = wait(pty, lambda: START_KEY in (program.prompt(pty) or ""), KEY_GRACE)
+        if shown is not None:
+            samples.setdefault(f"{program.name}.key", []).append(shown - pty.started)
+        else:
+            samples.setdefault(f"{program.name}.key_lost", []).append(1.0)
+        if program.idle is not None:  # zett: its agent is ready (warm-up imports done)
+            wait(pty, lambda: program.idle(pty), 60)  # type: ignore[misc]
+        pty.settle(quiet=0.5)
+        pty.child.send(LATER_KEY)
+        typed = time.perf_counter()
+        later = wait(pty, lambda: LATER_KEY in (program.prompt(pty) or ""), 30)
+        if later is not None:
+            samples.setdefault(f"{program.name}.later_key", []).append(later - typed)
+
+
+def answer(
+    program: Program, home: Path, server: ServerProcess, cwd: Path, samples: dict[str, list[float]], last: str
+) -> None:
+    """Figures 3, 4 and 5."""
+    env = program.configure(home, server)
+    with spawned(program.args, env, cwd, program.executable) as pty:
+        if wait(pty, lambda: program.prompt(pty) is not None, 60) is None:
+            print(f"  {program.name}: no prompt:\n" + "\n".join(pty.screen.display), file=sys.stderr)
+            return
+        if program.idle is not None:
+            wait(pty, lambda: program.idle(pty), 60)  # type: ignore[misc]
+        pty.settle(quiet=1.0)
+        pty.child.send(PROMPT + "\r")
+        sent = time.perf_counter()
+        shown = wait(pty, lambda: last in _screen_text(pty), ANSWER_TIMEOUT)
+        if shown is None:
+            print(f"  {program.name}: the answer's end never showed", file=sys.stderr)
+            return
+        samples.setdefault(f"{program.name}.answer", []).append(shown - sent)
+        if program.idle is not None:
+            idle = wait(pty, lambda: program.idle(pty), 60)  # type: ignore[misc]
+            if idle is not None:
+                samples.setdefault(f"{program.name}.answer_idle", []).append(idle - sent)
+        pty.settle(quiet=1.0, timeout=60)
+        footprint(pty, program.name, samples)
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (mistral-vibe is a Rust UI over a Python app server)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def tree_ticks(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def footprint(pty: Pty, name: str, samples: dict[str, list[float]]) -> None:
+    """PSS and idle CPU of the program's whole process tree."""
+    pids = process_tree(pty.child.pid)
+    pss = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            pss += pss_kib(pid)
+    samples.setdefault(f"{name}.pss", []).append(pss / 1024)
+    samples.setdefault(f"{name}.processes", []).append(len(pids))
+    pty.idle_for(1.0)
+    ticks = tree_ticks(pids)
+    pty.idle_for(IDLE_WINDOW)
+    samples.setdefault(f"{name}.idle", []).append((tree_ticks(pids) - ticks) / TICKS_PER_SECOND)
+
+
+def bare(home: Path, server: ServerProcess, cwd: Path, samples: dict[str, list[float]]) -> None:
+    launch(BARE, home / "launch", server, cwd, samples)
+    with spawned(BARE.args, BARE.configure(home / "idle", server), cwd) as pty:
+        pty.wait(lambda: pty.first_frame is not None, 30)
+        pty.settle()
+        footprint(pty, BARE.name, samples)
+
+
+def report(samples: dict[str, list[float]], names: list[str]) -> None:
+    def cell(key: str, unit: str) -> str:
+        values = samples.get(key)
+        lost = len(samples.get(key + "_lost", []))
+        if lost:
+            return f"lost {lost} of {lost + len(values or [])}"
+        if not values:
+            return "-"
+        value = statistics.median(values)
+        if unit == "n":
+            return f"{value:.0f}"
+        return f"{value:.0f} MB" if unit == "MB" else f"{value:.3f} s" if unit == "s" else f"{value:.2f} s"
+
+    rows = [
+        ("launch -> prompt", "frame", "s"),
+        ("launch -> first typed key shown", "key", "s"),
+        ("a key typed at the quiet prompt -> shown", "later_key", "s"),
+        ("58 KB answer: Enter -> last line shown", "answer", "s"),
+        ("58 KB answer: Enter -> status says ready/idle", "answer_idle", "s"),
+        ("PSS after the answer (bare app: idle)", "pss", "MB"),
+        ("processes", "processes", "n"),
+        (f"CPU per {IDLE_WINDOW:.0f} s idle", "idle", "cpu"),
+    ]
+    table = [("figure", *names)]
+    table += [(label, *(cell(f"{name}.{key}", unit) for name in names)) for label, key, unit in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print(" | ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--zettcode", help="the zettcode executable (ZettCode 0.2.0 in a venv of its own)")
+    parser.add_argument("--vibe", help="the vibe executable (mistral-vibe 3.0.3, Python 3.12+)")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    work = Path(tempfile.mkdtemp(prefix="zett-bench-peers-"))
+    text = make_answer()
+    last = "".join(text.split())[-LAST_CHARACTERS:]
+    server = ServerProcess(work / "server", text)
+    cwd = work / "project"
+    cwd.mkdir()
+    samples: dict[str, list[float]] = {}
+    started = time.perf_counter()
+    chosen = programs(args.zettcode, args.vibe)
+    try:
+        for run in range(args.runs):
+            for program in chosen:
+                launch(program, work / f"home-{program.name}-launch-{run}", server, cwd, samples)
+                answer(program, work / f"home-{program.name}-answer-{run}", server, cwd, samples, last)
+            bare(work / f"home-bare-{run}", server, cwd, samples)
+            print(f"  run {run + 1}/{args.runs} done", file=sys.stderr)
+    finally:
+        server.close()
+        shutil.rmtree(work, ignore_errors=True)
+    load_after = os.getloadavg()
+    print(
+        f"zett bench_peers: {os.cpu_count()} CPUs, {time.perf_counter() - started:.0f} s, medians of "
+        f"{args.runs}; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
+    )
+    report(samples, [program.name for program in chosen] + [BARE.name])
+
+
+if __name__ == "__main__":
+    main()

@@ -202,3 +202,20 @@ async def test_the_shell_dialog_of_explore_says_read_only_and_offers_no_network(
         assert "network on" not in text.lower() and "with network" not in text.lower()
         dialog.action_decline()
         await wait_for(pilot, lambda: idle(app))
+
+
+async def test_the_shell_dialog_in_plan_mode_says_the_project_is_read_only(project_dir: Path) -> None:
+    """Plan Mode runs an approved command with the project read-only: the dialog says so, not
+    "writes only in the project"."""
+    from zett_tui.runtime.modes import PermissionMode
+
+    model = ScriptedModel(tool_step("b1", "bash", {"command": "git log --oneline"}), text_step("Done."))
+    app = make_app(model, host_overrides={"permission_mode": PermissionMode.PLAN})
+    async with ready_app(app, size=(110, 40)) as pilot:
+        await submit(pilot, "look")
+        dialog = await dialog_armed(pilot)
+        text = screen_text(app)
+        assert "the project read-only (Plan Mode)" in text
+        assert "writes only in the project" not in text
+        dialog.action_decline()
+        await wait_for(pilot, lambda: idle(app))

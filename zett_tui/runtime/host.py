@@ -527,6 +527,10 @@ class AgentHost:
         """What the user should hear now (a damaged history set aside at start), and not again."""
         return self.notices.take()
 
+    def plan_active(self, session_id: str) -> bool:
+        """Plan Mode is on for ``session_id``: its commands run with the project read-only."""
+        return self._plan_active(session_id)
+
     def _plan_active(self, session_id: str) -> bool:
         """Plan Mode is on for the main session (by the mode, or the runtime's Plan Mode)."""
         if self.mode is PermissionMode.PLAN:

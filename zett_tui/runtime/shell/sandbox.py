@@ -328,11 +328,16 @@ class ShellSandbox:
             f"package caches); credential folders are hidden; network {network}."
         )
 
-    def where_it_runs(self) -> str:
-        """Where an approved command runs, in a few words for the approval dialog."""
+    def where_it_runs(self, *, read_only: bool = False) -> str:
+        """Where an approved command runs, in a few words for the approval dialog; ``read_only``:
+        the project is read-only for it (Plan Mode), and without a sandbox it does not run."""
         if not self.available:
+            if read_only:
+                return f"nowhere: Plan Mode runs commands only in a read-only sandbox ({self.unavailable_reason})"
             return f"outside any sandbox: {self.unavailable_reason}"
         network = "network on" if self.network else "no network"
+        if read_only:
+            return f"in the sandbox, the project read-only (Plan Mode), {network}"
         return f"in the sandbox: writes only in the project, {network}"
 
     def allow_network_once(self, session_id: str, call_id: str) -> None:

@@ -120,6 +120,15 @@ def _with_note(record: str, note: str) -> str:
 READ_ONLY_WHERE = "in the sandbox, read-only and without network: this subagent only reads"
 
 
+def _where_it_runs(host: AgentHost | None, session_id: str, reads_only: bool) -> str:
+    sandbox = host.shell_sandbox if host is not None else None
+    if host is None or sandbox is None:
+        return ""
+    if reads_only:
+        return READ_ONLY_WHERE
+    return sandbox.where_it_runs(read_only=host.plan_active(session_id))
+
+
 def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> tuple[Screen[Any], ToAnswer]:
     command, call_id = request.command, request.tool_call_id
     policy = host.shell_policy if host is not None else None
@@ -139,7 +148,7 @@ def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> 
         dangerous=dangerous,
         suggestions=suggestions,
         offer_network=bool(sandbox is not None and sandbox.offers_network_once and not reads_only),
-        where=(READ_ONLY_WHERE if reads_only else sandbox.where_it_runs()) if sandbox is not None else "",
+        where=_where_it_runs(host, request.session_id, reads_only),
     )
 
     def answer(picked: Picked | None) -> Answer:

@@ -407,12 +407,15 @@ class McpManager:
         stored. ``restart`` connects it again, asking the user to sign in."""
         if name not in self._configs:
             raise KeyError(name)
+        # The file is removed here and again once the server has stopped (a refresh may store new
+        # tokens meanwhile): whichever removal comes first, there was a sign-in.
+        had_sign_in = oauth_tokens.signed_in(name)
         self._signed_out.add(name)
         server = self._servers.pop(name, None)
         if server is not None:
             self._submit(self._stop_and_forget(server))
         self._on_change()
-        return oauth_tokens.forget(name)  # OSError: the data folder refused
+        return oauth_tokens.forget(name) or had_sign_in  # OSError: the data folder refused
 
     def disable(self, name: str) -> None:
         """Stop ``name`` for the rest of this process; its tools leave the next request."""

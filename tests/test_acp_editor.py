@@ -399,3 +399,20 @@ async def test_the_log_on_disk_is_redacted_and_each_record_written_once(llm_serv
     assert secret not in written and secret[:16] not in written
     ready = [line for line in written.splitlines() if "agent ready" in line]
     assert len(ready) == 2  # two sessions, one line each
+
+
+def test_a_folder_s_own_zett_tui_is_not_what_its_zett_acp_runs(tmp_path: Path) -> None:
+    """The zett acp started for another folder runs in that folder: a ``zett_tui`` package a cloned
+    repository (or a sandboxed command) put there is not what it imports."""
+    import subprocess
+
+    from zett_tui.acp.folders import child_command
+
+    marker = tmp_path / "ran"
+    project = tmp_path / "project"
+    (project / "zett_tui").mkdir(parents=True)
+    planted = f"open({str(marker)!r}, 'w').close()\n"
+    (project / "zett_tui" / "__init__.py").write_text(planted)
+    (project / "zett_tui" / "__main__.py").write_text(planted)
+    subprocess.run([*child_command(None, None), "--help"], cwd=project, capture_output=True, timeout=60)
+    assert not marker.exists()

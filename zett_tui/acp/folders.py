@@ -235,7 +235,9 @@ class FolderProcesses:
 
 def child_command(model: str | None, reasoning_effort: str | None) -> list[str]:
     """How this process was started, for a child (``python -m zett_tui acp`` and its options)."""
-    command = [sys.executable, "-m", "zett_tui", "acp"]
+    # -P: the folder is a project (a cloned repository, written by sandboxed commands); without it
+    # `python -m` would look for zett_tui there first, and a planted one would run as zett
+    command = [sys.executable, "-P", "-m", "zett_tui", "acp"]
     if model:
         command += ["--model", model]
     if reasoning_effort:

@@ -30,20 +30,18 @@ class Terminal:
         )
 
     def pump(self, seconds: float = 0.05) -> None:
-        """Read what zett writes for ``seconds``."""
         deadline = time.monotonic() + seconds
-        while self.read_once(max(0.0, deadline - time.monotonic())) and time.monotonic() < deadline:
-            pass
-
-    def read_once(self, timeout: float) -> bool:
-        """Read the next chunk zett writes, waiting at most ``timeout``; whether one came."""
-        try:
-            data = self.child.read_nonblocking(65536, timeout=timeout)
-        except (pexpect.TIMEOUT, pexpect.EOF):
-            return False
-        self.stream.feed(data)
-        self.on_output(data)
-        return True
+        while True:
+            try:
+                data = self.child.read_nonblocking(65536, timeout=max(0.0, deadline - time.monotonic()))
+            except pexpect.TIMEOUT:
+                return
+            except pexpect.EOF:
+                return
+            self.stream.feed(data)
+            self.on_output(data)
+            if time.monotonic() >= deadline:
+                return
 
     def on_output(self, data: bytes) -> None:
         """Called with each chunk zett wrote (a terminal that answers questions overrides it)."""
@@ -54,7 +52,7 @@ class Terminal:
     def wait_for(self, condition: Callable[[str], bool], timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            self.read_once(0.1)  # the screen is looked at after each chunk, not each 0.1 s
+            self.pump(0.1)
             shown = self.text()
             if condition(shown):
                 return shown

@@ -511,7 +511,7 @@ class AgentHost:
         )
         recorder = self.recorder
         if recorder is not None:
-            await asyncio.to_thread(recorder.append_record, self.session_id, mark)
+            await recorder.append_record(self.session_id, mark)
 
     def _changes_notice(self, text: str, record: TurnRecord) -> None:
         """A turn changed files: its line, which expands to the files and their diff."""

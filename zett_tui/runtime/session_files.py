@@ -8,7 +8,6 @@ session another zett has open is refused at once), then for the rest (:meth:`ope
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
@@ -126,7 +125,7 @@ class SessionFiles:
         history, self.history = self.history, None
         # without the lock another zett may be writing the session: nothing is written from here
         if self.recorder is not None and self.recorder.unsaved and self.lock.settled:
-            await asyncio.to_thread(self.recorder.flush)
+            await self.recorder.write_waiting()
         if history is not None:
             with contextlib.suppress(Exception):
                 await history.close()

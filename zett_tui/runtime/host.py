@@ -242,7 +242,7 @@ class AgentHost:
             self._storage_notice,
         )
         self.files = files
-        files.claim()  # SessionBusy: another zett has the session
+        await files.claim()  # SessionBusy: another zett has the session
         self.model = await asyncio.to_thread(options.model_factory)
         self._adopt_window_finding(self.model)
         # Nothing reaches a file unredacted: without a redactor from startup, the built-in rules and

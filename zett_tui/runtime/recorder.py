@@ -29,7 +29,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import aiofiles.os
 from zett_agent.agent import AgentRunContext
 from zett_agent.extensions.events import ExtensionEvent, RunCancelledEvent
 from zett_agent.extensions.jsonl import JSONLExtension
@@ -38,6 +37,7 @@ from zett_agent.messages import AssistantMessage, UserMessage
 from zett_tui.core.line_append import append_whole, append_whole_async
 from zett_tui.core.redact import Redactor as _Rules
 from zett_tui.core.redact import redact_json_line
+from zett_tui.core.thread_lock import held_off_loop
 from zett_tui.runtime.turn_journal import TurnJournal
 from zett_tui.sessions.image_files import externalized_line, images_folder
 
@@ -158,24 +158,20 @@ class TurnRecorder(JSONLExtension):
         return await asyncio.shield(asyncio.ensure_future(self._write_from_loop(line)))
 
     async def _write_from_loop(self, line: tuple[Path, bytes] | None) -> bool:
-        async with self._loop_writer:
-            # the lock a turn's line holds in zett-agent's thread: waited for off the loop
-            await aiofiles.os.wrap(self._write_lock.acquire)()
-            try:
-                if line is not None:
-                    self._unsaved.append(line)
-                while self._unsaved:
-                    path, data = self._unsaved[0]
-                    try:
-                        await append_whole_async(path, data)
-                    except Exception as error:
-                        self._write_failed(error, path)
-                        return False
-                    self._unsaved.pop(0)
-                self._all_written()
-                return True
-            finally:
-                self._write_lock.release()
+        # _write_lock is the lock a turn's line holds in zett-agent's thread
+        async with self._loop_writer, held_off_loop(self._write_lock):
+            if line is not None:
+                self._unsaved.append(line)
+            while self._unsaved:
+                path, data = self._unsaved[0]
+                try:
+                    await append_whole_async(path, data)
+                except Exception as error:
+                    self._write_failed(error, path)
+                    return False
+                self._unsaved.pop(0)
+            self._all_written()
+            return True
 
     def _write_unsaved(self) -> bool:
         """The waiting lines, written from a thread that holds ``_write_lock``."""

@@ -8,6 +8,7 @@ session another zett has open is refused at once), then for the rest (:meth:`ope
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
@@ -43,16 +44,29 @@ class SessionFiles:
         #: The history extension (``runtime.history_open``); None until :meth:`open`.
         self.history: Any = None
 
-    def claim(self) -> None:
+    async def claim(self) -> None:
         """Take the session's writer lock; a folder that cannot hold it starts the in-memory spell.
+
+        Taking it reads and writes the session file (a torn last line ended, a killed zett's
+        unfinished turn added to it: ``sessions.lock.claim_session``), a batch of blocking calls
+        that runs in a thread. Cancelled meanwhile, the lock is given back once it is had.
 
         Raises:
             SessionBusy: another zett has the session.
         """
-        unavailable = self.lock.claim()
+        claiming = asyncio.ensure_future(asyncio.to_thread(self.lock.claim))
+        try:
+            unavailable = await asyncio.shield(claiming)
+        except asyncio.CancelledError:
+            claiming.add_done_callback(self._release_if_claimed)
+            raise
         if unavailable is not None:
             self.storage.report(unavailable)
         self.storage.guard_with(self.lock)
+
+    def _release_if_claimed(self, claiming: asyncio.Future[object]) -> None:
+        if not claiming.cancelled() and claiming.exception() is None:
+            self.lock.release()
 
     async def open(self, redact: Redactor, *, resumed: bool) -> list[Notice]:
         """Open the history and the transcript and start the retry; returns what to tell the user

@@ -18,6 +18,7 @@ from typing import Any
 from zett_tui.runtime.events import ContextMeasured, Notice
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.storage_retry import LockSlot, StorageRetry, retry_session_writes
+from zett_tui.sessions.lock import LockUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class SessionFiles:
             self.storage.report(unavailable)
         self.storage.guard_with(self.lock)
 
-    def _release_if_claimed(self, claiming: asyncio.Future[object]) -> None:
+    def _release_if_claimed(self, claiming: asyncio.Future[LockUnavailable | None]) -> None:
         if not claiming.cancelled() and claiming.exception() is None:
             self.lock.release()
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from zett_tui.core.todo_items import TodoItem
     from zett_tui.runtime.events import ContextMeasured, Notice
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.modes import PermissionMode
     from zett_tui.ui.chat.decisions import DecisionDialogs
     from zett_tui.ui.chat.presenter import TurnPresenter
     from zett_tui.ui.chat.view import ChatApp
@@ -495,7 +496,6 @@ class ChatScreen(Screen[None]):
 
         freeze_startup_objects()
         self.run_worker(self._show_session_id(host.session_id), group="session-id", exit_on_error=False)
-        self.sync_mode()
         self._open_session(host)
 
     def _open_session(self, host: AgentHost) -> None:
@@ -605,13 +605,14 @@ class ChatScreen(Screen[None]):
 
         cycle_mode(self.command_context)
 
-    def sync_mode(self, note: str = "") -> None:
-        """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode), and
-        ``note`` beside it for ``MODE_NOTE_SECONDS``: each change replaces the last, none stacks."""
-        if self.turns.session is not None:
-            self.turns.session.mode_changed()  # the status line follows the core (_session_changed)
-        elif self.host is not None:
-            self.permission_mode = self.host.mode.value
+    def set_mode(self, mode: PermissionMode, note: str = "") -> None:
+        """Switch the mode through the session core (the status line follows it:
+        ``_session_changed``), and show ``note`` beside it for ``MODE_NOTE_SECONDS``: each change
+        replaces the last, none stacks."""
+        session = self.turns.session
+        if session is None:  # the model is still starting: there is no mode to switch yet
+            return
+        session.set_mode(mode)
         if note:
             self.status.mode_note = note
             if self._mode_note_timer is not None:

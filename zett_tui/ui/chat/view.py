@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.events import ContextMeasured
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.modes import PermissionMode
     from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.attention import Attention
     from zett_tui.ui.chat.commands.registry import CommandList
@@ -130,7 +131,9 @@ class ChatView(Protocol):
 
     def key_help(self) -> list[tuple[str, str]]: ...
 
-    def sync_mode(self, note: str = "") -> None: ...
+    def set_mode(self, mode: PermissionMode, note: str = "") -> None:
+        """Switch the mode through the session core (nothing before the session is open); ``note``
+        shows beside it in the status line for a few seconds."""
 
     # -- the prompt ---------------------------------------------------------------------------------
 

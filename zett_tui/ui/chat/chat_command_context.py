@@ -33,7 +33,8 @@ class ChatCommandContext:
 
     @property
     def host(self) -> AgentHost | None:
-        return self._chat.host
+        session = self._chat.session
+        return session.host if session is not None else None
 
     @property
     def start_failed(self) -> bool:

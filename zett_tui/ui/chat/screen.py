@@ -31,6 +31,7 @@ from zett_tui.runtime.prompt_queue import JOINER
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
+from zett_tui.ui.chat.session_start import PastSession
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from zett_tui.runtime.events import ContextMeasured, Notice
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.modes import PermissionMode
+    from zett_tui.runtime.session import SessionCore
     from zett_tui.ui.chat.decisions import DecisionDialogs
     from zett_tui.ui.chat.presenter import TurnPresenter
     from zett_tui.ui.chat.view import ChatApp
@@ -133,10 +135,8 @@ class ChatScreen(Screen[None]):
         self.host: AgentHost | None = None
         self._dialogs: DecisionDialogs | None = None
         self.warmup_failed = False
-        #: The status of the last turn a resumed session painted (``cancelled``, ``interrupted``...).
-        self.last_past_status: str | None = None
-        #: That turn's last part is answer text (a partial answer after a kill).
-        self.last_past_ended_in_text = False
+        #: How the past of a resumed session ended, once painted (``session_start``).
+        self._past = PastSession()
         self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
@@ -176,6 +176,11 @@ class ChatScreen(Screen[None]):
             ChatScreen.context_window_guessed,
             queued=ChatScreen.queued_prompts,
         )
+
+    @property
+    def session(self) -> SessionCore | None:
+        """The session core, once the model is ready (``_open_session``)."""
+        return self.turns.session
 
     @property
     def dialogs(self) -> DecisionDialogs:
@@ -405,25 +410,12 @@ class ChatScreen(Screen[None]):
         self._open_for_input()
 
     async def _show_past_session(self, path: Path, session_id: str) -> None:
-        from zett_tui.sessions.recorded_turns import TextBlock
-        from zett_tui.ui.chat.past_turns import last_labelled_model, load_past_session, paint_past_session
+        from zett_tui.ui.chat.session_start import show_past_session
 
-        past = await load_past_session(path, previews=self.launch.image_previews)
-        paint_past_session(self.transcript, past, session_id)
-        if past.page.turns:
-            last = past.page.turns[-1]
-            self.last_past_status = last.status
-            self.last_past_ended_in_text = bool(last.blocks) and isinstance(last.blocks[-1], TextBlock)
-        self.turns.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
-        from zett_tui.sessions.meta import forked_from
-
-        parent = await asyncio.to_thread(forked_from, path)
-        if parent is not None:
-            self.say(
-                f"Forked session {parent} into {session_id}: this copy goes on, the original stays as it was."
-            )
-        else:
-            self.say(f"Resumed session {session_id}.")
+        self._past = await show_past_session(
+            self.transcript, self.say, path, session_id, previews=self.launch.image_previews
+        )
+        self.turns.answer_model = self._past.answer_model or self.launch.model_label
         self._open_for_input()
 
     def _open_for_input(self) -> None:
@@ -453,22 +445,17 @@ class ChatScreen(Screen[None]):
             await asyncio.to_thread(import_after_first_frame)
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
-        from zett_tui.entry.bootstrap import StartFailed, open_session
+        from zett_tui.entry.bootstrap import StartFailed
+        from zett_tui.ui.chat.session_start import start_host
 
         if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
             from zett_tui.ui.chat.trust_prompt import settle_project_trust
 
             resume_collection()  # the question can stay open for as long as the user likes
             await settle_project_trust(self, self.launch)
-        from zett_tui.ui.chat.workspace_commands import offer_workspace_files
-
-        files = await offer_workspace_files(
-            self, self.launch.cwd
-        )  # after the trust question: a project's need it
-        from zett_tui.ui.chat.mcp_status import start_mcp
-
+        past = self._past if self.launch.resume_path is not None else None
         try:  # the bootstrap ``zett -p`` and ``zett acp`` share
-            host = await open_session(self.launch, files, mcp=start_mcp(self, self.launch.mcp_servers))
+            host, measured = await start_host(self, self.launch, past)
         except StartFailed as error:
             self.warmup_failed = True
             self.turns.refuse_sends(
@@ -477,17 +464,6 @@ class ChatScreen(Screen[None]):
             self.say(f"Could not start the model: {error}", "error")
             self._show_activity(Activity.NOT_READY)
             return
-        try:
-            for problem in host.extension_report.problems:
-                self.say(str(problem), "warning")
-            for notice in host.take_notices():  # said now, not at the first turn
-                self.transcript.add(notice_block(notice))
-            if self.launch.resume_path is not None:
-                await self._offer_interrupted_turn(host)
-            measured = await host.estimate_context()
-        except BaseException:  # the screen went away before it took the host (a quit at startup)
-            await asyncio.shield(host.aclose())  # on_unmount cannot: self.host is not set yet
-            raise
         self.show_context(measured, window_guessed=host.context_window_guessed)
         self.host = host
         self.composer.read_rules = host.read_access  # the @ chips follow the session's read grants
@@ -514,34 +490,6 @@ class ChatScreen(Screen[None]):
 
         directory = self.launch.host_overrides.get("sessions_dir")
         self.status.session_id = await asyncio.to_thread(shown_session_id, session_id, directory)
-
-    async def _offer_interrupted_turn(self, host: AgentHost) -> None:
-        from zett_agent.resume import ResumeKind
-
-        found = await host.resume_point()
-        if found is None:
-            return
-        point = found.description or str(found.kind)
-        carry_on = "Type /continue to carry it on, or write a new prompt."
-        if self.last_past_status == "cancelled":  # the history alone cannot tell a stop from a crash
-            self.say(f"You stopped the last turn before it ended. {carry_on}", "warning")
-        elif (
-            self.last_past_status == "interrupted"
-            and self.last_past_ended_in_text
-            and found.kind is ResumeKind.CALL_MODEL
-        ):
-            # the answer above was streamed and recorded, but zett was killed before the model's
-            # memory kept it: "the model was never answered" would contradict what is on screen
-            self.say(
-                "zett was stopped while the model was answering: the answer above is as far as it got, "
-                "and the model's memory does not have it. Type /continue to ask it again, or write a "
-                "new prompt.",
-                "warning",
-            )
-        elif self.last_past_status == "interrupted":
-            self.say(f"zett was stopped during the last turn ({point}). {carry_on}", "warning")
-        else:
-            self.say(f"The last turn was cut off ({point}). {carry_on}", "warning")
 
     # -- prompts and turns ----------------------------------------------------------------------
 

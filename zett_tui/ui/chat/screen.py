@@ -33,7 +33,6 @@ from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.session_start import PastSession
 from zett_tui.ui.chat.turns import TurnRunner
-from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
@@ -531,13 +530,10 @@ class ChatScreen(Screen[None]):
             bar.open()
 
     def key_help(self) -> list[tuple[str, str]]:
-        """Every key binding that does something here, generated from the bindings themselves, then
-        the keys whose meaning depends on the moment (``MOMENT_KEYS``), which no binding declares."""
-        seen: dict[str, str] = {}
-        for node, binding, enabled, tooltip in self.app.active_bindings.values():
-            if enabled and binding.description and _declared_by_zett(node, binding):
-                seen.setdefault(binding_label(binding), tooltip or binding.description)
-        return sorted(seen.items()) + list(MOMENT_KEYS)
+        """Every key that does something here, with what it does (``key_help``)."""
+        from zett_tui.ui.chat.key_help import keys_in_effect
+
+        return keys_in_effect(self.app.active_bindings.values())
 
     async def action_read_transcript(self, action: str) -> None:
         """Scrolling and block keys pressed in the prompt act on the transcript (its READING_KEYS)."""
@@ -598,26 +594,3 @@ class ChatScreen(Screen[None]):
         await self.turns.stop()
         if self.host is not None:
             await self.host.aclose()
-
-
-#: Keys that mean something else while a turn runs, on an empty prompt or pressed twice: the prompt
-#: and the screen handle them in code (``Composer._take_key``, ``action_cancel_turn``).
-MOMENT_KEYS = (
-    ("Enter, while a turn runs", "Tell the running turn (steer it; the note shows where it went in)"),
-    ("Tab, while a turn runs", "Queue the prompt for after the turn"),
-    ("Up, on an empty prompt", "Take the last queued prompt back to edit (Down puts it back)"),
-    ("Esc Esc, at idle on an empty prompt", "Rewind: pick a turn to go back to (/rewind)"),
-)
-
-
-def _declared_by_zett(node: object, binding: Binding) -> bool:
-    """True for bindings zett's own classes declare: the help leaves out TextArea's editing keys."""
-    if binding.action in ("command_palette", "app.command_palette"):
-        return True
-    for cls in type(node).__mro__:
-        if not cls.__module__.startswith("zett_tui"):
-            continue
-        for declared in cls.__dict__.get("BINDINGS", ()):
-            if isinstance(declared, Binding) and declared.action == binding.action:
-                return True
-    return False

@@ -251,6 +251,106 @@ async def test_anthropic_gets_adaptive_thinking_and_its_key(server: FakeLLMServe
     assert request.headers["x-api-key"] == "sk-ant-test-0000"
 
 
+async def test_an_anthropic_session_never_imports_the_anthropic_sdk(server: FakeLLMServer) -> None:
+    """~17 MB of pydantic types a Messages session has no use for: ``messages_request`` sends the
+    request with httpx and ``messages_stream`` reads the answer."""
+    script = (
+        "import asyncio, sys\n"
+        "from tests.test_providers_wire import run_turn\n"
+        "turn = asyncio.run(run_turn('anthropic', sys.argv[1]))\n"
+        "print(turn.text, turn.error, 'anthropic' in sys.modules)\n"
+    )
+    server.script(Reply.text("Hello there."))
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-c", script, server.base_url], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.strip() == "Hello there. None False", result.stderr
+
+
+#: What only the SDK sends: its telemetry (``x-stainless-*``) and its name.
+SDK_ONLY_HEADERS = ("x-stainless-", "user-agent")
+
+
+def _as_the_sdk_sends(provider_class: type) -> type:
+    """``provider_class`` with zett-agent's own client, request and close: the request through the SDK."""
+    from zett_agent.providers.anthropic import AnthropicProvider
+    from zett_agent.providers.anthropic_compatible import AnthropicCompatibleProvider
+
+    class ThroughTheSDK(provider_class):  # type: ignore[misc, valid-type]
+        _client = None  # zett-agent's __init__ sets it (zett's class has a lazy property there)
+        __init__ = AnthropicProvider.__init__
+        _open = AnthropicCompatibleProvider._open
+        aclose = AnthropicCompatibleProvider.aclose
+
+    return ThroughTheSDK
+
+
+@pytest.mark.parametrize("variant", ["plain", "extras", "bearer"])
+async def test_messages_request_sends_what_the_sdk_sent(
+    variant: str, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zett sends the Messages request with httpx (``messages_request``): the server gets the same
+    URL, query, headers and body as through the anthropic SDK, for a tool round trip whose thinking
+    block the server then refuses (``400 ... bound to a different conversation``: sent once more
+    without it), with the provider's extra headers, query and body, and with bearer auth."""
+    from zett_tui.providers import messages_stream
+
+    class Bearer(messages_stream.ZettAnthropicProvider):
+        bearer_auth = True
+
+    extras: dict[str, Any] = {}
+    if variant == "extras":
+        extras = {
+            "extra_headers": {"anthropic-beta": "context-1m-2025-08-07", "X-Gateway": "team-a"},
+            "extra_query": {"tenant": "t1"},
+            "extra_body": {"metadata": {"user_id": "u1"}},
+        }
+    ours_class = Bearer if variant == "bearer" else messages_stream.ZettAnthropicProvider
+    prompt = 'Qu\'y a-t-il ici ? 🗂\nTwo lines, a tab\tand "quotes".'
+    sent = []
+    for provider_class in (ours_class, _as_the_sdk_sends(ours_class)):
+
+        def build(*args: Any, provider_class: type = provider_class, **kwargs: Any) -> Any:
+            return provider_class(*args, **kwargs, **extras)
+
+        monkeypatch.setattr(messages_stream, "ZettAnthropicProvider", build)
+        server.script(
+            Reply("tool_call", content="Looking.", reasoning="Which files?", tool_name="glob",
+                  arguments={"pattern": "*"}),
+            Reply.error(400, "messages.1.content.0: The block is bound to a different conversation."),
+            Reply.text("Done."),
+        )  # fmt: skip
+        turn = await run_turn("anthropic", server.base_url, prompt=prompt)
+        assert turn.error is None, turn.sentence
+        assert turn.text == "Looking.Done."
+        requests = server.requests[-3:]
+        sent.append(
+            [
+                (
+                    request.path,
+                    {k: v for k, v in request.headers.items() if not k.startswith(SDK_ONLY_HEADERS)},
+                    request.body,
+                )
+                for request in requests
+            ]
+        )
+        if provider_class is ours_class:
+            assert not any(key.startswith("x-stainless-") for key in requests[0].headers), "sent by the SDK"
+    ours, theirs = sent
+    assert ours == theirs
+    first, refused, again = ours
+    assert first[1]["anthropic-version"] == "2023-06-01"
+    assert any(block.get("type") == "thinking" for block in refused[2]["messages"][1]["content"])
+    assert not any(block.get("type") == "thinking" for block in again[2]["messages"][1]["content"])
+    if variant == "extras":
+        assert first[0] == "/v1/messages?tenant=t1"
+        assert first[1]["anthropic-beta"] == "context-1m-2025-08-07"
+        assert first[2]["metadata"] == {"user_id": "u1"}
+    if variant == "bearer":
+        assert first[1]["authorization"] == "Bearer sk-ant-test-0000"
+
+
 async def test_ollama_is_asked_not_to_think(server: FakeLLMServer) -> None:
     await run_turn("ollama", server.base_url)
 

@@ -355,6 +355,86 @@ async def test_the_plain_providers_set_what_zett_agents_constructors_set_but_the
     )
 
 
+def _sent_headers(headers: Any) -> dict[str, str]:
+    """``headers`` as a server reads them, a later name replacing an earlier one whatever its case,
+    without what only the SDK sends: its telemetry (``X-Stainless-*``) and its name."""
+    return {
+        name.lower(): value
+        for name, value in headers.items()
+        if isinstance(value, str) and not name.lower().startswith(("x-stainless-", "user-agent"))
+    }
+
+
+async def test_the_anthropic_provider_sets_and_sends_what_zett_agents_does_but_the_sdk_client() -> None:
+    """zett's Anthropic provider replaces ``__init__`` (no SDK client) and ``_open`` (httpx,
+    ``messages_request``): an upstream attribute it does not set, a header the SDK client sends
+    (``anthropic-version``, the key) or a step of ``_open`` it does not take must show up here."""
+    from zett_agent.model import RetryOptions, TimeoutOptions
+    from zett_agent.providers.anthropic import AnthropicProvider
+    from zett_agent.providers.anthropic_compatible import AnthropicCompatibleProvider
+
+    from zett_tui.providers.messages_stream import ZettAnthropicProvider
+
+    class Bearer(ZettAnthropicProvider):
+        bearer_auth = True
+
+    class UpstreamBearer(AnthropicProvider):
+        bearer_auth = True
+
+    arguments: dict[str, Any] = {
+        "api_key": "k",
+        "base_url": "http://127.0.0.1:9/gateway",
+        "retry": RetryOptions(max_retries=1),
+        "prompt_cache": False,
+        "max_tokens": 1000,
+        "extra_headers": {"anthropic-beta": "b1", "x-api-key": "k2"},
+        "extra_query": {"v": "2"},
+        "extra_body": {"b": 3},
+        "timeout": TimeoutOptions(idle=9.0),
+    }
+    pairs = [
+        (AnthropicProvider("m", **arguments), ZettAnthropicProvider("m", **arguments)),
+        (UpstreamBearer("m", api_key="k"), Bearer("m", api_key="k")),
+    ]
+    for theirs, ours in pairs:
+        try:
+            upstream = {
+                name: value for name, value in vars(theirs).items() if name not in ("_client", "_http_client")
+            }
+            kept = {
+                name: value for name, value in vars(ours).items() if name not in ("_endpoint", "_http_client")
+            }
+            _check(
+                upstream == kept,
+                f"{type(theirs).__name__}.__init__ sets other attributes than zett's copy in "
+                f"providers/messages_stream.py: {sorted(set(upstream) ^ set(kept))}",
+            )
+            _check(
+                str(theirs._client.base_url).rstrip("/") + "/v1/messages" == ours._endpoint.url,
+                "the SDK's base URL is not where zett sends the request",
+            )
+            _check(
+                _sent_headers(theirs._client.default_headers) == _sent_headers(ours._endpoint.headers)
+                and dict(theirs._client.default_query) == dict(ours._endpoint.query),
+                "the anthropic SDK sends other headers or query: update providers/messages_request.py",
+            )
+        finally:
+            await theirs.aclose()
+            await ours.aclose()
+    opening = inspect.getsource(AnthropicCompatibleProvider._open)
+    _check(
+        all(
+            step in opening
+            for step in (
+                "self._request_body(request)",
+                "self._forget_thinking(error, body)",
+                "self._first_byte(",
+            )
+        ),
+        "AnthropicCompatibleProvider._open takes other steps: update ZettAnthropicProvider._open",
+    )
+
+
 def test_the_plain_provider_sends_zett_agents_rendering_of_the_messages() -> None:
     from zett_agent.messages import AssistantMessage, SystemMessage, UserMessage
     from zett_agent.model import ModelRequest

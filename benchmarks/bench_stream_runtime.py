@@ -161,8 +161,9 @@ def providers(base: str) -> dict[str, Callable[[], Any]]:
     from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider
 
     class SDKChat(PlainMessagesCompatibleProvider):
-        """zett's endpoint provider with zett-agent's own stream loop (the SDK's chunks)."""
+        """zett's endpoint provider with zett-agent's own request and stream loop (the SDK's chunks)."""
 
+        _open_chat = OpenAICompatibleProvider._open_chat  # type: ignore[assignment]
         _stream_chat = OpenAICompatibleProvider._stream_chat
 
     retry = RetryOptions(max_retries=0)

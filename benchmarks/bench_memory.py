@@ -105,10 +105,11 @@ print(json.dumps({"pss": pss(), "modules": len(sys.modules)}))
 #: An Anthropic session against the fake server (``ANTHROPIC_BASE_URL`` is its root).
 ZETT_ANTHROPIC = ["-m", "zett_tui", "--model", "anthropic:claude-test"]
 
-#: ``build_model`` for Anthropic in a fresh interpreter: seconds, and whether the SDK was imported.
+#: ``build_model`` for Anthropic in a fresh interpreter: wall and CPU seconds, and whether the SDK
+#: was imported.
 BUILD_PROBE = """
 import sys, time
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 if sys.argv[1] == "sdk":
     from benchmarks.anthropic_sdk_request import use_the_sdk_request
     use_the_sdk_request()
@@ -116,7 +117,7 @@ from zett_tui.providers.build import ModelChoice, build_model
 model = build_model(ModelChoice("anthropic", "claude-x"), {}, {"ANTHROPIC_API_KEY": "k"})
 if sys.argv[1] == "sdk":
     model._client.messages  # what build_model touched for the SDK client, off the event loop
-print(time.perf_counter() - started, "anthropic" in sys.modules)
+print(time.perf_counter() - started, time.process_time() - cpu, "anthropic" in sys.modules)
 """
 
 
@@ -175,7 +176,7 @@ def anthropic_sessions(runs: int) -> None:
     load_before = os.getloadavg()
     variants = {"SDK request (before)": True, "zett's request": False}
     found: dict[str, list[tuple[float, float, bool, int]]] = {}
-    build: dict[str, list[tuple[float, bool]]] = {}
+    build: dict[str, list[tuple[float, float]]] = {}
     for run in range(runs):
         for label, sdk_request in variants.items():
             with tempfile.TemporaryDirectory(prefix="zett-bench-memory-") as folder:
@@ -192,21 +193,24 @@ def anthropic_sessions(runs: int) -> None:
                 timeout=120,
                 check=True,
             )
-            seconds, imported = result.stdout.split()
-            build.setdefault(label, []).append((float(seconds), imported == "True"))
+            wall, cpu, _ = result.stdout.split()
+            build.setdefault(label, []).append((float(wall), float(cpu)))
         print(f"run {run + 1} of {runs} done", file=sys.stderr)
     print(f"Anthropic session, 58 KB answer; medians of {runs}")
     print(
-        f"{'request':<22} {'PSS idle':>9} {'PSS after':>10} {'modules':>8} {'anthropic?':>11} {'build_model':>12}"
+        f"{'request':<22} {'PSS idle':>9} {'PSS after':>10} {'modules':>8} {'anthropic?':>11}"
+        f" {'build_model wall / CPU':>23}"
     )
     for label, samples in found.items():
         before = statistics.median(sample[0] for sample in samples)
         after = statistics.median(sample[1] for sample in samples)
         count = statistics.median(sample[3] for sample in samples)
         imported = "yes" if any(sample[2] for sample in samples) else "no"
-        seconds = statistics.median(sample[0] for sample in build[label])
+        wall = statistics.median(sample[0] for sample in build[label])
+        cpu = statistics.median(sample[1] for sample in build[label])
         print(
-            f"{label:<22} {before:>6.1f} MB {after:>7.1f} MB {count:>8.0f} {imported:>11} {seconds:>10.3f} s"
+            f"{label:<22} {before:>6.1f} MB {after:>7.1f} MB {count:>8.0f} {imported:>11}"
+            f" {wall:>12.3f} / {cpu:.3f} s"
         )
     load_after = os.getloadavg()
     print(f"\nload average {load_before[0]:.2f} before, {load_after[0]:.2f} after; {os.cpu_count()} CPUs")

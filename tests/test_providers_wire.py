@@ -431,10 +431,11 @@ async def test_400_shows_the_providers_reason(provider: str, server: FakeLLMServ
     )
 
 
-async def test_a_proxy_web_page_is_recognised(server: FakeLLMServer) -> None:
+@pytest.mark.parametrize("provider", ["endpoint", "anthropic"])
+async def test_a_proxy_web_page_is_recognised(provider: str, server: FakeLLMServer) -> None:
     server.script(Reply.error(502, html=True))
 
-    turn = await run_turn("endpoint", server.base_url)
+    turn = await run_turn(provider, server.base_url)
 
     assert "answered HTTP 502 with a web page" in turn.sentence
     assert "<html" not in turn.sentence
@@ -491,6 +492,32 @@ async def test_a_stall_longer_than_the_idle_timeout(provider: str, server: FakeL
 
     assert "went silent for 0.2 seconds in the middle of the answer, so it is incomplete" in turn.sentence
     assert len(server.requests) == 1, "a silent provider is not asked again"
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_no_headers_within_the_first_byte_limit(provider: str, server: FakeLLMServer) -> None:
+    """zett's own request (``streamed_request``) is given up on as the SDK's was, and not sent again."""
+    server.script(Reply.stall(3.0, before_headers=True))
+
+    impatient = TimeoutOptions(connect=2.0, first_byte=0.3, idle=5.0)
+    turn = await run_turn(provider, server.base_url, timeout=impatient, retry=ONE_QUICK_RETRY)
+
+    assert "sent no response within 0.3 seconds" in turn.sentence
+    assert len(server.requests) == 1, "a silent provider is not asked again"
+
+
+def test_a_header_given_again_replaces_the_default_whatever_its_case() -> None:
+    """A gateway's ``x-api-key`` in the provider's headers replaces ``X-Api-Key``: one is sent, not both."""
+    from zett_tui.providers.messages_request import messages_endpoint
+
+    endpoint = messages_endpoint(
+        "http://127.0.0.1:9/", "sk-ant-a", {"x-api-key": "gateway-b", "ANTHROPIC-VERSION": "2099-01-01"}, {},
+        bearer=False,
+    )  # fmt: skip
+    sent = {name.lower(): value for name, value in endpoint.headers.items()}
+    assert len(sent) == len(endpoint.headers)
+    assert sent["x-api-key"] == "gateway-b" and sent["anthropic-version"] == "2099-01-01"
+    assert endpoint.url == "http://127.0.0.1:9/v1/messages"
 
 
 # -- the process form of the fake server ----------------------------------------------------------------

@@ -8,6 +8,7 @@ failure. Retries have no delay, and the only waits are fractions of a second.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -266,6 +267,38 @@ async def test_an_anthropic_session_never_imports_the_anthropic_sdk(server: Fake
         [sys.executable, "-c", script, server.base_url], cwd=root, capture_output=True, text=True, timeout=120
     )
     assert result.stdout.strip() == "Hello there. None False", result.stderr
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_a_whole_print_mode_session_imports_neither_sdk(
+    provider: str, server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """``zett -p`` end to end (config, session store, hooks, the turn, the exit), not just a turn:
+    nothing on the way imports a provider SDK."""
+    server.script(Reply.text("Hello there."))
+    _, provider_env = settings_for(server.base_url)
+    home = tmp_path / "home"
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+        **provider_env,
+    }
+    code = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('SDKs', 'openai' in sys.modules, 'anthropic' in sys.modules))\n"
+        f"sys.argv = ['zett', '-p', 'hi', '--model', '{provider}:model-test']\n"
+        "runpy.run_module('zett_tui', run_name='__main__', alter_sys=True)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["Hello", "there.", "SDKs", "False", "False"], result.stderr
 
 
 #: What only the SDK sends: its telemetry (``x-stainless-*``) and its name.

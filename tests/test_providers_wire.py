@@ -301,10 +301,6 @@ async def test_a_whole_print_mode_session_imports_neither_sdk(
     assert result.stdout.split() == ["Hello", "there.", "SDKs", "False", "False"], result.stderr
 
 
-#: What only the SDK sends: its telemetry (``x-stainless-*``) and its name.
-SDK_ONLY_HEADERS = ("x-stainless-", "user-agent")
-
-
 def _as_the_sdk_sends(provider_class: type) -> type:
     """``provider_class`` with zett-agent's own client, request and close: the request through the SDK."""
     from zett_agent.providers.anthropic import AnthropicProvider
@@ -648,7 +644,7 @@ async def test_messages_sent_past_the_sdk_transform_are_the_same_bytes(
     assert any(message.get("content") == prompt for message in ours[1]["messages"])
 
 
-#: What the openai SDK adds to every request of its own accord: its version and the machine's.
+#: What the SDKs add to every request of their own accord: their version and the machine's.
 SDK_ONLY_HEADERS = ("user-agent", "x-stainless-")
 #: Sent by the SDK to any server; zett sends them to OpenAI only (``sends_openai_account``).
 OPENAI_ACCOUNT_HEADERS = ("openai-organization", "openai-project")
@@ -736,3 +732,42 @@ async def test_zetts_providers_take_and_send_what_zett_agents_own_take_and_send(
     assert _comparable_headers(zett, account=account) == _comparable_headers(upstream, account=account)
     assert zett.headers["x-team"] == "blue" and zett.headers["authorization"] == "Bearer sk-test-0000"
     assert ("openai-organization" in zett.headers) is account
+
+
+def test_zetts_anthropic_provider_takes_and_refuses_what_zett_agents_own_does(server: FakeLLMServer) -> None:
+    """``ZettAnthropicProvider.__init__`` does what zett-agent's does without building the SDK
+    client (``providers/messages_stream.py``): the same parameters and the same refusals. What it
+    sends is checked on the wire above (``test_messages_request_sends_what_the_sdk_sent``)."""
+    import inspect
+
+    from zett_agent.providers.anthropic import AnthropicProvider
+
+    from zett_tui.providers.messages_stream import ZettAnthropicProvider
+
+    def parameters(cls: type) -> list[tuple[str, Any, Any]]:
+        return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+
+    assert parameters(ZettAnthropicProvider) == parameters(AnthropicProvider), (
+        "zett-agent's constructor changed: update ZettAnthropicProvider.__init__"
+    )
+    for wrong in (
+        {"api_key": ""},
+        {"base_url": ""},
+        {"response": True},
+        {"response": "yes"},
+        {"retry": "x"},
+        {"timeout": "x"},
+        {"prompt_cache": "yes"},
+        {"max_tokens": 0},
+        {"max_tokens": True},
+        {"extra_headers": {"X-A": 1}},
+        {"extra_query": {"q": 3}},
+        {"extra_body": {"b": object()}},
+    ):
+        arguments = {"model": "m", "api_key": "k", "base_url": server.base_url, **wrong}
+        refusals = []
+        for cls in (AnthropicProvider, ZettAnthropicProvider):
+            with pytest.raises(ValueError) as refused:
+                cls(**arguments)
+            refusals.append(str(refused.value))
+        assert refusals[0] == refusals[1], wrong

@@ -289,6 +289,50 @@ async def test_a_subagents_run_shows_as_rows_and_its_question_names_it(
     assert client.text() == "The subagent tidied up."
 
 
+async def test_a_subagents_own_subagent_shows_under_its_parents_row(
+    llm_server: Any, project_dir: Path
+) -> None:
+    """With ``max_depth = 2`` a subagent delegates once more: the grandchild's rows are under the
+    subagent's ``task`` row (``t1/t1/...``), not at the top, though every call id is reused."""
+    from zett_tui.core import paths
+
+    paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file().write_text("[subagents]\nmax_depth = 2\n")
+    (project_dir / "notes.txt").write_text("the notes\n")
+    llm_server.script(
+        Reply.tool_call("task", {"description": "Outer job", "prompt": "Delegate the reading"}, call_id="t1"),
+        Reply.tool_call("task", {"description": "Inner job", "prompt": "Read notes.txt"}, call_id="t1"),
+        Reply.tool_call("read_file", {"path": "notes.txt"}, call_id="t1"),
+        Reply.tool_call("write_file", {"path": "done.txt", "content": "done\n"}, call_id="c1"),
+        Reply.text("inner report"),
+        Reply.text("outer report"),
+        Reply.text("All done."),
+    )
+    client = EditorClient(["apply"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        done = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go")]), 90)
+    assert done.stop_reason == "end_turn" and client.text() == "All done."
+    assert (project_dir / "done.txt").read_text() == "done\n"
+    starts = {update.tool_call_id: update for update in client.of("tool_call")}
+    assert set(starts) == {"t1", "t1/t1", "t1/t1/t1", "t1/t1/c1"}
+    assert starts["t1/t1"].title == "Outer job › Inner job"
+    assert starts["t1/t1"].field_meta == {"zett": {"parentToolCallId": "t1"}}
+    assert starts["t1/t1/t1"].title == "Outer job › Inner job › read_file notes.txt"
+    assert starts["t1/t1/t1"].field_meta == {"zett": {"parentToolCallId": "t1/t1"}}
+    [(question, _options)] = client.questions
+    assert question.tool_call_id == "t1/t1/c1" and question.title.startswith("[general: Inner job] ")
+    updates = client.of("tool_call_update")
+    said = [
+        u
+        for u in updates
+        if u.tool_call_id == "t1/t1" and u.content and "subagent" in u.content[0].content.text
+    ]
+    assert said and said[0].field_meta == {"zett": {"parentToolCallId": "t1"}}
+    finished = {u.tool_call_id for u in updates if u.status == "completed"}
+    assert finished == {"t1", "t1/t1", "t1/t1/t1", "t1/t1/c1"}
+
+
 # -- two folders ----------------------------------------------------------------------------------
 
 

@@ -219,3 +219,30 @@ async def test_the_shell_dialog_in_plan_mode_says_the_project_is_read_only(proje
         assert "writes only in the project" not in text
         dialog.action_decline()
         await wait_for(pilot, lambda: idle(app))
+
+
+async def test_a_subagents_own_subagent_shows_in_its_block_and_ends_nothing_of_it(project_dir: Path) -> None:
+    """``max_depth = 2``: the nested subagent's rows join the block, named after its job; its end
+    does not end the outer subagent's rows, though its ``task`` call reuses the main call's id."""
+    from zett_tui.config.schema import SubagentSettings
+
+    (project_dir / "notes.txt").write_text("the answer is 42\n")
+    model = ScriptedModel(
+        task("t1", "Delegate the reading", description="outer job"),
+        task("t1", "Read notes.txt", description="inner job"),
+        tool_step("r1", "read_file", {"path": "notes.txt"}),
+        text_step("inner: 42"),
+        text_step("outer: 42"),
+        text_step("It is 42."),
+    )
+    app = make_app(model, subagents=SubagentSettings(max_depth=2))
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "ask a child")
+        await wait_for(pilot, lambda: idle(app))
+        [block] = blocks_of(app, TaskBlock)
+        assert block.state == "done" and block.child_status == "completed"
+        assert [(row.name, row.key_arg, row.state) for row in block.rows] == [
+            ("task", "inner job", "done"),
+            ("inner job › read_file", "notes.txt", "done"),
+        ]
+        assert "general · outer job" in block.key_arg

@@ -221,16 +221,16 @@ class TextOutput(HeadlessOutput):
 class JsonOutput(HeadlessOutput):
     """One JSON object per line on standard output; the failure reason also on standard error."""
 
-    def _subagent_tool(self, parent_call_id: str, event: ToolsStarted | ToolFinished) -> None:
-        """A subagent's tool call, as the main agent's with the ``task`` call it runs under."""
+    def _subagent_tool(self, activity: SubagentActivity, event: ToolsStarted | ToolFinished) -> None:
+        """A subagent's tool call, as the main agent's with the ``task`` call it runs under and the
+        subagent's session (call ids are unique only within a session: a subagent's own subagent's
+        ``parent_call_id`` is a call of the ``subagent_started`` whose ``session_id`` is its
+        ``parent_session_id``)."""
+        where = {"parent_call_id": activity.call_id, "session_id": activity.session_id}
         if isinstance(event, ToolsStarted):
             for call in event.calls:
                 self.emit(
-                    "tool_started",
-                    call_id=call.call_id,
-                    name=call.name,
-                    arguments=call.arguments,
-                    parent_call_id=parent_call_id,
+                    "tool_started", call_id=call.call_id, name=call.name, arguments=call.arguments, **where
                 )
         else:
             self.emit(
@@ -239,7 +239,7 @@ class JsonOutput(HeadlessOutput):
                 name=event.name,
                 state=event.state,
                 output=event.output,
-                parent_call_id=parent_call_id,
+                **where,
             )
 
     def emit(self, event_type: str, /, **fields: Any) -> None:
@@ -280,6 +280,7 @@ class JsonOutput(HeadlessOutput):
                 "subagent_started",
                 call_id=event.call_id,
                 session_id=event.session_id,
+                parent_session_id=event.parent_session_id,
                 description=event.description,
                 agent_type=event.agent_type,
             )
@@ -290,9 +291,10 @@ class JsonOutput(HeadlessOutput):
                 status=event.status,
                 input_tokens=event.input_tokens,
                 output_tokens=event.output_tokens,
+                session_id=event.session_id,
             )
         elif isinstance(event, SubagentActivity) and isinstance(event.event, ToolsStarted | ToolFinished):
-            self._subagent_tool(event.call_id, event.event)
+            self._subagent_tool(event, event.event)
         elif isinstance(event, TurnFinished):
             self._finish(event)
 

@@ -107,6 +107,12 @@ class TurnPresenter:
     #: Subagent blocks changed since their last redraw, and whether that redraw is scheduled.
     _stale_tasks: set[TaskBlock] = field(default_factory=set)
     _tasks_pending: bool = False
+    #: The block each running subagent's session shows in: its own ``task`` row's, or, for a
+    #: subagent's own subagent (``[subagents] max_depth`` above 1), its top ancestor's.
+    _subagent_blocks: dict[str, TaskBlock] = field(default_factory=dict)
+    #: The sessions of subagents started by another subagent (their rows join the ancestor's,
+    #: their names after the nested subagent's job and ``›``).
+    _nested: dict[str, str] = field(default_factory=dict)
     _finished: bool = False
     #: An answer block was shown in this turn.
     answered: bool = False
@@ -168,28 +174,62 @@ class TurnPresenter:
         elif isinstance(event, TurnFinished):
             self.finish(event)
 
-    def _subagent(self, event: SubagentStarted | SubagentActivity | SubagentFinished) -> None:
-        """A subagent's progress, on its task row (``ui.widgets.task_block``)."""
-        clock = self._tools.get(event.call_id)
-        if clock is None or not isinstance(clock.block, TaskBlock):
-            return
-        block = clock.block
+    def _subagent_block(
+        self, event: SubagentStarted | SubagentActivity | SubagentFinished
+    ) -> TaskBlock | None:
+        """The block a subagent's event shows in. Call ids are unique only within a session: a
+        nested subagent's ``task`` call may have the id of one of the main agent's."""
         if isinstance(event, SubagentStarted):
+            ancestor = self._subagent_blocks.get(event.parent_session_id)
+            if ancestor is not None:
+                self._nested[event.session_id] = " ".join(event.description.split())
+                self._subagent_blocks[event.session_id] = ancestor
+                return ancestor
+            clock = self._tools.get(event.call_id)
+            if clock is None or not isinstance(clock.block, TaskBlock):
+                return None
+            self._subagent_blocks[event.session_id] = clock.block
+            return clock.block
+        if event.session_id:
+            return self._subagent_blocks.get(event.session_id)
+        clock = self._tools.get(event.call_id)  # an event that names no session
+        return clock.block if clock is not None and isinstance(clock.block, TaskBlock) else None
+
+    def _subagent(self, event: SubagentStarted | SubagentActivity | SubagentFinished) -> None:
+        """A subagent's progress, on its task row (``ui.widgets.task_block``). A subagent's own
+        subagent's rows and tokens go to the same block; its start and end change nothing else."""
+        block = self._subagent_block(event)
+        if block is None:
+            return
+        nested = self._nested.get(event.session_id) if event.session_id else None
+        if isinstance(event, SubagentStarted):
+            if nested is not None:
+                return
             block.child_started(event.agent_type, event.model)
         elif isinstance(event, SubagentFinished):
-            block.child_finished(event.status, event.input_tokens + event.output_tokens)
+            self._subagent_blocks.pop(event.session_id, None)
+            if nested is not None:
+                del self._nested[event.session_id]
+                return
+            # Its own tokens, or more: the block also counted its nested subagents' as they came.
+            block.child_finished(event.status, max(block.tokens, event.input_tokens + event.output_tokens))
         else:
             inner = event.event
             if isinstance(inner, ToolsStarted):
-                block.child_tools_started([(c.call_id, c.name, c.key_argument) for c in inner.calls])
+                prefix = f"{nested} › " if nested else ""
+                block.child_tools_started([(c.call_id, prefix + c.name, c.key_argument) for c in inner.calls])
             elif isinstance(inner, ToolFinished):
                 declined = inner.call_id in self._declined and inner.state in ("failed", "done")
                 block.child_tool_finished(inner.call_id, "declined" if declined else inner.state)
             elif isinstance(inner, UsageReported):
                 block.child_tokens(inner.input_tokens + inner.output_tokens)
             elif isinstance(inner, TextChunk):
+                if nested is not None:
+                    return  # the nested subagent's report reaches its parent, whose text shows
                 block.child_text(inner.text)
             elif isinstance(inner, ModelCallStarted):
+                if nested is not None:
+                    return
                 if not block.said:
                     return
                 block.child_step()

@@ -333,6 +333,29 @@ async def test_a_subagents_own_subagent_shows_under_its_parents_row(
     assert finished == {"t1", "t1/t1", "t1/t1/t1", "t1/t1/c1"}
 
 
+async def test_a_read_only_subagents_command_is_not_offered_the_network(llm_server: Any) -> None:
+    """``explore``'s commands run offline whatever is answered: its question offers no run with the
+    network on, which the main agent's question about the same command does."""
+    llm_server.script(
+        Reply.tool_call(
+            "task", {"description": "Look", "prompt": "ls", "subagent_type": "explore"}, call_id="t1"
+        ),
+        Reply.tool_call("bash", {"command": "ls"}, call_id="c1"),
+        Reply.text("looked"),
+        Reply.tool_call("bash", {"command": "ls"}, call_id="c2"),
+        Reply.text("Done."),
+    )
+    client = EditorClient(["run", "run"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        done = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go")]), 90)
+    assert done.stop_reason == "end_turn"
+    (child, child_options), (main, main_options) = client.questions
+    assert (child.tool_call_id, main.tool_call_id) == ("t1/c1", "c2")
+    assert "run_with_network" in {option.option_id for option in main_options}
+    assert "run_with_network" not in {option.option_id for option in child_options}
+
+
 # -- two folders ----------------------------------------------------------------------------------
 
 

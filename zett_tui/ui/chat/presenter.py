@@ -113,6 +113,8 @@ class TurnPresenter:
     #: The sessions of subagents started by another subagent (their rows join the ancestor's,
     #: their names after the nested subagent's job and ``›``).
     _nested: dict[str, str] = field(default_factory=dict)
+    #: Subagents' calls the user said no to, by session and call id.
+    _declined_in: set[tuple[str, str]] = field(default_factory=set)
     _finished: bool = False
     #: An answer block was shown in this turn.
     answered: bool = False
@@ -217,10 +219,23 @@ class TurnPresenter:
             inner = event.event
             if isinstance(inner, ToolsStarted):
                 prefix = f"{nested} › " if nested else ""
-                block.child_tools_started([(c.call_id, prefix + c.name, c.key_argument) for c in inner.calls])
+                block.child_tools_started(
+                    [
+                        (self._row_id(event.session_id, c.call_id), prefix + c.name, c.key_argument)
+                        for c in inner.calls
+                    ]
+                )
             elif isinstance(inner, ToolFinished):
-                declined = inner.call_id in self._declined and inner.state in ("failed", "done")
-                block.child_tool_finished(inner.call_id, "declined" if declined else inner.state)
+                said_no = (event.session_id, inner.call_id) in self._declined_in if event.session_id else None
+                declined = (
+                    inner.call_id in self._declined if said_no is None else said_no
+                ) and inner.state in (
+                    "failed",
+                    "done",
+                )
+                block.child_tool_finished(
+                    self._row_id(event.session_id, inner.call_id), "declined" if declined else inner.state
+                )
             elif isinstance(inner, UsageReported):
                 block.child_tokens(inner.input_tokens + inner.output_tokens)
             elif isinstance(inner, TextChunk):
@@ -268,8 +283,21 @@ class TurnPresenter:
         clock.block.set_waiting()
         self.transcript.refresh_block(clock.block)
 
-    def user_answered(self, call_id: str, *, declined: bool = False, outcome: str = "") -> None:
-        """The user answered the dialog about this call: it runs again (or ends as declined)."""
+    def _row_id(self, session_id: str, call_id: str) -> str:
+        """A subagent's row's id in its block: a nested subagent's calls share the block with its
+        parent's, so theirs carry the session (call ids are unique only within one)."""
+        return f"{session_id}/{call_id}" if session_id in self._nested else call_id
+
+    def user_answered(
+        self, call_id: str, *, declined: bool = False, outcome: str = "", session_id: str = ""
+    ) -> None:
+        """The user answered the dialog about this call (of the session ``session_id``, when a
+        subagent's): it runs again (or ends as declined)."""
+        if session_id in self._subagent_blocks:
+            if declined:
+                self._declined_in.add((session_id, call_id))
+            self.subagent_waiting(call_id, False, session_id)
+            return
         if declined:
             self._declined.add(call_id)
         clock = self._tools.get(call_id)
@@ -284,13 +312,19 @@ class TurnPresenter:
             clock.block.set_outcome(outcome)
         self.transcript.refresh_block(clock.block)
 
-    def subagent_waiting(self, call_id: str, waiting: bool) -> None:
+    def subagent_waiting(self, call_id: str, waiting: bool, session_id: str = "") -> None:
         """A dialog asks about (or was answered about) a subagent's call ``call_id``: its row under
-        the task says so, and the task's row waits with it (its clock stops meanwhile)."""
+        the task says so, and the task's row waits with it (its clock stops meanwhile). With the
+        subagent's ``session_id``, only its own block's row (several subagents' calls may share
+        an id); without, every block's row of that id."""
         now = time.monotonic()
+        only = self._subagent_blocks.get(session_id) if session_id else None
+        row = self._row_id(session_id, call_id) if only is not None else call_id
         for clock in self._tools.values():
             block = clock.block
-            if not isinstance(block, TaskBlock) or not block.child_waiting(call_id, waiting):
+            if not isinstance(block, TaskBlock) or (only is not None and block is not only):
+                continue
+            if not block.child_waiting(row, waiting):
                 continue
             if waiting and clock.waiting_since is None:
                 clock.waiting_since = now

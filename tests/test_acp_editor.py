@@ -356,6 +356,47 @@ async def test_a_read_only_subagents_command_is_not_offered_the_network(llm_serv
     assert "run_with_network" not in {option.option_id for option in child_options}
 
 
+async def test_loading_a_session_replays_a_subagents_rows_under_its_task(
+    llm_server: Any, project_dir: Path
+) -> None:
+    """``session/load`` of a terminal session: the subagent's rows (and its own subagent's) come
+    back as they were shown live, not its prompt or report as the conversation's messages."""
+    from zett_tui.core import paths
+
+    paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file().write_text("[subagents]\nmax_depth = 2\n")
+    (project_dir / "notes.txt").write_text("the notes\n")
+    llm_server.script(
+        Reply.tool_call("task", {"description": "Outer job", "prompt": "Delegate the reading"}, call_id="t1"),
+        Reply.tool_call("read_file", {"path": "notes.txt"}, call_id="r1"),
+        Reply.tool_call("task", {"description": "Inner job", "prompt": "Read notes.txt"}, call_id="t1"),
+        Reply.tool_call("read_file", {"path": "notes.txt"}, call_id="r1"),
+        Reply.text("inner report"),
+        Reply.text("outer report"),
+        Reply.text("All done."),
+    )
+    assert zett(llm_server, "-p", "go").returncode == 0
+    [turn] = recorded_turns()
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await conn.load_session(cwd=os.getcwd(), session_id=turn["session_id"], mcp_servers=[])
+    assert client.text("user_message_chunk") == "go" and client.text() == "All done."
+    starts = {update.tool_call_id: update for update in client.of("tool_call")}
+    assert list(starts) == ["t1", "t1/r1", "t1/t1", "t1/t1/r1"]
+    assert [starts[row].title for row in starts] == [
+        "Outer job",
+        "Outer job › read_file notes.txt",
+        "Outer job › Inner job",
+        "Outer job › Inner job › read_file notes.txt",
+    ]
+    assert starts["t1"].field_meta is None
+    assert starts["t1/r1"].field_meta == {"zett": {"parentToolCallId": "t1"}}
+    assert starts["t1/t1/r1"].field_meta == {"zett": {"parentToolCallId": "t1/t1"}}
+    results = {update.tool_call_id: update.status for update in client.of("tool_call_update")}
+    assert results == dict.fromkeys(starts, "completed")
+
+
 # -- two folders ----------------------------------------------------------------------------------
 
 

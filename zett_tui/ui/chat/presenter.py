@@ -226,10 +226,7 @@ class TurnPresenter:
                     ]
                 )
             elif isinstance(inner, ToolFinished):
-                said_no = (event.session_id, inner.call_id) in self._declined_in if event.session_id else None
-                declined = (
-                    inner.call_id in self._declined if said_no is None else said_no
-                ) and inner.state in (
+                declined = self._declined_by_user(event.session_id, inner.call_id) and inner.state in (
                     "failed",
                     "done",
                 )
@@ -282,6 +279,12 @@ class TurnPresenter:
         clock.waiting_since = time.monotonic()
         clock.block.set_waiting()
         self.transcript.refresh_block(clock.block)
+
+    def _declined_by_user(self, session_id: str, call_id: str) -> bool:
+        """Whether the user said no to a subagent's call (its session's, when the event names it)."""
+        if session_id:
+            return (session_id, call_id) in self._declined_in
+        return call_id in self._declined
 
     def _row_id(self, session_id: str, call_id: str) -> str:
         """A subagent's row's id in its block: a nested subagent's calls share the block with its

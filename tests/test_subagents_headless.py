@@ -80,3 +80,21 @@ async def test_json_mode_tells_a_subagents_own_subagent_by_its_sessions(project_
     assert [(line["parent_call_id"], line["session_id"]) for line in reads] == [("t1", inner["session_id"])]
     ended = {line["session_id"]: line["status"] for line in lines if line["type"] == "subagent_finished"}
     assert ended == {outer["session_id"]: "completed", inner["session_id"]: "completed"}
+
+
+async def test_text_mode_keeps_a_subagents_refusal_apart_from_the_main_agents_call_of_its_id(
+    project_dir: Path,
+) -> None:
+    """Call ids repeat across sessions: the subagent's refused ``c1`` must not silence the main
+    agent's own ``c1`` line."""
+    model = ScriptedModel(
+        task("t1", "clean up", description="clean"),
+        tool_step("c1", "bash", {"command": "rm -f notes.txt"}),
+        text_step("it was refused"),
+        tool_step("c1", "bash", {"command": "touch main.txt"}),
+        text_step("Done."),
+    )
+    result = await run(model, allow_shell=["touch"])
+    assert "zett: refused shell command `rm -f notes.txt`" in result.err
+    assert "zett: ran `touch main.txt`" in result.err
+    assert (project_dir / "main.txt").exists()

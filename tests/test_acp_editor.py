@@ -456,7 +456,8 @@ async def test_a_folder_process_that_dies_fails_its_requests_and_the_rest_goes_o
             if client.of("agent_message_chunk"):
                 break
             await asyncio.sleep(0.05)
-        [child] = [pid for pid in _pids_in(second) if pid != process.pid]
+        # the folder's own zett process: a direct child (it may be running git or a command itself)
+        [child] = [pid for pid in _pids_in(second) if _parent_of(pid) == process.pid]
         os.kill(child, signal.SIGKILL)
         with pytest.raises(RequestError, match="Internal error"):  # answered, not left waiting
             await asyncio.wait_for(turn, 30)
@@ -482,6 +483,15 @@ def _pids_in(folder: Path) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+def _parent_of(pid: int) -> int | None:
+    """The parent process id of ``pid`` (Linux /proc), None once it is gone."""
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])  # the name in parentheses may hold spaces
 
 
 # -- the log ------------------------------------------------------------------------------------------

@@ -486,3 +486,93 @@ async def test_messages_sent_past_the_sdk_transform_are_the_same_bytes(
     assert len(untransformed) == 2 and untransformed[1] >= 3  # our run sent them past the transform
     assert ours == theirs
     assert any(message.get("content") == prompt for message in ours[1]["messages"])
+
+
+#: What the openai SDK adds to every request of its own accord: its version and the machine's.
+SDK_ONLY_HEADERS = ("user-agent", "x-stainless-")
+#: Sent by the SDK to any server; zett sends them to OpenAI only (``sends_openai_account``).
+OPENAI_ACCOUNT_HEADERS = ("openai-organization", "openai-project")
+
+
+def _comparable_headers(request: RecordedRequest, *, account: bool) -> dict[str, str]:
+    left_out = SDK_ONLY_HEADERS if account else (*SDK_ONLY_HEADERS, *OPENAI_ACCOUNT_HEADERS)
+    return {name: value for name, value in request.headers.items() if not name.startswith(left_out)}
+
+
+@pytest.mark.parametrize("provider", ["openai", "endpoint"])
+async def test_zetts_providers_take_and_send_what_zett_agents_own_take_and_send(
+    provider: str, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PlainMessages*Provider.__init__`` does what zett-agent's does without building the SDK
+    client (``providers/plain_messages.py``): the same parameters, the same refusals, and, built
+    with the same options, the same request on the wire (path, query, headers, body) but the
+    SDK's own telemetry headers."""
+    import inspect
+
+    from zett_agent.messages import SystemMessage, UserMessage
+    from zett_agent.model import ModelRequest
+    from zett_agent.providers.openai import OpenAIProvider
+    from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
+
+    from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider, PlainMessagesOpenAIProvider
+
+    theirs, ours = (
+        (OpenAIProvider, PlainMessagesOpenAIProvider)
+        if provider == "openai"
+        else (OpenAICompatibleProvider, PlainMessagesCompatibleProvider)
+    )
+
+    def parameters(cls: type) -> list[tuple[str, Any, Any]]:
+        return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+
+    assert parameters(ours) == parameters(theirs), "zett-agent's constructor changed: update plain_messages"
+    for wrong in (
+        {"api_key": ""},
+        {"base_url": None} if provider == "endpoint" else {"response": "yes"},
+        {"extra_query": {"q": 3}},
+        {"extra_body": {"b": object()}},
+        {"retry": "x"},
+        {"timeout": "x"},
+    ):
+        arguments = {"model": "m", "api_key": "k", "base_url": server.openai_base_url, **wrong}
+        refusals = []
+        for cls in (theirs, ours):
+            with pytest.raises(ValueError) as refused:
+                cls(**arguments)
+            refusals.append(str(refused.value))
+        assert refusals[0] == refusals[1], wrong
+
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-test")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-test")
+    options: dict[str, Any] = {
+        "api_key": "sk-test-0000",
+        "base_url": server.openai_base_url,
+        "temperature": 0.5,
+        "retry": RetryOptions(max_retries=0),
+        "send_prompt_cache_key": True,
+        "extra_headers": {"X-Team": "blue"},
+        "extra_query": {"api-version": "2"},
+        "extra_body": {"top_k": 3},
+        "timeout": QUICK_TIMEOUTS,
+    }
+    request = ModelRequest(
+        messages=[SystemMessage(content="be brief"), UserMessage(content="hi")], cache_key="conversation-1"
+    )
+    sent: list[RecordedRequest] = []
+    for cls in (theirs, ours):
+        server.script(Reply.text("Done."))
+        built = cls(model="m", **options)
+        try:
+            events = [event.type async for event in built.stream(request)]
+        finally:
+            await built.aclose()
+        assert "text_delta" in events
+        sent.append(server.requests[-1])
+    upstream, zett = sent
+    assert zett.path == upstream.path == "/v1/chat/completions?api-version=2"
+    assert zett.body == upstream.body
+    assert zett.body["top_k"] == 3 and zett.body["prompt_cache_key"] == "conversation-1"
+    account = provider == "openai"
+    assert _comparable_headers(zett, account=account) == _comparable_headers(upstream, account=account)
+    assert zett.headers["x-team"] == "blue" and zett.headers["authorization"] == "Bearer sk-test-0000"
+    assert ("openai-organization" in zett.headers) is account

@@ -21,7 +21,7 @@ from zett_tui.runtime.decisions import AskUserRequest, Reply, Request, ShellRequ
 from zett_tui.runtime.shell.policy import Rule
 
 if TYPE_CHECKING:
-    from zett_tui.acp.server import AcpSession
+    from zett_tui.acp.session_state import AcpSession
 
 log = logging.getLogger(__name__)
 

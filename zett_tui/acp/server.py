@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,17 +39,14 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
+from zett_tui.acp.session_state import AcpSession
+
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
-    from zett_tui.acp.updates import ToolRows
     from zett_tui.core.images import PreparedImage
     from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished, UIEvent
-    from zett_tui.runtime.mcp.manager import McpManager
-    from zett_tui.runtime.modes import PermissionMode
-    from zett_tui.runtime.session import SessionCore
-    from zett_tui.workspace.extension_folders import WorkspaceFiles
 
 log = logging.getLogger(__name__)
 
@@ -73,22 +70,6 @@ class AcpOptions:
     reasoning_effort: str | None = None
     #: The capabilities of a client whose ``initialize`` ``fast_start`` answered.
     client_capabilities: ClientCapabilities | None = None
-
-
-@dataclass
-class AcpSession:
-    core: SessionCore
-    cwd: Path
-    rows: ToolRows
-    mcp: McpManager | None = None
-    #: The Markdown commands and skills (``/NAME args`` in a prompt).
-    files: WorkspaceFiles | None = None
-    #: What a Markdown command's ``model`` is chosen from (``LaunchSettings.model_catalog``).
-    catalog: object = None
-    outbox: asyncio.Queue[Any] = field(default_factory=asyncio.Queue)
-    sender: asyncio.Task[None] | None = None
-    #: Modes to switch to once an answered call has finished (an approved plan), by call id.
-    mode_after: dict[str, PermissionMode] = field(default_factory=dict)
 
 
 class ZettAcpAgent:

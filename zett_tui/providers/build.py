@@ -83,10 +83,7 @@ class ModelChoice:
     @property
     def label(self) -> str:
         """What the status line shows, e.g. ``anthropic:claude-sonnet-5`` or ``local:qwen3``."""
-        if self.is_demo:
-            return "demo (offline demo model)"
-        prefix = self.endpoint if self.provider == "endpoint" and self.endpoint else self.provider
-        return f"{prefix}:{self.model}"
+        return "demo (offline demo model)" if self.is_demo else self.spec
 
     @property
     def spec(self) -> str:

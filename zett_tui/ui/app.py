@@ -33,7 +33,8 @@ from zett_tui.ui.app_messages import (
     ThemeRequested,
 )
 from zett_tui.ui.attention import Attention
-from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
+from zett_tui.ui.chat.command_context import SlashCommand
+from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.sixteen_colours import ReadableIn16Colours, runs_in_16_colours

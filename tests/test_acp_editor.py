@@ -397,6 +397,55 @@ async def test_loading_a_session_replays_a_subagents_rows_under_its_task(
     assert results == dict.fromkeys(starts, "completed")
 
 
+async def test_cancel_stops_three_subagents_and_their_commands_and_ends_every_row(
+    llm_server: Any, project_dir: Path
+) -> None:
+    from dataclasses import replace
+
+    from tests.fakes.host import live_processes_mentioning
+
+    jobs = [
+        {"call_id": f"t{n}", "tool_name": "task", "arguments": {"description": f"job {n}", "prompt": "wait"}}
+        for n in (2, 3)
+    ]
+    llm_server.script(
+        replace(
+            Reply.tool_call("task", {"description": "job 1", "prompt": "wait"}, call_id="t1"), more_calls=jobs
+        ),
+        *[
+            Reply.tool_call("bash", {"command": f"sleep 30 && touch late{n}.txt"}, call_id=f"c{n}")
+            for n in (1, 2, 3)
+        ],
+        Reply.text("After."),
+    )
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        await conn.set_session_mode(session_id=session_id, mode_id="auto")
+        turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("wait")]))
+        deadline = asyncio.get_running_loop().time() + 60
+        while len(live_processes_mentioning("&& touch late")) < 3:
+            assert asyncio.get_running_loop().time() < deadline, "the three commands never ran"
+            await asyncio.sleep(0.1)
+        await conn.cancel(session_id=session_id)
+        done = await asyncio.wait_for(turn, 15)
+        assert done.stop_reason == "cancelled"
+        await asyncio.sleep(0.3)
+        assert not live_processes_mentioning("&& touch late")
+        again = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go on")]), 60)
+    assert again.stop_reason == "end_turn" and "After." in client.text()
+    assert not list(project_dir.glob("late*.txt"))
+    started_rows = {update.tool_call_id for update in client.of("tool_call")}
+    assert {"t1", "t2", "t3"} <= started_rows and len(started_rows) == 6
+    ended = {
+        update.tool_call_id: (update.status, update.raw_output)
+        for update in client.of("tool_call_update")
+        if update.status in ("completed", "failed")
+    }
+    assert set(ended) == started_rows  # no row is left spinning in the editor
+    assert all(value == ("failed", {"zett_state": "cancelled"}) for value in ended.values())
+
+
 # -- two folders ----------------------------------------------------------------------------------
 
 

@@ -23,6 +23,7 @@ from zett_tui.runtime.events import (
     ToolFinished,
     ToolOutputLive,
     ToolsStarted,
+    TurnFinished,
     UIEvent,
 )
 
@@ -107,6 +108,9 @@ class ToolRows:
     _before: dict[str, tuple[Path, str | None]] = field(default_factory=dict)
     #: Running subagents by their session id.
     _children: dict[str, Subagent] = field(default_factory=dict)
+    #: The rows started and not yet ended (by the id the editor knows them by), in order: those
+    #: a cancelled or failed turn left running are ended with it.
+    _open: dict[str, None] = field(default_factory=dict)
 
     def subagent(self, session_id: str) -> Subagent | None:
         """The subagent whose session this is (None: the main session)."""
@@ -135,7 +139,25 @@ class ToolRows:
             child = self._child_of(event.session_id, event.call_id)
             self._children = {key: kid for key, kid in self._children.items() if kid is not child}
             return []
+        if isinstance(event, TurnFinished):
+            return self._left_running(event)
         return self._tool_updates(event, None)
+
+    def _left_running(self, event: TurnFinished) -> list[Any]:
+        """The rows a turn that ended left running (a cancel stops tools and subagents without a
+        result of their own): ended as ``failed``, ``zett_state`` saying why, so no row in the
+        editor spins on."""
+        state = "cancelled" if event.status == "cancelled" else "interrupted"
+        said = "Stopped: the turn was cancelled." if state == "cancelled" else "Stopped: the turn ended."
+        rows, self._open = list(self._open), {}
+        self._children.clear()
+        self._before.clear()
+        return [
+            helpers.update_tool_call(
+                row, status="failed", content=[_text(said)], raw_output={"zett_state": state}
+            )
+            for row in rows
+        ]
 
     def _child_of(self, session_id: str, call_id: str) -> Subagent | None:
         """The running subagent an event names: by its session, or (an event that names none) the
@@ -185,6 +207,7 @@ class ToolRows:
 
     def _started(self, call: ToolCallInfo, prefix: str, child: Subagent | None) -> Any:
         call_id = prefix + call.call_id
+        self._open[call_id] = None
         path = self._path(call)
         if call.name in EDITING and path is not None:
             self._before[call_id] = (path, _read(path))
@@ -204,6 +227,7 @@ class ToolRows:
         )
 
     def _finished(self, event: ToolFinished, call_id: str) -> Any:
+        self._open.pop(call_id, None)
         before = self._before.pop(call_id, None)
         declined = call_id in self.declined
         self.declined.discard(call_id)

@@ -279,8 +279,19 @@ async def test_a_subagents_own_subagent_shows_in_its_block_and_ends_nothing_of_i
         await wait_for(pilot, lambda: idle(app))
         [block] = blocks_of(app, TaskBlock)
         assert block.state == "done" and block.child_status == "completed"
-        assert [(row.name, row.key_arg, row.state) for row in block.rows] == [
+        nested_rows = [
             ("task", "inner job", "done"),
             ("inner job › read_file", "notes.txt", "done"),
         ]
+        assert [(row.name, row.key_arg, row.state) for row in block.rows] == nested_rows
         assert "general · outer job" in block.key_arg
+        live_tokens = block.tokens
+        session_id = app.screen.host.session_id
+
+    found = find_session_to_resume(project_dir, session_id, continue_last=False)
+    resumed = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(resumed, size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(blocks_of(resumed, TaskBlock)))
+        [past] = blocks_of(resumed, TaskBlock)
+        assert [(row.name, row.key_arg, row.state) for row in past.rows] == nested_rows
+        assert past.tokens == live_tokens > 0  # the nested subagent's tokens counted in both

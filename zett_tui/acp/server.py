@@ -243,6 +243,8 @@ class ZettAcpAgent:
             SessionCore(host, _Asker(self, session_id)), cwd, ToolRows(cwd), mcp, files, launch.model_catalog
         )
         session.core.listeners.append(lambda event: self._on_event(session, event))
+        session.mode_shown = session.core.mode  # as ``session/new`` answers
+        session.core.state_listeners.append(lambda: self._show_mode(session))
         session.sender = asyncio.create_task(self._send_updates(session))
         self.sessions[host.session_id] = session
         commands = [
@@ -358,8 +360,7 @@ class ZettAcpAgent:
             raise RequestError.invalid_params(
                 {"modeId": f"no mode {mode_id!r}: {', '.join(MODE_NAMES)}"}
             ) from error
-        session.core.set_mode(mode)
-        session.outbox.put_nowait(helpers.update_current_mode(mode.value))
+        session.core.set_mode(mode)  # the editor hears it from the core (``_show_mode``)
         return SetSessionModeResponse()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -382,7 +383,7 @@ class ZettAcpAgent:
         return session
 
     def _on_event(self, session: AcpSession, event: UIEvent) -> None:
-        from zett_tui.runtime.events import PlanModeChanged, ToolFinished
+        from zett_tui.runtime.events import ToolFinished
 
         for update in session.rows.updates(event):
             session.outbox.put_nowait(update)
@@ -390,9 +391,14 @@ class ZettAcpAgent:
             mode = session.mode_after.pop(event.call_id, None)
             if mode is not None and event.state == "done":
                 session.core.set_mode(mode)
-                session.outbox.put_nowait(helpers.update_current_mode(mode.value))
-        elif isinstance(event, PlanModeChanged):
-            session.outbox.put_nowait(helpers.update_current_mode(session.core.mode.value))
+
+    def _show_mode(self, session: AcpSession) -> None:
+        """The core's state changed: the editor hears the mode when it is another than it knows
+        (set by the editor, by an approved plan, or by the model entering or leaving Plan Mode)."""
+        mode = session.core.mode
+        if mode is not session.mode_shown:
+            session.mode_shown = mode
+            session.outbox.put_nowait(helpers.update_current_mode(mode.value))
 
     async def _send_updates(self, session: AcpSession) -> None:
         """One sender per session keeps the updates in order; a failed send is logged, not fatal."""

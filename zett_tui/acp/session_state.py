@@ -37,3 +37,5 @@ class AcpSession:
     sender: asyncio.Task[None] | None = None
     #: Modes to switch to once an answered call has finished (an approved plan), by call id.
     mode_after: dict[str, PermissionMode] = field(default_factory=dict)
+    #: The mode the editor was last told of (``session/new``, then ``current_mode_update``).
+    mode_shown: PermissionMode | None = None

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 if TYPE_CHECKING:
     from zett_tui.entry.headless_output import HeadlessOutput
     from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.agent_options import HostOptions
     from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished
-    from zett_tui.runtime.host import HostOptions
     from zett_tui.runtime.unattended import UnattendedPolicy
 
 log = logging.getLogger(__name__)

@@ -288,7 +288,7 @@ class ZettApp(App[str | None]):
 
         if isinstance(self.screen, SessionBrowser):
             return
-        launch = self.chat.launch
+        launch = self.launch  # every chat of this app has its folder and its data folders
         overrides: dict[str, Any] = launch.host_overrides
         self.push_screen(
             SessionBrowser(
@@ -334,8 +334,7 @@ class ZettApp(App[str | None]):
         self._quitting = True
         await self.chat.shutdown()
         await asyncio.to_thread(self.mcp.stop)
-        host = self.chat.host
-        self.exit(host.session_id if host is not None else None)
+        self.exit(self.chat.session_id)
 
     # -- crash safety: no traceback (with prompts and keys in its locals) reaches the screen ----
 

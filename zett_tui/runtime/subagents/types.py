@@ -13,14 +13,9 @@ import here.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from zett_tui.runtime.host import HostOptions
 
 #: The tools that only read: what ``explore`` has, and what a read-only custom agent keeps.
 READ_TOOLS = frozenset({"read_file", "view_image", "glob", "grep"})
@@ -132,8 +127,3 @@ def agent_types(custom: Iterable[AgentType]) -> tuple[AgentType, ...]:
 def describe_types(kinds: Sequence[AgentType]) -> str:
     """The lines of the ``task`` tool's description that list the kinds."""
     return "\n".join(f"- {kind.name}: {kind.description}" for kind in kinds)
-
-
-def with_agents(options: HostOptions, agents: Sequence[AgentType]) -> HostOptions:
-    """``options`` with the custom subagents of the user's and a trusted project's files."""
-    return dataclasses.replace(options, agent_types=(*options.agent_types, *agents))

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.events import ContextMeasured
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.modes import PermissionMode
     from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.widgets.transcript import Block
 
@@ -141,9 +142,9 @@ class CommandContext(Protocol):
         """Every key that does something on the chat, with what it does."""
         ...
 
-    def mode_changed(self, note: str = "") -> None:
-        """Show the host's permission mode again (after the command changed it); ``note``, what
-        the mode means, shows beside it in the status line for a few seconds."""
+    def set_mode(self, mode: PermissionMode, note: str = "") -> None:
+        """Switch the session's permission mode, through the session core that owns it (the status
+        line follows the core); ``note``, what the mode means, shows beside it for a few seconds."""
         ...
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:

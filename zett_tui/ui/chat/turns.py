@@ -315,15 +315,11 @@ class TurnRunner:
         from zett_tui.runtime.events import (
             ContextMeasured,
             DecisionRequested,
-            PlanModeChanged,
             ToolFinished,
             TurnFinished,
         )
 
         chat, presenter = self._chat, self._presenter
-        if isinstance(event, PlanModeChanged):
-            chat.call_later(chat.sync_mode)  # the host updates its mode right after the sink
-            return
         if isinstance(event, ContextMeasured):
             chat.show_context(event)
             return

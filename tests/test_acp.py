@@ -332,6 +332,12 @@ async def test_cancel_kills_a_running_command(llm_server: Any, project_dir: Path
     assert done.stop_reason == "cancelled"
     assert not marker.exists()
     assert not live_processes_mentioning(f"touch {marker.name}")
+    [ended] = [update for update in client.of("tool_call_update") if update.status in ("completed", "failed")]
+    assert (ended.tool_call_id, ended.status, ended.raw_output) == (
+        "c1",
+        "failed",
+        {"zett_state": "cancelled"},
+    )
 
 
 async def test_an_untrusted_folder_asks_before_its_files_are_used(llm_server: Any, project_dir: Path) -> None:

@@ -416,7 +416,7 @@ class FlagAsker:
 
     async def ask(self, request: Request) -> Reply:
         answer = self.policy.decide(request)
-        self.writer.answered(answer)
+        self.writer.answered(answer, request.session_id)
         return answer.reply
 
 

@@ -6,7 +6,9 @@ sandbox where the project is read-only, with the network off; no write tool). Cu
 Markdown files with front matter (``name``, ``description``, ``tools``, ``model``) and the body as
 their instructions: Claude Code's agent files, so existing ``.claude/agents/*.md`` just work.
 ``tools`` takes Claude Code's names (``Read, Grep, Glob, Bash, Edit, Write``) or zett's, comma
-separated or as a YAML list; left out, the agent has the ``general`` set. No runtime import here.
+separated or as a YAML list; left out, the agent has the ``general`` set. zett's own key
+``shell: read-only`` gives a custom kind ``explore``'s shell (``read_only_shell``). No runtime
+import here.
 """
 
 from __future__ import annotations

@@ -157,7 +157,9 @@ class DecisionDialogs:
         call_id = decision.payload.get("tool_call_id")
         host.note_decision(record, call_id if isinstance(call_id, str) else None, declined=answer.declined)
         if isinstance(call_id, str):
-            self.chat.turns.decision_answered(call_id, declined=answer.declined, outcome=answer.outcome)
+            self.chat.turns.decision_answered(
+                call_id, declined=answer.declined, outcome=answer.outcome, session_id=decision.session_id
+            )
         if answer.steer and not self.chat.turns.tell(answer.steer):
             self.chat.say(
                 f"The note could not reach the model (the turn had ended): {answer.steer}", "warning"

@@ -60,7 +60,9 @@ class Turns(Protocol):
     def tell(self, text: str) -> bool:
         """A dialog's note to the running turn (not the user's steering)."""
 
-    def decision_answered(self, call_id: str, *, declined: bool, outcome: str) -> None: ...
+    def decision_answered(
+        self, call_id: str, *, declined: bool, outcome: str, session_id: str = ""
+    ) -> None: ...
 
 
 class Dialogs(Protocol):

@@ -10,8 +10,9 @@ suite of Pilot tests spends more of its time in those windows than working (meas
 window counts as idle only when the event loop also has nothing ready to run. The loop check is
 what makes short windows safe: a key's messages pass from the app to the screen to the focused
 widget as a cascade of ready callbacks, so the wait cannot end in the middle of one, however the
-machine schedules the process. Work in other threads (a worker's ``asyncio.to_thread``, the
-history database's thread) still counts through the process's CPU, as in Textual's own.
+machine schedules the process. A timer due within 20 ms (the screen's refresh) is waited for.
+Work in other threads (a worker's ``asyncio.to_thread``, the history database's thread) still
+counts through the process's CPU, as in Textual's own.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ WINDOW = 0.002
 #: A window in which the process used less CPU than this, with nothing ready in the event loop,
 #: is idle. An idle app's own loop (a timer, a select) uses well under a tenth of a millisecond.
 BUSY_CPU = 0.0004
+#: A timer due within this long is work about to start: the screen's own refresh runs on a timer
+#: of 1/60 s after a change, so a window is not idle while one is pending (Textual's 20 ms windows
+#: covered it by their length).
+SOON = 0.02
 
 
 async def wait_for_idle(min_sleep: float = WINDOW, max_sleep: float = 1) -> None:
@@ -38,5 +43,16 @@ async def wait_for_idle(min_sleep: float = WINDOW, max_sleep: float = 1) -> None
         elapsed = monotonic() - start
         if elapsed >= max_sleep:
             return
-        if elapsed > min_sleep and cpu_elapsed < BUSY_CPU and not ready:
+        if elapsed <= min_sleep or cpu_elapsed >= BUSY_CPU or ready:
+            continue
+        soon = _next_timer(loop)
+        if soon is None or soon > loop.time() + SOON:
             return
+        await asyncio.sleep(max(0.0, soon - loop.time()))
+
+
+def _next_timer(loop: asyncio.AbstractEventLoop) -> float | None:
+    """When the event loop's next live timer is due (its own clock), or None without one."""
+    scheduled = loop._scheduled  # type: ignore[attr-defined]  # CPython's heap of timers
+    due = [handle.when() for handle in scheduled if not handle.cancelled()]
+    return min(due, default=None)

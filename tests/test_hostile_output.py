@@ -270,7 +270,7 @@ async def resize_storm(pilot: Pilot[Any], sizes: list[tuple[int, int]]) -> None:
             driver._size = size
         pilot.app.post_message(events.Resize(size, size))
         if index % 10 == 0:
-            await wait_for(pilot, lambda: pilot.app.screen._compositor.size == size)
+            await wait_for(pilot, lambda drawn=size: pilot.app.screen._compositor.size == drawn)
         else:
             await asyncio.sleep(0.005)
 

@@ -107,11 +107,21 @@ def kill_when_it_prints(script: str, marker: str, *, cwd: Path, args: tuple[str,
         env={**os.environ, "PYTHONPATH": str(root)},
         stdout=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
     assert process.stdout is not None
     deadline = time.monotonic() + 30
     while process.stdout.readline().strip() != marker:
         assert time.monotonic() < deadline and process.poll() is None, f"the script never printed {marker}"
-    os.kill(process.pid, signal.SIGKILL)
+    # The whole group, as a closed terminal would: a child the script had just forked (a git
+    # start, before its exec) still shares the session's lock for a moment, and a check right
+    # after the kill then found the session "in use" (seen under load).
+    os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     process.stdout.close()
+    while time.monotonic() < deadline + 5:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.01)

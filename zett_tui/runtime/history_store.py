@@ -54,6 +54,7 @@ from zett_agent.storage import decode_messages, encode_messages
 from zett_tui.core.redact import redact_data
 from zett_tui.runtime.history_faults import storage_fault
 from zett_tui.runtime.history_images import HistoryImages
+from zett_tui.runtime.packed_records import PackedRecords
 from zett_tui.runtime.rewound_history import SUMMARY_NOTE, RewoundHistory, summary_note, without
 
 log = logging.getLogger(__name__)
@@ -126,19 +127,26 @@ class _Snapshot:
 
 @dataclass
 class _Known:
-    """A session's dialogue as last read, plus everything appended since (written or waiting)."""
+    """A session's dialogue as last read, plus everything appended since (written or waiting).
+
+    The records are kept packed (``runtime.packed_records``): this copy is read back only when the
+    database cannot be, and a decoded one was a second whole history in memory.
+    """
 
     view: SessionView
-    records: list[RawMessageRecord] = field(default_factory=list)
+    records: PackedRecords = field(default_factory=PackedRecords)
     snapshot: ContextSnapshot | None = None
 
     @classmethod
-    def from_view(cls, view: SessionView) -> _Known:
-        return cls(view, list(view.raw_tail), view.snapshot)
+    def from_view(cls, view: SessionView, previous: _Known | None = None) -> _Known:
+        reuse = previous.records if previous is not None else None
+        return cls(
+            view.model_copy(update={"raw_tail": []}), PackedRecords(view.raw_tail, reuse), view.snapshot
+        )
 
     @property
     def last_sequence(self) -> int:
-        last = self.records[-1].sequence if self.records else 0
+        last = self.records.last_sequence
         return max(last, self.snapshot.compacted_through_sequence if self.snapshot else 0)
 
     def add(self, record: RawMessageRecord) -> None:
@@ -146,7 +154,7 @@ class _Known:
 
     def compact(self, snapshot: ContextSnapshot) -> None:
         self.snapshot = snapshot
-        self.records = [r for r in self.records if r.sequence > snapshot.compacted_through_sequence]
+        self.records.keep_after(snapshot.compacted_through_sequence)
 
     def apply(self, operation: _Append | _Snapshot) -> None:
         if isinstance(operation, _Append):
@@ -161,7 +169,7 @@ class _Known:
             title=self.view.title,
             agent_name=self.view.agent_name,
             snapshot=self.snapshot,
-            raw_tail=list(self.records),
+            raw_tail=self.records.unpack(),
         )
 
 
@@ -318,12 +326,22 @@ class HistoryStore:
         return records
 
     def _with_waiting(self, session_id: str, view: SessionView) -> SessionView:
-        known = _Known.from_view(view)
-        for operation in self._waiting:
-            if operation.session_id == session_id:
-                known.apply(operation)
+        """``view`` plus what waits to be written; remembered as the memory copy."""
+        known = _Known.from_view(view, self._known.get(session_id))
+        waiting = [operation for operation in self._waiting if operation.session_id == session_id]
+        for operation in waiting:
+            known.apply(operation)
         self._known[session_id] = known
-        return known.as_view()
+        if not waiting:
+            return view
+        records, snapshot = list(view.raw_tail), view.snapshot
+        for operation in waiting:  # as ``_Known.apply`` does, on the records already decoded
+            if isinstance(operation, _Append):
+                records.append(operation.record)
+            else:
+                snapshot = operation.result
+                records = [r for r in records if r.sequence > snapshot.compacted_through_sequence]
+        return view.model_copy(update={"raw_tail": records, "snapshot": snapshot})
 
     async def append(
         self,

@@ -77,11 +77,14 @@ async def test_a_record_read_again_is_not_packed_again(
     store = HistoryStore(SQLiteSessionStorage(tmp_path / "h.sqlite3"), redact=Redactor())
     try:
         await turns(store, 5)
-        packed: list[object] = []
+        packed: list[RawMessageRecord] = []
         dumps = packed_records.pickle.dumps
-        monkeypatch.setattr(
-            packed_records.pickle, "dumps", lambda *args: packed.append(args[0]) or dumps(*args)
-        )
+
+        def counted(record: RawMessageRecord, protocol: int) -> bytes:
+            packed.append(record)
+            return dumps(record, protocol)
+
+        monkeypatch.setattr(packed_records.pickle, "dumps", counted)
         await turns(store, 1)  # loads the 10 records there were
         # only the two appended since the last load are packed again (the database gave them their ids)
         assert [record.message.content for record in packed] == [

@@ -186,7 +186,9 @@ def main() -> None:
 
     def lane(name: str, tree: Path, number: int) -> None:
         print(f"run {number + 1}/{args.runs}, {name}", file=sys.stderr)
-        results[name].append(spawn(tree, args.turns))
+        found = spawn(tree, args.turns)
+        results[name].append(found)
+        print(f"run {number + 1}/{args.runs}, {name}: {json.dumps(found)}", file=sys.stderr)
 
     for number in range(args.runs):
         if args.side_by_side:

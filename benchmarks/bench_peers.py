@@ -21,8 +21,8 @@ bare Textual app (``benchmarks/minimal_app.py``) is the baseline for what needs 
    UI running a Python app server).
 5. **idle CPU per 10 s**: the process tree's CPU time over 10 s of no input, after 1 s of quiet.
 6. **key echo while streaming**: in a spawn of its own, Enter sends the prompt; once the turn has
-   started (the status line no longer says idle / ready; mistral-vibe: the answer's first words
-   are on screen), a key (then a backspace) every 50 ms until the prompt line shows it
+   started (the status line no longer says idle / ready; mistral-vibe, which has none: its prompt
+   line is cleared, so its keys start while the request is sent), a key (then a backspace) every 50 ms until the prompt line shows it
    (then no longer shows it), each one timed, until the answer's last words are on screen or the
    status line says idle again (at most
    ``ECHO_KEYS`` keys a run: ZettCode's answer takes a minute). The baseline is the bare Textual
@@ -74,8 +74,6 @@ ECHO_EVERY = 0.05
 ECHO_KEYS = 60
 #: A typed key not shown after this long counts as lost (and ends that run's typing).
 ECHO_TIMEOUT = 5.0
-#: The answer's first prose (no Markdown syntax), as looked for on screen: the stream has started.
-FIRST_CHARACTERS = 24
 
 
 def _screen_text(pty: Pty) -> str:
@@ -240,10 +238,9 @@ def echo_while_streaming(
     server: ServerProcess,
     cwd: Path,
     samples: dict[str, list[float]],
-    ends: tuple[str, str],
+    last: str,
 ) -> None:
     """Figure 6: keys typed while the answer streams, each until the prompt line shows it."""
-    first, last = ends
     env = program.configure(home, server)
     with spawned(program.args, env, cwd, program.executable) as pty:
         if wait(pty, lambda: program.prompt(pty) is not None, 60) is None:
@@ -256,8 +253,8 @@ def echo_while_streaming(
         idle = program.idle
         if idle is not None:  # its status line says when the turn starts and ends
             started = wait(pty, lambda: not idle(pty), 30)
-        else:
-            started = wait(pty, lambda: first in _screen_text(pty), 120)
+        else:  # no status line to read: from the prompt sent (its line cleared) until the last words show
+            started = wait(pty, lambda: not program.prompt(pty), 30)
 
         def streaming() -> bool:
             if idle is not None and idle(pty):
@@ -384,8 +381,6 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="zett-bench-peers-"))
     text = make_answer()
     last = "".join(text.split())[-LAST_CHARACTERS:]
-    prose = next(line for line in text.splitlines() if line.strip() and not line.startswith("#"))
-    first = "".join(prose.split())[:FIRST_CHARACTERS]
     server = ServerProcess(work / "server", text)
     cwd = work / "project"
     cwd.mkdir()
@@ -398,10 +393,10 @@ def main() -> None:
                 launch(program, work / f"home-{program.name}-launch-{run}", server, cwd, samples)
                 answer(program, work / f"home-{program.name}-answer-{run}", server, cwd, samples, last)
                 echo_home = work / f"home-{program.name}-echo-{run}"
-                echo_while_streaming(program, echo_home, server, cwd, samples, (first, last))
+                echo_while_streaming(program, echo_home, server, cwd, samples, last)
             bare(work / f"home-bare-{run}", server, cwd, samples)
             echo_home = work / f"home-bare-echo-{run}"
-            echo_while_streaming(BARE_STREAMING, echo_home, server, cwd, samples, (first, last))
+            echo_while_streaming(BARE_STREAMING, echo_home, server, cwd, samples, last)
             print(f"  run {run + 1}/{args.runs} done", file=sys.stderr)
     finally:
         server.close()

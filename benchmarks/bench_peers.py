@@ -376,6 +376,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--zettcode", help="the zettcode executable (ZettCode 0.2.0 in a venv of its own)")
     parser.add_argument("--vibe", help="the vibe executable (mistral-vibe 3.0.3, Python 3.12+)")
+    parser.add_argument(
+        "--echo-only", action="store_true", help="only figure 6, key echo while streaming (a few minutes)"
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="zett-bench-peers-"))
@@ -390,11 +393,13 @@ def main() -> None:
     try:
         for run in range(args.runs):
             for program in chosen:
-                launch(program, work / f"home-{program.name}-launch-{run}", server, cwd, samples)
-                answer(program, work / f"home-{program.name}-answer-{run}", server, cwd, samples, last)
+                if not args.echo_only:
+                    launch(program, work / f"home-{program.name}-launch-{run}", server, cwd, samples)
+                    answer(program, work / f"home-{program.name}-answer-{run}", server, cwd, samples, last)
                 echo_home = work / f"home-{program.name}-echo-{run}"
                 echo_while_streaming(program, echo_home, server, cwd, samples, last)
-            bare(work / f"home-bare-{run}", server, cwd, samples)
+            if not args.echo_only:
+                bare(work / f"home-bare-{run}", server, cwd, samples)
             echo_home = work / f"home-bare-echo-{run}"
             echo_while_streaming(BARE_STREAMING, echo_home, server, cwd, samples, last)
             print(f"  run {run + 1}/{args.runs} done", file=sys.stderr)

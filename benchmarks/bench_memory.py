@@ -11,10 +11,17 @@ Run: ``python -m benchmarks.bench_memory`` (about a minute). It prints the load 
    difference is what that tree costs a session, with what cannot be without it.
 3. The same for packages zett depends on that a plain session must *not* import (other providers'
    SDKs, MCP, web and image libraries): what each would cost if it were imported at start.
+
+``--anthropic`` measures an Anthropic session instead (``anthropic:`` against the same fake server,
+Messages shape), as zett runs it and with its request sent by the anthropic SDK as before
+(``benchmarks/anthropic_sdk_request.py``, installed by the ``sitecustomize``): PSS before and after
+the answer, whether ``anthropic`` was imported, and the time ``build_model`` takes in a fresh
+interpreter (the imports of the warm-up thread); medians of ``--runs``, the two alternating.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -37,6 +44,9 @@ def _dump(signum, frame):
         # zett's stand-in for openai.resources (providers/sdk_resources.py) is not the SDK
         json.dump([n for n, m in sys.modules.items() if type(m).__name__ != "_ResourcePackage"], out)
 signal.signal(signal.SIGUSR1, _dump)
+if os.environ.get("ZETT_BENCH_SDK_REQUEST"):
+    from benchmarks.anthropic_sdk_request import use_the_sdk_request
+    use_the_sdk_request()
 """
 
 #: Trees measured one by one (each with the packages only it brings).
@@ -92,8 +102,30 @@ print(json.dumps({"pss": pss(), "modules": len(sys.modules)}))
 """
 
 
-def session_modules(work: Path) -> tuple[list[str], float, float]:
-    """The modules of a zett session after the answer; its PSS before and after the answer (MB)."""
+#: An Anthropic session against the fake server (``ANTHROPIC_BASE_URL`` is its root).
+ZETT_ANTHROPIC = ["-m", "zett_tui", "--model", "anthropic:claude-test"]
+
+#: ``build_model`` for Anthropic in a fresh interpreter: wall and CPU seconds, and whether the SDK
+#: was imported.
+BUILD_PROBE = """
+import sys, time
+started, cpu = time.perf_counter(), time.process_time()
+if sys.argv[1] == "sdk":
+    from benchmarks.anthropic_sdk_request import use_the_sdk_request
+    use_the_sdk_request()
+from zett_tui.providers.build import ModelChoice, build_model
+model = build_model(ModelChoice("anthropic", "claude-x"), {}, {"ANTHROPIC_API_KEY": "k"})
+if sys.argv[1] == "sdk":
+    model._client.messages  # what build_model touched for the SDK client, off the event loop
+print(time.perf_counter() - started, time.process_time() - cpu, "anthropic" in sys.modules)
+"""
+
+
+def session_modules(
+    work: Path, *, anthropic: bool = False, sdk_request: bool = False
+) -> tuple[list[str], float, float]:
+    """The modules of a zett session after the answer; its PSS before and after the answer (MB).
+    ``anthropic``: an Anthropic session; ``sdk_request``: its request sent by the SDK (as before)."""
     hook = work / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(SITECUSTOMIZE)
@@ -103,7 +135,12 @@ def session_modules(work: Path) -> tuple[list[str], float, float]:
         env = isolated_env(work / "home", server)
         env["PYTHONPATH"] = f"{hook}{os.pathsep}{env['PYTHONPATH']}"
         env["ZETT_BENCH_MODULES"] = str(dump)
-        with spawned(ZETT, env, work) as pty:
+        if anthropic:
+            env["ANTHROPIC_API_KEY"] = "sk-ant-bench-dummy"
+            env["ANTHROPIC_BASE_URL"] = server.openai_base_url.removesuffix("/v1")
+        if sdk_request:
+            env["ZETT_BENCH_SDK_REQUEST"] = "1"
+        with spawned(ZETT_ANTHROPIC if anthropic else ZETT, env, work) as pty:
             if pty.wait(pty.idle, 60) is None:
                 raise RuntimeError("zett never became idle")
             pty.settle()
@@ -134,7 +171,61 @@ def probe(modules: Path, skip: tuple[str, ...] = (), extra: tuple[str, ...] = ()
     return float(json.loads(result.stdout.splitlines()[-1])["pss"])
 
 
+def anthropic_sessions(runs: int) -> None:
+    """An Anthropic session with zett's request and with the SDK's (module doc), alternating."""
+    load_before = os.getloadavg()
+    variants = {"SDK request (before)": True, "zett's request": False}
+    found: dict[str, list[tuple[float, float, bool, int]]] = {}
+    build: dict[str, list[tuple[float, float]]] = {}
+    for run in range(runs):
+        for label, sdk_request in variants.items():
+            with tempfile.TemporaryDirectory(prefix="zett-bench-memory-") as folder:
+                modules, before, after = session_modules(
+                    Path(folder), anthropic=True, sdk_request=sdk_request
+                )
+            tops = {name.split(".")[0] for name in modules}
+            found.setdefault(label, []).append((before, after, "anthropic" in tops, len(modules)))
+            result = subprocess.run(
+                [sys.executable, "-c", BUILD_PROBE, "sdk" if sdk_request else "zett"],
+                cwd=Path(__file__).resolve().parent.parent,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            )
+            wall, cpu, _ = result.stdout.split()
+            build.setdefault(label, []).append((float(wall), float(cpu)))
+        print(f"run {run + 1} of {runs} done", file=sys.stderr)
+    print(f"Anthropic session, 58 KB answer; medians of {runs}")
+    print(
+        f"{'request':<22} {'PSS idle':>9} {'PSS after':>10} {'modules':>8} {'anthropic?':>11}"
+        f" {'build_model wall / CPU':>23}"
+    )
+    for label, samples in found.items():
+        before = statistics.median(sample[0] for sample in samples)
+        after = statistics.median(sample[1] for sample in samples)
+        count = statistics.median(sample[3] for sample in samples)
+        imported = "yes" if any(sample[2] for sample in samples) else "no"
+        wall = statistics.median(sample[0] for sample in build[label])
+        cpu = statistics.median(sample[1] for sample in build[label])
+        print(
+            f"{label:<22} {before:>6.1f} MB {after:>7.1f} MB {count:>8.0f} {imported:>11}"
+            f" {wall:>12.3f} / {cpu:.3f} s"
+        )
+    load_after = os.getloadavg()
+    print(f"\nload average {load_before[0]:.2f} before, {load_after[0]:.2f} after; {os.cpu_count()} CPUs")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--anthropic", action="store_true", help="an Anthropic session, before and after")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    if args.anthropic:
+        anthropic_sessions(args.runs)
+        return
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="zett-bench-memory-") as folder:
         work = Path(folder)

@@ -11,8 +11,10 @@ Measured in the same run, medians of ``--runs`` (alternating, so load hits all a
 
 - ``sdk``: the provider SDK's stream (a pydantic object per chunk, dumped back to a dict), as
   zett-agent reads it (``OpenAICompatibleProvider._stream_chat``, ``AnthropicProvider.stream``);
-- ``lean``: zett's reader of the raw body (``providers/chat_stream``, ``providers/messages_stream``),
-  what zett uses;
+- ``lean``: zett's reader of the raw body (``providers/chat_stream``, ``providers/messages_stream``)
+  and zett's request sent with httpx alone (``chat_request``, ``messages_request``), what zett uses;
+- ``lean, SDK request`` (Messages only): zett's reader with the request sent by the anthropic SDK
+  (``benchmarks/anthropic_sdk_request.py``), what zett used before ``messages_request``;
 - ``bytes``: just reading the same body with httpx, no parse: the floor of the transport.
 
 Wall time and this process's CPU time are both printed (the server runs in another process): on
@@ -154,12 +156,14 @@ def providers(base: str) -> dict[str, Callable[[], Any]]:
     from zett_agent.providers.anthropic import AnthropicProvider
     from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
 
+    from benchmarks.anthropic_sdk_request import through_the_sdk
     from zett_tui.providers.messages_stream import ZettAnthropicProvider
     from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider
 
     class SDKChat(PlainMessagesCompatibleProvider):
-        """zett's endpoint provider with zett-agent's own stream loop (the SDK's chunks)."""
+        """zett's endpoint provider with zett-agent's own request and stream loop (the SDK's chunks)."""
 
+        _open_chat = OpenAICompatibleProvider._open_chat  # type: ignore[assignment]
         _stream_chat = OpenAICompatibleProvider._stream_chat
 
     retry = RetryOptions(max_retries=0)
@@ -168,6 +172,9 @@ def providers(base: str) -> dict[str, Callable[[], Any]]:
         "chat sdk": lambda: SDKChat(**chat),
         "chat lean": lambda: PlainMessagesCompatibleProvider(**chat),
         "messages sdk": lambda: AnthropicProvider("claude-b", api_key="k", base_url=base, retry=retry),
+        "messages lean, SDK request": lambda: through_the_sdk()(
+            "claude-b", api_key="k", base_url=base, retry=retry
+        ),
         "messages lean": lambda: ZettAnthropicProvider("claude-b", api_key="k", base_url=base, retry=retry),
     }
 
@@ -242,6 +249,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{label} {shape:9s} sdk {sdk:6.3f} s   lean {lean:6.3f} s   bytes only {floor:6.3f} s   "
                 f"lean/sdk {lean / sdk:5.2f}"
             )
+        before = medians["messages lean, SDK request"]
+        print(
+            f"{label} messages  lean with the SDK's request {before:6.3f} s   "
+            f"lean {medians['messages lean']:6.3f} s   ratio {medians['messages lean'] / before:5.2f}"
+        )
     return 0
 
 

@@ -176,6 +176,18 @@ async def test_modes_are_session_modes(llm_server: Any) -> None:
     assert [update.current_mode_id for update in client.of("current_mode_update")] == ["accept_edits"]
 
 
+async def test_plan_mode_the_model_enters_is_the_editors_mode(llm_server: Any) -> None:
+    """The editor hears the mode the session is in once the model entered Plan Mode (the mode
+    the core holds after the change, not the one before it)."""
+    llm_server.script(Reply.tool_call("enter_plan_mode", {"reason": "Big."}), Reply.text("Planning."))
+    client = EditorClient(["enter"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("plan it")]), 60)
+        await asyncio.sleep(0.2)
+    assert [update.current_mode_id for update in client.of("current_mode_update")] == ["plan"]
+
+
 async def test_a_client_that_closes_stdin_mid_turn_ends_it_cleanly(llm_server: Any) -> None:
     llm_server.script(Reply.text("word " * 400, chunk=5, delay=0.02))
     client = EditorClient()
@@ -315,6 +327,12 @@ async def test_cancel_kills_a_running_command(llm_server: Any, project_dir: Path
     assert done.stop_reason == "cancelled"
     assert not marker.exists()
     assert not live_processes_mentioning(f"touch {marker.name}")
+    [ended] = [update for update in client.of("tool_call_update") if update.status in ("completed", "failed")]
+    assert (ended.tool_call_id, ended.status, ended.raw_output) == (
+        "c1",
+        "failed",
+        {"zett_state": "cancelled"},
+    )
 
 
 async def test_an_untrusted_folder_asks_before_its_files_are_used(llm_server: Any, project_dir: Path) -> None:

@@ -289,6 +289,163 @@ async def test_a_subagents_run_shows_as_rows_and_its_question_names_it(
     assert client.text() == "The subagent tidied up."
 
 
+async def test_a_subagents_own_subagent_shows_under_its_parents_row(
+    llm_server: Any, project_dir: Path
+) -> None:
+    """With ``max_depth = 2`` a subagent delegates once more: the grandchild's rows are under the
+    subagent's ``task`` row (``t1/t1/...``), not at the top, though every call id is reused."""
+    from zett_tui.core import paths
+
+    paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file().write_text("[subagents]\nmax_depth = 2\n")
+    (project_dir / "notes.txt").write_text("the notes\n")
+    llm_server.script(
+        Reply.tool_call("task", {"description": "Outer job", "prompt": "Delegate the reading"}, call_id="t1"),
+        Reply.tool_call("task", {"description": "Inner job", "prompt": "Read notes.txt"}, call_id="t1"),
+        Reply.tool_call("read_file", {"path": "notes.txt"}, call_id="t1"),
+        Reply.tool_call("write_file", {"path": "done.txt", "content": "done\n"}, call_id="c1"),
+        Reply.text("inner report"),
+        Reply.text("outer report"),
+        Reply.text("All done."),
+    )
+    client = EditorClient(["apply"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        done = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go")]), 90)
+    assert done.stop_reason == "end_turn" and client.text() == "All done."
+    assert (project_dir / "done.txt").read_text() == "done\n"
+    starts = {update.tool_call_id: update for update in client.of("tool_call")}
+    assert set(starts) == {"t1", "t1/t1", "t1/t1/t1", "t1/t1/c1"}
+    assert starts["t1/t1"].title == "Outer job › Inner job"
+    assert starts["t1/t1"].field_meta == {"zett": {"parentToolCallId": "t1"}}
+    assert starts["t1/t1/t1"].title == "Outer job › Inner job › read_file notes.txt"
+    assert starts["t1/t1/t1"].field_meta == {"zett": {"parentToolCallId": "t1/t1"}}
+    [(question, _options)] = client.questions
+    assert question.tool_call_id == "t1/t1/c1" and question.title.startswith("[general: Inner job] ")
+    updates = client.of("tool_call_update")
+    said = [
+        u
+        for u in updates
+        if u.tool_call_id == "t1/t1" and u.content and "subagent" in u.content[0].content.text
+    ]
+    assert said and said[0].field_meta == {"zett": {"parentToolCallId": "t1"}}
+    finished = {u.tool_call_id for u in updates if u.status == "completed"}
+    assert finished == {"t1", "t1/t1", "t1/t1/t1", "t1/t1/c1"}
+
+
+async def test_a_read_only_subagents_command_is_not_offered_the_network(llm_server: Any) -> None:
+    """``explore``'s commands run offline whatever is answered: its question offers no run with the
+    network on, which the main agent's question about the same command does."""
+    llm_server.script(
+        Reply.tool_call(
+            "task", {"description": "Look", "prompt": "ls", "subagent_type": "explore"}, call_id="t1"
+        ),
+        Reply.tool_call("bash", {"command": "ls"}, call_id="c1"),
+        Reply.text("looked"),
+        Reply.tool_call("bash", {"command": "ls"}, call_id="c2"),
+        Reply.text("Done."),
+    )
+    client = EditorClient(["run", "run"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        done = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go")]), 90)
+    assert done.stop_reason == "end_turn"
+    (child, child_options), (main, main_options) = client.questions
+    assert (child.tool_call_id, main.tool_call_id) == ("t1/c1", "c2")
+    assert "run_with_network" in {option.option_id for option in main_options}
+    assert "run_with_network" not in {option.option_id for option in child_options}
+
+
+async def test_loading_a_session_replays_a_subagents_rows_under_its_task(
+    llm_server: Any, project_dir: Path
+) -> None:
+    """``session/load`` of a terminal session: the subagent's rows (and its own subagent's) come
+    back as they were shown live, not its prompt or report as the conversation's messages."""
+    from zett_tui.core import paths
+
+    paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file().write_text("[subagents]\nmax_depth = 2\n")
+    (project_dir / "notes.txt").write_text("the notes\n")
+    llm_server.script(
+        Reply.tool_call("task", {"description": "Outer job", "prompt": "Delegate the reading"}, call_id="t1"),
+        Reply.tool_call("read_file", {"path": "notes.txt"}, call_id="r1"),
+        Reply.tool_call("task", {"description": "Inner job", "prompt": "Read notes.txt"}, call_id="t1"),
+        Reply.tool_call("read_file", {"path": "notes.txt"}, call_id="r1"),
+        Reply.text("inner report"),
+        Reply.text("outer report"),
+        Reply.text("All done."),
+    )
+    assert zett(llm_server, "-p", "go").returncode == 0
+    [turn] = recorded_turns()
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await conn.load_session(cwd=os.getcwd(), session_id=turn["session_id"], mcp_servers=[])
+    assert client.text("user_message_chunk") == "go" and client.text() == "All done."
+    starts = {update.tool_call_id: update for update in client.of("tool_call")}
+    assert list(starts) == ["t1", "t1/r1", "t1/t1", "t1/t1/r1"]
+    assert [starts[row].title for row in starts] == [
+        "Outer job",
+        "Outer job › read_file notes.txt",
+        "Outer job › Inner job",
+        "Outer job › Inner job › read_file notes.txt",
+    ]
+    assert starts["t1"].field_meta is None
+    assert starts["t1/r1"].field_meta == {"zett": {"parentToolCallId": "t1"}}
+    assert starts["t1/t1/r1"].field_meta == {"zett": {"parentToolCallId": "t1/t1"}}
+    results = {update.tool_call_id: update.status for update in client.of("tool_call_update")}
+    assert results == dict.fromkeys(starts, "completed")
+
+
+async def test_cancel_stops_three_subagents_and_their_commands_and_ends_every_row(
+    llm_server: Any, project_dir: Path
+) -> None:
+    from dataclasses import replace
+
+    from tests.fakes.host import live_processes_mentioning
+
+    jobs = [
+        {"call_id": f"t{n}", "tool_name": "task", "arguments": {"description": f"job {n}", "prompt": "wait"}}
+        for n in (2, 3)
+    ]
+    llm_server.script(
+        replace(
+            Reply.tool_call("task", {"description": "job 1", "prompt": "wait"}, call_id="t1"), more_calls=jobs
+        ),
+        *[
+            Reply.tool_call("bash", {"command": f"sleep 30 && touch late{n}.txt"}, call_id=f"c{n}")
+            for n in (1, 2, 3)
+        ],
+        Reply.text("After."),
+    )
+    client = EditorClient()
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        await conn.set_session_mode(session_id=session_id, mode_id="auto")
+        turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("wait")]))
+        deadline = asyncio.get_running_loop().time() + 60
+        while len(live_processes_mentioning("&& touch late")) < 3:
+            assert asyncio.get_running_loop().time() < deadline, "the three commands never ran"
+            await asyncio.sleep(0.1)
+        await conn.cancel(session_id=session_id)
+        done = await asyncio.wait_for(turn, 15)
+        assert done.stop_reason == "cancelled"
+        await asyncio.sleep(0.3)
+        assert not live_processes_mentioning("&& touch late")
+        again = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go on")]), 60)
+    assert again.stop_reason == "end_turn" and "After." in client.text()
+    assert not list(project_dir.glob("late*.txt"))
+    started_rows = {update.tool_call_id for update in client.of("tool_call")}
+    assert {"t1", "t2", "t3"} <= started_rows and len(started_rows) == 6
+    ended = {
+        update.tool_call_id: (update.status, update.raw_output)
+        for update in client.of("tool_call_update")
+        if update.status in ("completed", "failed")
+    }
+    assert set(ended) == started_rows  # no row is left spinning in the editor
+    assert all(value == ("failed", {"zett_state": "cancelled"}) for value in ended.values())
+
+
 # -- two folders ----------------------------------------------------------------------------------
 
 
@@ -348,7 +505,8 @@ async def test_a_folder_process_that_dies_fails_its_requests_and_the_rest_goes_o
             if client.of("agent_message_chunk"):
                 break
             await asyncio.sleep(0.05)
-        [child] = [pid for pid in _pids_in(second) if pid != process.pid]
+        # the folder's own zett process: a direct child (it may be running git or a command itself)
+        [child] = [pid for pid in _pids_in(second) if _parent_of(pid) == process.pid]
         os.kill(child, signal.SIGKILL)
         with pytest.raises(RequestError, match="Internal error"):  # answered, not left waiting
             await asyncio.wait_for(turn, 30)
@@ -374,6 +532,15 @@ def _pids_in(folder: Path) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+def _parent_of(pid: int) -> int | None:
+    """The parent process id of ``pid`` (Linux /proc), None once it is gone."""
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])  # the name in parentheses may hold spaces
 
 
 # -- the log ------------------------------------------------------------------------------------------

@@ -41,6 +41,23 @@ def test_claude_code_agent_files_load_with_their_tools(tmp_path: Path) -> None:
     assert len(problems) == 2
 
 
+def test_an_agent_file_asks_for_the_read_only_shell_and_never_gets_a_writable_one(tmp_path: Path) -> None:
+    body = "---\nname: {name}\ndescription: looks\n{front}---\nLook around.\n"
+    for name, front in (
+        ("reader", "tools: Read, Grep\nshell: read-only\n"),
+        ("quoted", "tools: Read, Bash\nshell: 'Read-Only'\n"),
+        ("writer", "tools: Read, Bash\nshell: writable\n"),
+        ("blank", "tools: Read\nshell:\n"),
+    ):
+        (tmp_path / f"{name}.md").write_text(body.format(name=name, front=front))
+    agents, problems = load_agent_files([Origin("user", tmp_path)])
+    kinds = {agent.name: agent for agent in agents}
+    assert set(kinds) == {"reader", "quoted"}
+    assert kinds["reader"].tools == {"read_file", "view_image", "grep", "bash"}
+    assert all(kind.read_only_shell and kind.read_only for kind in kinds.values())
+    assert len(problems) == 2 and all("shell can only be 'read-only'" in str(problem) for problem in problems)
+
+
 def test_tool_lists_in_either_naming_and_as_yaml_lists() -> None:
     assert tool_names("Bash, Edit") == {"bash", "edit"}
     assert tool_names("[read_file, grep]") == {"read_file", "grep"}

@@ -245,9 +245,9 @@ async def test_a_fifo_or_a_file_removed_mid_walk_does_not_stop_a_checkpoint(
     checkpoints.begin_turn("t1", "one", "r1")
     await checkpoints.end_turn()
     (project_dir / "vanishing.txt").write_text("here for now, changed\n")
-    from zett_tui.checkpoints import store as store_module
+    from zett_tui.checkpoints import staging
 
-    monkeypatch.setattr(store_module, "run_git", remove_before_add)
+    monkeypatch.setattr(staging, "run_git", remove_before_add)
     checkpoints.begin_turn("t2", "two", "r2")
     record = await checkpoints.end_turn()
     assert record is not None and record.missing is None

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import zett_tui.checkpoints.bulk as bulk_module
-import zett_tui.checkpoints.store as store_module
+import zett_tui.checkpoints.staging as staging_module
 from tests.test_checkpoint_store import GIT, tree_digest
 from zett_tui.checkpoints.bulk import split_pathspecs
 from zett_tui.checkpoints.git_env import GitFailed
@@ -66,7 +66,7 @@ def packs(store: CheckpointStore) -> set[str]:
 def test_many_new_files_go_into_packs_and_come_back_byte_for_byte(
     tmp_path: Path, project_dir: Path, monkeypatch: pytest.MonkeyPatch, cores: int
 ) -> None:
-    monkeypatch.setattr(store_module.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(staging_module.os, "cpu_count", lambda: cores)
     project = project_dir
     many_files(project)
     exact = tree_digest(project)
@@ -112,8 +112,8 @@ def test_a_git_add_that_gives_up_is_tried_once_more(
     """git stops ``add`` altogether when a file shrinks while it reads it: a bad setting does too."""
     project = project_dir
     many_files(project)
-    monkeypatch.setattr(store_module.os, "cpu_count", lambda: 2)  # the split fails, then one add
-    real_run_git = store_module.run_git
+    monkeypatch.setattr(staging_module.os, "cpu_count", lambda: 2)  # the split fails, then one add
+    real_run_git = staging_module.run_git
     adds: list[int] = []
 
     def add_dies_first(git_dir, work_tree, args, **options):  # type: ignore[no-untyped-def]
@@ -123,7 +123,7 @@ def test_a_git_add_that_gives_up_is_tried_once_more(
                 args = ["-c", "core.bigFileThreshold=not-a-number", *args]
         return real_run_git(git_dir, work_tree, args, **options)
 
-    for module in (store_module, bulk_module):
+    for module in (staging_module, bulk_module):
         monkeypatch.setattr(module, "run_git", add_dies_first)
     store = CheckpointStore(project, tmp_path / "store", bulk_files=bulk_files)
     taken = store.take("s/1/a")
@@ -137,14 +137,14 @@ def test_a_git_add_that_keeps_giving_up_is_no_checkpoint(
     """Not a checkpoint of whatever the index held before: the turn says it is missing."""
     project = project_dir
     many_files(project)
-    real_run_git = store_module.run_git
+    real_run_git = staging_module.run_git
 
     def add_dies(git_dir, work_tree, args, **options):  # type: ignore[no-untyped-def]
         if "add" in args:
             args = ["-c", "core.bigFileThreshold=not-a-number", *args]
         return real_run_git(git_dir, work_tree, args, **options)
 
-    for module in (store_module, bulk_module):
+    for module in (staging_module, bulk_module):
         monkeypatch.setattr(module, "run_git", add_dies)
     store = CheckpointStore(project, tmp_path / "store", bulk_files=50)
     with pytest.raises(GitFailed, match="bigfilethreshold"):

@@ -91,8 +91,8 @@ class StandIn:
     def key_help(self) -> list[tuple[str, str]]:
         return [("ctrl+c", "Clear / stop / quit")]
 
-    def mode_changed(self, note: str = "") -> None:
-        return None
+    def set_mode(self, mode: Any, note: str = "") -> None:
+        raise AssertionError("no session, no mode to switch")
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:
         return None

@@ -164,11 +164,11 @@ def test_server_hung_up_before_answering() -> None:
 
 
 def test_server_hung_up_before_answering_zett_s_own_request() -> None:
-    """zett sends Chat Completions requests itself (``chat_request``): its wrapper reads the same."""
-    from zett_tui.providers.chat_request import ChatConnectionError
+    """zett sends its requests itself (``streamed_request``): its wrapper reads the same."""
+    from zett_tui.providers.streamed_request import RequestConnectionError
 
     error = chained(
-        ChatConnectionError(REQUEST),
+        RequestConnectionError(REQUEST),
         httpx.RemoteProtocolError("Server disconnected without sending a response."),
     )
     assert describe_error(error) == (

@@ -1,6 +1,8 @@
 """The ``explore`` subagent's shell, attacked for real: its commands run in a sandbox where the
 project is read-only and the network is off (as Plan Mode's run), in auto mode, with a user who
-says yes to every question, and with ``[sandbox] network = true``.
+says yes to every question, and with ``[sandbox] network = true``. A custom agent whose file asks
+for that shell (``shell: read-only``) is attacked the same way, also when its ``tools`` name
+Claude Code's ``Bash`` or are left out (every tool).
 
 The project lives under /var/tmp, not /tmp: every sandboxed command has a private /tmp, so a file
 beside a project under /tmp would be out of reach for that reason alone.
@@ -9,6 +11,7 @@ beside a project under /tmp would be out of reach for that reason alone.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import subprocess
@@ -17,15 +20,18 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fakes.host import Collector, HostFactory
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step, tools_step
 from zett_tui.config.schema import SandboxSettings
+from zett_tui.core import paths
 from zett_tui.runtime.events import SubagentActivity, ToolFinished
 from zett_tui.runtime.host import AgentHost
 from zett_tui.runtime.modes import PermissionMode
+from zett_tui.workspace.extension_folders import load_workspace_files
 
 
 @dataclass
@@ -94,21 +100,48 @@ async def run_saying_yes(host: AgentHost, sink: Collector) -> None:
     await turn
 
 
-def explore(commands: list[str]) -> ScriptedModel:
+def explore(commands: list[str], kind: str = "explore") -> ScriptedModel:
     calls = [(f"c{index}", "bash", {"command": command}) for index, command in enumerate(commands)]
     return ScriptedModel(
-        tool_step("t1", "task", {"description": "look", "prompt": "look", "subagent_type": "explore"}),
+        tool_step("t1", "task", {"description": "look", "prompt": "look", "subagent_type": kind}),
         tools_step(calls),
         text_step("looked"),
         text_step("done"),
     )
 
 
+#: The kinds whose shell only reads: the built-in one, and custom agent files that ask for it.
+AGENT_FILES = {
+    "explore": None,
+    "looker": "tools: Read, Grep, Glob, Bash\nshell: read-only\n",
+    "helper": "shell: read-only\n",  # no tools line: every tool, and still a shell that only reads
+}
+
+
+def read_only_kind(name: str, place: Place) -> dict[str, Any]:
+    """The host options that offer ``name``: a custom one is written as the user's agent file and
+    read by the loader zett starts with."""
+    front = AGENT_FILES[name]
+    if front is None:
+        return {}
+    folder = paths.config_dir() / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text(f"---\nname: {name}\ndescription: looks\n{front}---\nLook around.\n")
+    files = load_workspace_files(place.project, dict(os.environ))
+    [kind] = files.agents
+    assert kind.name == name and kind.read_only_shell and kind.allows("bash")
+    return {"agent_types": files.agents}
+
+
 def child_results(sink: Collector) -> dict[str, ToolFinished]:
     return {e.event.call_id: e.event for e in sink.of(SubagentActivity) if isinstance(e.event, ToolFinished)}
 
 
-async def test_explore_shell_reads_and_cannot_change_anything(place: Place, hosts: HostFactory) -> None:
+@pytest.mark.parametrize("kind", list(AGENT_FILES))
+async def test_explore_shell_reads_and_cannot_change_anything(
+    place: Place, hosts: HostFactory, kind: str
+) -> None:
+    options = read_only_kind(kind, place)
     project = place.project
     (project / "app.py").write_text("x = 1\n")
     git(project, "init", "-q")
@@ -135,8 +168,8 @@ async def test_explore_shell_reads_and_cannot_change_anything(place: Place, host
         "python3 -c \"open('app.py', 'w').write('pwned')\"",
         "(sleep 0.2; echo late > late.txt) &",
     ]
-    model = explore([*attacks, "cat app.py && git log --oneline -1 || true"])
-    host = await hosts(model, permission_mode=PermissionMode.AUTO)
+    model = explore([*attacks, "cat app.py && git log --oneline -1 || true"], kind)
+    host = await hosts(model, permission_mode=PermissionMode.AUTO, **options)
     sink = Collector()
     await asyncio.wait_for(run_saying_yes(host, sink), 60)
     await asyncio.sleep(0.5)  # the background write's moment has passed
@@ -158,9 +191,11 @@ async def test_explore_shell_reads_and_cannot_change_anything(place: Place, host
     assert "This subagent only reads" in results["c0"].output  # the model hears why
 
 
+@pytest.mark.parametrize("kind", list(AGENT_FILES))
 async def test_explore_shell_has_no_network_even_when_the_sandbox_allows_it(
-    place: Place, hosts: HostFactory
+    place: Place, hosts: HostFactory, kind: str
 ) -> None:
+    options = read_only_kind(kind, place)
     server, received = listener()
     port = server.getsockname()[1]
     connect = (
@@ -168,8 +203,10 @@ async def test_explore_shell_has_no_network_even_when_the_sandbox_allows_it(
         f"{port}), timeout=3); s.sendall(b'hello')\""
     )
     try:
-        model = explore([connect, f"curl -s --max-time 3 http://127.0.0.1:{port}/ || true"])
-        host = await hosts(model, permission_mode=PermissionMode.AUTO, sandbox=SandboxSettings(network=True))
+        model = explore([connect, f"curl -s --max-time 3 http://127.0.0.1:{port}/ || true"], kind)
+        host = await hosts(
+            model, permission_mode=PermissionMode.AUTO, sandbox=SandboxSettings(network=True), **options
+        )
         assert host.shell_sandbox is not None and host.shell_sandbox.network
         sink = Collector()
         await asyncio.wait_for(run_saying_yes(host, sink), 60)
@@ -193,9 +230,15 @@ async def test_a_general_subagent_still_writes_in_auto_mode(place: Place, hosts:
     assert (place.project / "made.txt").read_text() == "hi\n"
 
 
-async def test_explore_shell_does_not_run_without_a_sandbox(place: Place, hosts: HostFactory) -> None:
-    model = explore(["echo pwned > app.py"])
-    host = await hosts(model, permission_mode=PermissionMode.AUTO, sandbox=SandboxSettings(mode="off"))
+@pytest.mark.parametrize("kind", list(AGENT_FILES))
+async def test_explore_shell_does_not_run_without_a_sandbox(
+    place: Place, hosts: HostFactory, kind: str
+) -> None:
+    options = read_only_kind(kind, place)
+    model = explore(["echo pwned > app.py"], kind)
+    host = await hosts(
+        model, permission_mode=PermissionMode.AUTO, sandbox=SandboxSettings(mode="off"), **options
+    )
     sink = Collector()
     await asyncio.wait_for(run_saying_yes(host, sink), 30)
     assert not (place.project / "app.py").exists()

@@ -188,10 +188,12 @@ async def test_json_mode_reports_approvals_with_the_flag(project_dir: Path) -> N
     model = ScriptedModel(tool_step("c1", "bash", {"command": "touch made.txt"}), text_step("ok"))
     result = await run(model, output="json", allow_shell=["touch made.txt"])
     [approved] = result.of("approved")
+    [session] = result.of("session")
     assert approved == {
         "type": "approved",
         "kind": "shell",
         "call_id": "c1",
+        "session_id": session["session_id"],
         "target": "touch made.txt",
         "reason": "--allow-shell 'touch made.txt'",
     }

@@ -282,7 +282,7 @@ async def test_build_model_makes_each_provider() -> None:
         assert all(model.retry == retry for name, model in built.items() if name != "demo")
         assert built["ollama"].timeout == timeout
         assert str(built["openai"]._client.base_url) == "http://127.0.0.1:1/v1/"
-        assert str(built["anthropic"]._client.base_url) == "https://api.anthropic.com"
+        assert built["anthropic"]._endpoint.url == "https://api.anthropic.com/v1/messages"
         assert built["endpoint"].send_prompt_cache_key is False
         assert all("sk-" not in repr(model) for model in built.values())
     finally:
@@ -315,7 +315,7 @@ def test_importing_models_loads_no_sdk_or_runtime() -> None:
 
 def test_build_model_loads_the_sdk_code_a_request_needs() -> None:
     """build_model runs in a thread; the SDK's lazy imports must happen there, not on the UI loop.
-    The openai SDK is not imported at all: zett sends Chat Completions requests itself."""
+    Neither SDK is imported at all: zett sends Chat Completions and Messages requests itself."""
     import subprocess
     import sys
 
@@ -327,10 +327,10 @@ def test_build_model_loads_the_sdk_code_a_request_needs() -> None:
         "build_model(ModelChoice('endpoint', 'q', endpoint='local'), local, {})\n"
         "print('openai' in sys.modules)\n"
         "build_model(ModelChoice('anthropic', 'claude-x'), {}, {'ANTHROPIC_API_KEY': 'k'})\n"
-        "print('anthropic.resources.messages' in sys.modules)\n"
+        "print('anthropic' in sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert result.stdout.split() == ["False", "True"], result.stderr
+    assert result.stdout.split() == ["False", "False"], result.stderr
 
 
 def test_a_responses_model_s_sdk_is_loaded_by_build_model_not_at_the_first_request() -> None:

@@ -8,6 +8,7 @@ failure. Retries have no delay, and the only waits are fractions of a second.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -251,6 +252,134 @@ async def test_anthropic_gets_adaptive_thinking_and_its_key(server: FakeLLMServe
     assert request.headers["x-api-key"] == "sk-ant-test-0000"
 
 
+async def test_an_anthropic_session_never_imports_the_anthropic_sdk(server: FakeLLMServer) -> None:
+    """~17 MB of pydantic types a Messages session has no use for: ``messages_request`` sends the
+    request with httpx and ``messages_stream`` reads the answer."""
+    script = (
+        "import asyncio, sys\n"
+        "from tests.test_providers_wire import run_turn\n"
+        "turn = asyncio.run(run_turn('anthropic', sys.argv[1]))\n"
+        "print(turn.text, turn.error, 'anthropic' in sys.modules)\n"
+    )
+    server.script(Reply.text("Hello there."))
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-c", script, server.base_url], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.strip() == "Hello there. None False", result.stderr
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_a_whole_print_mode_session_imports_neither_sdk(
+    provider: str, server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """``zett -p`` end to end (config, session store, hooks, the turn, the exit), not just a turn:
+    nothing on the way imports a provider SDK."""
+    server.script(Reply.text("Hello there."))
+    _, provider_env = settings_for(server.base_url)
+    home = tmp_path / "home"
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+        **provider_env,
+    }
+    code = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('SDKs', 'openai' in sys.modules, 'anthropic' in sys.modules))\n"
+        f"sys.argv = ['zett', '-p', 'hi', '--model', '{provider}:model-test']\n"
+        "runpy.run_module('zett_tui', run_name='__main__', alter_sys=True)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["Hello", "there.", "SDKs", "False", "False"], result.stderr
+
+
+def _as_the_sdk_sends(provider_class: type) -> type:
+    """``provider_class`` with zett-agent's own client, request and close: the request through the SDK."""
+    from zett_agent.providers.anthropic import AnthropicProvider
+    from zett_agent.providers.anthropic_compatible import AnthropicCompatibleProvider
+
+    class ThroughTheSDK(provider_class):  # type: ignore[misc, valid-type]
+        _client = None  # zett-agent's __init__ sets it (zett's class has a lazy property there)
+        __init__ = AnthropicProvider.__init__
+        _open = AnthropicCompatibleProvider._open
+        aclose = AnthropicCompatibleProvider.aclose
+
+    return ThroughTheSDK
+
+
+@pytest.mark.parametrize("variant", ["plain", "extras", "bearer"])
+async def test_messages_request_sends_what_the_sdk_sent(
+    variant: str, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zett sends the Messages request with httpx (``messages_request``): the server gets the same
+    URL, query, headers and body as through the anthropic SDK, for a tool round trip whose thinking
+    block the server then refuses (``400 ... bound to a different conversation``: sent once more
+    without it), with the provider's extra headers, query and body, and with bearer auth."""
+    from zett_tui.providers import messages_stream
+
+    class Bearer(messages_stream.ZettAnthropicProvider):
+        bearer_auth = True
+
+    extras: dict[str, Any] = {}
+    if variant == "extras":
+        extras = {
+            "extra_headers": {"anthropic-beta": "context-1m-2025-08-07", "X-Gateway": "team-a"},
+            "extra_query": {"tenant": "t1"},
+            "extra_body": {"metadata": {"user_id": "u1"}},
+        }
+    ours_class = Bearer if variant == "bearer" else messages_stream.ZettAnthropicProvider
+    prompt = 'Qu\'y a-t-il ici ? 🗂\nTwo lines, a tab\tand "quotes".'
+    sent = []
+    for provider_class in (ours_class, _as_the_sdk_sends(ours_class)):
+
+        def build(*args: Any, provider_class: type = provider_class, **kwargs: Any) -> Any:
+            return provider_class(*args, **kwargs, **extras)
+
+        monkeypatch.setattr(messages_stream, "ZettAnthropicProvider", build)
+        server.script(
+            Reply("tool_call", content="Looking.", reasoning="Which files?", tool_name="glob",
+                  arguments={"pattern": "*"}),
+            Reply.error(400, "messages.1.content.0: The block is bound to a different conversation."),
+            Reply.text("Done."),
+        )  # fmt: skip
+        turn = await run_turn("anthropic", server.base_url, prompt=prompt)
+        assert turn.error is None, turn.sentence
+        assert turn.text == "Looking.Done."
+        requests = server.requests[-3:]
+        sent.append(
+            [
+                (
+                    request.path,
+                    {k: v for k, v in request.headers.items() if not k.startswith(SDK_ONLY_HEADERS)},
+                    request.body,
+                )
+                for request in requests
+            ]
+        )
+        if provider_class is ours_class:
+            assert not any(key.startswith("x-stainless-") for key in requests[0].headers), "sent by the SDK"
+    ours, theirs = sent
+    assert ours == theirs
+    first, refused, again = ours
+    assert first[1]["anthropic-version"] == "2023-06-01"
+    assert any(block.get("type") == "thinking" for block in refused[2]["messages"][1]["content"])
+    assert not any(block.get("type") == "thinking" for block in again[2]["messages"][1]["content"])
+    if variant == "extras":
+        assert first[0] == "/v1/messages?tenant=t1"
+        assert first[1]["anthropic-beta"] == "context-1m-2025-08-07"
+        assert first[2]["metadata"] == {"user_id": "u1"}
+    if variant == "bearer":
+        assert first[1]["authorization"] == "Bearer sk-ant-test-0000"
+
+
 async def test_ollama_is_asked_not_to_think(server: FakeLLMServer) -> None:
     await run_turn("ollama", server.base_url)
 
@@ -331,10 +460,11 @@ async def test_400_shows_the_providers_reason(provider: str, server: FakeLLMServ
     )
 
 
-async def test_a_proxy_web_page_is_recognised(server: FakeLLMServer) -> None:
+@pytest.mark.parametrize("provider", ["endpoint", "anthropic"])
+async def test_a_proxy_web_page_is_recognised(provider: str, server: FakeLLMServer) -> None:
     server.script(Reply.error(502, html=True))
 
-    turn = await run_turn("endpoint", server.base_url)
+    turn = await run_turn(provider, server.base_url)
 
     assert "answered HTTP 502 with a web page" in turn.sentence
     assert "<html" not in turn.sentence
@@ -391,6 +521,32 @@ async def test_a_stall_longer_than_the_idle_timeout(provider: str, server: FakeL
 
     assert "went silent for 0.2 seconds in the middle of the answer, so it is incomplete" in turn.sentence
     assert len(server.requests) == 1, "a silent provider is not asked again"
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_no_headers_within_the_first_byte_limit(provider: str, server: FakeLLMServer) -> None:
+    """zett's own request (``streamed_request``) is given up on as the SDK's was, and not sent again."""
+    server.script(Reply.stall(3.0, before_headers=True))
+
+    impatient = TimeoutOptions(connect=2.0, first_byte=0.3, idle=5.0)
+    turn = await run_turn(provider, server.base_url, timeout=impatient, retry=ONE_QUICK_RETRY)
+
+    assert "sent no response within 0.3 seconds" in turn.sentence
+    assert len(server.requests) == 1, "a silent provider is not asked again"
+
+
+def test_a_header_given_again_replaces_the_default_whatever_its_case() -> None:
+    """A gateway's ``x-api-key`` in the provider's headers replaces ``X-Api-Key``: one is sent, not both."""
+    from zett_tui.providers.messages_request import messages_endpoint
+
+    endpoint = messages_endpoint(
+        "http://127.0.0.1:9/", "sk-ant-a", {"x-api-key": "gateway-b", "ANTHROPIC-VERSION": "2099-01-01"}, {},
+        bearer=False,
+    )  # fmt: skip
+    sent = {name.lower(): value for name, value in endpoint.headers.items()}
+    assert len(sent) == len(endpoint.headers)
+    assert sent["x-api-key"] == "gateway-b" and sent["anthropic-version"] == "2099-01-01"
+    assert endpoint.url == "http://127.0.0.1:9/v1/messages"
 
 
 # -- the process form of the fake server ----------------------------------------------------------------
@@ -486,3 +642,132 @@ async def test_messages_sent_past_the_sdk_transform_are_the_same_bytes(
     assert len(untransformed) == 2 and untransformed[1] >= 3  # our run sent them past the transform
     assert ours == theirs
     assert any(message.get("content") == prompt for message in ours[1]["messages"])
+
+
+#: What the SDKs add to every request of their own accord: their version and the machine's.
+SDK_ONLY_HEADERS = ("user-agent", "x-stainless-")
+#: Sent by the SDK to any server; zett sends them to OpenAI only (``sends_openai_account``).
+OPENAI_ACCOUNT_HEADERS = ("openai-organization", "openai-project")
+
+
+def _comparable_headers(request: RecordedRequest, *, account: bool) -> dict[str, str]:
+    left_out = SDK_ONLY_HEADERS if account else (*SDK_ONLY_HEADERS, *OPENAI_ACCOUNT_HEADERS)
+    return {name: value for name, value in request.headers.items() if not name.startswith(left_out)}
+
+
+@pytest.mark.parametrize("provider", ["openai", "endpoint"])
+async def test_zetts_providers_take_and_send_what_zett_agents_own_take_and_send(
+    provider: str, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PlainMessages*Provider.__init__`` does what zett-agent's does without building the SDK
+    client (``providers/plain_messages.py``): the same parameters, the same refusals, and, built
+    with the same options, the same request on the wire (path, query, headers, body) but the
+    SDK's own telemetry headers."""
+    import inspect
+
+    from zett_agent.messages import SystemMessage, UserMessage
+    from zett_agent.model import ModelRequest
+    from zett_agent.providers.openai import OpenAIProvider
+    from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
+
+    from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider, PlainMessagesOpenAIProvider
+
+    theirs, ours = (
+        (OpenAIProvider, PlainMessagesOpenAIProvider)
+        if provider == "openai"
+        else (OpenAICompatibleProvider, PlainMessagesCompatibleProvider)
+    )
+
+    def parameters(cls: type) -> list[tuple[str, Any, Any]]:
+        return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+
+    assert parameters(ours) == parameters(theirs), "zett-agent's constructor changed: update plain_messages"
+    for wrong in (
+        {"api_key": ""},
+        {"base_url": None} if provider == "endpoint" else {"response": "yes"},
+        {"extra_query": {"q": 3}},
+        {"extra_body": {"b": object()}},
+        {"retry": "x"},
+        {"timeout": "x"},
+    ):
+        arguments = {"model": "m", "api_key": "k", "base_url": server.openai_base_url, **wrong}
+        refusals = []
+        for cls in (theirs, ours):
+            with pytest.raises(ValueError) as refused:
+                cls(**arguments)
+            refusals.append(str(refused.value))
+        assert refusals[0] == refusals[1], wrong
+
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-test")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-test")
+    options: dict[str, Any] = {
+        "api_key": "sk-test-0000",
+        "base_url": server.openai_base_url,
+        "temperature": 0.5,
+        "retry": RetryOptions(max_retries=0),
+        "send_prompt_cache_key": True,
+        "extra_headers": {"X-Team": "blue"},
+        "extra_query": {"api-version": "2"},
+        "extra_body": {"top_k": 3},
+        "timeout": QUICK_TIMEOUTS,
+    }
+    request = ModelRequest(
+        messages=[SystemMessage(content="be brief"), UserMessage(content="hi")], cache_key="conversation-1"
+    )
+    sent: list[RecordedRequest] = []
+    for cls in (theirs, ours):
+        server.script(Reply.text("Done."))
+        built = cls(model="m", **options)
+        try:
+            events = [event.type async for event in built.stream(request)]
+        finally:
+            await built.aclose()
+        assert "text_delta" in events
+        sent.append(server.requests[-1])
+    upstream, zett = sent
+    assert zett.path == upstream.path == "/v1/chat/completions?api-version=2"
+    assert zett.body == upstream.body
+    assert zett.body["top_k"] == 3 and zett.body["prompt_cache_key"] == "conversation-1"
+    account = provider == "openai"
+    assert _comparable_headers(zett, account=account) == _comparable_headers(upstream, account=account)
+    assert zett.headers["x-team"] == "blue" and zett.headers["authorization"] == "Bearer sk-test-0000"
+    assert ("openai-organization" in zett.headers) is account
+
+
+def test_zetts_anthropic_provider_takes_and_refuses_what_zett_agents_own_does(server: FakeLLMServer) -> None:
+    """``ZettAnthropicProvider.__init__`` does what zett-agent's does without building the SDK
+    client (``providers/messages_stream.py``): the same parameters and the same refusals. What it
+    sends is checked on the wire above (``test_messages_request_sends_what_the_sdk_sent``)."""
+    import inspect
+
+    from zett_agent.providers.anthropic import AnthropicProvider
+
+    from zett_tui.providers.messages_stream import ZettAnthropicProvider
+
+    def parameters(cls: type) -> list[tuple[str, Any, Any]]:
+        return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+
+    assert parameters(ZettAnthropicProvider) == parameters(AnthropicProvider), (
+        "zett-agent's constructor changed: update ZettAnthropicProvider.__init__"
+    )
+    for wrong in (
+        {"api_key": ""},
+        {"base_url": ""},
+        {"response": True},
+        {"response": "yes"},
+        {"retry": "x"},
+        {"timeout": "x"},
+        {"prompt_cache": "yes"},
+        {"max_tokens": 0},
+        {"max_tokens": True},
+        {"extra_headers": {"X-A": 1}},
+        {"extra_query": {"q": 3}},
+        {"extra_body": {"b": object()}},
+    ):
+        arguments = {"model": "m", "api_key": "k", "base_url": server.base_url, **wrong}
+        refusals = []
+        for cls in (AnthropicProvider, ZettAnthropicProvider):
+            with pytest.raises(ValueError) as refused:
+                cls(**arguments)
+            refusals.append(str(refused.value))
+        assert refusals[0] == refusals[1], wrong

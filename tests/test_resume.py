@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -269,3 +270,26 @@ async def test_a_partial_answer_after_a_kill_is_not_called_never_answered(projec
         said = "\n".join(notices(app))
         assert "never answered" not in said
         assert "zett was stopped while the model was answering" in said
+
+
+async def test_quitting_a_resumed_session_before_its_model_is_ready_names_it_to_resume(
+    project_dir: Path,
+) -> None:
+    """zett prints "To resume this session: zett --resume ID" for the id the app exits with."""
+    session_id, _ = await run_session(text_step("First answer."), prompts_to_send=["first question"])
+    found = find_session_to_resume(project_dir, None, continue_last=True)
+    building = threading.Event()
+
+    def slow_model() -> ScriptedModel:
+        building.wait(30)  # the provider is still being built when the user quits
+        return ScriptedModel()
+
+    app = make_app(ScriptedModel(), factory=slow_model, session_id=session_id, resume_path=found.path)
+    try:
+        async with app.run_test() as pilot:
+            await wait_for(pilot, lambda: prompts(app) == ["first question"])
+            assert app.chat.host is None
+            await app.action_quit()
+    finally:
+        building.set()
+    assert app.return_value == session_id

@@ -4,6 +4,7 @@ questions put to an ``Asker`` one at a time, a mode change settling a waiting qu
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from tests.fakes.host import HostFactory, wait_until
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step, tools_step
 from zett_tui.runtime.decisions import EditRequest, Reply, Request, ShellReply, ShellRequest
+from zett_tui.runtime.decisions.plan import EnterPlanRequest, PlanReply
 from zett_tui.runtime.events import TextChunk, ToolFinished, UIEvent
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.session import (
@@ -335,3 +337,31 @@ async def test_a_mode_changed_on_the_host_directly_settles_when_the_core_is_told
     assert core.pending_decisions == 0 and modes[-1] is PermissionMode.AUTO
     hold.set()
     assert (await turn).status == "completed"
+
+
+class ApprovingPlans:
+    """Lets the model into Plan Mode; nothing else is asked in these tests."""
+
+    async def ask(self, request: Request) -> Reply:
+        assert isinstance(request, EnterPlanRequest)
+        return PlanReply(request.session_id, request.tool_call_id, approved=True)
+
+
+async def test_plan_mode_the_model_enters_reaches_the_cores_state_without_a_front_end(
+    hosts: HostFactory,
+) -> None:
+    """The core owns the mode: when the runtime's Plan Mode changes it, the state listeners (the
+    status line's binding, ACP's ``current_mode_update``) hear it from the core itself."""
+    model = ScriptedModel(tool_step("p1", "enter_plan_mode", {"reason": "Big."}), text_step("Planning."))
+    host = await hosts(model)
+    core = SessionCore(host, ApprovingPlans())
+    states: list[tuple[object, ...]] = []
+    core.state_listeners.append(lambda: states.append((core.mode, core.activity, core.tools, core.context)))
+    assert (await core.prompt("plan it")).status == "completed"
+    assert core.mode is PermissionMode.PLAN
+    # told of the mode when it changed: a change of state that is the mode's alone
+    changes = [(before, after) for before, after in itertools.pairwise(states)]
+    assert any(
+        after[0] is PermissionMode.PLAN and before[0] is not PermissionMode.PLAN and before[1:] == after[1:]
+        for before, after in changes
+    ), states

@@ -58,6 +58,8 @@ def test_a_kill_in_the_middle_of_a_subagent_keeps_its_run_and_resume_shows_it(pr
     assert line["status"] == live_turn.INTERRUPTED
     child = line["metadata"]["zett"]["subagents"]["t1"]
     assert child["status"] == live_turn.INTERRUPTED and child["description"] == "read notes"
+    # Its tokens so far: the one model call that finished (the read), not the one cut off.
+    assert (child["input_tokens"], child["output_tokens"]) == (20, 7)
     texts = json.dumps(child["messages"])
     assert "Read notes.txt" in texts and "the answer is 42" in texts  # its prompt and what it read
     assert SECRET not in path.read_text()
@@ -66,5 +68,5 @@ def test_a_kill_in_the_middle_of_a_subagent_keeps_its_run_and_resume_shows_it(pr
     [turn] = page.turns
     [tool] = turn.tools
     assert tool.name == "task" and tool.subagent is not None
-    assert tool.subagent.status == live_turn.INTERRUPTED
+    assert tool.subagent.status == live_turn.INTERRUPTED and tool.subagent.tokens == 27
     assert tool.subagent.tools == (("read_file", "notes.txt", True),)

@@ -112,6 +112,44 @@ async def test_esc_stops_two_children_and_their_commands_within_a_second(project
         assert all(block.state == "cancelled" for block in blocks)
 
 
+async def test_two_childrens_questions_about_calls_of_one_id_each_mark_their_own_row(
+    project_dir: Path,
+) -> None:
+    """Call ids are unique only within a session: answering one subagent's question must not mark
+    the other's row (waiting for its own question, queued behind) as running again."""
+    from tests.fakes.scripted_model import tools_step
+    from tests.test_subagents import RoutedModel
+
+    calls = [
+        ("t1", "task", {"description": "one", "prompt": "job one"}),
+        ("t2", "task", {"description": "two", "prompt": "job two"}),
+    ]
+    model = RoutedModel(
+        [tools_step(calls), text_step("both asked")],
+        {
+            "job one": [tool_step("c1", "write_file", {"path": "one.txt", "content": "1\n"}), text_step("1")],
+            "job two": [tool_step("c1", "write_file", {"path": "two.txt", "content": "2\n"}), text_step("2")],
+        },
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 34)) as pilot:
+        await submit(pilot, "two jobs")
+        first = await dialog_armed(pilot)
+        blocks = {block.description: block for block in blocks_of(app, TaskBlock)}
+        await wait_for(pilot, lambda: all(block.rows for block in blocks.values()))
+        await wait_for(pilot, lambda: all(block.rows[0].state == "waiting" for block in blocks.values()))
+        asked = "one" if "Subagent general: one asks" in screen_text(app) else "two"
+        other = "two" if asked == "one" else "one"
+        first.action_decline()
+        second = await dialog_armed(pilot)
+        assert second is not first and f"Subagent general: {other} asks" in screen_text(app)
+        assert blocks[other].rows[0].state == "waiting" and blocks[other].state == "waiting"
+        second.action_decline()
+        await wait_for(pilot, lambda: idle(app))
+        assert [blocks[name].rows[0].state for name in ("one", "two")] == ["declined", "declined"]
+        assert not (project_dir / "one.txt").exists() and not (project_dir / "two.txt").exists()
+
+
 async def test_agents_lists_the_kinds_and_where_each_came_from(project_dir: Path) -> None:
     from zett_tui.core import paths
 
@@ -219,3 +257,41 @@ async def test_the_shell_dialog_in_plan_mode_says_the_project_is_read_only(proje
         assert "writes only in the project" not in text
         dialog.action_decline()
         await wait_for(pilot, lambda: idle(app))
+
+
+async def test_a_subagents_own_subagent_shows_in_its_block_and_ends_nothing_of_it(project_dir: Path) -> None:
+    """``max_depth = 2``: the nested subagent's rows join the block, named after its job; its end
+    does not end the outer subagent's rows, though its ``task`` call reuses the main call's id."""
+    from zett_tui.config.schema import SubagentSettings
+
+    (project_dir / "notes.txt").write_text("the answer is 42\n")
+    model = ScriptedModel(
+        task("t1", "Delegate the reading", description="outer job"),
+        task("t1", "Read notes.txt", description="inner job"),
+        tool_step("r1", "read_file", {"path": "notes.txt"}),
+        text_step("inner: 42"),
+        text_step("outer: 42"),
+        text_step("It is 42."),
+    )
+    app = make_app(model, subagents=SubagentSettings(max_depth=2))
+    async with ready_app(app, size=(110, 30)) as pilot:
+        await submit(pilot, "ask a child")
+        await wait_for(pilot, lambda: idle(app))
+        [block] = blocks_of(app, TaskBlock)
+        assert block.state == "done" and block.child_status == "completed"
+        nested_rows = [
+            ("task", "inner job", "done"),
+            ("inner job › read_file", "notes.txt", "done"),
+        ]
+        assert [(row.name, row.key_arg, row.state) for row in block.rows] == nested_rows
+        assert "general · outer job" in block.key_arg
+        live_tokens = block.tokens
+        session_id = app.screen.host.session_id
+
+    found = find_session_to_resume(project_dir, session_id, continue_last=False)
+    resumed = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(resumed, size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(blocks_of(resumed, TaskBlock)))
+        [past] = blocks_of(resumed, TaskBlock)
+        assert [(row.name, row.key_arg, row.state) for row in past.rows] == nested_rows
+        assert past.tokens == live_tokens > 0  # the nested subagent's tokens counted in both

@@ -297,51 +297,12 @@ def test_chat_messages_are_still_rendered_by_the_method_zett_overrides() -> None
     )
 
 
-async def test_the_plain_providers_set_what_zett_agents_constructors_set_but_the_sdk_client() -> None:
-    """zett's providers replace ``__init__`` (no SDK client) and ``_open_chat`` (httpx): an upstream
-    attribute or request field they do not set must show up here."""
-    from zett_agent.model import RetryOptions, TimeoutOptions
-    from zett_agent.providers.openai import OpenAIProvider
+def test_zett_agents_chat_request_has_the_fields_zetts_copy_sends() -> None:
+    """zett's providers replace ``_open_chat`` (httpx, no SDK): an upstream request field they do
+    not send must show up here. (Their ``__init__``, a copy without the SDK client, is checked by
+    what it does: ``tests/test_providers_wire.py``, the same request on the wire.)"""
     from zett_agent.providers.openai_compatible import OpenAICompatibleProvider
 
-    from zett_tui.providers.plain_messages import PlainMessagesCompatibleProvider, PlainMessagesOpenAIProvider
-
-    arguments: dict[str, Any] = {
-        "api_key": "k",
-        "temperature": 0.5,
-        "retry": RetryOptions(max_retries=1),
-        "send_prompt_cache_key": False,
-        "extra_headers": {"X-A": "1"},
-        "extra_query": {"v": "2"},
-        "extra_body": {"b": 3},
-        "timeout": TimeoutOptions(idle=9.0),
-    }
-    pairs = [
-        (OpenAICompatibleProvider(model="m", base_url="http://127.0.0.1:9/v1", **arguments),
-         PlainMessagesCompatibleProvider(model="m", base_url="http://127.0.0.1:9/v1", **arguments)),
-        (OpenAIProvider("m", **arguments), PlainMessagesOpenAIProvider("m", **arguments)),
-    ]  # fmt: skip
-    ours_only = {"_api_key", "_base_url", "_sdk_client", "_endpoint"}
-    for theirs, ours in pairs:
-        try:
-            upstream = {
-                name: value for name, value in vars(theirs).items() if name not in ("_client", "_http_client")
-            }
-            kept = {
-                name: value for name, value in vars(ours).items() if name not in {*ours_only, "_http_client"}
-            }
-            _check(
-                upstream == kept,
-                f"{type(theirs).__name__}.__init__ sets other attributes than zett's copy in "
-                f"providers/plain_messages.py: {sorted(set(upstream) ^ set(kept))}",
-            )
-            _check(
-                str(theirs._client.base_url) == ours._endpoint.url.removesuffix("chat/completions"),
-                "the SDK's base URL is not where zett sends the request",
-            )
-        finally:
-            await theirs.aclose()
-            await ours.aclose()
     opening = inspect.getsource(OpenAICompatibleProvider._open_chat)
     sent = ('"model"', '"messages"', '"stream"', '"stream_options"', '"tools"', '"temperature"',
             '"tool_choice"', '"prompt_cache_key"', '"extra_body"')  # fmt: skip
@@ -352,6 +313,76 @@ async def test_the_plain_providers_set_what_zett_agents_constructors_set_but_the
     _check(
         len(re.findall(r'fields\["(\w+)"\]', opening)) == 6,
         "OpenAICompatibleProvider._open_chat sets another optional field: update zett's _open_chat",
+    )
+
+
+def _sent_headers(headers: Any) -> dict[str, str]:
+    """``headers`` as a server reads them, a later name replacing an earlier one whatever its case,
+    without what only the SDK sends: its telemetry (``X-Stainless-*``) and its name."""
+    return {
+        name.lower(): value
+        for name, value in headers.items()
+        if isinstance(value, str) and not name.lower().startswith(("x-stainless-", "user-agent"))
+    }
+
+
+async def test_the_anthropic_sdk_client_sends_what_zetts_messages_request_sends() -> None:
+    """zett's Anthropic provider replaces ``_open`` (httpx, ``messages_request``): a header or
+    query the SDK client zett-agent builds sends (``anthropic-version``, the key, bearer auth) or
+    a step of ``_open`` zett's does not take must show up here. (Its ``__init__``, a copy without
+    the SDK client, is checked by what it does: ``tests/test_providers_wire.py``.)"""
+    from zett_agent.model import RetryOptions, TimeoutOptions
+    from zett_agent.providers.anthropic import AnthropicProvider
+    from zett_agent.providers.anthropic_compatible import AnthropicCompatibleProvider
+
+    from zett_tui.providers.messages_stream import ZettAnthropicProvider
+
+    class Bearer(ZettAnthropicProvider):
+        bearer_auth = True
+
+    class UpstreamBearer(AnthropicProvider):
+        bearer_auth = True
+
+    arguments: dict[str, Any] = {
+        "api_key": "k",
+        "base_url": "http://127.0.0.1:9/gateway",
+        "retry": RetryOptions(max_retries=1),
+        "prompt_cache": False,
+        "max_tokens": 1000,
+        "extra_headers": {"anthropic-beta": "b1", "x-api-key": "k2"},
+        "extra_query": {"v": "2"},
+        "extra_body": {"b": 3},
+        "timeout": TimeoutOptions(idle=9.0),
+    }
+    pairs = [
+        (AnthropicProvider("m", **arguments), ZettAnthropicProvider("m", **arguments)),
+        (UpstreamBearer("m", api_key="k"), Bearer("m", api_key="k")),
+    ]
+    for theirs, ours in pairs:
+        try:
+            _check(
+                str(theirs._client.base_url).rstrip("/") + "/v1/messages" == ours._endpoint.url,
+                "the SDK's base URL is not where zett sends the request",
+            )
+            _check(
+                _sent_headers(theirs._client.default_headers) == _sent_headers(ours._endpoint.headers)
+                and dict(theirs._client.default_query) == dict(ours._endpoint.query),
+                "the anthropic SDK sends other headers or query: update providers/messages_request.py",
+            )
+        finally:
+            await theirs.aclose()
+            await ours.aclose()
+    opening = inspect.getsource(AnthropicCompatibleProvider._open)
+    _check(
+        all(
+            step in opening
+            for step in (
+                "self._request_body(request)",
+                "self._forget_thinking(error, body)",
+                "self._first_byte(",
+            )
+        ),
+        "AnthropicCompatibleProvider._open takes other steps: update ZettAnthropicProvider._open",
     )
 
 

@@ -21,7 +21,7 @@ from zett_tui.runtime.decisions import AskUserRequest, Reply, Request, ShellRequ
 from zett_tui.runtime.shell.policy import Rule
 
 if TYPE_CHECKING:
-    from zett_tui.acp.server import AcpSession
+    from zett_tui.acp.session_state import AcpSession
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,8 @@ async def ask_editor(
 def _offers(session: AcpSession, request: Request) -> Offers:
     """What the host offers beyond the gate's payload: for a shell command, the rules that could
     allow it from now on (saved in the project's rules, as the terminal's dialog does) and a run
-    with the network on (when the sandbox can give one)."""
+    with the network on (when the sandbox can give one, and not to a subagent whose shell only
+    reads: its commands run offline whatever is answered)."""
     if not isinstance(request, ShellRequest):
         return Offers(session.cwd)
     host = session.core.host
@@ -89,5 +90,9 @@ def _offers(session: AcpSession, request: Request) -> Offers:
         session.cwd,
         shell_rules=policy.suggestions(request.command) if policy is not None else (),
         save_rule=save,
-        network_once=bool(sandbox is not None and sandbox.offers_network_once),
+        network_once=bool(
+            sandbox is not None
+            and sandbox.offers_network_once
+            and not host.subagents.reads_only(request.session_id)
+        ),
     )

@@ -2,13 +2,17 @@
 
 Read from the session's JSONL transcript with ``aiofiles`` (a session file can be large; the
 event loop keeps answering meanwhile): each turn's prompt as a user message, the answers as agent
-messages, the tool calls as finished tool calls.
+messages, the tool calls as finished tool calls titled as live ones are, and a ``task`` call's
+subagent's tool calls (the turn's ``metadata.zett.subagents``) as the rows they were live
+(``acp.updates.ToolRows``): ``t1/c1``, titled ``job › ...``, ``_meta.zett.parentToolCallId``
+naming the ``task`` row; a subagent's own subagent's one level further.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,10 +20,13 @@ import aiofiles
 from acp import helpers
 
 from zett_tui.acp.updates import kind_of
+from zett_tui.core.tool_display import key_argument
 
 log = logging.getLogger(__name__)
 
 USER, ASSISTANT, TOOL = 2, 3, 4
+#: How deep recorded subagent runs are followed (a damaged or hostile file cannot recurse forever).
+MAX_NESTING = 8
 
 
 async def replay_session(client: Any, session_id: str, path: Path) -> int:
@@ -34,7 +41,7 @@ async def replay_session(client: Any, session_id: str, path: Path) -> int:
                     continue
                 if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
                     continue
-                for update in _updates(record["messages"]):
+                for update in _updates(record["messages"], _subagents_of(record)):
                     await client.session_update(session_id=session_id, update=update)
                 sent += 1
     except OSError:
@@ -50,39 +57,87 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _updates(messages: list[Any]) -> list[Any]:
+def _subagents_of(record: dict[str, Any]) -> dict[str, Any]:
+    """The subagent runs of a turn's line, by the ``task`` call that started each."""
+    metadata = record.get("metadata")
+    zett = metadata.get("zett") if isinstance(metadata, dict) else None
+    runs = zett.get("subagents") if isinstance(zett, dict) else None
+    return runs if isinstance(runs, dict) else {}
+
+
+@dataclass(frozen=True)
+class _Under:
+    """Whose rows are being replayed: the main agent's (no prefix), or a subagent's."""
+
+    #: Its ``task`` row's id, which its own rows' ids start with.
+    row: str = ""
+    #: Its job (after its parent subagent's, ``›`` between), which its rows' titles start with.
+    title: str = ""
+    depth: int = 0
+
+    def id_of(self, call_id: str) -> str:
+        return f"{self.row}/{call_id}" if self.row else call_id
+
+    def titled(self, title: str) -> str:
+        return f"{self.title} › {title}" if self.title else title
+
+    def marked(self, update: Any) -> Any:
+        if not self.row:
+            return update
+        return update.model_copy(update={"field_meta": {"zett": {"parentToolCallId": self.row}}})
+
+
+def _updates(messages: list[Any], subagents: dict[str, Any], under: _Under | None = None) -> list[Any]:
+    """The updates of one turn's (or, ``under`` a ``task`` row, one subagent's) messages: a
+    subagent's prompt and answer are not the conversation's, only its tool calls are shown."""
+    under = under or _Under()
     updates: list[Any] = []
     for message in messages:
         if not isinstance(message, dict) or not isinstance(message.get("data"), dict):
             continue
         kind, data = message.get("kind"), message["data"]
-        if kind == USER and data.get("include_in_messages", True):
+        if kind == USER and data.get("include_in_messages", True) and not under.row:
             text = _text(data.get("content"))
             if text:
                 updates.append(helpers.update_user_message_text(text))
         elif kind == ASSISTANT:
             text = _text(data.get("content"))
-            if text:
+            if text and not under.row:
                 updates.append(helpers.update_agent_message_text(text))
             for call in data.get("tool_calls") or []:
                 if isinstance(call, dict) and call.get("id"):
-                    name = str(call.get("name", ""))
-                    updates.append(
-                        helpers.start_tool_call(
-                            str(call["id"]),
-                            name,
-                            kind=kind_of(name),  # type: ignore[arg-type]
-                            status="completed",
-                            raw_input=call.get("arguments"),
-                        )
-                    )
+                    updates.extend(_call(call, subagents, under))
         elif kind == TOOL and data.get("tool_call_id"):
             status: Literal["completed", "failed"] = "completed" if data.get("success", True) else "failed"
-            updates.append(
-                helpers.update_tool_call(
-                    str(data["tool_call_id"]),
-                    status=status,
-                    content=[helpers.tool_content(helpers.text_block(_text(data.get("content"))[:20_000]))],
-                )
+            update = helpers.update_tool_call(
+                under.id_of(str(data["tool_call_id"])),
+                status=status,
+                content=[helpers.tool_content(helpers.text_block(_text(data.get("content"))[:20_000]))],
             )
+            updates.append(under.marked(update))
+    return updates
+
+
+def _call(call: dict[str, Any], subagents: dict[str, Any], under: _Under) -> list[Any]:
+    """A finished tool call's row, and, for a ``task`` call, its subagent's rows after it."""
+    call_id, name, arguments = str(call["id"]), str(call.get("name", "")), call.get("arguments")
+    title = f"{name} {key_argument(name, arguments)}".strip()
+    run = subagents.get(call_id)
+    description = ""
+    if name == "task" and isinstance(arguments, dict) and isinstance(arguments.get("description"), str):
+        description = " ".join(arguments["description"].split())
+        title = description or title
+    row = under.id_of(call_id)
+    start = helpers.start_tool_call(
+        row,
+        under.titled(title),
+        kind=kind_of(name),  # type: ignore[arg-type]
+        status="completed",
+        raw_input=arguments,
+    )
+    updates = [under.marked(start)]
+    if isinstance(run, dict) and isinstance(run.get("messages"), list) and under.depth < MAX_NESTING:
+        nested = run.get("subagents")
+        child = _Under(row, under.titled(description or name), under.depth + 1)
+        updates.extend(_updates(run["messages"], nested if isinstance(nested, dict) else {}, child))
     return updates

@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,17 +39,14 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
+from zett_tui.acp.session_state import AcpSession
+
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
-    from zett_tui.acp.updates import ToolRows
     from zett_tui.core.images import PreparedImage
     from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished, UIEvent
-    from zett_tui.runtime.mcp.manager import McpManager
-    from zett_tui.runtime.modes import PermissionMode
-    from zett_tui.runtime.session import SessionCore
-    from zett_tui.workspace.extension_folders import WorkspaceFiles
 
 log = logging.getLogger(__name__)
 
@@ -73,22 +70,6 @@ class AcpOptions:
     reasoning_effort: str | None = None
     #: The capabilities of a client whose ``initialize`` ``fast_start`` answered.
     client_capabilities: ClientCapabilities | None = None
-
-
-@dataclass
-class AcpSession:
-    core: SessionCore
-    cwd: Path
-    rows: ToolRows
-    mcp: McpManager | None = None
-    #: The Markdown commands and skills (``/NAME args`` in a prompt).
-    files: WorkspaceFiles | None = None
-    #: What a Markdown command's ``model`` is chosen from (``LaunchSettings.model_catalog``).
-    catalog: object = None
-    outbox: asyncio.Queue[Any] = field(default_factory=asyncio.Queue)
-    sender: asyncio.Task[None] | None = None
-    #: Modes to switch to once an answered call has finished (an approved plan), by call id.
-    mode_after: dict[str, PermissionMode] = field(default_factory=dict)
 
 
 class ZettAcpAgent:
@@ -262,6 +243,8 @@ class ZettAcpAgent:
             SessionCore(host, _Asker(self, session_id)), cwd, ToolRows(cwd), mcp, files, launch.model_catalog
         )
         session.core.listeners.append(lambda event: self._on_event(session, event))
+        session.mode_shown = session.core.mode  # as ``session/new`` answers
+        session.core.state_listeners.append(lambda: self._show_mode(session))
         session.sender = asyncio.create_task(self._send_updates(session))
         self.sessions[host.session_id] = session
         commands = [
@@ -377,8 +360,7 @@ class ZettAcpAgent:
             raise RequestError.invalid_params(
                 {"modeId": f"no mode {mode_id!r}: {', '.join(MODE_NAMES)}"}
             ) from error
-        session.core.set_mode(mode)
-        session.outbox.put_nowait(helpers.update_current_mode(mode.value))
+        session.core.set_mode(mode)  # the editor hears it from the core (``_show_mode``)
         return SetSessionModeResponse()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -401,7 +383,7 @@ class ZettAcpAgent:
         return session
 
     def _on_event(self, session: AcpSession, event: UIEvent) -> None:
-        from zett_tui.runtime.events import PlanModeChanged, ToolFinished
+        from zett_tui.runtime.events import ToolFinished
 
         for update in session.rows.updates(event):
             session.outbox.put_nowait(update)
@@ -409,9 +391,14 @@ class ZettAcpAgent:
             mode = session.mode_after.pop(event.call_id, None)
             if mode is not None and event.state == "done":
                 session.core.set_mode(mode)
-                session.outbox.put_nowait(helpers.update_current_mode(mode.value))
-        elif isinstance(event, PlanModeChanged):
-            session.outbox.put_nowait(helpers.update_current_mode(session.core.mode.value))
+
+    def _show_mode(self, session: AcpSession) -> None:
+        """The core's state changed: the editor hears the mode when it is another than it knows
+        (set by the editor, by an approved plan, or by the model entering or leaving Plan Mode)."""
+        mode = session.core.mode
+        if mode is not session.mode_shown:
+            session.mode_shown = mode
+            session.outbox.put_nowait(helpers.update_current_mode(mode.value))
 
     async def _send_updates(self, session: AcpSession) -> None:
         """One sender per session keeps the updates in order; a failed send is logged, not fatal."""

@@ -23,6 +23,7 @@ from zett_tui.runtime.events import (
     ToolFinished,
     ToolOutputLive,
     ToolsStarted,
+    TurnFinished,
     UIEvent,
 )
 
@@ -84,9 +85,11 @@ def _read(path: Path) -> str | None:
 class Subagent:
     """A running subagent: the ``task`` call that started it, and how its rows are titled."""
 
+    #: The id the editor knows its ``task`` row by (a subagent's own subagent's is prefixed too).
     call_id: str
     #: ``type: description``: who asks, in a question's title.
     label: str
+    #: What its rows' titles start with: its job, after its parent subagent's (``›`` between).
     description: str
 
 
@@ -95,7 +98,9 @@ class ToolRows:
     """The updates for one session: remembers each edit's file as it was, for its diff, and
     each running subagent, whose tool calls become rows of their own (ACP has no nesting): their
     ids are the ``task`` call's id, ``/``, their own; their titles start with the task's
-    description and ``›``; ``_meta.zett.parentToolCallId`` names the ``task`` call."""
+    description and ``›``; ``_meta.zett.parentToolCallId`` names the ``task`` call. A subagent's
+    own subagent (``[subagents] max_depth`` above 1) goes one step further: its ``task`` row is
+    its parent's row ``t1/t2``, its rows ``t1/t2/c1``, titled ``job › its job › ...``."""
 
     cwd: Path
     #: Calls the user said no to (by the id the editor knows them by): their update says so.
@@ -103,6 +108,9 @@ class ToolRows:
     _before: dict[str, tuple[Path, str | None]] = field(default_factory=dict)
     #: Running subagents by their session id.
     _children: dict[str, Subagent] = field(default_factory=dict)
+    #: The rows started and not yet ended (by the id the editor knows them by), in order: those
+    #: a cancelled or failed turn left running are ended with it.
+    _open: dict[str, None] = field(default_factory=dict)
 
     def subagent(self, session_id: str) -> Subagent | None:
         """The subagent whose session this is (None: the main session)."""
@@ -125,18 +133,52 @@ class ToolRows:
         if isinstance(event, SubagentStarted):
             return [self._subagent_started(event)]
         if isinstance(event, SubagentActivity):
-            child = next((kid for kid in self._children.values() if kid.call_id == event.call_id), None)
+            child = self._child_of(event.session_id, event.call_id)
             return self._tool_updates(event.event, child) if child is not None else []
         if isinstance(event, SubagentFinished):
-            self._children = {key: kid for key, kid in self._children.items() if kid.call_id != event.call_id}
+            child = self._child_of(event.session_id, event.call_id)
+            self._children = {key: kid for key, kid in self._children.items() if kid is not child}
             return []
+        if isinstance(event, TurnFinished):
+            return self._left_running(event)
         return self._tool_updates(event, None)
+
+    def _left_running(self, event: TurnFinished) -> list[Any]:
+        """The rows a turn that ended left running (a cancel stops tools and subagents without a
+        result of their own): ended as ``failed``, ``zett_state`` saying why, so no row in the
+        editor spins on."""
+        state = "cancelled" if event.status == "cancelled" else "interrupted"
+        said = "Stopped: the turn was cancelled." if state == "cancelled" else "Stopped: the turn ended."
+        rows, self._open = list(self._open), {}
+        self._children.clear()
+        self._before.clear()
+        return [
+            helpers.update_tool_call(
+                row, status="failed", content=[_text(said)], raw_output={"zett_state": state}
+            )
+            for row in rows
+        ]
+
+    def _child_of(self, session_id: str, call_id: str) -> Subagent | None:
+        """The running subagent an event names: by its session, or (an event that names none) the
+        first whose ``task`` call is ``call_id``."""
+        if session_id:
+            return self._children.get(session_id)
+        return next((kid for kid in self._children.values() if kid.call_id == call_id), None)
 
     def _subagent_started(self, event: SubagentStarted) -> Any:
         label = f"{event.agent_type}: {' '.join(event.description.split())}"
-        self._children[event.session_id] = Subagent(event.call_id, label, event.description)
+        parent = self._children.get(event.parent_session_id)
+        row = self.editor_id(event.parent_session_id, event.call_id)
+        described = " ".join(event.description.split())
+        if parent is not None:
+            described = f"{parent.description} › {described}"
+        self._children[event.session_id] = Subagent(row, label, described)
         said = f"{event.agent_type} subagent" + (f" on {event.model}" if event.model else "")
-        return helpers.update_tool_call(event.call_id, status="in_progress", content=[_text(said)])
+        update = helpers.update_tool_call(row, status="in_progress", content=[_text(said)])
+        if parent is None:
+            return update
+        return update.model_copy(update={"field_meta": {"zett": {"parentToolCallId": parent.call_id}}})
 
     def _tool_updates(self, event: Any, child: Subagent | None) -> list[Any]:
         prefix = f"{child.call_id}/" if child is not None else ""
@@ -165,6 +207,7 @@ class ToolRows:
 
     def _started(self, call: ToolCallInfo, prefix: str, child: Subagent | None) -> Any:
         call_id = prefix + call.call_id
+        self._open[call_id] = None
         path = self._path(call)
         if call.name in EDITING and path is not None:
             self._before[call_id] = (path, _read(path))
@@ -184,6 +227,7 @@ class ToolRows:
         )
 
     def _finished(self, event: ToolFinished, call_id: str) -> Any:
+        self._open.pop(call_id, None)
         before = self._before.pop(call_id, None)
         declined = call_id in self.declined
         self.declined.discard(call_id)

@@ -8,7 +8,8 @@ are deduplicated by content, so a checkpoint after a small edit adds a few hundr
 
 Nothing here touches the user's ``.git``: the commands run with a scrubbed environment
 (``git_env``), no filter or attribute of the project applies, and files are written back by this module,
-byte for byte, never by ``git checkout``. All methods block: call them in a thread.
+byte for byte, never by ``git checkout``. What a checkpoint records is put in this process's
+index by ``staging``. All methods block: call them in a thread.
 """
 
 from __future__ import annotations
@@ -17,49 +18,24 @@ import contextlib
 import hashlib
 import json
 import os
-import re
-import shutil
-import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zett_tui.checkpoints.bulk import (
-    BULK_FILES,
-    BULK_STAGE_CONFIG,
-    BULK_STAGE_ENV,
-    add_in_parts,
-    prewrite_trees,
-    scratch_ref,
-    split_pathspecs,
-)
-from zett_tui.checkpoints.git_env import GitFailed, run_git
+from zett_tui.checkpoints.bulk import BULK_FILES, prewrite_trees, scratch_ref
+from zett_tui.checkpoints.git_env import run_git
 from zett_tui.checkpoints.restore_files import (
     Entry,
     remove_empty_parents,
     write_entry,
 )
-from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir, write_private_text
+from zett_tui.checkpoints.staging import StagingIndex
+from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 REF_PREFIX = "refs/zett"
-#: ``$GIT_DIR/info/attributes`` beats every ``.gitattributes`` of the project: no byte is changed.
-NO_FILTERS = "* -text -eol -ident -filter -working-tree-encoding -crlf\n"
-#: Settings of ``git add`` only: the exec bit and links as they are, fast loose objects.
-STAGE_CONFIG = (
-    "-c",
-    "core.fileMode=true",
-    "-c",
-    "core.looseCompression=1",
-    "-c",
-    "core.preloadIndex=true",
-)
-#: Paths are names, never patterns (a file called ``*`` is that file).
-LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
-#: A first checkpoint's ``git add`` runs in at most this many parts at once (one per core).
-MAX_ADDS = 4
 
 
 @dataclass(frozen=True)
@@ -100,14 +76,8 @@ def project_key(project: Path) -> str:
     return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
-#: Python's bytecode cache, never recorded (in a project without a ``.gitignore`` for it too): it is
-#: made by running the code, not written by anyone, and one run of the tests made a one-file fix
-#: read "2 files changed" with a "+0 -0" that told nothing. ``.zett/ignore`` adds to these.
-ALWAYS_EXCLUDED = b"__pycache__/\n*.py[co]\n"
-
-
 class CheckpointStore:
-    """The checkpoint store of one project (``root/<project key>``), created on first use."""
+    """The checkpoint store of one project (``root/<project key>``, or ``folder``), created on first use."""
 
     def __init__(
         self,
@@ -116,26 +86,18 @@ class CheckpointStore:
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         bulk_files: int = BULK_FILES,
+        folder: Path | None = None,
     ) -> None:
         self.project = Path(os.path.realpath(project))
         self.root = root
         self.max_file_bytes = max_file_bytes
         #: From this many new or changed files on, a checkpoint writes packs (``bulk``).
         self.bulk_files = bulk_files
-        self.folder = root / project_key(self.project)
+        self.folder = folder if folder is not None else root / project_key(self.project)
         self.git_dir = self.folder / "objects.git"
-        # One index per process (two zett processes on one project never share one), started from
-        # the copy the last session kept: git's stat cache of the files, so nothing is read again.
-        self._index = self.folder / f"scratch-{os.getpid()}.index"
-        self._kept_index = self.folder / "index"
-        #: ``.zett/ignore`` and the files too large to record, as git excludes.
-        self._excludes = self.folder / f"excludes-{os.getpid()}"
-        #: ``.zett/ignore`` as the last checkpoint read it (None: not read in this process yet).
-        self._last_ignore: bytes | None = None
-        self._takes = 0
+        #: This process's index of the project's files (``staging``).
+        self._staging = StagingIndex(self.git_dir, self.project, self.folder)
         self._lock = threading.Lock()
-        #: What the last ``add`` could not read (``path: reason``).
-        self._unreadable: list[str] = []
 
     # -- setting up ------------------------------------------------------------------------------
 
@@ -155,24 +117,10 @@ class CheckpointStore:
             project = Path((folder / "project").read_text(encoding="utf-8").strip())
         except OSError:
             project = folder
-        store = cls(project, folder.parent)
-        store.folder = folder
-        store.git_dir = folder / "objects.git"
-        return store
+        return cls(project, folder.parent, folder=folder)
 
-    def _git(
-        self, args: Sequence[str], *, stdin: bytes | None = None, index: bool = False, bare: bool = False
-    ) -> bytes:
-        if index:
-            args = ["-c", f"core.excludesFile={self._excludes}", *args]
-        return run_git(
-            self.git_dir,
-            self.project,
-            args,
-            stdin=stdin,
-            index_file=self._index if index else None,
-            bare=bare,
-        )
+    def _git(self, args: Sequence[str], *, stdin: bytes | None = None, bare: bool = False) -> bytes:
+        return run_git(self.git_dir, self.project, args, stdin=stdin, bare=bare)
 
     # -- taking a checkpoint ---------------------------------------------------------------------
 
@@ -183,192 +131,20 @@ class CheckpointStore:
             raise FileNotFoundError(f"the project folder {self.project} is gone")
         with self._lock:
             self.ensure()
-            self._prepare_index()
-            too_large, many = self._stage()
+            staging = self._staging
+            staging.prepare()
+            too_large, many = staging.stage(max_file_bytes=self.max_file_bytes, bulk_files=self.bulk_files)
             scratch = scratch_ref(os.getpid())
-            packed = many and prewrite_trees(self.git_dir, self.project, self._index, scratch)
-            tree = self._git(["write-tree"], index=True).decode().strip()
+            packed = many and prewrite_trees(self.git_dir, self.project, staging.index, scratch)
+            tree = staging.git(["write-tree"]).decode().strip()
             note = json.dumps({"message": message, "too_large": too_large})
             commit = self._git(["commit-tree", tree, "-m", note]).decode().strip()
             self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])
             if packed:  # the checkpoint's commit holds the trees now
                 self._git(["update-ref", "-d", scratch])
-            self._takes += 1
-            if self._takes == 1 or self._takes % 20 == 0:
-                self._keep_index()
-            unreadable = tuple(self._unreadable)
+            staging.taken()
+            unreadable = tuple(staging.unreadable)
         return Checkpoint(commit, tuple(too_large), time.monotonic() - started, unreadable)
-
-    def _prepare_index(self) -> None:
-        """Start this process's index from the one an earlier session kept (its stat cache)."""
-        attributes = self.git_dir / "info" / "attributes"
-        if not attributes.is_file() or attributes.read_text(encoding="utf-8") != NO_FILTERS:
-            attributes.parent.mkdir(mode=0o700, exist_ok=True)
-            write_private_text(attributes, NO_FILTERS, sync=False)
-        if self._takes == 0 and not self._index.exists() and self._kept_index.is_file():
-            with contextlib.suppress(OSError):
-                shutil.copyfile(self._kept_index, self._index)
-                os.chmod(self._index, PRIVATE_FILE_MODE)
-
-    def _keep_index(self) -> None:
-        """Leave a copy of the index for the next session's first checkpoint (best effort)."""
-        temporary = self.folder / f"index-{os.getpid()}.tmp"
-        with contextlib.suppress(OSError):
-            shutil.copyfile(self._index, temporary)
-            os.chmod(temporary, PRIVATE_FILE_MODE)
-            os.replace(temporary, self._kept_index)
-
-    def _stage(self) -> tuple[list[str], bool]:
-        """Make the index hold the project's files as they are.
-
-        The files left out for their size, and whether there were many new or changed files (then
-        their blobs and trees went into packs: ``bulk``). git's own index does the work: its stat cache
-        skips unchanged files and its tree cache spares ``write-tree`` the unchanged folders.
-        ``info/attributes`` turns every filter, ``eol`` and ``ident`` off, so the blobs are the
-        files' bytes.
-        """
-        base = self._ignore_lines()
-        _write_private_bytes(self._excludes, base)
-        # A recorded file can become ignored only when an ignore file changes (or is new or gone).
-        rules_changed = base != self._last_ignore
-        self._last_ignore = base
-        # Only what is new or changed since the index saw it: an unchanged file was small then.
-        listed = self._git(
-            ["ls-files", "-z", "-t", "--others", "--modified", "--exclude-standard"], index=True
-        )
-        root = os.fsencode(self.project) + b"/"
-        too_large: list[str] = []
-        left_out: list[bytes] = []
-        unnamed: list[bytes] = []
-        grown: list[bytes] = []
-        #: The files ``add`` will read, with their sizes (for splitting the work).
-        to_add: list[tuple[bytes, int]] = []
-        lstat = os.lstat
-        limit = self.max_file_bytes
-        count = 0
-        for record in listed.split(b"\0"):
-            tag, _, path = record.partition(b" ")
-            if not path:
-                continue
-            count += 1
-            if path == b".gitignore" or path.endswith(b"/.gitignore"):
-                rules_changed = True
-            if path.endswith(b"/"):  # a nested repository: its own files are its own
-                left_out.append(b"/" + _glob_escape(path))
-                continue
-            try:
-                info = lstat(root + path)
-            except OSError:
-                continue
-            if info.st_size > limit and stat.S_ISREG(info.st_mode):
-                too_large.append(os.fsdecode(path))
-                if tag != b"?":
-                    grown.append(path)
-                if b"\n" in path or b"\r" in path:
-                    unnamed.append(path)
-                else:
-                    left_out.append(b"/" + _glob_escape(path))
-            else:
-                to_add.append((path, info.st_size))
-        if left_out:
-            _write_private_bytes(self._excludes, base + b"".join(line + b"\n" for line in left_out))
-        if grown:  # recorded when it was small: out of the index before ``add`` would read it
-            self._unstage(grown)
-        many = count >= self.bulk_files
-        # A file that cannot be read is named in git's complaints (exit 1): the rest is recorded
-        # all the same, and the file is reported (the index still has it as last recorded).
-        complaints: list[str] = []
-        self._add_all(to_add if many else None, complaints)
-        self._unreadable = _unreadable_files(complaints)
-        ignored: list[bytes] = []
-        if rules_changed:
-            ignored = self._git(
-                ["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"], index=True
-            ).split(b"\0")
-        dropped = [path for path in (*ignored, *unnamed) if path]
-        if dropped:
-            self._unstage(dropped)
-        with contextlib.suppress(OSError):
-            os.chmod(self._index, PRIVATE_FILE_MODE)
-        return sorted(too_large), many
-
-    def _add_all(self, files: list[tuple[bytes, int]] | None, complaints: list[str]) -> None:
-        """``git add -A`` into the index; given the many ``files`` it reads, the blobs into packs.
-
-        Into an empty index (a first checkpoint) the work is split over the cores: an ``add`` per
-        part of the project, each into its own index, joined after (``index_merge``).
-        Exit 1 when a file cannot be read: the rest is recorded all the same. git gives up on the
-        whole command (the index left as it was) when a file shrinks while it reads it: tried
-        once more the usual way, and a second failure is the checkpoint's. git's complaints about
-        files it could not read are added to ``complaints``.
-        """
-        bulk_env = {**LITERAL, **BULK_STAGE_ENV}
-
-        def command(extra: Sequence[str]) -> list[str]:
-            excludes = f"core.excludesFile={self._excludes}"
-            return ["-c", excludes, *STAGE_CONFIG, *extra, "add", "-A", "--ignore-errors"]
-
-        if files and not self._index.exists():
-            parts = split_pathspecs(files, min(os.cpu_count() or 1, MAX_ADDS))
-            if parts and add_in_parts(
-                self.git_dir,
-                self.project,
-                command(BULK_STAGE_CONFIG),
-                bulk_env,
-                self._index,
-                parts,
-                complaints,
-            ):
-                return
-        tries = [BULK_STAGE_CONFIG, ()] if files else [(), ()]
-        for attempt, extra in enumerate(tries):
-            said: list[str] = []
-            try:
-                run_git(
-                    self.git_dir,
-                    self.project,
-                    command(extra),
-                    index_file=self._index,
-                    extra_env=bulk_env if extra else LITERAL,
-                    accept=(0, 1),
-                    complaints=said,
-                )
-                complaints.extend(said)
-                return
-            except GitFailed:
-                if attempt == len(tries) - 1:
-                    raise
-
-    def _unstage(self, paths: list[bytes]) -> None:
-        """Take ``paths`` out of the index (the files themselves are not touched)."""
-        run_git(
-            self.git_dir,
-            self.project,
-            [
-                "rm",
-                "-q",
-                "-f",
-                "--cached",
-                "--ignore-unmatch",
-                "--pathspec-from-file=-",
-                "--pathspec-file-nul",
-            ],
-            index_file=self._index,
-            stdin=b"\0".join(paths) + b"\0",
-            extra_env=LITERAL,
-        )
-
-    def _ignore_lines(self) -> bytes:
-        """``ALWAYS_EXCLUDED`` and ``.zett/ignore`` (a regular file only, never a link), for git's
-        excludes."""
-        zett_ignore = self.project / ".zett" / "ignore"
-        try:
-            if zett_ignore.is_file() and not zett_ignore.is_symlink():
-                data = zett_ignore.read_bytes()
-                return ALWAYS_EXCLUDED + (data if data.endswith(b"\n") or not data else data + b"\n")
-        except OSError:
-            pass
-        return ALWAYS_EXCLUDED
 
     # -- reading checkpoints ---------------------------------------------------------------------
 
@@ -525,23 +301,6 @@ class CheckpointStore:
         return total
 
 
-_OPEN_FAILED = re.compile(r'^error: open\("(.*)"\): (.+)$')
-_NOT_INDEXED = re.compile(r"^error: unable to index file '(.*)'$")
-
-
-def _unreadable_files(complaints: list[str]) -> list[str]:
-    """``path: reason`` for each file ``git add --ignore-errors`` could not read."""
-    reasons: dict[str, str] = {}
-    for line in complaints:
-        opened = _OPEN_FAILED.match(line)
-        if opened:
-            reasons[opened.group(1)] = opened.group(2)
-        indexed = _NOT_INDEXED.match(line)
-        if indexed:
-            reasons.setdefault(indexed.group(1), "unreadable")
-    return [f"{path}: {reason}" for path, reason in sorted(reasons.items())]
-
-
 def _inside(root: Path, folder: Path) -> bool:
     real = os.path.realpath(folder)
     return real == str(root) or real.startswith(str(root) + os.sep)
@@ -556,23 +315,3 @@ def _make_private(folder: Path) -> None:
         for name in files:
             with contextlib.suppress(OSError):
                 os.chmod(os.path.join(current, name), PRIVATE_FILE_MODE)
-
-
-_GLOB = re.compile(rb"([\\*?\[])")
-
-
-def _glob_escape(path: bytes) -> bytes:
-    """``path`` as a gitignore pattern matching only itself (trailing spaces kept)."""
-    escaped = _GLOB.sub(rb"\\\1", path)
-    stripped = escaped.rstrip(b" ")
-    return stripped + b"\\ " * (len(escaped) - len(stripped))
-
-
-def _write_private_bytes(path: Path, data: bytes) -> None:
-    """Write a small file of the store, 0600, when its contents differ."""
-    with contextlib.suppress(OSError):
-        if path.read_bytes() == data:
-            return
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, PRIVATE_FILE_MODE)
-    with os.fdopen(fd, "wb") as stream:
-        stream.write(data)

@@ -15,7 +15,7 @@ from typing import Any
 
 from zett_tui.config.converters import InvalidValue, describe_value
 from zett_tui.config.hooks import HookConfig, read_hooks
-from zett_tui.config.mcp_servers import McpServerConfig, mcp_server
+from zett_tui.config.mcp_servers import McpServerConfig, server_from_fields
 from zett_tui.config.schema import (
     EXTENSION_ORIGIN_KEYS,
     SCHEMA,
@@ -24,7 +24,6 @@ from zett_tui.config.schema import (
     EndpointConfig,
     ExtensionConfig,
     HookTables,
-    Key,
     NamedTables,
     SandboxSettings,
     Schema,
@@ -33,10 +32,10 @@ from zett_tui.config.schema import (
     SubagentSettings,
     UISettings,
     WebSettings,
-    format_key,
     resolve_setting,
     unknown_key_message,
 )
+from zett_tui.config.toml_keys import Key, format_key
 from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS
 
 
@@ -177,7 +176,7 @@ def assemble(
     for table, (path, line) in declared.items():
         fields = {str(key[-1]): value for key, value in merged.items() if key[:-1] == table}
         if table[0] == "mcp_servers":
-            server = mcp_server(table, fields, set_by, rejected)
+            server = _mcp_server(table, fields, set_by, rejected)
             if isinstance(server, McpServerConfig):
                 mcp_servers.append(server)
             elif server:
@@ -221,6 +220,19 @@ def assemble(
         sources=sources,
     )
     return settings, problems
+
+
+def _mcp_server(
+    table: Key, fields: Mapping[str, Any], set_by: Mapping[Key, Layer], rejected: set[Key]
+) -> McpServerConfig | str | None:
+    """One ``[mcp_servers.NAME]`` table, or what is wrong with it (None: already reported)."""
+    name = str(table[-1])
+    origin_layer = set_by.get((*table, "command")) or set_by.get((*table, "url"))
+    config_file = origin_layer.path if origin_layer is not None else None
+    source = (origin_layer.source if origin_layer is not None else "") or "user"
+    return server_from_fields(
+        name, fields, source=source, config_file=config_file, rejected=rejected, table=table
+    )
 
 
 def _extension(

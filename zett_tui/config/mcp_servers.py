@@ -26,8 +26,7 @@ from zett_tui.config.converters import InvalidValue, describe_value
 from zett_tui.config.project_folder import MCP_JSON_NAME
 
 if TYPE_CHECKING:
-    from zett_tui.config.layers import Layer
-    from zett_tui.config.schema import Key
+    from zett_tui.config.toml_keys import Key
 
 TRANSPORTS = ("stdio", "http", "sse")
 DEFAULT_STARTUP_TIMEOUT = 30.0
@@ -214,19 +213,6 @@ MCP_SERVER_FIELDS: Mapping[str, tuple[Callable[[object], object], bool]] = {
 }
 """Each key's converter and whether it is an array (checked item by item); schema.py makes them
 ``Setting``s."""
-
-
-def mcp_server(
-    table: Key, fields: Mapping[str, Any], set_by: Mapping[Key, Layer], rejected: set[Key]
-) -> McpServerConfig | str | None:
-    """One ``[mcp_servers.NAME]`` table, or what is wrong with it (None: already reported)."""
-    name = str(table[-1])
-    origin_layer = set_by.get((*table, "command")) or set_by.get((*table, "url"))
-    config_file = origin_layer.path if origin_layer is not None else None
-    source = (origin_layer.source if origin_layer is not None else "") or "user"
-    return server_from_fields(
-        name, fields, source=source, config_file=config_file, rejected=rejected, table=table
-    )
 
 
 def server_from_fields(

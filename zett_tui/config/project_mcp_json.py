@@ -15,17 +15,31 @@ with other tools.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from zett_tui.config.mcp_servers import McpServerConfig, read_mcp_json
 from zett_tui.config.project_folder import MCP_JSON_NAME
 
-if TYPE_CHECKING:
-    from zett_tui.config.trust import ProjectFiles
+
+class HashedProject(Protocol):
+    """What the trust question read of a project folder (``trust.ProjectFiles``)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def left_out(self) -> tuple[tuple[str, str], ...]:
+        """(path relative to ``root``, why) for each entry that was not read."""
+        ...
+
+    def content(self, relative: str) -> bytes | None:
+        """The file at ``relative`` as it was hashed; None when it was not read."""
+        ...
 
 
 def mcp_json_servers(
-    project: ProjectFiles, *, taken: Collection[str] = ()
+    project: HashedProject, *, taken: Collection[str] = ()
 ) -> tuple[list[McpServerConfig], list[str]]:
     """The servers of the project's ``.mcp.json`` whose names ``taken`` (zett's own config) does
     not have, and one line per problem or name left to zett's config. No file: nothing at all."""

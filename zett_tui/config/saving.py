@@ -25,9 +25,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from zett_tui.config.converters import InvalidValue
-from zett_tui.config.schema import Key, resolve_setting
+from zett_tui.config.schema import resolve_setting
 from zett_tui.config.toml_edit import TomlEditError, set_toml_value
 from zett_tui.config.toml_file import UTF8_BOM, UnusableFile, parse_toml_bytes
+from zett_tui.config.toml_keys import Key
 from zett_tui.core import paths
 
 MAX_EDIT_BYTES = 64 * 1024

@@ -43,10 +43,8 @@ from zett_tui.config.mcp_servers import (
     SERVER_NAME_RULE,
     McpServerConfig,
 )
+from zett_tui.config.toml_keys import Key
 from zett_tui.providers.build import BUILTIN_PROVIDERS
-
-Key = tuple[str | int, ...]
-"""A setting's place in the TOML tree, e.g. ``("endpoints", "local", "base_url")``; ints index arrays."""
 
 
 @dataclass(frozen=True)
@@ -408,29 +406,3 @@ def unknown_key_message(key: Key, siblings: Mapping[str, object]) -> str:
     if close:
         return f"unknown key; did you mean {by_last_part[close[0]]!r}?"
     return f"unknown key (known here: {', '.join(siblings)})"
-
-
-BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-"""A TOML key that needs no quotes."""
-
-
-def format_key(key: Key) -> str:
-    """``endpoints.local.base_url``; array items as ``[1]``; keys that need it are quoted."""
-    text = ""
-    for part in key:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            piece = part if BARE_KEY.fullmatch(part) else toml_string(part)
-            text += f".{piece}" if text else piece
-    return text
-
-
-def toml_string(text: str) -> str:
-    """``text`` as a TOML basic string, escaped."""
-    named = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-    escaped = (
-        named.get(char) or (f"\\u{ord(char):04x}" if ord(char) < 0x20 or ord(char) == 0x7F else char)
-        for char in text
-    )
-    return '"' + "".join(escaped) + '"'

@@ -24,12 +24,12 @@ from zett_tui.config.schema import (
     ConfigProblem,
     EndpointConfig,
     ExtensionConfig,
-    Key,
     Settings,
     UISettings,
     resolve_setting,
 )
 from zett_tui.config.toml_file import UnusableFile, read_toml
+from zett_tui.config.toml_keys import Key
 from zett_tui.config.toml_lines import TomlOutline
 from zett_tui.core import paths
 from zett_tui.providers.efforts import REASONING_EFFORTS

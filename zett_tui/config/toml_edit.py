@@ -16,7 +16,7 @@ import tomllib
 from collections.abc import MutableMapping
 from typing import Any
 
-from zett_tui.config.schema import Key, format_key
+from zett_tui.config.toml_keys import Key, format_key
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
 

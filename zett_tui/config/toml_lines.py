@@ -14,7 +14,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from zett_tui.config.schema import BARE_KEY, Key
+from zett_tui.config.toml_keys import BARE_KEY, Key
 
 _SCALAR = re.compile(r"[^,\]}#\r\n]*")
 

@@ -21,7 +21,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-_CHUNK = 64 * 1024
+#: What one ``os.read`` of ``read_at_most`` asks for at the most.
+_CHUNK = 1 << 20
 #: What zett reads of a project's own settings files (``.zett/``) at most, in all.
 PROJECT_FILES_MAX_BYTES = 1 << 20
 
@@ -95,20 +96,26 @@ def read_contained(path: Path, *, inside: Path | None, max_bytes: int) -> Contai
         after = os.fstat(fd)
         if not stat.S_ISREG(after.st_mode) or (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
             raise NotRead("changed while it was being opened")
-        chunks: list[bytes] = []
-        wanted = max_bytes + 1  # one byte more tells "exactly max_bytes" from "more than that"
-        while wanted > 0:
-            chunk = os.read(fd, min(_CHUNK, wanted))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            wanted -= len(chunk)
+        data = read_at_most(fd, max_bytes + 1)  # one byte more tells "exactly max_bytes" from "more"
     except OSError as error:
         raise NotRead(f"cannot be read ({error.strerror or error})") from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     return ContainedText(data[:max_bytes], len(data) > max_bytes, after.st_size, real)
+
+
+def read_at_most(fd: int, limit: int) -> bytes:
+    """What ``fd`` holds from where it stands, but never more than ``limit`` bytes (a file that
+    grows while it is read, or a 2 GB one, costs no more than that)."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, min(_CHUNK, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def read_whole_contained(path: Path, *, inside: Path | None, max_bytes: int, limit: str = "") -> bytes:

@@ -54,9 +54,9 @@ async def open_session(
     resumed session restored). Raises ``StartFailed`` with the reason in one line."""
     from zett_tui.entry.host_options import options_from_launch
     from zett_tui.providers.errors import describe_error
+    from zett_tui.runtime.agent_options import with_agents
     from zett_tui.runtime.host import AgentHost
     from zett_tui.runtime.skills_extension import with_skills
-    from zett_tui.runtime.subagents.types import with_agents
 
     overrides: dict[str, object] = {"mcp_manager": mcp}
     if permission_mode is not None:

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 if TYPE_CHECKING:
     from zett_tui.entry.headless_output import HeadlessOutput
     from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.runtime.agent_options import HostOptions
     from zett_tui.runtime.decisions import Reply, Request
     from zett_tui.runtime.events import TurnFinished
-    from zett_tui.runtime.host import HostOptions
     from zett_tui.runtime.unattended import UnattendedPolicy
 
 log = logging.getLogger(__name__)
@@ -416,7 +416,7 @@ class FlagAsker:
 
     async def ask(self, request: Request) -> Reply:
         answer = self.policy.decide(request)
-        self.writer.answered(answer)
+        self.writer.answered(answer, request.session_id)
         return answer.reply
 
 

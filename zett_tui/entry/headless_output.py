@@ -14,10 +14,17 @@ to standard error as text. The schema:
 ``text``              ``text``: a piece of the answer
 ``reasoning``         ``text``: a piece of the model's visible reasoning
 ``tool_started``      ``call_id``, ``name``, ``arguments`` (object): one line per call
-``tool_finished``     ``call_id``, ``name``, ``state`` (done/failed/cancelled/skipped), ``output``
-``approved``          ``kind`` (shell/edit), ``call_id``, ``target``, ``reason`` (the flag)
-``refused``           ``kind`` (shell/edit/question/plan_mode), ``call_id``, ``target``, ``reason``,
-                      ``hint`` (or null)
+``tool_finished``     ``call_id``, ``name``, ``state`` (done/failed/cancelled/skipped), ``output``;
+                      a subagent's calls also ``parent_call_id`` (its ``task`` call) and
+                      ``session_id`` (the subagent's: call ids repeat across sessions)
+``approved``          ``kind`` (shell/edit), ``call_id``, ``session_id`` (whose call), ``target``,
+                      ``reason`` (the flag)
+``refused``           ``kind`` (shell/edit/question/plan_mode), ``call_id``, ``session_id``,
+                      ``target``, ``reason``, ``hint`` (or null)
+``subagent_started``  ``call_id`` (the ``task`` call), ``session_id`` (the subagent's),
+                      ``parent_session_id`` (the session of the ``task`` call), ``description``,
+                      ``agent_type``
+``subagent_finished`` ``call_id``, ``session_id``, ``status``, ``input_tokens``, ``output_tokens``
 ``usage``             ``input_tokens``, ``output_tokens``: one model call's usage
 ``model_stopped``     ``reason``, ``message``: the model stopped early (output limit...)
 ``notice``            ``level``, ``text``
@@ -109,7 +116,8 @@ class HeadlessOutput:
     def event(self, event: UIEvent) -> None:
         raise NotImplementedError
 
-    def answered(self, answer: AutoAnswer) -> None:
+    def answered(self, answer: AutoAnswer, session_id: str = "") -> None:
+        """What the flags answered to a question of ``session_id`` (a subagent's, or the main one's)."""
         raise NotImplementedError
 
     def failed_to_start(self, reason: str) -> None:
@@ -122,8 +130,10 @@ class TextOutput(HeadlessOutput):
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         super().__init__(out, err)
-        self.calls: dict[str, ToolCallInfo] = {}
-        self.refused: set[str] = set()
+        #: The calls started and refused, by session and call id (ids repeat across sessions: a
+        #: subagent's ``c1`` is not the main agent's).
+        self.calls: dict[tuple[str, str], ToolCallInfo] = {}
+        self.refused: set[tuple[str, str]] = set()
         #: The last two characters written to standard output ("" before any).
         self.tail = ""
         self.new_model_call = False
@@ -154,9 +164,9 @@ class TextOutput(HeadlessOutput):
         elif isinstance(event, ModelCallStarted):
             self.new_model_call = True
         elif isinstance(event, ToolsStarted):
-            self.calls.update((call.call_id, call) for call in event.calls)
+            self.calls.update(((self.session_id or "", call.call_id), call) for call in event.calls)
         elif isinstance(event, ToolFinished):
-            self._tool_finished(event)
+            self._tool_finished(event, self.session_id or "")
         elif isinstance(event, ModelStopped):
             self.line(
                 event.sentence or f"the model stopped early: {_first_line(event.message) or event.reason}"
@@ -174,24 +184,24 @@ class TextOutput(HeadlessOutput):
         """A subagent's tool lines, as the main agent's, marked as its (``runtime.subagents``)."""
         inner = event.event
         if isinstance(inner, ToolsStarted):
-            self.calls.update((call.call_id, call) for call in inner.calls)
+            self.calls.update(((event.session_id, call.call_id), call) for call in inner.calls)
         elif isinstance(inner, ToolFinished):
             self.subagent_prefix = "  ↳ "
             try:
-                self._tool_finished(inner)
+                self._tool_finished(inner, event.session_id)
             finally:
                 self.subagent_prefix = ""
 
-    def answered(self, answer: AutoAnswer) -> None:
+    def answered(self, answer: AutoAnswer, session_id: str = "") -> None:
         if answer.allowed:
             return  # the tool's own line follows when it ends
-        self.refused.add(answer.reply.tool_call_id)
+        self.refused.add((session_id or self.session_id or "", answer.reply.tool_call_id))
         self.line(answer.describe())
 
-    def _tool_finished(self, event: ToolFinished) -> None:
-        if event.call_id in self.refused:
+    def _tool_finished(self, event: ToolFinished, session_id: str) -> None:
+        if (session_id, event.call_id) in self.refused:
             return  # already said why
-        call = self.calls.get(event.call_id)
+        call = self.calls.get((session_id, event.call_id))
         key = call.key_argument if call else ""
         if event.name == "bash":
             what = f"`{key}`"
@@ -221,16 +231,16 @@ class TextOutput(HeadlessOutput):
 class JsonOutput(HeadlessOutput):
     """One JSON object per line on standard output; the failure reason also on standard error."""
 
-    def _subagent_tool(self, parent_call_id: str, event: ToolsStarted | ToolFinished) -> None:
-        """A subagent's tool call, as the main agent's with the ``task`` call it runs under."""
+    def _subagent_tool(self, activity: SubagentActivity, event: ToolsStarted | ToolFinished) -> None:
+        """A subagent's tool call, as the main agent's with the ``task`` call it runs under and the
+        subagent's session (call ids are unique only within a session: a subagent's own subagent's
+        ``parent_call_id`` is a call of the ``subagent_started`` whose ``session_id`` is its
+        ``parent_session_id``)."""
+        where = {"parent_call_id": activity.call_id, "session_id": activity.session_id}
         if isinstance(event, ToolsStarted):
             for call in event.calls:
                 self.emit(
-                    "tool_started",
-                    call_id=call.call_id,
-                    name=call.name,
-                    arguments=call.arguments,
-                    parent_call_id=parent_call_id,
+                    "tool_started", call_id=call.call_id, name=call.name, arguments=call.arguments, **where
                 )
         else:
             self.emit(
@@ -239,7 +249,7 @@ class JsonOutput(HeadlessOutput):
                 name=event.name,
                 state=event.state,
                 output=event.output,
-                parent_call_id=parent_call_id,
+                **where,
             )
 
     def emit(self, event_type: str, /, **fields: Any) -> None:
@@ -280,6 +290,7 @@ class JsonOutput(HeadlessOutput):
                 "subagent_started",
                 call_id=event.call_id,
                 session_id=event.session_id,
+                parent_session_id=event.parent_session_id,
                 description=event.description,
                 agent_type=event.agent_type,
             )
@@ -290,16 +301,18 @@ class JsonOutput(HeadlessOutput):
                 status=event.status,
                 input_tokens=event.input_tokens,
                 output_tokens=event.output_tokens,
+                session_id=event.session_id,
             )
         elif isinstance(event, SubagentActivity) and isinstance(event.event, ToolsStarted | ToolFinished):
-            self._subagent_tool(event.call_id, event.event)
+            self._subagent_tool(event, event.event)
         elif isinstance(event, TurnFinished):
             self._finish(event)
 
-    def answered(self, answer: AutoAnswer) -> None:
+    def answered(self, answer: AutoAnswer, session_id: str = "") -> None:
         fields: dict[str, Any] = {
             "kind": answer.kind,
             "call_id": answer.reply.tool_call_id,
+            "session_id": session_id or self.session_id,
             "target": answer.target,
             "reason": answer.reason,
         }

@@ -11,7 +11,7 @@ from typing import Any
 from zett_agent.model import ReasoningEffort
 
 from zett_tui.entry.launch import LaunchSettings
-from zett_tui.runtime.host import HostOptions
+from zett_tui.runtime.agent_options import HostOptions
 from zett_tui.runtime.web.extension import WebOptions
 
 

@@ -83,10 +83,7 @@ class ModelChoice:
     @property
     def label(self) -> str:
         """What the status line shows, e.g. ``anthropic:claude-sonnet-5`` or ``local:qwen3``."""
-        if self.is_demo:
-            return "demo (offline demo model)"
-        prefix = self.endpoint if self.provider == "endpoint" and self.endpoint else self.provider
-        return f"{prefix}:{self.model}"
+        return "demo (offline demo model)" if self.is_demo else self.spec
 
     @property
     def spec(self) -> str:
@@ -517,16 +514,17 @@ def _find_server_window(
 
 
 def _load_lazy_sdk_code(model: object) -> None:
-    """Touch the SDK resources a request uses; the openai and anthropic clients import them lazily
-    (about 0.45 s for ``client.chat``), which would otherwise happen on the event loop. A client
-    zett's providers build only on demand (``plain_messages``: the openai SDK) is built here only
-    for the Responses API (``response``), the one path that uses it."""
+    """Touch the SDK resources a request uses; the openai client imports them lazily (about 0.45 s
+    for ``client.chat``), which would otherwise happen on the event loop. A client zett's providers
+    build only on demand (``plain_messages``: the openai SDK) is built here only for the Responses
+    API (``response``), the one path that uses it; the Anthropic provider has none
+    (``messages_request``)."""
     client = getattr(model, "__dict__", {}).get("_client")
     if client is None and getattr(model, "response", False) is True:
         client = getattr(model, "_client", None)
     if client is None:
         return
-    for path in (("chat", "completions"), ("responses",), ("messages",)):
+    for path in (("chat", "completions"), ("responses",)):
         target: object = client
         try:
             for name in path:

@@ -7,10 +7,10 @@ what happened                   what is raised
 ==============================  ==================================================================
 401                             ``ProviderAuthError`` (Ollama also uses it for 403)
 403, 400, 404, 429, 5xx         ``ProviderHTTPError`` with ``status_code``; 429/5xx after retries
-connection refused              ``chat_request.ChatConnectionError`` (OpenAI and endpoints, the
+connection refused              ``streamed_request.RequestConnectionError`` (OpenAI and endpoints, the
                                 openai SDK's ``APIConnectionError`` on the Responses API); for Anthropic a
                                 ``ProviderResponseError("anthropic request failed: Connection
-                                error.")``; for Ollama a raw ``httpx.ConnectError``
+                                error.")`` caused by it; for Ollama a raw ``httpx.ConnectError``
 silent provider                 ``ProviderTimeoutError`` with ``phase`` and ``seconds``
 connection cut mid-stream       a raw ``httpx.RemoteProtocolError`` (or another
                                 ``httpx.TransportError``) from the SDK's byte stream
@@ -109,9 +109,9 @@ def _is_named(exc: BaseException, name: str, *modules: str) -> bool:
 
 
 def _sdk_connection_error(exc: BaseException) -> bool:
-    """An SDK's wrapper of a request that got no answer, or zett's own (``chat_request``)."""
+    """An SDK's wrapper of a request that got no answer, or zett's own (``streamed_request``)."""
     return _is_named(exc, "APIConnectionError", "openai", "anthropic") or _is_named(
-        exc, "ChatConnectionError", "zett_tui"
+        exc, "RequestConnectionError", "zett_tui"
     )
 
 

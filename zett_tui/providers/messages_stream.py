@@ -1,11 +1,13 @@
 """Anthropic's Messages answer read from the raw stream, and what zett sends back to it.
 
-:class:`ZettAnthropicProvider` is zett-agent's ``AnthropicProvider`` with three changes:
+:class:`ZettAnthropicProvider` is zett-agent's ``AnthropicProvider`` with four changes:
 
-- **The stream** (:func:`stream_messages`): the request is opened by the SDK as before (client,
-  headers, HTTP errors, the retry of refused thinking blocks), and the body is read by
-  :mod:`zett_tui.providers.sse` and ``json.loads`` instead of a pydantic event per chunk; each event
-  goes through zett-agent's own ``_read_event``. The answer is complete only with ``message_stop``;
+- **The request** is sent with httpx by :mod:`zett_tui.providers.messages_request` (``__init__``
+  builds no SDK client, ``_open`` is replaced): an Anthropic session never imports the anthropic
+  SDK. The retry of refused thinking blocks, the timeouts and the retries stay zett-agent's.
+- **The stream** (:func:`stream_messages`): the body is read by :mod:`zett_tui.providers.sse` and
+  ``json.loads`` instead of a pydantic event per chunk; each event goes through zett-agent's own
+  ``_read_event``. The answer is complete only with ``message_stop``;
   an ``error`` event or a body that ends without it raises
   :class:`~zett_tui.providers.stream_end.IncompleteStream`.
 - **Server tools without their partner** (a ``server_tool_use`` no result follows, a result for a
@@ -23,30 +25,54 @@ instead of setting it to 0.
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from zett_agent.messages import AssistantMessage
-from zett_agent.model import ModelEvent, ModelEventType, ModelResponse, ModelUsage, ServerToolResult
+from zett_agent.model import (
+    DEFAULT_RETRY_OPTIONS,
+    DEFAULT_TIMEOUT_OPTIONS,
+    ModelEvent,
+    ModelEventType,
+    ModelResponse,
+    ModelUsage,
+    RetryOptions,
+    ServerToolResult,
+    TimeoutOptions,
+    validate_response,
+    validate_retry,
+    validate_timeout,
+)
 from zett_agent.providers.anthropic import AnthropicProvider
+from zett_agent.providers.anthropic_compatible import DEFAULT_MAX_TOKENS
 from zett_agent.providers.base import (
+    ProviderError,
     ProviderResponseError,
     empty_stream_message,
+    httpx_timeout,
     parse_tool_calls,
     require_event_stream,
     retry_model_stream,
+    validate_extra_body,
+    validate_extra_headers,
+    validate_extra_query,
 )
 from zett_agent.providers.stop_reasons import withhold_replay_blocks
 from zett_agent.stop import StopReason
 
+from zett_tui.providers.messages_request import MessagesStatusError, messages_endpoint, open_messages
 from zett_tui.providers.sse import idle_guarded, sse_events
 from zett_tui.providers.stream_end import cut_off, failed_midway
+from zett_tui.providers.streamed_request import OpenedRequest, RequestConnectionError
 from zett_tui.runtime.agent_compat import messages_tool_input, messages_turn
 from zett_tui.runtime.events import STREAM_NOTES
 
 if TYPE_CHECKING:
+    import httpx
     from zett_agent.json_types import JsonValue
     from zett_agent.model import ModelRequest
+    from zett_agent.providers.wire import JsonObject
 
 __all__ = ["STREAM_NOTES", "ZettAnthropicProvider", "sendable", "stream_messages"]
 
@@ -97,7 +123,99 @@ def sendable(messages: list[Any]) -> list[Any]:
 
 
 class ZettAnthropicProvider(AnthropicProvider):
-    """``AnthropicProvider`` with zett's stream reader and what it sends back cleaned (module doc)."""
+    """``AnthropicProvider`` with zett's request, its stream reader and what it sends back cleaned
+    (module doc).
+
+    ``__init__`` is zett-agent's (``AnthropicProvider`` and ``AnthropicCompatibleProvider``) without
+    the SDK client. It cannot call that one: after setting the attributes it imports the anthropic
+    SDK and builds its client, unconditionally (``benchmarks/bench_memory.py --anthropic``: 18 MB
+    and 0.47 s of CPU), and zett-agent has no hook to skip that. ``tests/test_providers_wire.py``
+    checks the copy by what it does: the same parameters, refusals and request on the wire as
+    zett-agent's own.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        api_key: str,
+        base_url: str = "https://api.anthropic.com",
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        response: bool = False,
+        retry: RetryOptions = DEFAULT_RETRY_OPTIONS,
+        prompt_cache: bool = True,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, JsonValue] | None = None,
+        timeout: TimeoutOptions = DEFAULT_TIMEOUT_OPTIONS,
+    ) -> None:
+        import httpx
+        import truststore
+
+        validate_response(response)
+        if response:
+            raise ValueError("AnthropicProvider does not support the Responses API")
+        if not api_key:
+            raise ValueError("api_key is required")
+        base_url = base_url or self.default_base_url or ""
+        if not base_url:
+            raise ValueError("base_url is required")
+        validate_retry(retry)
+        validate_timeout(timeout)
+        if not isinstance(prompt_cache, bool):
+            raise ValueError("prompt_cache must be a boolean")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError("max_tokens must be a positive integer")
+        self.max_tokens = max_tokens
+        self.extra_headers = validate_extra_headers(extra_headers)
+        self.extra_query = validate_extra_query(extra_query)
+        self.extra_body: dict[str, JsonValue] = validate_extra_body(extra_body)
+        self.retry = retry
+        self.timeout = timeout
+        self.prompt_cache = prompt_cache
+        self.model = model
+        self._stale_thinking: dict[str, None] = {}
+        self._http_client = httpx.AsyncClient(
+            transport=transport,
+            verify=truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT),
+            trust_env=True,
+        )
+        self._endpoint = messages_endpoint(
+            base_url,
+            api_key,
+            {**self.vendor_headers(), **self.extra_headers},
+            self.extra_query,
+            bearer=self.bearer_auth,
+        )
+
+    async def _open(self, request: ModelRequest) -> OpenedRequest:  # type: ignore[override]
+        """zett-agent's ``_open`` (agent_compat.MESSAGES_OPEN_METHOD), the same request sent with
+        httpx: a request whose signed thinking blocks the service refused is sent once more
+        without them (``_forget_thinking``)."""
+        body = self._request_body(request)
+        try:
+            return await self._send(body)
+        except (MessagesStatusError, RequestConnectionError) as error:
+            if not self._forget_thinking(cast("Any", error), body):
+                raise self._failure(error) from error
+        # The refused request generated nothing, so sending it again without the blocks is safe.
+        try:
+            return await self._send(self._request_body(request))
+        except (MessagesStatusError, RequestConnectionError) as error:
+            raise self._failure(error) from error
+
+    async def _send(self, body: JsonObject) -> OpenedRequest:
+        return await self._first_byte(
+            open_messages(self._http_client, self._endpoint, body, httpx_timeout(self.timeout))
+        )
+
+    def _failure(self, error: MessagesStatusError | RequestConnectionError) -> ProviderError:
+        return self.status_error(cast("Any", error))
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http_client.aclose()
 
     def _messages(
         self, request: ModelRequest

@@ -175,32 +175,40 @@ class TodoChanged:
 
 @dataclass(frozen=True, slots=True)
 class SubagentStarted:
-    """The ``task`` call ``call_id`` started a subagent (``runtime.subagents``)."""
+    """The ``task`` call ``call_id`` started a subagent (``runtime.subagents``) under the session
+    ``session_id``. ``parent_session_id`` is the session whose ``task`` call it is: the main
+    session's, or (with ``[subagents] max_depth`` above 1) another subagent's, whose row
+    ``call_id`` then is. Call ids are unique only within their session."""
 
     call_id: str
     session_id: str
     description: str
     agent_type: str
     model: str
+    parent_session_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class SubagentActivity:
-    """One UI event of the subagent the ``task`` call ``call_id`` runs (its tool rows, its tokens)."""
+    """One UI event of the subagent the ``task`` call ``call_id`` runs (its tool rows, its tokens);
+    ``session_id`` is the subagent's (as its ``SubagentStarted`` said)."""
 
     call_id: str
     event: Any
+    session_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class SubagentFinished:
-    """The subagent of ``call_id`` ended: ``status`` completed, failed or cancelled."""
+    """The subagent of ``call_id`` (session ``session_id``) ended: ``status`` completed, failed or
+    cancelled."""
 
     call_id: str
     status: str
     input_tokens: int = 0
     output_tokens: int = 0
     error: str = ""
+    session_id: str = ""
 
 
 UIEvent = (

@@ -50,9 +50,9 @@ from zett_tui.runtime.modes import PermissionMode
 
 if TYPE_CHECKING:
     from zett_tui.checkpoints.recording import CheckpointExtension
+    from zett_tui.runtime.agent_options import HostOptions
     from zett_tui.runtime.hooks.extension import HooksExtension
     from zett_tui.runtime.hooks.runner import SessionHooks
-    from zett_tui.runtime.host import HostOptions
     from zett_tui.runtime.recorder import Redactor
     from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
     from zett_tui.runtime.shell.sandbox import ShellSandbox

@@ -1,7 +1,7 @@
 """The conversation history the model context is restored from: zett-agent's SQLite storage,
 redacted and able to ride out a disk that fails.
 
-Three things are added around ``SQLiteSessionStorage``:
+Four things are added around ``SQLiteSessionStorage``:
 
 - **Redaction.** Every message is stored as the :class:`~zett_tui.core.redact.Redactor` leaves it, so
   neither the database nor a context restored from it holds a credential. The runtime keeps the
@@ -12,7 +12,8 @@ Three things are added around ``SQLiteSessionStorage``:
   database locked or damaged) is kept in memory, in order, and written before the next message once
   writing works again. ``load`` returns the stored dialogue plus what is waiting, so the model keeps
   its context; when the database cannot even be read, the last dialogue read plus everything since
-  is returned. One warning is given when a fault starts, one note when saving works again.
+  is returned. One warning is given when a fault starts, one note when saving works again
+  (the queue and its writer: :mod:`~zett_tui.runtime.history_queue`).
 - **Conversation rewinds** (``checkpoints``, ``sessions.rewind_marks``). The requests a rewind
   took out of the model's context stay stored, and ``load`` leaves them out, with any summary made
   of another conversation than the model's now (:mod:`~zett_tui.runtime.rewound_history`).
@@ -31,7 +32,6 @@ import json
 import logging
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -54,132 +54,25 @@ from zett_agent.storage import decode_messages, encode_messages
 from zett_tui.core.redact import redact_data
 from zett_tui.runtime.history_faults import storage_fault
 from zett_tui.runtime.history_images import HistoryImages
-from zett_tui.runtime.packed_records import PackedRecords
+from zett_tui.runtime.history_queue import (
+    KnownDialogue,
+    Notify,
+    WaitingAppend,
+    WaitingSnapshot,
+    WriteQueue,
+    empty_view,
+    with_waiting,
+)
 from zett_tui.runtime.rewound_history import SUMMARY_NOTE, RewoundHistory, summary_note, without
 
 log = logging.getLogger(__name__)
-
-Notify = Callable[[str, str], None]
-"""``notify(text, level)``: a line for the user (level ``warning`` or ``info``)."""
 
 #: After a failed write, the next attempt waits this long, so a locked database does not stall
 #: every message for SQLite's busy timeout.
 RETRY_SECONDS = 10.0
 
-RECOVERED = "History is being saved again."
-
-#: The key of zett's note in a summary's ``attributes`` (see the module docstring).
 #: Stored messages read per page when a summary's part of the history is read back.
 _PAGE = 2_000
-
-
-def fault_message(kind: str, path: Path | None, error: BaseException) -> str:
-    """The warning for a history that stopped being saved."""
-    where = str(path) if path is not None else "the history database"
-    kept = "This session goes on: its history is kept in memory"
-    detail = _detail(error)
-    match kind:
-        case "full":
-            return f"The disk is full, so the history cannot be saved. {kept} and saved once there is space."
-        case "read-only":
-            return f"zett cannot write {where} ({detail}). {kept} and saved when writing works again."
-        case "locked":
-            return f"{where} is locked by another program. {kept} and saved as soon as it is free."
-        case "damaged":
-            return (
-                f"{where} is damaged ({detail}). {kept}. Start zett again to set the damaged file "
-                "aside and begin a fresh history; the session transcripts stay readable."
-            )
-        case _:
-            return f"The history could not be saved ({detail}). {kept} and saved when writing works again."
-
-
-def _detail(error: BaseException) -> str:
-    orig = getattr(error, "orig", None)
-    shown = orig if isinstance(orig, BaseException) else error
-    if isinstance(shown, OSError) and shown.strerror:
-        return shown.strerror
-    text = " ".join(str(shown).split())
-    return text[:120] or type(shown).__name__
-
-
-# -- the records kept in memory -----------------------------------------------------------------
-
-
-@dataclass
-class _Append:
-    session_id: str
-    request_id: str
-    message: AnyMessage
-    timing: MessageTiming
-    options: dict[str, Any]
-    record: RawMessageRecord
-
-
-@dataclass
-class _Snapshot:
-    session_id: str
-    compacted_message: CompactedMessage
-    through: int
-    expected_version: int
-    result: ContextSnapshot
-
-
-@dataclass
-class _Known:
-    """A session's dialogue as last read, plus everything appended since (written or waiting).
-
-    The records are kept packed (``runtime.packed_records``): this copy is read back only when the
-    database cannot be, and a decoded one was a second whole history in memory.
-    """
-
-    view: SessionView
-    records: PackedRecords = field(default_factory=PackedRecords)
-    snapshot: ContextSnapshot | None = None
-
-    @classmethod
-    def from_view(cls, view: SessionView, previous: _Known | None = None) -> _Known:
-        reuse = previous.records if previous is not None else None
-        return cls(
-            view.model_copy(update={"raw_tail": []}), PackedRecords(view.raw_tail, reuse), view.snapshot
-        )
-
-    @property
-    def last_sequence(self) -> int:
-        last = self.records.last_sequence
-        return max(last, self.snapshot.compacted_through_sequence if self.snapshot else 0)
-
-    def add(self, record: RawMessageRecord) -> None:
-        self.records.append(record)
-
-    def compact(self, snapshot: ContextSnapshot) -> None:
-        self.snapshot = snapshot
-        self.records.keep_after(snapshot.compacted_through_sequence)
-
-    def apply(self, operation: _Append | _Snapshot) -> None:
-        if isinstance(operation, _Append):
-            self.add(operation.record)
-        else:
-            self.compact(operation.result)
-
-    def as_view(self) -> SessionView:
-        return SessionView.model_construct(
-            parent_session_id=self.view.parent_session_id,
-            session_type=self.view.session_type,
-            title=self.view.title,
-            agent_name=self.view.agent_name,
-            snapshot=self.snapshot,
-            raw_tail=self.records.unpack(),
-        )
-
-
-def _empty_view() -> SessionView:
-    return SessionView.model_construct(
-        parent_session_id=None, session_type=0, title=None, agent_name=None, snapshot=None, raw_tail=[]
-    )
-
-
-# -- the store ----------------------------------------------------------------------------------
 
 
 #: What :class:`HistoryStore` does with each public method of zett-agent's ``SQLiteSessionStorage``
@@ -234,14 +127,15 @@ class HistoryStore:
         self.storage = storage
         self.images = images
         self._redact = redact
-        self._notify = notify or (lambda text, level: None)
-        #: How long after a failure writing is tried again.
-        self.retry_seconds = retry_seconds
-        self._clock = clock
-        self._waiting: list[_Append | _Snapshot] = []
-        self._known: dict[str, _Known] = {}
-        self._fault: str | None = None
-        self._retry_at = 0.0
+        #: What could not be written yet (``history_queue``).
+        self._queue = WriteQueue(
+            storage,
+            notify=notify or (lambda text, level: None),
+            retry_seconds=retry_seconds,
+            clock=clock,
+            path=lambda: self.path,
+        )
+        self._known: dict[str, KnownDialogue] = {}
         #: The requests a conversation rewind took out of the model's context (``checkpoints``):
         #: they stay stored, and ``load`` leaves them out.
         self.hidden_requests: Callable[[str], Collection[str]] = lambda session_id: ()
@@ -254,12 +148,12 @@ class HistoryStore:
     @property
     def waiting(self) -> int:
         """How many messages (and snapshots) wait to be written."""
-        return len(self._waiting)
+        return len(self._queue.waiting)
 
     @property
     def fault(self) -> str | None:
         """What stopped the last write (see :func:`storage_fault`); None while saving works."""
-        return self._fault
+        return self._queue.fault
 
     # -- reads that go straight to the database (FORWARDED); nothing else does ---------------------
 
@@ -288,19 +182,19 @@ class HistoryStore:
         return view.model_copy(update={"raw_tail": await asyncio.to_thread(loaded)})
 
     async def _load(self, session_id: str) -> SessionView:
-        written = await self._write_waiting_if_due()
+        written = await self._queue.write_if_due()
         try:
             view = await self.storage.load(session_id)
         except Exception as error:
             if storage_fault(error) is None:
                 raise
-            self._failed(error)
+            self._queue.failed(error)
             known = self._known.get(session_id)
             log.warning("history unreadable; using the %s copy", "memory" if known else "empty")
-            view = known.as_view() if known is not None else self._with_waiting(session_id, _empty_view())
+            view = known.as_view() if known is not None else self._with_waiting(session_id, empty_view())
             return without(view, frozenset(self.hidden_requests(session_id)))
         if written:
-            self._recovered()
+            self._queue.recovered()
         hidden = frozenset(self.hidden_requests(session_id))
         return await self._rewound.as_the_model_sees_it(
             session_id, self._with_waiting(session_id, view), hidden, self._raw_records
@@ -318,8 +212,8 @@ class HistoryStore:
             if len(page) < _PAGE:
                 break
         last = records[-1].sequence if records else 0
-        for operation in self._waiting:
-            if not isinstance(operation, _Append) or operation.session_id != session_id:
+        for operation in self._queue.waiting:
+            if not isinstance(operation, WaitingAppend) or operation.session_id != session_id:
                 continue
             if last < operation.record.sequence <= through:
                 records.append(operation.record)
@@ -327,21 +221,12 @@ class HistoryStore:
 
     def _with_waiting(self, session_id: str, view: SessionView) -> SessionView:
         """``view`` plus what waits to be written; remembered as the memory copy."""
-        known = _Known.from_view(view, self._known.get(session_id))
-        waiting = [operation for operation in self._waiting if operation.session_id == session_id]
+        known = KnownDialogue.from_view(view, self._known.get(session_id))
+        waiting = [operation for operation in self._queue.waiting if operation.session_id == session_id]
         for operation in waiting:
             known.apply(operation)
         self._known[session_id] = known
-        if not waiting:
-            return view
-        records, snapshot = list(view.raw_tail), view.snapshot
-        for operation in waiting:  # as ``_Known.apply`` does, on the records already decoded
-            if isinstance(operation, _Append):
-                records.append(operation.record)
-            else:
-                snapshot = operation.result
-                records = [r for r in records if r.sequence > snapshot.compacted_through_sequence]
-        return view.model_copy(update={"raw_tail": records, "snapshot": snapshot})
+        return with_waiting(view, waiting)
 
     async def append(
         self,
@@ -369,21 +254,21 @@ class HistoryStore:
             "tags": redact_data(dict(tags or {}), self._redact),
             "usage": usage,
         }
-        known = self._known.setdefault(session_id, _Known(_empty_view()))
-        if await self._write_waiting_if_due():
+        known = self._known.setdefault(session_id, KnownDialogue(empty_view()))
+        if await self._queue.write_if_due():
             try:
                 sequence = int(await self.storage.append(session_id, request_id, stored, timing, **options))
             except Exception as error:
                 if storage_fault(error) is None:
                     raise
-                self._failed(error)
+                self._queue.failed(error)
             else:
                 known.add(_record(session_id, request_id, sequence, stored, timing, options))
-                self._recovered()
+                self._queue.recovered()
                 return sequence
         sequence = known.last_sequence + 1
         record = _record(session_id, request_id, sequence, stored, timing, options)
-        self._waiting.append(_Append(session_id, request_id, stored, timing, options, record))
+        self._queue.add(WaitingAppend(session_id, request_id, stored, timing, options, record))
         known.add(record)
         return sequence
 
@@ -405,7 +290,7 @@ class HistoryStore:
             # are read back by ``load`` (``through``).
             compacted_through_sequence = latest.compacted_through_sequence + 1
         stored = dataclasses.replace(stored, attributes={**stored.attributes, SUMMARY_NOTE: note})
-        if await self._write_waiting_if_due():
+        if await self._queue.write_if_due():
             try:
                 result: ContextSnapshot = await self.storage.snapshot(
                     session_id, stored, compacted_through_sequence, expected_version
@@ -413,11 +298,11 @@ class HistoryStore:
             except Exception as error:
                 if storage_fault(error) is None:
                     raise
-                self._failed(error)
+                self._queue.failed(error)
             else:
-                self._known.setdefault(session_id, _Known(_empty_view())).compact(result)
+                self._known.setdefault(session_id, KnownDialogue(empty_view())).compact(result)
                 self._rewound.summarized(session_id)
-                self._recovered()
+                self._queue.recovered()
                 return result
         now = datetime.now(UTC)
         result = ContextSnapshot(
@@ -430,22 +315,18 @@ class HistoryStore:
             updated_at=now,
         )
         self._rewound.summarized(session_id)
-        operation = _Snapshot(session_id, stored, compacted_through_sequence, expected_version, result)
-        self._waiting.append(operation)
-        self._known.setdefault(session_id, _Known(_empty_view())).apply(operation)
+        operation = WaitingSnapshot(session_id, stored, compacted_through_sequence, expected_version, result)
+        self._queue.add(operation)
+        self._known.setdefault(session_id, KnownDialogue(empty_view())).apply(operation)
         return result
 
     async def flush(self) -> bool:
         """Try to write what waits now, whatever the retry delay; True when nothing is left."""
-        self._retry_at = 0.0
-        done = await self._write_waiting_if_due()
-        if done:
-            self._recovered()
-        return done
+        return await self._queue.flush()
 
     async def close(self) -> None:
-        if self._waiting and not await self.flush():
-            log.error("%d history records could not be saved before closing", len(self._waiting))
+        if self._queue.waiting and not await self.flush():
+            log.error("%d history records could not be saved before closing", len(self._queue.waiting))
         await self.storage.close()
 
     def redact_message(self, message: Any) -> Any:
@@ -458,57 +339,6 @@ class HistoryStore:
         if redacted.get("replay_blocks") != data.get("replay_blocks"):
             redacted["replay_blocks"] = []  # signed: altered blocks would be refused, so drop them
         return decode_messages(json.dumps([{"kind": encoded["kind"], "data": redacted}]))[0]
-
-    async def _write_waiting_if_due(self) -> bool:
-        """Write what waits, in order. False when there is still something waiting."""
-        if not self._waiting:
-            return True
-        if self._clock() < self._retry_at:
-            return False
-        while self._waiting:
-            operation = self._waiting[0]
-            try:
-                await self._write(operation)
-            except Exception as error:
-                if storage_fault(error) is None:
-                    raise
-                self._failed(error)
-                return False
-            self._waiting.pop(0)
-        return True
-
-    async def _write(self, operation: _Append | _Snapshot) -> None:
-        if isinstance(operation, _Snapshot):
-            await self.storage.snapshot(
-                operation.session_id,
-                operation.compacted_message,
-                operation.through,
-                operation.expected_version,
-            )
-            return
-        sequence = await self.storage.append(
-            operation.session_id,
-            operation.request_id,
-            operation.message,
-            operation.timing,
-            **operation.options,
-        )
-        if sequence != operation.record.sequence:
-            log.warning("history record stored as %s, expected %s", sequence, operation.record.sequence)
-
-    def _failed(self, error: BaseException) -> None:
-        kind = storage_fault(error) or "io"
-        self._retry_at = self._clock() + self.retry_seconds
-        log.warning("history write failed (%s): %s", kind, _detail(error))
-        if self._fault is None:
-            self._notify(fault_message(kind, self.path, error), "warning")
-        self._fault = kind
-
-    def _recovered(self) -> None:
-        if self._fault is not None and not self._waiting:
-            self._fault = None
-            log.info("history saved again")
-            self._notify(RECOVERED, "info")
 
 
 def _with_message(record: RawMessageRecord, message: AnyMessage) -> RawMessageRecord:

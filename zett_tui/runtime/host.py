@@ -12,14 +12,11 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from zett_agent.agent import Agent, AgentRunConfig
 from zett_agent.events import AgentEvent, AgentEventType
-from zett_agent.extensions.base import AgentExtension
 from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 from zett_agent.resume import ResumePoint
@@ -27,14 +24,13 @@ from zett_agent.resume import ResumePoint
 from zett_tui import __version__
 from zett_tui.checkpoints.journal import TurnRecord
 from zett_tui.checkpoints.recording import CHANGES_LEVEL, CheckpointExtension, SessionCheckpoints
-from zett_tui.config.hooks import HookConfig
-from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.core import paths
 from zett_tui.core.images import PreparedImage
 from zett_tui.core.inert_text import encodable
-from zett_tui.providers.context_window import context_window_for
-from zett_tui.providers.errors import describe_error
-from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
+from zett_tui.runtime.agent_options import HostOptions, ModelFactory
+from zett_tui.runtime.compaction import ContextCompaction
+from zett_tui.runtime.context_gauge import ContextGauge
+from zett_tui.runtime.conversation_rewinds import ConversationRewinds
 from zett_tui.runtime.empty_answer import EmptyAnswerReporter
 from zett_tui.runtime.events import (
     ContextMeasured,
@@ -54,26 +50,22 @@ from zett_tui.runtime.files.read_gate import ReadGate
 from zett_tui.runtime.hooks.host_events import prompt_submitted, session_started
 from zett_tui.runtime.hooks.runner import SessionHooks
 from zett_tui.runtime.image_prompt import user_message
+from zett_tui.runtime.model_switch import ModelsInUse
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
-from zett_tui.runtime.subagents.runner import DEFAULT_DEPTH, DEFAULT_PARALLEL
-from zett_tui.runtime.subagents.types import AgentType
 from zett_tui.runtime.subagents.wiring import connect_subagents, subagent_extensions, subagent_runner
 from zett_tui.runtime.todo import SessionTodos, TodoBoard
 from zett_tui.runtime.turn_images import prepare_prompt, with_image_hint
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
 from zett_tui.runtime.turn_stop import TurnState, stop_turn
-from zett_tui.runtime.web.extension import WebOptions
-from zett_tui.sessions.rewind_marks import RewoundTurns, read_rewound
+from zett_tui.sessions.rewind_marks import RewoundTurns
 from zett_tui.workspace.git_branch import git_branch
 
 if TYPE_CHECKING:
-    from zett_tui.providers.server_info import ContextWindowFinding
     from zett_tui.runtime.decisions import Reply
     from zett_tui.runtime.extension_stack import EditGate, PlanGuard
-    from zett_tui.runtime.mcp.manager import McpManager
     from zett_tui.runtime.shell.policy import ShellPolicy, ShellRules
     from zett_tui.runtime.shell.sandbox import ShellSandbox
     from zett_tui.runtime.storage_retry import LockSlot, StorageRetry
@@ -82,62 +74,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Sink = Callable[[UIEvent], None]
-ModelFactory = Callable[[], AgentModel]
-
-SYSTEM_PROMPT = """\
-You are zett, a coding assistant working in the user's terminal, in their project folder.
-Answer in Markdown. Be direct and concise. Read files before changing them, prefer small
-focused edits, and explain what you changed. Shell commands and edits need the user's approval;
-when one is refused, take the user's note into account instead of retrying the same thing."""
-
-
-@dataclass
-class HostOptions:
-    """What the host needs to build an agent. Paths default to zett's data directory."""
-
-    model_factory: ModelFactory
-    model_label: str
-    session_id: str | None = None
-    cwd: Path = field(default_factory=Path.cwd)
-    reasoning_effort: ReasoningEffort = ReasoningEffort.MEDIUM
-    sessions_dir: Path | None = None
-    history_db: Path | None = None
-    tool_output_dir: Path | None = None
-    redact: Redactor | None = None
-    extra_extensions: Sequence[AgentExtension] = ()
-    #: Folders outside the project the model may read without a question (the user's skills).
-    readable_folders: Sequence[Path] = ()
-    #: The ``[extensions.NAME]`` tables of the user's config (and of a trusted project's).
-    extensions: Sequence[ExtensionConfig] = ()
-    system_prompt: str = SYSTEM_PROMPT
-    permission_mode: PermissionMode = PermissionMode.ASK
-    #: Turns a failure into one human line; startup passes one that knows the provider and key names.
-    describe_error: Callable[[BaseException], str] = describe_error
-    #: The model's context window in tokens; None: looked up from ``model_label`` (``context_window``).
-    context_window: int | None = None
-    #: The ``[sandbox]`` table of the user's config: how shell commands are confined.
-    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
-    #: Where the checkpoint stores live (``zett_tui.checkpoints``); None: under the data folder.
-    checkpoints_dir: Path | None = None
-    #: Files larger than this are not recorded in checkpoints (named as untracked instead).
-    checkpoint_max_file_bytes: int = 10 * 1024 * 1024
-    #: The process's MCP servers (``runtime.mcp.manager.McpManager``), started and stopped by
-    #: whoever made it (the app, ``zett -p``); None: no MCP tools.
-    mcp_manager: McpManager | None = None
-    #: The ``[[hooks.EVENT]]`` commands of the user's config (and of a trusted project's).
-    hooks: Sequence[HookConfig] = ()
-    #: The ``web_fetch`` tool: domains allowed without asking (``--allow-web``), bounds.
-    web: WebOptions = field(default_factory=WebOptions)
-    #: Each image sent is shown with a small preview under its line (``[ui] image_previews``).
-    image_previews: bool = False
-    #: Custom subagents (``workspace.agent_files``), besides the built-in ``general`` and ``explore``.
-    agent_types: Sequence[AgentType] = ()
-    #: How many subagents run at once, and how deep delegation goes (1: children cannot delegate).
-    subagent_parallel: int = DEFAULT_PARALLEL
-    subagent_depth: int = DEFAULT_DEPTH
-    #: The model a subagent's ``model`` names, and the line to say (``turn_model.model_for_command``);
-    #: None: every subagent answers with the session's model.
-    model_for: Callable[[str], tuple[TurnModel | None, str]] | None = None
 
 
 class AgentHost:
@@ -167,22 +103,22 @@ class AgentHost:
         self._session_id = options.session_id or new_session_id()
         self.reasoning_effort = options.reasoning_effort
         self.compaction: ContextCompaction | None = None
-        #: The last measurement of the context (None before the first model call or estimate).
-        self.last_context: ContextMeasured | None = None
-        #: The window a local server's model was built with (``providers.server_info``); None
-        #: for a hosted provider or a model built otherwise.
-        self.window_finding: ContextWindowFinding | None = None
+        #: How full the context is, and the window it fills (``runtime.context_gauge``).
+        self.gauge = ContextGauge(options)
         self._empty_answers = EmptyAnswerReporter()
         #: How many compactions replaced older turns in this host's life.
         self.compactions = 0
-        self._running = 0
         #: The running turn sent images to a model not known to read them (a refusal says so).
         self._images_unvetted = False
-        self._retired_models: list[AgentModel] = []
+        #: Closes a replaced model once no request uses it (``runtime.model_switch``).
+        self._models = ModelsInUse()
         #: The session's checkpoints (``zett_tui.checkpoints``); set by ``start``.
         self.checkpoints: SessionCheckpoints | None = None
-        #: Which turns a conversation rewind took out of the model's context (``sessions.rewind_marks``).
-        self.rewound = RewoundTurns()
+        #: Which turns a conversation rewind took out of the model's context (``runtime.conversation_rewinds``).
+        self.rewinds = ConversationRewinds(
+            lambda: self.session_id,
+            lambda: self.checkpoints.hidden_requests if self.checkpoints is not None else None,
+        )
         #: The model's checklist (``runtime.todo``): kept across turns, restored on resume.
         self.checklist = SessionTodos(is_main_session=lambda session_id: session_id == self.session_id)
         #: The ``task`` tool's subagents (``runtime.subagents``): requests of this agent, child sessions.
@@ -200,6 +136,11 @@ class AgentHost:
             transcript_path=lambda: self.files.transcript if self.files is not None else None,
             mode=lambda: self.mode.value,
         )
+
+    @property
+    def rewound(self) -> RewoundTurns:
+        """The session's rewound turns (``sessions.rewind_marks``)."""
+        return self.rewinds.turns
 
     @property
     def recorder(self) -> TurnRecorder | None:
@@ -242,9 +183,9 @@ class AgentHost:
             self._storage_notice,
         )
         self.files = files
-        files.claim()  # SessionBusy: another zett has the session
+        await files.claim()  # SessionBusy: another zett has the session
         self.model = await asyncio.to_thread(options.model_factory)
-        self._adopt_window_finding(self.model)
+        self.gauge.adopt_window_finding(self.model)
         # Nothing reaches a file unredacted: without a redactor from startup, the built-in rules and
         # the provider keys in this process's environment are used.
         redact = _encodable_after(options.redact or redactor_from_environment(os.environ))
@@ -261,13 +202,13 @@ class AgentHost:
             notify=self._storage_notice,
             redact=redact,
             on_changes=self._changes_notice,
-            on_conversation_rewind=self._mark_rewind,
+            on_conversation_rewind=lambda record: self.rewinds.mark(record, self.recorder),
         )
         # A conversation rewind hides requests from the history: the session file says which.
-        self.rewound = await asyncio.to_thread(read_rewound, files.transcript)
+        await self.rewinds.load(files.transcript)
         if options.session_id is not None:  # resumed: the checklist as the session left it
             await self.checklist.restore(files.transcript)
-        files.history.storage.hidden_requests = lambda session_id: self._hidden_requests()
+        files.history.storage.hidden_requests = lambda session_id: self.rewinds.hidden()
         await self.hooks.prepare()  # before the agent can write to a file a hook runs
         stack = await build_extension_stack(
             options,
@@ -352,9 +293,7 @@ class AgentHost:
         finally:
             self._images_unvetted = False
             if built is not None:
-                self._retired_models.append(built)
-                if not self._running:
-                    await self._close_retired_models()
+                await self._models.retire(built)
 
     def read_access(self) -> ReadAccess:
         """This session's read rules, with what the user allowed "for this session" in the read
@@ -386,13 +325,8 @@ class AgentHost:
 
     async def _run(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
         """``_consume`` while counting running requests, so a replaced model is closed only after them."""
-        self._running += 1
-        try:
+        async with self._models.request():
             return await self._consume(stream, sink)
-        finally:
-            self._running -= 1
-            if not self._running:
-                await self._close_retired_models()
 
     def _request_options(self) -> dict[str, Any]:
         return {"config": self.config, "model": self.model, "reasoning_effort": self.reasoning_effort}
@@ -491,28 +425,6 @@ class AgentHost:
         """The history or the transcript stopped (or started again) being saved (from any thread)."""
         self.notices.add(Notice(text, level))
 
-    def _hidden_requests(self) -> Collection[str]:
-        """The turns out of the model's context (``RewoundTurns.hidden``)."""
-        return self.rewound.hidden(self._recorded_rewinds())
-
-    def _recorded_rewinds(self) -> Callable[[], Collection[str]] | None:
-        """The checkpoint record's rewound turns, for sessions rewound before marks were written."""
-        return self.checkpoints.hidden_requests if self.checkpoints is not None else None
-
-    async def _mark_rewind(self, record: TurnRecord) -> None:
-        """A rewind changed which turns the model sees: mark it in the session file (nothing there
-        is deleted), and the next request leaves them out (or has them back)."""
-        mark = self.rewound.rewind(
-            self.session_id,
-            target=record.target or "",
-            rewound=record.hidden_requests,
-            restored=record.restored_requests,
-            recorded=self._recorded_rewinds(),
-        )
-        recorder = self.recorder
-        if recorder is not None:
-            await asyncio.to_thread(recorder.append_record, self.session_id, mark)
-
     def _changes_notice(self, text: str, record: TurnRecord) -> None:
         """A turn changed files: its line, which expands to the files and their diff."""
         changes = (record.before, record.after) if record.before and record.after else None
@@ -557,20 +469,17 @@ class AgentHost:
 
     @property
     def context_window(self) -> int:
-        return self.options.context_window or context_window_for(self.options.model_label)
-
-    def _adopt_window_finding(self, model: object) -> None:
-        """Use the window found when ``model`` was built (``providers.server_info``), if any."""
-        from zett_tui.providers.server_info import finding_for
-
-        self.window_finding = finding = finding_for(model)
-        if finding is not None:
-            self.options.context_window = finding.tokens
+        return self.gauge.window
 
     @property
     def context_window_guessed(self) -> bool:
         """True while the window is only the table's guess (a local server that did not say)."""
-        return self.window_finding is not None and self.window_finding.guessed
+        return self.gauge.window_guessed
+
+    @property
+    def last_context(self) -> ContextMeasured | None:
+        """The last measurement of the context (None before the first model call or estimate)."""
+        return self.gauge.last
 
     async def switch_model(
         self,
@@ -594,18 +503,15 @@ class AgentHost:
         self.options.model_factory = model_factory
         self.options.model_label = model_label
         self.options.context_window = context_window
-        self._adopt_window_finding(model)
+        self.gauge.adopt_window_finding(model)
         if describe_error is not None:
             self.options.describe_error = describe_error
         if self.compaction is not None:
             self.compaction.set_context_window(self.context_window)
         self.set_reasoning_effort(effort)
-        if self.last_context is not None:  # counted by another model's tokenizer: now an estimate
-            self.last_context = ContextMeasured(self.last_context.tokens, self.context_window, estimated=True)
+        self.gauge.model_changed()
         if old is not None and old is not model:
-            self._retired_models.append(old)
-            if not self._running:
-                await self._close_retired_models()
+            await self._models.retire(old)
         log.info("model switched: model=%s session=%s", model_label, self._session_id)
 
     def set_reasoning_effort(self, effort: ReasoningEffort | str) -> None:
@@ -615,62 +521,20 @@ class AgentHost:
             self.compaction.follow_effort(self.reasoning_effort)
 
     async def estimate_context(self) -> ContextMeasured:
-        """The context the next request starts from: as the status line said after the session's
-        last turn (a resumed session shows the figure it was left with), else estimated from the
-        stored history (no model call)."""
-        files = self.files
-        recorded = None
-        if files is not None:
-            recorded = await asyncio.to_thread(
-                files.recorded_context, self.options.model_label, self.context_window
-            )
-        if recorded is not None:
-            self.last_context = recorded
-            return recorded
-        return await self.estimate_from_history()
+        """The context the next request starts from (``ContextGauge.estimate``)."""
+        return await self.gauge.estimate(self.files, self.session_id)
 
     async def estimate_from_history(self) -> ContextMeasured:
         """The context the next request starts from, estimated from the stored history."""
-        messages: list[Any] = []
-        if self._history is not None:
-            try:
-                view = await self._history.storage.load(self.session_id)
-                messages = list(view.messages)
-            except Exception:
-                log.warning("stored history unavailable for the context estimate", exc_info=True)
-        tokens = estimate_text_tokens(self.options.system_prompt) + estimate_tokens(messages)
-        self.last_context = ContextMeasured(tokens, self.context_window, estimated=True)
-        return self.last_context
+        return await self.gauge.estimate_from_history(self._history, self.session_id)
 
     def _ui_events(self, translator: EventTranslator, event: AgentEvent) -> list[UIEvent]:
         """The translated events, followed by a new measure of the context when ``event`` gives one."""
-        ui_events = self._empty_answers.review(event, translator.translate(event), self.window_finding)
-        measured = self._measure(event)
-        return [*ui_events, measured] if measured is not None else ui_events
-
-    def _measure(self, event: AgentEvent) -> ContextMeasured | None:
-        if event.type is AgentEventType.MODEL_COMPLETED and event.response is not None:
-            usage = event.response.usage
-            if not usage.input_tokens:
-                return None  # the provider reported no usage
-            self.last_context = ContextMeasured(
-                usage.input_tokens + (usage.output_tokens or 0), self.context_window
-            )
-            return self.last_context
+        ui_events = self._empty_answers.review(event, translator.translate(event), self.gauge.window_finding)
         if event.type is AgentEventType.COMPACTION_COMPLETED and event.applied:
             self.compactions += 1
-            after = self.compaction.tokens_after(event) if self.compaction is not None else None
-            if after is not None:
-                self.last_context = ContextMeasured(after, self.context_window, estimated=True)
-                return self.last_context
-        return None
-
-    async def _close_retired_models(self) -> None:
-        retired, self._retired_models = self._retired_models, []
-        for model in retired:
-            if hasattr(model, "aclose"):
-                with contextlib.suppress(Exception):
-                    await model.aclose()
+        measured = self.gauge.measure(event, self.compaction)
+        return [*ui_events, measured] if measured is not None else ui_events
 
     def _observe(self, event: UIEvent, commands: dict[str, str], sink: Sink) -> None:
         """Keep the mode in step with Plan Mode, and say which rule let a command run unasked."""
@@ -748,7 +612,7 @@ class AgentHost:
         if model is not None and hasattr(model, "aclose"):
             with contextlib.suppress(Exception):
                 await model.aclose()
-        await self._close_retired_models()
+        await self._models.close_retired()
         if self.shell_sandbox is not None:
             with contextlib.suppress(Exception):
                 self.shell_sandbox.close()

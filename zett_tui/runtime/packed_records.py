@@ -1,8 +1,8 @@
 """The history's memory copy, kept packed: one pickled byte string per stored message.
 
-``HistoryStore`` keeps the last dialogue it read plus every message since, so the model keeps its
-context when the database can no longer be read. Held as decoded records, that copy was a second
-full history in memory (the runtime's request builds its own from each ``load``) and grew by some
+``HistoryStore`` keeps the last dialogue it read plus every message since
+(``history_queue.KnownDialogue``), so the model keeps its context when the database can no longer
+be read. Held as decoded records, that copy was a second full history in memory (the runtime's request builds its own from each ``load``) and grew by some
 20 KB of small objects a turn. Packed, a record is one bytes object, several times smaller, which
 the garbage collector never walks; it is unpacked only on the rare read that needs it.
 

@@ -10,10 +10,17 @@ A line that cannot be written (disk full, read-only folder, permission denied) n
 turn: it is kept in memory and written, in order, before the next line. A failed write is cut
 back off the file, so what was written before stays intact. The user hears of it once when it
 starts and once when saving works again.
+
+Where lines are written: zett-agent writes a turn's line by calling ``_append_line`` in a worker
+thread (``asyncio.to_thread``), so that one stays blocking. The lines zett writes itself (rewind
+and checklist marks: :meth:`TurnRecorder.append_record`) and the retry of waiting lines
+(:meth:`TurnRecorder.write_waiting`) come from the event loop and are written with ``aiofiles``.
+Both ways go through one queue under one lock, so lines reach the file whole and in order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import logging
@@ -27,16 +34,17 @@ from zett_agent.extensions.events import ExtensionEvent, RunCancelledEvent
 from zett_agent.extensions.jsonl import JSONLExtension
 from zett_agent.messages import AssistantMessage, UserMessage
 
-from zett_tui.core.line_append import append_whole
+from zett_tui.core.line_append import append_whole, append_whole_async
 from zett_tui.core.redact import Redactor as _Rules
 from zett_tui.core.redact import redact_json_line
+from zett_tui.core.thread_lock import held_off_loop
 from zett_tui.runtime.turn_journal import TurnJournal
 from zett_tui.sessions.image_files import externalized_line, images_folder
 
 log = logging.getLogger(__name__)
 
 Redactor = Callable[[str], str]
-#: ``notify(text, level)``; called from the thread that writes, so it must be thread-safe.
+#: ``notify(text, level)``; called from the thread or the loop that writes, so it must be thread-safe.
 Notify = Callable[[str, str], None]
 
 RECOVERED = "The session transcript is being saved again."
@@ -59,6 +67,9 @@ class TurnRecorder(JSONLExtension):
         self._notify: Notify = notify or (lambda text, level: None)
         self._unsaved: list[tuple[Path, bytes]] = []
         self._failing = False
+        #: One event-loop writer at a time waits for ``_write_lock`` (in the executor), so writers
+        #: from the loop never hold more than one executor thread waiting for it.
+        self._loop_writer = asyncio.Lock()
         #: The turn in progress on disk until its line is written (``runtime.turn_journal``).
         self.journal = TurnJournal(self.session_path, self._redact, interval=journal_interval)
         #: What the turn's subagents did, by ``task`` call (``SubagentRunner.take_records``).
@@ -113,6 +124,7 @@ class TurnRecorder(JSONLExtension):
         return len(self._unsaved)
 
     def _append_line(self, path: Path, line: str) -> None:
+        """A turn's line, from zett-agent's worker thread: redacted, queued, written (blocking)."""
         try:
             streamed = self.journal.streamed_envelope()
             if streamed is not None:  # cancelled or failed mid-stream: keep what was shown
@@ -129,37 +141,61 @@ class TurnRecorder(JSONLExtension):
             written = self._write_unsaved()
         self.journal.end(remove=written)
 
-    def append_record(self, session_id: str, record: dict[str, Any]) -> bool:
+    async def append_record(self, session_id: str, record: dict[str, Any]) -> bool:
         """Append one line zett writes itself (a rewind mark: ``sessions.rewind_marks``), redacted,
-        in order with the turns; True when it is on disk (else it waits, as a turn's line would).
-        Blocking: call it in a thread."""
+        in order with the turns; True when it is on disk (else it waits, as a turn's line would)."""
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         data = (redact_json_line(line, self._redact) + "\n").encode("utf-8")
-        with self._write_lock:
-            self._unsaved.append((self.session_path(session_id), data))
-            return self._write_unsaved()
+        return await self._shielded_write((self.session_path(session_id), data))
 
-    def flush(self) -> bool:
-        """Write the lines that wait, now; True when none is left."""
-        with self._write_lock:
-            return self._write_unsaved()
+    async def write_waiting(self) -> bool:
+        """Write the lines that wait for the disk, now; True when none is left."""
+        return await self._shielded_write(None)
+
+    async def _shielded_write(self, line: tuple[Path, bytes] | None) -> bool:
+        """Queue ``line`` (if any) and write the queue. Shielded: a cancelled caller does not stop
+        a write half way (the line would be written again, or the lock kept)."""
+        return await asyncio.shield(asyncio.ensure_future(self._write_from_loop(line)))
+
+    async def _write_from_loop(self, line: tuple[Path, bytes] | None) -> bool:
+        # _write_lock is the lock a turn's line holds in zett-agent's thread
+        async with self._loop_writer, held_off_loop(self._write_lock):
+            if line is not None:
+                self._unsaved.append(line)
+            while self._unsaved:
+                path, data = self._unsaved[0]
+                try:
+                    await append_whole_async(path, data)
+                except Exception as error:
+                    self._write_failed(error, path)
+                    return False
+                self._unsaved.pop(0)
+            self._all_written()
+            return True
 
     def _write_unsaved(self) -> bool:
+        """The waiting lines, written from a thread that holds ``_write_lock``."""
         while self._unsaved:
             path, data = self._unsaved[0]
             try:
                 append_whole(path, data)
             except Exception as error:
-                log.warning("turn record not written (%d waiting): %s", len(self._unsaved), error)
-                if not self._failing:
-                    self._failing = True
-                    self._notify(_fault_message(error, path), "warning")
+                self._write_failed(error, path)
                 return False
             self._unsaved.pop(0)
+        self._all_written()
+        return True
+
+    def _write_failed(self, error: Exception, path: Path) -> None:
+        log.warning("turn record not written (%d waiting): %s", len(self._unsaved), error)
+        if not self._failing:
+            self._failing = True
+            self._notify(_fault_message(error, path), "warning")
+
+    def _all_written(self) -> None:
         if self._failing:
             self._failing = False
             self._notify(RECOVERED, "info")
-        return True
 
 
 def _with_message(line: str, envelope: dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ from zett_tui.runtime.events import (
     ContextMeasured,
     DecisionRequested,
     ModelCallStarted,
+    PlanModeChanged,
     SteeringDelivered,
     TextChunk,
     ToolsStarted,
@@ -133,9 +134,9 @@ class SessionCore:
         self.mode_changed()
 
     def mode_changed(self) -> None:
-        """The host's mode changed (here, or where the host was told directly: a plan's approval,
-        a front end's command): the questions still queued that it settles are answered, and the
-        state listeners hear of it."""
+        """The host's mode changed (by ``set_mode``, or by the runtime's Plan Mode, which the core
+        hears as ``PlanModeChanged``): the questions still queued that it settles are answered,
+        and the state listeners hear of it."""
         self._settle_pending()
         self._state_changed()
 
@@ -263,6 +264,8 @@ class SessionCore:
             self._state_changed()
         elif isinstance(event, SteeringDelivered):
             self.queued.steer_delivered(event.text)
+        elif isinstance(event, PlanModeChanged):  # the host follows it right after the sink
+            asyncio.get_running_loop().call_soon(self.mode_changed)
         for listener in list(self.listeners):
             try:
                 listener(event)

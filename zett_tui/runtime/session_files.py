@@ -18,6 +18,7 @@ from typing import Any
 from zett_tui.runtime.events import ContextMeasured, Notice
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.storage_retry import LockSlot, StorageRetry, retry_session_writes
+from zett_tui.sessions.lock import LockUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -44,16 +45,29 @@ class SessionFiles:
         #: The history extension (``runtime.history_open``); None until :meth:`open`.
         self.history: Any = None
 
-    def claim(self) -> None:
+    async def claim(self) -> None:
         """Take the session's writer lock; a folder that cannot hold it starts the in-memory spell.
+
+        Taking it reads and writes the session file (a torn last line ended, a killed zett's
+        unfinished turn added to it: ``sessions.lock.claim_session``), a batch of blocking calls
+        that runs in a thread. Cancelled meanwhile, the lock is given back once it is had.
 
         Raises:
             SessionBusy: another zett has the session.
         """
-        unavailable = self.lock.claim()
+        claiming = asyncio.ensure_future(asyncio.to_thread(self.lock.claim))
+        try:
+            unavailable = await asyncio.shield(claiming)
+        except asyncio.CancelledError:
+            claiming.add_done_callback(self._release_if_claimed)
+            raise
         if unavailable is not None:
             self.storage.report(unavailable)
         self.storage.guard_with(self.lock)
+
+    def _release_if_claimed(self, claiming: asyncio.Future[LockUnavailable | None]) -> None:
+        if not claiming.cancelled() and claiming.exception() is None:
+            self.lock.release()
 
     async def open(self, redact: Redactor, *, resumed: bool) -> list[Notice]:
         """Open the history and the transcript and start the retry; returns what to tell the user
@@ -126,7 +140,7 @@ class SessionFiles:
         history, self.history = self.history, None
         # without the lock another zett may be writing the session: nothing is written from here
         if self.recorder is not None and self.recorder.unsaved and self.lock.settled:
-            await asyncio.to_thread(self.recorder.flush)
+            await self.recorder.write_waiting()
         if history is not None:
             with contextlib.suppress(Exception):
                 await history.close()

@@ -22,7 +22,7 @@ from zett_agent.tools.base import AgentTool, tool
 from zett_tui.workspace.skills import Skill
 
 if TYPE_CHECKING:
-    from zett_tui.runtime.host import HostOptions
+    from zett_tui.runtime.agent_options import HostOptions
 
 LOAD_SKILL_TOOL = "load_skill"
 

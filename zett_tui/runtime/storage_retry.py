@@ -213,9 +213,9 @@ class StorageRetry:
 
 
 class Flushable(Protocol):
-    """The turn recorder as the retry sees it: ``flush()`` blocks, True when nothing waits."""
+    """The turn recorder as the retry sees it: True when nothing waits."""
 
-    def flush(self) -> bool: ...
+    async def write_waiting(self) -> bool: ...
 
 
 class HistoryFlush(Protocol):
@@ -235,7 +235,7 @@ def retry_session_writes(
     from zett_tui.sessions.index import save_index
     from zett_tui.workspace.prompt_log import flush_prompts
 
-    retry.add("session transcript", lambda: asyncio.to_thread(recorder.flush))
+    retry.add("session transcript", recorder.write_waiting)
     retry.add("history", history.flush)
     retry.add("prompt history", lambda: asyncio.to_thread(flush_prompts))
     retry.add("session index", lambda: asyncio.to_thread(save_index, sessions), after_the_rest=True)

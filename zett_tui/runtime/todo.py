@@ -163,7 +163,7 @@ class SessionTodos:
         recorder.journal.note_todos_cleared(self.board.writes)
 
         try:
-            return await asyncio.to_thread(recorder.append_record, session_id, clear_mark(session_id))
+            return await recorder.append_record(session_id, clear_mark(session_id))
         except Exception:  # the list is cleared on screen; the recorder says when the disk fails
             log.warning("the cleared checklist could not be recorded", exc_info=True)
             return False

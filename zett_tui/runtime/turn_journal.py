@@ -13,7 +13,9 @@ still streaming would not match a redaction rule yet, and its first 19 character
 all 20. So a kill loses at most the last second, and the word being streamed.
 
 The turn's state is kept on the event loop (``begin``, ``observe``); the files are written in a
-thread, one write at a time. ``end`` may be called from the recorder's writing thread: a
+thread, one write at a time: each write is a batch (check the generation, append, replace the
+partial file) that must not be split by ``end``, so it is one hop to a thread holding the lock, not
+a row of awaited ``aiofiles`` steps. ``end`` may be called from the recorder's writing thread: a
 generation number, changed under a lock, makes a write that was already under way for the
 ended turn write nothing.
 """
@@ -39,6 +41,7 @@ from zett_agent.storage import encode_messages
 from zett_tui.core import paths
 from zett_tui.core.line_append import append_whole
 from zett_tui.core.redact import redact_json_line
+from zett_tui.core.thread_lock import held_off_loop
 from zett_tui.sessions import live_turn
 from zett_tui.sessions.image_files import externalized_line, images_folder
 from zett_tui.sessions.naming import live_path, partial_path
@@ -127,7 +130,7 @@ class TurnJournal:
         """The turn starts: its prompt is on disk when this returns (if the disk can take it)."""
         self._stop_writer()
         session_file = self._session_file_of(context.session_id)
-        with self._files:
+        async with held_off_loop(self._files):  # a write under way in a thread may hold it a while
             self._generation += 1
             generation = self._generation
         self._turn = _Turn(context, prompt, session_file)

@@ -204,6 +204,23 @@ def _tool_view(call: dict[str, Any], results: dict[str, dict[str, Any]]) -> Tool
 
 def subagent_view(data: dict[str, Any]) -> SubagentView:
     """The display model of one recorded subagent run (any field may be missing or wrong)."""
+    texts: list[str] = []
+    tools = _run_tools(data, texts)
+    return SubagentView(
+        agent_type=_text(data.get("type")) or "general",
+        description=_text(data.get("description")),
+        status=_text(data.get("status")) or "unknown",
+        tokens=_run_tokens(data),
+        tools=tuple(tools),
+        text="\n".join(text for text in texts if text),
+    )
+
+
+def _run_tools(
+    data: dict[str, Any], texts: list[str] | None = None, prefix: str = "", depth: int = 0
+) -> list[tuple[str, str, bool | None]]:
+    """A recorded run's tool calls (name, key argument, ok), its texts into ``texts``; a ``task``
+    call's own subagent's calls follow it, named after that job and ``›`` (as they showed live)."""
     messages = [
         m for m in data.get("messages") or () if isinstance(m, dict) and isinstance(m.get("data"), dict)
     ]
@@ -212,26 +229,35 @@ def subagent_view(data: dict[str, Any]) -> SubagentView:
         for m in messages
         if m.get("kind") == 4 and isinstance(m["data"].get("tool_call_id"), str)
     }
+    runs = data.get("subagents")
+    nested: dict[str, Any] = runs if isinstance(runs, dict) else {}
     tools: list[tuple[str, str, bool | None]] = []
-    texts: list[str] = []
     for message in messages:
         body = message["data"]
-        texts.append(content_text(body.get("content"))[0])
+        if texts is not None:
+            texts.append(content_text(body.get("content"))[0])
         for call in body.get("tool_calls") or () if message.get("kind") == 3 else ():
-            if isinstance(call, dict):
-                view = _tool_view(call, results)
-                tools.append((view.name, view.key_arg, view.ok))
+            if not isinstance(call, dict):
+                continue
+            view = _tool_view(call, results)
+            tools.append((prefix + view.name, view.key_arg, view.ok))
+            run = nested.get(view.call_id) if view.call_id else None
+            if isinstance(run, dict) and depth < 8:
+                job = " ".join(_text(run.get("description")).split()) or view.name
+                tools.extend(_run_tools(run, None, f"{prefix}{job} › ", depth + 1))
+    return tools
+
+
+def _run_tokens(data: dict[str, Any], depth: int = 0) -> int:
+    """A recorded subagent run's tokens, its own subagents' included (as its block counted them
+    live); nesting is followed only so deep in a damaged or hostile file."""
     tokens = sum(
         value for key in ("input_tokens", "output_tokens") if isinstance(value := data.get(key), int)
     )
-    return SubagentView(
-        agent_type=_text(data.get("type")) or "general",
-        description=_text(data.get("description")),
-        status=_text(data.get("status")) or "unknown",
-        tokens=tokens,
-        tools=tuple(tools),
-        text="\n".join(text for text in texts if text),
-    )
+    nested = data.get("subagents")
+    if isinstance(nested, dict) and depth < 8:
+        tokens += sum(_run_tokens(run, depth + 1) for run in nested.values() if isinstance(run, dict))
+    return tokens
 
 
 def _stop_note(stop: object, answer: str = "") -> NoteBlock | None:

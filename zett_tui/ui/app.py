@@ -33,7 +33,8 @@ from zett_tui.ui.app_messages import (
     ThemeRequested,
 )
 from zett_tui.ui.attention import Attention
-from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
+from zett_tui.ui.chat.command_context import SlashCommand
+from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.sixteen_colours import ReadableIn16Colours, runs_in_16_colours
@@ -287,7 +288,7 @@ class ZettApp(App[str | None]):
 
         if isinstance(self.screen, SessionBrowser):
             return
-        launch = self.chat.launch
+        launch = self.launch  # every chat of this app has its folder and its data folders
         overrides: dict[str, Any] = launch.host_overrides
         self.push_screen(
             SessionBrowser(
@@ -333,8 +334,7 @@ class ZettApp(App[str | None]):
         self._quitting = True
         await self.chat.shutdown()
         await asyncio.to_thread(self.mcp.stop)
-        host = self.chat.host
-        self.exit(host.session_id if host is not None else None)
+        self.exit(self.chat.session_id)
 
     # -- crash safety: no traceback (with prompts and keys in its locals) reaches the screen ----
 

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from zett_tui.core.contained_read import read_at_most
 from zett_tui.core.images import MAX_SOURCE_BYTES, is_image_name
 from zett_tui.runtime.files.contained_tools import NotReadable, open_verified, printable
 from zett_tui.runtime.files.read_access import ReadAccess, real_path
@@ -130,7 +131,7 @@ def attach_mentions(prompt: str, access: ReadAccess, cwd: Path) -> AttachedPromp
         if is_image_name(path) and not real.is_dir():
             try:
                 with open_verified(path, real, access.allows) as (fd, _status):
-                    data = _read_at_most(fd, MAX_SOURCE_BYTES + 1)
+                    data = read_at_most(fd, MAX_SOURCE_BYTES + 1)
             except (OSError, NotReadable) as error:
                 result.left_out.append(f"@{printable(path)} is not attached: {_reason(error)}")
                 continue
@@ -160,7 +161,7 @@ def attach_mentions(prompt: str, access: ReadAccess, cwd: Path) -> AttachedPromp
 
 def _file(label: str, real: Path, may_read: Callable[[Path], bool], limit: int) -> Attachment | None:
     with open_verified(label, real, may_read) as (fd, status):
-        data = _read_at_most(fd, limit)
+        data = read_at_most(fd, limit)
     if b"\0" in data[:8192]:
         return None
     text = data.decode("utf-8", errors="replace")
@@ -183,18 +184,6 @@ def _folder(label: str, real: Path, may_read: Callable[[Path], bool]) -> Attachm
         shown.append(f"[... {len(names) - len(shown)} more entries]")
     folder = label if label.endswith("/") else label + "/"
     return Attachment(folder, "folder", f"{len(names)} entries", "\n".join(shown))
-
-
-def _read_at_most(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit:
-        chunk = os.read(fd, min(1 << 16, limit - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def _block(attachment: Attachment) -> str:

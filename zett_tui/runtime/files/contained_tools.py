@@ -39,6 +39,8 @@ from zett_agent.tools.coding import (
 from zett_agent.tools.images import IMAGE_SIGNATURE_BYTES, MAX_IMAGE_BYTES, image_media_type
 from zett_agent.tools.output import MAX_MATCH_BYTES, MAX_OUTPUT_BYTES, utf8_prefix
 
+from zett_tui.core.contained_read import read_at_most
+
 __all__ = [
     "NotReadable",
     "SearchStart",
@@ -127,18 +129,6 @@ def _fd_path(fd: int) -> Path:
     return proc if proc.exists() else Path(f"/dev/fd/{fd}")
 
 
-def _read_bounded(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size <= limit:
-        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
 # -- read_file, read, view_image ------------------------------------------------------------------
 
 
@@ -166,7 +156,7 @@ def read(
                 return _read_text_range(label, _fd_path(fd), start_line, line_count, start_column)
             if status.st_size > MAX_IMAGE_BYTES:
                 raise ValueError(f"Image exceeds the {MAX_IMAGE_BYTES}-byte limit: {printable(label)}")
-            data = _read_bounded(fd, MAX_IMAGE_BYTES)
+            data = read_at_most(fd, MAX_IMAGE_BYTES + 1)
     except FileNotFoundError:
         raise ValueError(f"File does not exist: {printable(label)}") from None
     name = printable(real.name)
@@ -180,7 +170,7 @@ def view_image(label: str, real: Path, may_read: MayRead, max_bytes: int) -> Ima
     """zett-agent's ``view_image`` for a local file (URLs are refused before this)."""
     try:
         with open_verified(label, real, may_read) as (fd, _status):
-            data = _read_bounded(fd, max_bytes)
+            data = read_at_most(fd, max_bytes + 1)
     except FileNotFoundError:
         raise FileNotFoundError(f"Image is not a regular file: {printable(label)}") from None
     if len(data) > max_bytes:
@@ -400,7 +390,7 @@ def _searchable_text(candidate: Path, walk: _Walk) -> str | None:
         with open_verified(str(candidate), real, walk.may_read) as (fd, status):
             if status.st_size > MAX_FILE_BYTES:
                 return None
-            data = _read_bounded(fd, MAX_FILE_BYTES)
+            data = read_at_most(fd, MAX_FILE_BYTES + 1)
     except NotReadable as error:
         if "only regular files" not in str(error):
             walk.unreadable.add(candidate)

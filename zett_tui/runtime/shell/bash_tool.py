@@ -40,7 +40,8 @@ from zett_tui.runtime import agent_compat
 from zett_tui.runtime.decisions.sandbox import ESCAPE_CHOICES, SandboxEscapeReply
 from zett_tui.runtime.events import TOOL_OUTPUT_EVENT
 from zett_tui.runtime.shell.live_output import Report
-from zett_tui.runtime.shell.sandbox import SandboxBlock, ShellRun, ShellSandbox, Where
+from zett_tui.runtime.shell.sandbox import ShellRun, ShellSandbox, Where
+from zett_tui.runtime.shell.sandbox_blocks import SandboxBlock
 
 __all__ = [
     "ESCAPE_CHOICES",

@@ -18,8 +18,8 @@ stopped on timeout or cancel), except that a truncated command's full streams ar
 to zett's tool-output folder, redacted, never into the project. The bubblewrap argument vector is
 prepared in a thread after each command and checked before the next one uses it (``wrap_ahead``),
 so resolving the policy (a scan of the project) is off the event loop and, mostly, off the
-critical path. ``blocked_by_sandbox`` guesses from
-a failed command's output whether the sandbox stopped it. No Textual here.
+critical path. Whether the sandbox stopped a failed command is guessed from its output by
+``sandbox_blocks``. No Textual here.
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ from zett_agent.tools.output import shell_preview
 
 from zett_tui.config.schema import SandboxSettings
 from zett_tui.core import paths
-from zett_tui.core.contained_read import is_inside
 from zett_tui.core.outside_programs import register_writable, writable_roots
 from zett_tui.core.paths import ensure_private_dir
 from zett_tui.core.redact import redact_file
@@ -64,6 +63,7 @@ from zett_tui.runtime.shell.project_sandbox import (
     bound_paths,
     project_sandbox,
 )
+from zett_tui.runtime.shell.sandbox_blocks import SandboxBlock, block_of
 from zett_tui.runtime.shell.sandbox_policy import (
     hidden_paths,
     outside_environment,
@@ -74,11 +74,9 @@ from zett_tui.runtime.shell.sandbox_policy import (
 from zett_tui.runtime.shell.wrap_ahead import MANY_STAMPS, PreparedWrap, still_or_anew
 
 __all__ = [
-    "SandboxBlock",
     "ShellRun",
     "ShellSandbox",
     "Where",
-    "blocked_by_sandbox",
 ]
 
 log = logging.getLogger(__name__)
@@ -97,109 +95,6 @@ class Where(StrEnum):
 
 def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
-
-
-# -- what the sandbox stopped ---------------------------------------------------------------------
-
-#: A refused write: a read-only mount, or renaming or removing one (``.git`` and the other names
-#: that run later are mount points inside the sandbox).
-_WRITE_SIGNS = ("read-only file system", "device or resource busy")
-_NETWORK_SIGNS = (
-    "network is unreachable",
-    "could not resolve host",
-    "temporary failure in name resolution",
-    "name or service not known",
-    "no address associated with hostname",
-    "nodename nor servname",
-    "connection refused",
-    "couldn't connect to server",
-    "failed to establish a new connection",
-    "no route to host",
-    "enetunreach",
-    "econnrefused",
-    "eai_again",
-    "enotfound",
-    "getaddrinfo",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class SandboxBlock:
-    """Why a failed command looks stopped by the sandbox: ``write``, ``network`` or ``hidden``."""
-
-    kind: str
-    #: What points to it: the words in the output, or the hidden path the command names.
-    evidence: str
-
-    @property
-    def reason(self) -> str:
-        """One sentence, worded as the guess it is."""
-        return self.explained(read_only=False)
-
-    def explained(self, *, read_only: bool) -> str:
-        """:attr:`reason`, for a run with the project ``read_only`` (Plan Mode, a read-only subagent)."""
-        if self.kind == "write":
-            what = (
-                "the project is read-only inside it, and commands write only in a private /tmp"
-                if read_only
-                else "it lets commands write only in the project folder and a private /tmp"
-            )
-            return f"The sandbox probably stopped this command: {what} (“{self.evidence}”)."
-        if self.kind == "later":
-            return (
-                f"The sandbox does not let commands create {self.evidence}: something outside the "
-                "sandbox runs or loads it later. zett moved what the command made out of the project."
-            )
-        if self.kind == "network":
-            return f"The sandbox probably stopped this command: the network is off inside it (“{self.evidence}”)."
-        return f"The sandbox probably stopped this command: it hides {self.evidence} from commands."
-
-
-def refused_block(refused: Sequence[tuple[str, Path]]) -> SandboxBlock:
-    """The block for a command that created names that run later (moved to the paths given)."""
-    names = ", ".join(f"{name} (moved to {target})" for name, target in refused)
-    return SandboxBlock("later", names)
-
-
-def _sign(text: str, signs: Sequence[str]) -> str | None:
-    lowered = text.lower()
-    for sign in signs:
-        index = lowered.find(sign)
-        if index >= 0:
-            return text[index : index + len(sign)]
-    return None
-
-
-def _home_form(path: Path, home: Path) -> str | None:
-    return "~/" + path.relative_to(home).as_posix() if path != home and is_inside(path, home) else None
-
-
-def blocked_by_sandbox(
-    run: ShellRun, command: str, *, hidden: Sequence[Path] = (), home: Path | None = None
-) -> SandboxBlock | None:
-    """A guess that the sandbox stopped ``run``: a failed, isolated run whose output (or command)
-    shows a refused write, the network being off, or a hidden credential place. None otherwise."""
-    if not run.isolated or run.timed_out or run.exit_code == 0:
-        return None
-    output = run.composed
-    written = _sign(output, _WRITE_SIGNS)
-    if written:
-        return SandboxBlock("write", written)
-    if not run.network:
-        unreachable = _sign(output, _NETWORK_SIGNS)
-        if unreachable:
-            return SandboxBlock("network", unreachable)
-    base = home if home is not None else Path.home()
-    real_home = _real(base)
-    for secret in hidden:
-        forms = [str(secret)]
-        short = _home_form(secret, real_home)
-        if short is not None:
-            relative = short.removeprefix("~/")
-            forms += [short, f"$HOME/{relative}", "${HOME}/" + relative, str(base / relative)]
-        if any(form in command or form in output for form in forms):
-            return SandboxBlock("hidden", short or str(secret))
-    return None
 
 
 # -- running one command --------------------------------------------------------------------------
@@ -395,11 +290,8 @@ class ShellSandbox:
     # -- running ----------------------------------------------------------------------------------
 
     def blocked(self, run: ShellRun, command: str) -> SandboxBlock | None:
-        if run.refused:
-            return refused_block(run.refused)
-        if not run.isolated or run.timed_out or run.exit_code == 0:
-            return None  # without looking the credential places up: most commands succeed
-        return blocked_by_sandbox(run, command, hidden=self.hidden())
+        """Why the sandbox probably stopped ``run`` (``sandbox_blocks``), or None."""
+        return block_of(run, command, self.hidden)
 
     def invalidate_prepared(self) -> None:
         """Something other than a shell command may have changed the project (a file tool ran):

@@ -31,7 +31,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zett_agent.agent import Agent, AgentRunConfig, AgentRunContext
@@ -86,6 +86,9 @@ class Child:
     parent_session_id: str
     depth: int
     description: str = ""
+    #: Its tokens so far, input and output (its model calls' sum): what the turn in progress
+    #: records for it while it runs.
+    usage: list[int] = field(default_factory=lambda: [0, 0])
 
 
 class _TextBatch:
@@ -184,7 +187,7 @@ class SubagentRunner:
         for child_session, child in list(self.children.items()):
             if child.parent_session_id != session_id or child.call_id in records:
                 continue
-            record = _record(agent, child_session, child.kind, child.description, RUNNING, [0, 0], "")
+            record = _record(agent, child_session, child.kind, child.description, RUNNING, child.usage, "")
             nested = self.live_records(child_session)
             if nested:
                 record["subagents"] = nested
@@ -221,13 +224,15 @@ class SubagentRunner:
         parent_child = self.children.get(parent.session_id)
         depth = (parent_child.depth if parent_child is not None else 0) + 1
         session_id = new_uuid7()
-        self.children[session_id] = Child(call_id, kind, parent.session_id, depth, description)
+        child = self.children[session_id] = Child(call_id, kind, parent.session_id, depth, description)
         label = f"{kind.name}: {' '.join(description.split())}"
         model, model_label = await self._model(kind, parent)
-        self._emit(SubagentStarted(call_id, session_id, description, kind.name, model_label))
+        self._emit(
+            SubagentStarted(call_id, session_id, description, kind.name, model_label, parent.session_id)
+        )
         translator = EventTranslator()
         text = _TextBatch()
-        usage = [0, 0]
+        usage = child.usage
         answer, stop, status, error = "", None, "completed", ""
         try:
             if self._slots is None:
@@ -241,7 +246,7 @@ class SubagentRunner:
                 async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
                     async for event in events:
                         for ui_event in translator.translate(event):
-                            self._pass_on(call_id, label, ui_event, usage, text)
+                            self._pass_on(child, session_id, label, ui_event, text)
                         if event.type in _STEP_ENDS:
                             self._progress()
                         if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
@@ -259,8 +264,8 @@ class SubagentRunner:
                     await model.aclose()
             rest = text.take()
             if rest is not None:
-                self._emit(SubagentActivity(call_id, TextChunk(rest)))
-            self._emit(SubagentFinished(call_id, status, usage[0], usage[1], error))
+                self._emit(SubagentActivity(call_id, TextChunk(rest), session_id))
+            self._emit(SubagentFinished(call_id, status, usage[0], usage[1], error, session_id))
             record = _record(agent, session_id, kind, description, status, usage, error)
             nested = self.take_records(session_id)
             if nested:
@@ -298,25 +303,26 @@ class SubagentRunner:
         except Exception:  # the turn in progress's copy; the run goes on
             log.warning("the subagent's progress could not be noted", exc_info=True)
 
-    def _pass_on(self, call_id: str, label: str, event: UIEvent, usage: list[int], text: _TextBatch) -> None:
+    def _pass_on(self, child: Child, session_id: str, label: str, event: UIEvent, text: _TextBatch) -> None:
+        call_id = child.call_id
         if isinstance(event, ReasoningChunk):
             return  # its thinking is not shown under the task row
         if isinstance(event, TextChunk):
             batch = text.add(event.text, time.monotonic())
             if batch is not None:
-                self._emit(SubagentActivity(call_id, TextChunk(batch)))
+                self._emit(SubagentActivity(call_id, TextChunk(batch), session_id))
             return
         rest = text.take()  # what it said before this event, first
         if rest is not None:
-            self._emit(SubagentActivity(call_id, TextChunk(rest)))
+            self._emit(SubagentActivity(call_id, TextChunk(rest), session_id))
         if isinstance(event, DecisionRequested):
             self._emit(dataclasses.replace(event, asker=label))
             return
         if isinstance(event, UsageReported):
-            usage[0] += event.input_tokens
-            usage[1] += event.output_tokens
+            child.usage[0] += event.input_tokens
+            child.usage[1] += event.output_tokens
             self._emit(event)  # the child's tokens count toward the turn's
-        self._emit(SubagentActivity(call_id, event))
+        self._emit(SubagentActivity(call_id, event, session_id))
 
 
 #: The events after which a subagent's run so far is written with the turn in progress.

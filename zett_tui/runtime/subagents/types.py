@@ -6,19 +6,16 @@ sandbox where the project is read-only, with the network off; no write tool). Cu
 Markdown files with front matter (``name``, ``description``, ``tools``, ``model``) and the body as
 their instructions: Claude Code's agent files, so existing ``.claude/agents/*.md`` just work.
 ``tools`` takes Claude Code's names (``Read, Grep, Glob, Bash, Edit, Write``) or zett's, comma
-separated or as a YAML list; left out, the agent has the ``general`` set. No runtime import here.
+separated or as a YAML list; left out, the agent has the ``general`` set. zett's own key
+``shell: read-only`` gives a custom kind ``explore``'s shell (``read_only_shell``). No runtime
+import here.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from zett_tui.runtime.host import HostOptions
 
 #: The tools that only read: what ``explore`` has, and what a read-only custom agent keeps.
 READ_TOOLS = frozenset({"read_file", "view_image", "glob", "grep"})
@@ -130,8 +127,3 @@ def agent_types(custom: Iterable[AgentType]) -> tuple[AgentType, ...]:
 def describe_types(kinds: Sequence[AgentType]) -> str:
     """The lines of the ``task`` tool's description that list the kinds."""
     return "\n".join(f"- {kind.name}: {kind.description}" for kind in kinds)
-
-
-def with_agents(options: HostOptions, agents: Sequence[AgentType]) -> HostOptions:
-    """``options`` with the custom subagents of the user's and a trusted project's files."""
-    return dataclasses.replace(options, agent_types=(*options.agent_types, *agents))

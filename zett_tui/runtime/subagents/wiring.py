@@ -14,7 +14,7 @@ from zett_tui.runtime.subagents.runner import SubagentRunner
 from zett_tui.runtime.subagents.types import agent_types
 
 if TYPE_CHECKING:
-    from zett_tui.runtime.host import HostOptions
+    from zett_tui.runtime.agent_options import HostOptions
     from zett_tui.runtime.recorder import TurnRecorder
 
 

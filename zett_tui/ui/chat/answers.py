@@ -63,8 +63,10 @@ from zett_tui.ui.modals.web_fetch import web_fetch_dialog
 
 if TYPE_CHECKING:
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.session import SessionCore
 
-FollowUp = Callable[["AgentHost"], None]
+#: Run with the session core once the runtime took the answer (or the approved call finished).
+FollowUp = Callable[["SessionCore"], None]
 
 
 @dataclass(frozen=True)
@@ -163,9 +165,10 @@ def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> 
         if isinstance(value, Rule):
             rule = Rule(value.kind, _note(picked) or value.command)
 
-            def save(host: AgentHost) -> None:
-                if host.shell_rules is not None:
-                    host.shell_rules.add(rule.kind, rule.command)
+            def save(session: SessionCore) -> None:
+                rules = session.host.shell_rules
+                if rules is not None:
+                    rules.add(rule.kind, rule.command)
 
             return Answer(
                 ShellReply(call_id, run=True),
@@ -400,10 +403,11 @@ def exit_plan_mode(
 def _after_plan_approved(session_id: str, mode: PermissionMode, edited: str | None) -> FollowUp:
     """Once Plan Mode has really ended: the chosen mode, and the user's version of the plan kept."""
 
-    def follow_up(host: AgentHost) -> None:
-        host.set_mode(mode)
-        if edited and host.plan_guard is not None:
-            paths.write_private_text(host.plan_guard.plan_file(session_id), edited.strip() + "\n")
+    def follow_up(session: SessionCore) -> None:
+        session.set_mode(mode)
+        guard = session.host.plan_guard
+        if edited and guard is not None:
+            paths.write_private_text(guard.plan_file(session_id), edited.strip() + "\n")
 
     return follow_up
 

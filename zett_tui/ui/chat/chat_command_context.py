@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.events import ContextMeasured
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.modes import PermissionMode
     from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.chat.view import ChatView
@@ -32,7 +33,8 @@ class ChatCommandContext:
 
     @property
     def host(self) -> AgentHost | None:
-        return self._chat.host
+        session = self._chat.session
+        return session.host if session is not None else None
 
     @property
     def start_failed(self) -> bool:
@@ -104,8 +106,8 @@ class ChatCommandContext:
     def key_help(self) -> list[tuple[str, str]]:
         return self._chat.key_help()
 
-    def mode_changed(self, note: str = "") -> None:
-        self._chat.sync_mode(note)
+    def set_mode(self, mode: PermissionMode, note: str = "") -> None:
+        self._chat.set_mode(mode, note)
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:
         from zett_tui.runtime.events import ContextMeasured

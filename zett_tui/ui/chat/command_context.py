@@ -7,11 +7,15 @@ the app does (quit, open a session, switch the theme, copy) by posting a message
 reach into either, and the command modules import neither.
 
 ``ChatCommandContext`` (``ui/chat/chat_command_context.py``) is the chat screen's implementation.
+What a command is (:class:`SlashCommand`, its :data:`Handler`) lives here too, beside what its
+handler is given: the registry (``commands/registry.py``) builds on both, and this module names
+the chat's commands only through :class:`OfferedCommands`, so neither imports the other back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,9 +26,35 @@ if TYPE_CHECKING:
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.events import ContextMeasured
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.modes import PermissionMode
     from zett_tui.runtime.turn_model import TurnModel
-    from zett_tui.ui.chat.commands.registry import CommandList
     from zett_tui.ui.widgets.transcript import Block
+
+Handler = Callable[["CommandContext", str], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    description: str
+    handler: Handler
+    #: A short hint of the arguments, shown in completion and help (e.g. "[ID]").
+    arguments: str = ""
+    #: Where a command from a file came from ("user command", "project skill"); "" for zett's own.
+    source: str = ""
+
+
+class OfferedCommands(Protocol):
+    """What a command reads of the chat's commands (``commands.registry.CommandList``)."""
+
+    #: One line per command or skill file that did not load.
+    problems: list[str]
+    #: Lines about what was there but is not offered on purpose.
+    notes: list[str]
+
+    def added(self) -> Mapping[str, SlashCommand]:
+        """The commands from files, by name."""
+        ...
 
 
 class CommandContext(Protocol):
@@ -75,7 +105,7 @@ class CommandContext(Protocol):
         ...
 
     @property
-    def commands(self) -> CommandList:
+    def commands(self) -> OfferedCommands:
         """Every command this chat offers: zett's own and those from files."""
         ...
 
@@ -112,9 +142,9 @@ class CommandContext(Protocol):
         """Every key that does something on the chat, with what it does."""
         ...
 
-    def mode_changed(self, note: str = "") -> None:
-        """Show the host's permission mode again (after the command changed it); ``note``, what
-        the mode means, shows beside it in the status line for a few seconds."""
+    def set_mode(self, mode: PermissionMode, note: str = "") -> None:
+        """Switch the session's permission mode, through the session core that owns it (the status
+        line follows the core); ``note``, what the mode means, shows beside it for a few seconds."""
         ...
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from zett_tui.ui.chat.commands.registry import CommandList, SlashCommand
+from zett_tui.ui.chat.command_context import SlashCommand
+from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.widgets.completion_menu import CompletionItem
 from zett_tui.workspace.file_finder import FileMatch, quote_path
 

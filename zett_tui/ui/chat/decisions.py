@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
 from zett_tui.runtime.decisions import ShellRequest, parse_request
 from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
-from zett_tui.ui.chat.answers import FACTORIES, Answer, DialogFactory
+from zett_tui.ui.chat.answers import FACTORIES, Answer, DialogFactory, FollowUp
 from zett_tui.ui.chat.question_line import question_line
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class DecisionDialogs:
         #: The answer the open dialog gave, until the core says the runtime took it.
         self._given: tuple[DecisionRequested, Answer] | None = None
         #: What to do when an approved call finishes, by tool call id (the mode chosen with a plan).
-        self._after_tool: dict[str, Callable[[AgentHost], None]] = {}
+        self._after_tool: dict[str, FollowUp] = {}
 
     def attach(self, session: SessionCore) -> None:
         """Answer ``session``'s questions from now on."""
@@ -157,7 +157,9 @@ class DecisionDialogs:
         call_id = decision.payload.get("tool_call_id")
         host.note_decision(record, call_id if isinstance(call_id, str) else None, declined=answer.declined)
         if isinstance(call_id, str):
-            self.chat.turns.decision_answered(call_id, declined=answer.declined, outcome=answer.outcome)
+            self.chat.turns.decision_answered(
+                call_id, declined=answer.declined, outcome=answer.outcome, session_id=decision.session_id
+            )
         if answer.steer and not self.chat.turns.tell(answer.steer):
             self.chat.say(
                 f"The note could not reach the model (the turn had ended): {answer.steer}", "warning"
@@ -167,16 +169,14 @@ class DecisionDialogs:
         if answer.after_tool is not None and isinstance(call_id, str):
             self._after_tool[call_id] = answer.after_tool
 
-    def _run(self, follow_up: Callable[[AgentHost], None], when: str) -> None:
-        host = self.host
-        if host is None:
+    def _run(self, follow_up: FollowUp, when: str) -> None:
+        if self.session is None:
             return
         try:
-            follow_up(host)
+            follow_up(self.session)
         except Exception as error:  # a follow-up failing must not take the dialog queue down
             log.warning("follow-up %s failed", when, exc_info=True)
             self.chat.say(f"That could not be done: {error}", "warning")
-        self.chat.sync_mode()
 
 
 def name_the_asker(screen: Screen[Any], asker: str) -> None:

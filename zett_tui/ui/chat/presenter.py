@@ -107,6 +107,14 @@ class TurnPresenter:
     #: Subagent blocks changed since their last redraw, and whether that redraw is scheduled.
     _stale_tasks: set[TaskBlock] = field(default_factory=set)
     _tasks_pending: bool = False
+    #: The block each running subagent's session shows in: its own ``task`` row's, or, for a
+    #: subagent's own subagent (``[subagents] max_depth`` above 1), its top ancestor's.
+    _subagent_blocks: dict[str, TaskBlock] = field(default_factory=dict)
+    #: The sessions of subagents started by another subagent (their rows join the ancestor's,
+    #: their names after the nested subagent's job and ``›``).
+    _nested: dict[str, str] = field(default_factory=dict)
+    #: Subagents' calls the user said no to, by session and call id.
+    _declined_in: set[tuple[str, str]] = field(default_factory=set)
     _finished: bool = False
     #: An answer block was shown in this turn.
     answered: bool = False
@@ -168,28 +176,72 @@ class TurnPresenter:
         elif isinstance(event, TurnFinished):
             self.finish(event)
 
-    def _subagent(self, event: SubagentStarted | SubagentActivity | SubagentFinished) -> None:
-        """A subagent's progress, on its task row (``ui.widgets.task_block``)."""
-        clock = self._tools.get(event.call_id)
-        if clock is None or not isinstance(clock.block, TaskBlock):
-            return
-        block = clock.block
+    def _subagent_block(
+        self, event: SubagentStarted | SubagentActivity | SubagentFinished
+    ) -> TaskBlock | None:
+        """The block a subagent's event shows in. Call ids are unique only within a session: a
+        nested subagent's ``task`` call may have the id of one of the main agent's."""
         if isinstance(event, SubagentStarted):
+            ancestor = self._subagent_blocks.get(event.parent_session_id)
+            if ancestor is not None:
+                self._nested[event.session_id] = " ".join(event.description.split())
+                self._subagent_blocks[event.session_id] = ancestor
+                return ancestor
+            clock = self._tools.get(event.call_id)
+            if clock is None or not isinstance(clock.block, TaskBlock):
+                return None
+            self._subagent_blocks[event.session_id] = clock.block
+            return clock.block
+        if event.session_id:
+            return self._subagent_blocks.get(event.session_id)
+        clock = self._tools.get(event.call_id)  # an event that names no session
+        return clock.block if clock is not None and isinstance(clock.block, TaskBlock) else None
+
+    def _subagent(self, event: SubagentStarted | SubagentActivity | SubagentFinished) -> None:
+        """A subagent's progress, on its task row (``ui.widgets.task_block``). A subagent's own
+        subagent's rows and tokens go to the same block; its start and end change nothing else."""
+        block = self._subagent_block(event)
+        if block is None:
+            return
+        nested = self._nested.get(event.session_id) if event.session_id else None
+        if isinstance(event, SubagentStarted):
+            if nested is not None:
+                return
             block.child_started(event.agent_type, event.model)
         elif isinstance(event, SubagentFinished):
-            block.child_finished(event.status, event.input_tokens + event.output_tokens)
+            self._subagent_blocks.pop(event.session_id, None)
+            if nested is not None:
+                del self._nested[event.session_id]
+                return
+            # Its own tokens, or more: the block also counted its nested subagents' as they came.
+            block.child_finished(event.status, max(block.tokens, event.input_tokens + event.output_tokens))
         else:
             inner = event.event
             if isinstance(inner, ToolsStarted):
-                block.child_tools_started([(c.call_id, c.name, c.key_argument) for c in inner.calls])
+                prefix = f"{nested} › " if nested else ""
+                block.child_tools_started(
+                    [
+                        (self._row_id(event.session_id, c.call_id), prefix + c.name, c.key_argument)
+                        for c in inner.calls
+                    ]
+                )
             elif isinstance(inner, ToolFinished):
-                declined = inner.call_id in self._declined and inner.state in ("failed", "done")
-                block.child_tool_finished(inner.call_id, "declined" if declined else inner.state)
+                declined = self._declined_by_user(event.session_id, inner.call_id) and inner.state in (
+                    "failed",
+                    "done",
+                )
+                block.child_tool_finished(
+                    self._row_id(event.session_id, inner.call_id), "declined" if declined else inner.state
+                )
             elif isinstance(inner, UsageReported):
                 block.child_tokens(inner.input_tokens + inner.output_tokens)
             elif isinstance(inner, TextChunk):
+                if nested is not None:
+                    return  # the nested subagent's report reaches its parent, whose text shows
                 block.child_text(inner.text)
             elif isinstance(inner, ModelCallStarted):
+                if nested is not None:
+                    return
                 if not block.said:
                     return
                 block.child_step()
@@ -228,8 +280,27 @@ class TurnPresenter:
         clock.block.set_waiting()
         self.transcript.refresh_block(clock.block)
 
-    def user_answered(self, call_id: str, *, declined: bool = False, outcome: str = "") -> None:
-        """The user answered the dialog about this call: it runs again (or ends as declined)."""
+    def _declined_by_user(self, session_id: str, call_id: str) -> bool:
+        """Whether the user said no to a subagent's call (its session's, when the event names it)."""
+        if session_id:
+            return (session_id, call_id) in self._declined_in
+        return call_id in self._declined
+
+    def _row_id(self, session_id: str, call_id: str) -> str:
+        """A subagent's row's id in its block: a nested subagent's calls share the block with its
+        parent's, so theirs carry the session (call ids are unique only within one)."""
+        return f"{session_id}/{call_id}" if session_id in self._nested else call_id
+
+    def user_answered(
+        self, call_id: str, *, declined: bool = False, outcome: str = "", session_id: str = ""
+    ) -> None:
+        """The user answered the dialog about this call (of the session ``session_id``, when a
+        subagent's): it runs again (or ends as declined)."""
+        if session_id in self._subagent_blocks:
+            if declined:
+                self._declined_in.add((session_id, call_id))
+            self.subagent_waiting(call_id, False, session_id)
+            return
         if declined:
             self._declined.add(call_id)
         clock = self._tools.get(call_id)
@@ -244,13 +315,19 @@ class TurnPresenter:
             clock.block.set_outcome(outcome)
         self.transcript.refresh_block(clock.block)
 
-    def subagent_waiting(self, call_id: str, waiting: bool) -> None:
+    def subagent_waiting(self, call_id: str, waiting: bool, session_id: str = "") -> None:
         """A dialog asks about (or was answered about) a subagent's call ``call_id``: its row under
-        the task says so, and the task's row waits with it (its clock stops meanwhile)."""
+        the task says so, and the task's row waits with it (its clock stops meanwhile). With the
+        subagent's ``session_id``, only its own block's row (several subagents' calls may share
+        an id); without, every block's row of that id."""
         now = time.monotonic()
+        only = self._subagent_blocks.get(session_id) if session_id else None
+        row = self._row_id(session_id, call_id) if only is not None else call_id
         for clock in self._tools.values():
             block = clock.block
-            if not isinstance(block, TaskBlock) or not block.child_waiting(call_id, waiting):
+            if not isinstance(block, TaskBlock) or (only is not None and block is not only):
+                continue
+            if not block.child_waiting(row, waiting):
                 continue
             if waiting and clock.waiting_since is None:
                 clock.waiting_since = now

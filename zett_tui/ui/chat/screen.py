@@ -31,8 +31,8 @@ from zett_tui.runtime.prompt_queue import JOINER
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
+from zett_tui.ui.chat.session_start import PastSession
 from zett_tui.ui.chat.turns import TurnRunner
-from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from zett_tui.core.todo_items import TodoItem
     from zett_tui.runtime.events import ContextMeasured, Notice
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.modes import PermissionMode
+    from zett_tui.runtime.session import SessionCore
     from zett_tui.ui.chat.decisions import DecisionDialogs
     from zett_tui.ui.chat.presenter import TurnPresenter
     from zett_tui.ui.chat.view import ChatApp
@@ -132,10 +134,8 @@ class ChatScreen(Screen[None]):
         self.host: AgentHost | None = None
         self._dialogs: DecisionDialogs | None = None
         self.warmup_failed = False
-        #: The status of the last turn a resumed session painted (``cancelled``, ``interrupted``...).
-        self.last_past_status: str | None = None
-        #: That turn's last part is answer text (a partial answer after a kill).
-        self.last_past_ended_in_text = False
+        #: How the past of a resumed session ended, once painted (``session_start``).
+        self._past = PastSession()
         self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
@@ -175,6 +175,11 @@ class ChatScreen(Screen[None]):
             ChatScreen.context_window_guessed,
             queued=ChatScreen.queued_prompts,
         )
+
+    @property
+    def session(self) -> SessionCore | None:
+        """The session core, once the model is ready (``_open_session``)."""
+        return self.turns.session
 
     @property
     def dialogs(self) -> DecisionDialogs:
@@ -404,25 +409,12 @@ class ChatScreen(Screen[None]):
         self._open_for_input()
 
     async def _show_past_session(self, path: Path, session_id: str) -> None:
-        from zett_tui.sessions.recorded_turns import TextBlock
-        from zett_tui.ui.chat.past_turns import last_labelled_model, load_past_session, paint_past_session
+        from zett_tui.ui.chat.session_start import show_past_session
 
-        past = await load_past_session(path, previews=self.launch.image_previews)
-        paint_past_session(self.transcript, past, session_id)
-        if past.page.turns:
-            last = past.page.turns[-1]
-            self.last_past_status = last.status
-            self.last_past_ended_in_text = bool(last.blocks) and isinstance(last.blocks[-1], TextBlock)
-        self.turns.answer_model = last_labelled_model(self.transcript) or self.launch.model_label
-        from zett_tui.sessions.meta import forked_from
-
-        parent = await asyncio.to_thread(forked_from, path)
-        if parent is not None:
-            self.say(
-                f"Forked session {parent} into {session_id}: this copy goes on, the original stays as it was."
-            )
-        else:
-            self.say(f"Resumed session {session_id}.")
+        self._past = await show_past_session(
+            self.transcript, self.say, path, session_id, previews=self.launch.image_previews
+        )
+        self.turns.answer_model = self._past.answer_model or self.launch.model_label
         self._open_for_input()
 
     def _open_for_input(self) -> None:
@@ -452,22 +444,17 @@ class ChatScreen(Screen[None]):
             await asyncio.to_thread(import_after_first_frame)
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
-        from zett_tui.entry.bootstrap import StartFailed, open_session
+        from zett_tui.entry.bootstrap import StartFailed
+        from zett_tui.ui.chat.session_start import start_host
 
         if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
             from zett_tui.ui.chat.trust_prompt import settle_project_trust
 
             resume_collection()  # the question can stay open for as long as the user likes
             await settle_project_trust(self, self.launch)
-        from zett_tui.ui.chat.workspace_commands import offer_workspace_files
-
-        files = await offer_workspace_files(
-            self, self.launch.cwd
-        )  # after the trust question: a project's need it
-        from zett_tui.ui.chat.mcp_status import start_mcp
-
+        past = self._past if self.launch.resume_path is not None else None
         try:  # the bootstrap ``zett -p`` and ``zett acp`` share
-            host = await open_session(self.launch, files, mcp=start_mcp(self, self.launch.mcp_servers))
+            host, measured = await start_host(self, self.launch, past)
         except StartFailed as error:
             self.warmup_failed = True
             self.turns.refuse_sends(
@@ -476,17 +463,6 @@ class ChatScreen(Screen[None]):
             self.say(f"Could not start the model: {error}", "error")
             self._show_activity(Activity.NOT_READY)
             return
-        try:
-            for problem in host.extension_report.problems:
-                self.say(str(problem), "warning")
-            for notice in host.take_notices():  # said now, not at the first turn
-                self.transcript.add(notice_block(notice))
-            if self.launch.resume_path is not None:
-                await self._offer_interrupted_turn(host)
-            measured = await host.estimate_context()
-        except BaseException:  # the screen went away before it took the host (a quit at startup)
-            await asyncio.shield(host.aclose())  # on_unmount cannot: self.host is not set yet
-            raise
         self.show_context(measured, window_guessed=host.context_window_guessed)
         self.host = host
         self.composer.read_rules = host.read_access  # the @ chips follow the session's read grants
@@ -495,7 +471,6 @@ class ChatScreen(Screen[None]):
 
         freeze_startup_objects()
         self.run_worker(self._show_session_id(host.session_id), group="session-id", exit_on_error=False)
-        self.sync_mode()
         self._open_session(host)
 
     def _open_session(self, host: AgentHost) -> None:
@@ -514,34 +489,6 @@ class ChatScreen(Screen[None]):
 
         directory = self.launch.host_overrides.get("sessions_dir")
         self.status.session_id = await asyncio.to_thread(shown_session_id, session_id, directory)
-
-    async def _offer_interrupted_turn(self, host: AgentHost) -> None:
-        from zett_agent.resume import ResumeKind
-
-        found = await host.resume_point()
-        if found is None:
-            return
-        point = found.description or str(found.kind)
-        carry_on = "Type /continue to carry it on, or write a new prompt."
-        if self.last_past_status == "cancelled":  # the history alone cannot tell a stop from a crash
-            self.say(f"You stopped the last turn before it ended. {carry_on}", "warning")
-        elif (
-            self.last_past_status == "interrupted"
-            and self.last_past_ended_in_text
-            and found.kind is ResumeKind.CALL_MODEL
-        ):
-            # the answer above was streamed and recorded, but zett was killed before the model's
-            # memory kept it: "the model was never answered" would contradict what is on screen
-            self.say(
-                "zett was stopped while the model was answering: the answer above is as far as it got, "
-                "and the model's memory does not have it. Type /continue to ask it again, or write a "
-                "new prompt.",
-                "warning",
-            )
-        elif self.last_past_status == "interrupted":
-            self.say(f"zett was stopped during the last turn ({point}). {carry_on}", "warning")
-        else:
-            self.say(f"The last turn was cut off ({point}). {carry_on}", "warning")
 
     # -- prompts and turns ----------------------------------------------------------------------
 
@@ -583,13 +530,10 @@ class ChatScreen(Screen[None]):
             bar.open()
 
     def key_help(self) -> list[tuple[str, str]]:
-        """Every key binding that does something here, generated from the bindings themselves, then
-        the keys whose meaning depends on the moment (``MOMENT_KEYS``), which no binding declares."""
-        seen: dict[str, str] = {}
-        for node, binding, enabled, tooltip in self.app.active_bindings.values():
-            if enabled and binding.description and _declared_by_zett(node, binding):
-                seen.setdefault(binding_label(binding), tooltip or binding.description)
-        return sorted(seen.items()) + list(MOMENT_KEYS)
+        """Every key that does something here, with what it does (``key_help``)."""
+        from zett_tui.ui.chat.key_help import keys_in_effect
+
+        return keys_in_effect(self.app.active_bindings.values())
 
     async def action_read_transcript(self, action: str) -> None:
         """Scrolling and block keys pressed in the prompt act on the transcript (its READING_KEYS)."""
@@ -605,13 +549,14 @@ class ChatScreen(Screen[None]):
 
         cycle_mode(self.command_context)
 
-    def sync_mode(self, note: str = "") -> None:
-        """Show the host's permission mode (it changes with Plan Mode, Shift+Tab and /mode), and
-        ``note`` beside it for ``MODE_NOTE_SECONDS``: each change replaces the last, none stacks."""
-        if self.turns.session is not None:
-            self.turns.session.mode_changed()  # the status line follows the core (_session_changed)
-        elif self.host is not None:
-            self.permission_mode = self.host.mode.value
+    def set_mode(self, mode: PermissionMode, note: str = "") -> None:
+        """Switch the mode through the session core (the status line follows it:
+        ``_session_changed``), and show ``note`` beside it for ``MODE_NOTE_SECONDS``: each change
+        replaces the last, none stacks."""
+        session = self.turns.session
+        if session is None:  # the model is still starting: there is no mode to switch yet
+            return
+        session.set_mode(mode)
         if note:
             self.status.mode_note = note
             if self._mode_note_timer is not None:
@@ -649,26 +594,3 @@ class ChatScreen(Screen[None]):
         await self.turns.stop()
         if self.host is not None:
             await self.host.aclose()
-
-
-#: Keys that mean something else while a turn runs, on an empty prompt or pressed twice: the prompt
-#: and the screen handle them in code (``Composer._take_key``, ``action_cancel_turn``).
-MOMENT_KEYS = (
-    ("Enter, while a turn runs", "Tell the running turn (steer it; the note shows where it went in)"),
-    ("Tab, while a turn runs", "Queue the prompt for after the turn"),
-    ("Up, on an empty prompt", "Take the last queued prompt back to edit (Down puts it back)"),
-    ("Esc Esc, at idle on an empty prompt", "Rewind: pick a turn to go back to (/rewind)"),
-)
-
-
-def _declared_by_zett(node: object, binding: Binding) -> bool:
-    """True for bindings zett's own classes declare: the help leaves out TextArea's editing keys."""
-    if binding.action in ("command_palette", "app.command_palette"):
-        return True
-    for cls in type(node).__mro__:
-        if not cls.__module__.startswith("zett_tui"):
-            continue
-        for declared in cls.__dict__.get("BINDINGS", ()):
-            if isinstance(declared, Binding) and declared.action == binding.action:
-                return True
-    return False

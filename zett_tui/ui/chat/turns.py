@@ -187,10 +187,11 @@ class TurnRunner:
         """A dialog's note to the running turn (not listed as the user's steering); False when none runs."""
         return self.session is not None and self.session.tell(text)
 
-    def decision_answered(self, call_id: str, *, declined: bool, outcome: str) -> None:
-        """The user's answer about a tool call went back to the runtime: its row runs again."""
+    def decision_answered(self, call_id: str, *, declined: bool, outcome: str, session_id: str = "") -> None:
+        """The user's answer about a tool call (of ``session_id``) went back to the runtime: its row
+        runs again."""
         if self._presenter is not None:
-            self._presenter.user_answered(call_id, declined=declined, outcome=outcome)
+            self._presenter.user_answered(call_id, declined=declined, outcome=outcome, session_id=session_id)
 
     def cancel(self) -> bool:
         """Cancel the running turn (model stream and tool process alike). False when none runs.
@@ -314,15 +315,11 @@ class TurnRunner:
         from zett_tui.runtime.events import (
             ContextMeasured,
             DecisionRequested,
-            PlanModeChanged,
             ToolFinished,
             TurnFinished,
         )
 
         chat, presenter = self._chat, self._presenter
-        if isinstance(event, PlanModeChanged):
-            chat.call_later(chat.sync_mode)  # the host updates its mode right after the sink
-            return
         if isinstance(event, ContextMeasured):
             chat.show_context(event)
             return
@@ -332,7 +329,7 @@ class TurnRunner:
             presenter.flush()
             call_id = event.payload.get("tool_call_id")
             if isinstance(call_id, str) and event.asker:  # a subagent's call: its row under the task
-                presenter.subagent_waiting(call_id, True)
+                presenter.subagent_waiting(call_id, True, event.session_id)
             elif isinstance(call_id, str):
                 presenter.waiting_for_user(call_id, event.call)
             return

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from zett_tui.core.todo_items import TodoItem
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.events import ContextMeasured
-    from zett_tui.runtime.host import AgentHost
+    from zett_tui.runtime.modes import PermissionMode
+    from zett_tui.runtime.session import SessionCore
     from zett_tui.runtime.turn_model import TurnModel
     from zett_tui.ui.attention import Attention
     from zett_tui.ui.chat.commands.registry import CommandList
@@ -59,7 +60,9 @@ class Turns(Protocol):
     def tell(self, text: str) -> bool:
         """A dialog's note to the running turn (not the user's steering)."""
 
-    def decision_answered(self, call_id: str, *, declined: bool, outcome: str) -> None: ...
+    def decision_answered(
+        self, call_id: str, *, declined: bool, outcome: str, session_id: str = ""
+    ) -> None: ...
 
 
 class Dialogs(Protocol):
@@ -72,12 +75,16 @@ class ChatView(Protocol):
     """The chat screen as its helpers see it."""
 
     launch: LaunchSettings
-    host: AgentHost | None
     warmup_failed: bool
     commands: CommandList
 
     @property
     def turns(self) -> Turns: ...
+
+    @property
+    def session(self) -> SessionCore | None:
+        """The session core (None until the model is ready): its host's typed parts are what the
+        helpers use; the screen's own ``host`` is not theirs."""
 
     @property
     def app(self) -> App[Any]: ...
@@ -130,7 +137,9 @@ class ChatView(Protocol):
 
     def key_help(self) -> list[tuple[str, str]]: ...
 
-    def sync_mode(self, note: str = "") -> None: ...
+    def set_mode(self, mode: PermissionMode, note: str = "") -> None:
+        """Switch the mode through the session core (nothing before the session is open); ``note``
+        shows beside it in the status line for a few seconds."""
 
     # -- the prompt ---------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import logging
 import os
 from typing import TYPE_CHECKING
 
-from zett_tui.ui.chat.commands.registry import SlashCommand
+from zett_tui.ui.chat.command_context import SlashCommand
 from zett_tui.workspace.extension_folders import WorkspaceFiles, load_workspace_files
 from zett_tui.workspace.skills import skill_prompt
 

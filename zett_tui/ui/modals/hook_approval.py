@@ -12,15 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.containers import Vertical
-from textual.widgets import Static
 
 from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
-from zett_tui.ui.modals.mcp_approval import shown_arguments
+from zett_tui.ui.modals.mcp_approval import REFUSE, dont_run, tool_call_body
 from zett_tui.ui.modals.shown_text import shown
 
 ONCE = "once"
-REFUSE = "refuse"
 MAX_REASON_CHARS = 600
 
 
@@ -29,17 +26,5 @@ def hook_approval_dialog(tool: str, arguments: dict[str, Any], reason: str) -> C
     said = reason.strip()[:MAX_REASON_CHARS] or "(it gave no reason)"
     details = Text("A PreToolUse hook asks you first: ", style="dim")
     details.append_text(shown(said))
-    body = Vertical(
-        Static(details, classes="details"),
-        Static(Text(shown_arguments(arguments), style="bold"), classes="mcp-arguments"),
-    )
-    choices = [
-        Choice("Run once", ONCE, "affirm"),
-        Choice(
-            "Don't run",
-            REFUSE,
-            "deny",
-            note="Anything the model should know? (optional; Enter sends, nothing runs)",
-        ),
-    ]
-    return ChoiceDialog(f"Run {tool}?", body, choices, decline_value=REFUSE)
+    choices = [Choice("Run once", ONCE, "affirm"), dont_run()]
+    return ChoiceDialog(f"Run {tool}?", tool_call_body(details, arguments), choices, decline_value=REFUSE)

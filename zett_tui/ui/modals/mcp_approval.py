@@ -48,6 +48,24 @@ def shown_arguments(arguments: dict[str, Any]) -> str:
     return "\n".join(lines) or "(no arguments)"
 
 
+def tool_call_body(details: Text, arguments: dict[str, Any]) -> Vertical:
+    """A tool call's question: ``details`` over its arguments (``shown_arguments``)."""
+    return Vertical(
+        Static(details, classes="details"),
+        Static(Text(shown_arguments(arguments), style="bold"), classes="mcp-arguments"),
+    )
+
+
+def dont_run() -> Choice:
+    """The refusal of a tool call, with a note for the model (Esc chooses it)."""
+    return Choice(
+        "Don't run",
+        REFUSE,
+        "deny",
+        note="Anything the model should know? (optional; Enter sends, nothing runs)",
+    )
+
+
 def _json(value: Any) -> str:
     try:
         return json.dumps(value, indent=2, ensure_ascii=True, default=repr)
@@ -62,19 +80,11 @@ def mcp_approval_dialog(
     details = Text(f"MCP server {server!r}  ·  tool {tool!r}", style="dim")
     if read_only:
         details.append("\nthe server marks it read-only (its own claim)")
-    body = Vertical(
-        Static(details, classes="details"),
-        Static(Text(shown_arguments(arguments), style="bold"), classes="mcp-arguments"),
-    )
     choices = [
         Choice("Run once", ONCE, "affirm"),
         Choice(f"Allow {tool} of {server} for this session", SESSION),
         Choice("Always allow it in this project", ALWAYS),
-        Choice(
-            "Don't run",
-            REFUSE,
-            "deny",
-            note="Anything the model should know? (optional; Enter sends, nothing runs)",
-        ),
+        dont_run(),
     ]
+    body = tool_call_body(details, arguments)
     return ChoiceDialog(f"Run the MCP tool {server} › {tool}?", body, choices, decline_value=REFUSE)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widgets import TextArea
 
+from zett_tui.core.contained_read import read_at_most
 from zett_tui.core.images import ImageLimits, ImageRejected, PreparedImage, limits_for, prepare_image
 from zett_tui.core.pasted_paths import image_paths
 
@@ -91,7 +92,7 @@ class ImagePaste:
 
             try:
                 with open_verified(str(path), real, rules.checker(extra)) as (fd, _status):
-                    data = _read_at_most(fd, MAX_SOURCE_BYTES + 1)
+                    data = read_at_most(fd, MAX_SOURCE_BYTES + 1)
                 image = prepare_image(path.name, data, limits)
             except (OSError, NotReadable, ImageRejected) as error:
                 self.area.app.call_from_thread(self._refused, path.name, error)
@@ -155,17 +156,3 @@ class ImagePaste:
         from zett_tui.runtime.image_prompt import PASTED
 
         return PASTED.span_at(line, column, ending=ending)
-
-
-def _read_at_most(fd: int, limit: int) -> bytes:
-    import os
-
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit:
-        chunk = os.read(fd, min(1 << 16, limit - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)

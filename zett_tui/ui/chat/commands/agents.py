@@ -28,6 +28,8 @@ def agents_command(ctx: CommandContext, arguments: str) -> None:
             if kind.read_only
             else ("all but task" if kind.tools is None else ", ".join(sorted(kind.tools)))
         )
+        if kind.read_only_shell and not kind.read_only:
+            tools += " (its shell cannot write and has no network)"
         model = kind.model or "the session's model"
         lines.append(f"  {kind.name:<16} {kind.description}")
         lines.append(f"  {'':<16} tools: {tools} · model: {model} · from {kind.source}")
@@ -40,7 +42,8 @@ def agents_command(ctx: CommandContext, arguments: str) -> None:
         )
     )
     lines.append(
-        "Add your own as Markdown (front matter: name, description, tools, model) in the config "
-        "folder's agents/, or in a trusted project's .zett/agents/ or .claude/agents/."
+        "Add your own as Markdown (front matter: name, description, tools, model, and "
+        "shell: read-only for explore's shell) in the config folder's agents/, or in a trusted "
+        "project's .zett/agents/ or .claude/agents/."
     )
     ctx.say("\n".join(lines), "info")

@@ -2,6 +2,7 @@
 
 from collections.abc import Mapping
 
+from zett_tui.ui.chat.command_context import SlashCommand
 from zett_tui.ui.chat.commands import (
     agents,
     copy,
@@ -16,7 +17,7 @@ from zett_tui.ui.chat.commands import (
     theme,
     todo,
 )
-from zett_tui.ui.chat.commands.registry import REGISTRY, SlashCommand
+from zett_tui.ui.chat.commands.registry import REGISTRY
 
 __all__ = [
     "agents",

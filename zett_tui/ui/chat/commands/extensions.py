@@ -17,8 +17,9 @@ from zett_tui.config.trust import TrustState, find_project, trust_state
 from zett_tui.core import paths
 from zett_tui.runtime.extensions.catalog import BUNDLED_EXTENSIONS
 from zett_tui.runtime.extensions.registry import ExtensionReport
+from zett_tui.ui.chat.command_context import SlashCommand
 from zett_tui.ui.chat.commands.mcp import describe_state
-from zett_tui.ui.chat.commands.registry import SlashCommand, slash_command
+from zett_tui.ui.chat.commands.registry import slash_command
 
 if TYPE_CHECKING:
     from zett_tui.runtime.hooks.runner import SessionHooks

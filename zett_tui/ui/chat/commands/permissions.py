@@ -42,13 +42,11 @@ def mode_name(mode: PermissionMode) -> str:
 
 
 def switch_mode(ctx: CommandContext, mode: PermissionMode) -> None:
-    """Switch the host's mode and show it, with what it means, in the status line (a toast per
-    Shift+Tab stacked up over the prompt)."""
-    host = _ready_host(ctx)
-    if host is None:
+    """Switch the session's mode (the session core owns it) and show it, with what it means, in
+    the status line (a toast per Shift+Tab stacked up over the prompt)."""
+    if _ready_host(ctx) is None:
         return
-    host.set_mode(mode)
-    ctx.mode_changed(MODE_HELP[mode])
+    ctx.set_mode(mode, MODE_HELP[mode])
 
 
 def cycle_mode(ctx: CommandContext) -> None:

@@ -12,26 +12,10 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
-if TYPE_CHECKING:
-    from zett_tui.ui.chat.command_context import CommandContext
-
-Handler = Callable[["CommandContext", str], Awaitable[None] | None]
-
-
-@dataclass(frozen=True)
-class SlashCommand:
-    name: str
-    description: str
-    handler: Handler
-    #: A short hint of the arguments, shown in completion and help (e.g. "[ID]").
-    arguments: str = ""
-    #: Where a command from a file came from ("user command", "project skill"); "" for zett's own.
-    source: str = ""
-
+from zett_tui.ui.chat.command_context import CommandContext, Handler, SlashCommand
 
 #: Filled by ``@slash_command`` as command modules are imported.
 REGISTRY: dict[str, SlashCommand] = {}

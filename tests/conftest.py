@@ -50,6 +50,18 @@ def quick_dialog_arming(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
 
 
 @pytest.fixture(autouse=True)
+def quick_pilot_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot waits for the app to settle in 2 ms windows instead of 20 (tests/pilot_waits.py)."""
+    import textual.app
+    import textual.pilot
+
+    from tests.pilot_waits import wait_for_idle
+
+    for module in (textual.app, textual.pilot):  # both import Textual's own by name
+        monkeypatch.setattr(module, "wait_for_idle", wait_for_idle)
+
+
+@pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()

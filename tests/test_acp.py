@@ -321,7 +321,12 @@ async def test_cancel_kills_a_running_command(llm_server: Any, project_dir: Path
         session_id = await started(conn)
         turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("wait")]))
         await asyncio.wait_for(client.asked.wait(), 60)
-        await asyncio.sleep(1.0)  # the command is running
+        for _ in range(1500):  # until the command is running (its shell is there), not a fixed second
+            if live_processes_mentioning(f"touch {marker.name}"):
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the command never started")
         await conn.cancel(session_id=session_id)
         done = await asyncio.wait_for(turn, 15)
     assert done.stop_reason == "cancelled"

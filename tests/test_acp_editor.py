@@ -454,7 +454,8 @@ async def test_sessions_in_two_folders_run_turns_at_the_same_time(llm_server: An
     first.mkdir()
     second.mkdir()
     llm_server.script(
-        Reply.text("word " * 300, chunk=5, delay=0.03),
+        # its first words, then the stream holds the turn open until the second folder's is done
+        Reply.stall(60, after_chunks=1, text="word " * 300, chunk=5),
         Reply.tool_call("write_file", {"path": "b.txt", "content": "second\n"}),
         Reply.text("Wrote it."),
     )
@@ -473,6 +474,7 @@ async def test_sessions_in_two_folders_run_turns_at_the_same_time(llm_server: An
         )
         assert done.stop_reason == "end_turn"
         assert not long_turn.done()  # the first folder's turn was still running meanwhile
+        llm_server.release_stalls()
         assert (await asyncio.wait_for(long_turn, 60)).stop_reason == "end_turn"
         await conn.set_session_mode(session_id=two.session_id, mode_id="auto")
     assert (second / "b.txt").read_text() == "second\n" and not (first / "b.txt").exists()

@@ -1,3 +1,4 @@
+# ruff: noqa: F811
 """The ``explore`` subagent's shell, attacked for real: its commands run in a sandbox where the
 project is read-only and the network is off (as Plan Mode's run), in auto mode, with a user who
 says yes to every question, and with ``[sandbox] network = true``. A custom agent whose file asks
@@ -12,13 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
-import socket
 import subprocess
-import tempfile
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,59 +21,13 @@ import pytest
 
 from tests.fakes.host import Collector, HostFactory
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step, tools_step
+from tests.sandbox_places import Place, connect_command, listener, place  # noqa: F401  (the fixture)
 from zett_tui.config.schema import SandboxSettings
 from zett_tui.core import paths
 from zett_tui.runtime.events import SubagentActivity, ToolFinished
 from zett_tui.runtime.host import AgentHost
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.workspace.extension_folders import load_workspace_files
-
-
-@dataclass
-class Place:
-    project: Path
-    beside: Path
-    home: Path
-
-
-@pytest.fixture
-def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
-    base = Path(tempfile.mkdtemp(prefix="zett-explore-test-", dir="/var/tmp"))
-    home, project, beside = base / "home", base / "project", base / "beside"
-    for folder in (home, project, beside):
-        folder.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name, sub in (
-        ("XDG_CONFIG_HOME", ".config"),
-        ("XDG_DATA_HOME", ".local/share"),
-        ("XDG_STATE_HOME", ".local/state"),
-        ("XDG_CACHE_HOME", ".cache"),
-    ):
-        monkeypatch.setenv(name, str(home / sub))
-    monkeypatch.chdir(project)
-    try:
-        yield Place(project, beside, home)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def listener() -> tuple[socket.socket, list[bytes]]:
-    """A TCP server on 127.0.0.1 that records what each connection sends."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    received: list[bytes] = []
-
-    def serve() -> None:
-        while server.fileno() != -1:
-            try:
-                connection, _ = server.accept()
-            except (TimeoutError, OSError):
-                continue
-            with connection:
-                received.append(connection.recv(100))
-
-    threading.Thread(target=serve, daemon=True).start()
-    return server, received
 
 
 def git(project: Path, *args: str) -> str:
@@ -198,10 +147,7 @@ async def test_explore_shell_has_no_network_even_when_the_sandbox_allows_it(
     options = read_only_kind(kind, place)
     server, received = listener()
     port = server.getsockname()[1]
-    connect = (
-        "python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', "
-        f"{port}), timeout=3); s.sendall(b'hello')\""
-    )
+    connect = connect_command(port)
     try:
         model = explore([connect, f"curl -s --max-time 3 http://127.0.0.1:{port}/ || true"], kind)
         host = await hosts(

@@ -18,7 +18,7 @@ import pytest
 
 from tests.fakes.host import Collector, make_host
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step
-from tests.test_sandbox_shell import Place, answer_next, headless, place, run_in, shell_for  # noqa: F401  (the fixture)
+from tests.sandbox_places import Place, answer_next, headless, place, run_in, shell_for  # noqa: F401  (the fixture)
 from zett_tui.core import outside_programs
 from zett_tui.runtime.events import ToolFinished
 from zett_tui.runtime.modes import PermissionMode

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sandbox_places import Place, place, run_in, shell_for  # noqa: F401  (the fixture)
 from tests.test_later_attacks import evil_git_dir, git, marker
-from tests.test_sandbox_shell import Place, place, run_in, shell_for  # noqa: F401  (the fixture)
 
 # -- names that run later, below the root -------------------------------------------------------------
 

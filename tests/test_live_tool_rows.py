@@ -40,7 +40,8 @@ async def test_a_row_waits_for_you_then_runs_live_and_its_duration_leaves_the_wa
         await dialog_closed(pilot, dialog)
         await wait_for(pilot, lambda: row.state == "running" and "second line" in row.live_lines)
         assert row.live_lines == ("first line", "second line")
-        await wait_for(pilot, lambda: shows(app, r"running\s*│ first line\s*│ second line"))  # under the row
+        # under the row (after a second the row also says for how long: a loaded machine gets there)
+        await wait_for(pilot, lambda: shows(app, r"running(?: \d+s)?\s*│ first line\s*│ second line"))
         await wait_for(pilot, lambda: shows(app, r"running [12]s"), timeout=5)
         (project_dir / "go").touch()
         await wait_for(pilot, lambda: idle(app))

@@ -55,7 +55,9 @@ def remote() -> Iterator[OAuthMcpServer]:
 
 
 @pytest.fixture
-def managers() -> Iterator[list[McpManager]]:
+def managers(remote: OAuthMcpServer) -> Iterator[list[McpManager]]:
+    """Managers stopped before the server: with the server gone first, zett's open stream held
+    its shutdown for the whole grace period (a second per test)."""
     started: list[McpManager] = []
     yield started
     for manager in started:

@@ -57,7 +57,8 @@ async def test_rewind_from_the_dialog_takes_the_code_and_conversation_back(proje
         assert (project_dir / "notes.txt").read_text() == "alpha\nbeta\n"
         assert (project_dir / "gone.txt").read_text() == "keep me\n"
         assert not (project_dir / "created.txt").exists()
-        assert app.chat.composer.text == "change the notes"
+        # put back once the context meter is measured again, after the notice
+        await wait_for(pilot, lambda: app.chat.composer.text == "change the notes")
         await submit(pilot, "another go")
         await wait_for(pilot, lambda: idle(app) and len(model.requests) == 4)
         sent = "\n".join(str(getattr(m, "content", "")) for m in model.requests[-1].messages)

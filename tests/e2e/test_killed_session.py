@@ -29,6 +29,22 @@ def session_lines(home: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def wait_until_journaled(home: Path, text: str, timeout: float = 30.0) -> None:
+    """Until the turn's journal on disk holds ``text`` (it writes at most once a second): the
+    moment a kill loses nothing of it, waited for instead of slept past."""
+    sessions = home / "data" / "zett" / "sessions"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for partial in sessions.glob("*.partial"):
+            try:
+                if text in partial.read_text(errors="replace"):
+                    return
+            except OSError:  # replaced while read
+                continue
+        time.sleep(0.02)
+    raise AssertionError(f"the journal never held {text!r}")
+
+
 def test_the_app_killed_mid_stream_in_its_first_turn_is_continued(llm_server, tmp_path: Path) -> None:
     home = tmp_path / "e2e-home"
     project = tmp_path / "e2e-project"
@@ -40,7 +56,7 @@ def test_the_app_killed_mid_stream_in_its_first_turn_is_continued(llm_server, tm
         terminal.wait_for_text("Ask zett")
         terminal.send("tell me everything\r")
         terminal.wait_for_text("answer arrives.")
-        time.sleep(1.5)  # past one journal tick since that text was shown
+        wait_until_journaled(home, "answer arrives.")
         os.kill(terminal.child.pid, signal.SIGKILL)
         terminal.wait_exit()
     finally:
@@ -85,7 +101,7 @@ def test_zett_p_killed_mid_stream_leaves_a_listed_session(llm_server, tmp_path: 
     while b"answer arrives." not in printed:
         assert time.monotonic() < deadline and process.poll() is None, printed
         printed += os.read(process.stdout.fileno(), 4096)
-    time.sleep(1.5)
+    wait_until_journaled(home, "answer arrives.")
     process.kill()
     process.wait()
     process.stdout.close()

@@ -40,6 +40,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -166,7 +167,8 @@ class Reply:
         chunk: int = 8,
         before_headers: bool = False,
     ) -> Reply:
-        """Go silent for ``seconds`` after ``after_chunks`` chunks (or before the headers), then finish."""
+        """Go silent for ``seconds`` after ``after_chunks`` chunks (or before the headers), then finish
+        (sooner once the test calls :meth:`FakeLLMServer.release_stalls`)."""
         return cls(
             "stall",
             content=text,
@@ -246,7 +248,7 @@ class _Wire:
             return
         self.struck = True
         if reply.kind == "stall":
-            self.handler.pause(reply.seconds)
+            self.handler.pause_unless_released(reply.seconds)
             return
         if reply.kind == "malformed":
             self.handler.write_chunk(self.handler.malformed_frame())
@@ -301,6 +303,15 @@ class _Handler(BaseHTTPRequestHandler):
     def pause(self, seconds: float) -> None:
         if self.server.stopping.wait(seconds):
             raise _Stopped
+
+    def pause_unless_released(self, seconds: float) -> None:
+        """``pause``, ended early by :meth:`FakeLLMServer.release_stalls`."""
+        deadline = time.monotonic() + seconds
+        while not self.server.released.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            self.pause(min(remaining, 0.02))
 
     def write_chunk(self, data: bytes) -> None:
         if not data:
@@ -588,6 +599,7 @@ class _HTTPServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], owner: FakeLLMServer) -> None:
         self.owner = owner
         self.stopping = threading.Event()
+        self.released = threading.Event()
         super().__init__(address, _Handler)
 
 
@@ -678,6 +690,12 @@ class FakeLLMServer:
         return self.base_url
 
     # -- script and record -------------------------------------------------------------------------
+
+    def release_stalls(self) -> None:
+        """A stalled reply (``Reply.stall``), now or later, goes on at once: a test that holds a
+        turn open while something else happens ends the hold when that is done."""
+        if self._httpd is not None:
+            self._httpd.released.set()
 
     def script(self, *replies: Reply) -> None:
         """Queue replies; each request takes the next one, in order, whatever its protocol."""

@@ -20,6 +20,15 @@ bare Textual app (``benchmarks/minimal_app.py``) is the baseline for what needs 
    with nothing typed), summed over the program's process tree (mistral-vibe 3.0.3 is a Rust
    UI running a Python app server).
 5. **idle CPU per 10 s**: the process tree's CPU time over 10 s of no input, after 1 s of quiet.
+6. **key echo while streaming**: in a spawn of its own, Enter sends the prompt; once the turn has
+   started (the status line no longer says idle / ready; mistral-vibe, which has none: its prompt
+   line is cleared, so its keys start while the request is sent), a key (then a backspace) every 50 ms until the prompt line shows it
+   (then no longer shows it), each one timed, until the answer's last words are on screen or the
+   status line says idle again (at most
+   ``ECHO_KEYS`` keys a run: ZettCode's answer takes a minute). The baseline is the bare Textual
+   app with zett-agent consuming the same answer and drawing none of it
+   (``benchmarks/minimal_streaming_app.py``), typed at the same way from Enter until its status
+   line says idle again. Median and p95 over every key of every run.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from pathlib import Path
 
 from benchmarks.bench_app import (
     MINIMAL,
+    MINIMAL_STREAMING,
     START_KEY,
     TICKS_PER_SECOND,
     ZETT,
@@ -59,6 +69,11 @@ ANSWER_TIMEOUT = 900.0
 LAST_CHARACTERS = 26
 #: Typed once the prompt is on screen and the screen is quiet.
 LATER_KEY = "Q"
+#: While the answer streams: a key (then a backspace) this often, at most ECHO_KEYS a run.
+ECHO_EVERY = 0.05
+ECHO_KEYS = 60
+#: A typed key not shown after this long counts as lost (and ends that run's typing).
+ECHO_TIMEOUT = 5.0
 
 
 def _screen_text(pty: Pty) -> str:
@@ -90,6 +105,8 @@ class Program:
     configure: Callable[[Path, ServerProcess], dict[str, str]]
     #: The status line says the answer is over (zett only: Enter -> idle).
     idle: Callable[[Pty], bool] | None = None
+    #: The program draws the answer (the bare streaming app does not: its status line is read).
+    shows_answer: bool = True
 
 
 def _base_env(home: Path) -> dict[str, str]:
@@ -145,6 +162,16 @@ def programs(zettcode: str | None, vibe: str | None) -> list[Program]:
 
 
 BARE = Program("bare Textual app", sys.executable, MINIMAL, lambda pty: pty.composer(), _minimal_env)
+#: The bare app with zett-agent consuming the answer, drawing none of it: the echo baseline.
+BARE_STREAMING = Program(
+    "bare Textual app",
+    sys.executable,
+    MINIMAL_STREAMING,
+    lambda pty: pty.composer(),
+    _minimal_env,
+    Pty.idle,
+    shows_answer=False,
+)
 
 
 def wait(pty: Pty, condition: Callable[[], bool], timeout: float) -> float | None:
@@ -205,6 +232,54 @@ def answer(
         footprint(pty, program.name, samples)
 
 
+def echo_while_streaming(
+    program: Program,
+    home: Path,
+    server: ServerProcess,
+    cwd: Path,
+    samples: dict[str, list[float]],
+    last: str,
+) -> None:
+    """Figure 6: keys typed while the answer streams, each until the prompt line shows it."""
+    env = program.configure(home, server)
+    with spawned(program.args, env, cwd, program.executable) as pty:
+        if wait(pty, lambda: program.prompt(pty) is not None, 60) is None:
+            print(f"  {program.name}: no prompt:\n" + "\n".join(pty.screen.display), file=sys.stderr)
+            return
+        if program.idle is not None:
+            wait(pty, lambda: program.idle(pty), 60)  # type: ignore[misc]
+        pty.settle(quiet=1.0)
+        pty.child.send(PROMPT + "\r")
+        idle = program.idle
+        if idle is not None:  # its status line says when the turn starts and ends
+            started = wait(pty, lambda: not idle(pty), 30)
+        else:  # no status line to read: from the prompt sent (its line cleared) until the last words show
+            started = wait(pty, lambda: not program.prompt(pty), 30)
+
+        def streaming() -> bool:
+            if idle is not None and idle(pty):
+                return False
+            return not program.shows_answer or last not in _screen_text(pty)
+
+        if started is None:
+            print(f"  {program.name}: the answer never started", file=sys.stderr)
+            return
+        if program.prompt(pty):  # the prompt line still shows what was sent: wait until it is cleared
+            wait(pty, lambda: not program.prompt(pty), 10)
+        typed = 0
+        while streaming() and typed < ECHO_KEYS:
+            key, expected = (LATER_KEY, LATER_KEY) if not program.prompt(pty) else ("\x7f", "")
+            written = time.perf_counter()
+            pty.child.send(key)
+            shown = wait(pty, lambda expected=expected: (program.prompt(pty) or "") == expected, ECHO_TIMEOUT)  # type: ignore[misc]
+            if shown is None:
+                samples.setdefault(f"{program.name}.echo_lost", []).append(1.0)
+                return
+            samples.setdefault(f"{program.name}.echo", []).append(shown - written)
+            typed += 1
+            pty.idle_for(max(0.0, written + ECHO_EVERY - time.perf_counter()))
+
+
 def process_tree(pid: int) -> list[int]:
     """``pid`` and every process below it (mistral-vibe is a Rust UI over a Python app server)."""
     children: dict[int, list[int]] = {}
@@ -258,6 +333,11 @@ def bare(home: Path, server: ServerProcess, cwd: Path, samples: dict[str, list[f
         footprint(pty, BARE.name, samples)
 
 
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
 def report(samples: dict[str, list[float]], names: list[str]) -> None:
     def cell(key: str, unit: str) -> str:
         values = samples.get(key)
@@ -267,6 +347,8 @@ def report(samples: dict[str, list[float]], names: list[str]) -> None:
         if not values:
             return "-"
         value = statistics.median(values)
+        if unit == "echo":
+            return f"{value * 1000:.0f} / {percentile(values, 0.95) * 1000:.0f} ms ({len(values)} keys)"
         if unit == "n":
             return f"{value:.0f}"
         return f"{value:.0f} MB" if unit == "MB" else f"{value:.3f} s" if unit == "s" else f"{value:.2f} s"
@@ -280,6 +362,7 @@ def report(samples: dict[str, list[float]], names: list[str]) -> None:
         ("PSS after the answer (bare app: idle)", "pss", "MB"),
         ("processes", "processes", "n"),
         (f"CPU per {IDLE_WINDOW:.0f} s idle", "idle", "cpu"),
+        ("key echo while streaming, median / p95 (bare app: + zett-agent)", "echo", "echo"),
     ]
     table = [("figure", *names)]
     table += [(label, *(cell(f"{name}.{key}", unit) for name in names)) for label, key, unit in rows]
@@ -293,6 +376,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--zettcode", help="the zettcode executable (ZettCode 0.2.0 in a venv of its own)")
     parser.add_argument("--vibe", help="the vibe executable (mistral-vibe 3.0.3, Python 3.12+)")
+    parser.add_argument(
+        "--echo-only", action="store_true", help="only figure 6, key echo while streaming (a few minutes)"
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="zett-bench-peers-"))
@@ -307,9 +393,15 @@ def main() -> None:
     try:
         for run in range(args.runs):
             for program in chosen:
-                launch(program, work / f"home-{program.name}-launch-{run}", server, cwd, samples)
-                answer(program, work / f"home-{program.name}-answer-{run}", server, cwd, samples, last)
-            bare(work / f"home-bare-{run}", server, cwd, samples)
+                if not args.echo_only:
+                    launch(program, work / f"home-{program.name}-launch-{run}", server, cwd, samples)
+                    answer(program, work / f"home-{program.name}-answer-{run}", server, cwd, samples, last)
+                echo_home = work / f"home-{program.name}-echo-{run}"
+                echo_while_streaming(program, echo_home, server, cwd, samples, last)
+            if not args.echo_only:
+                bare(work / f"home-bare-{run}", server, cwd, samples)
+            echo_home = work / f"home-bare-echo-{run}"
+            echo_while_streaming(BARE_STREAMING, echo_home, server, cwd, samples, last)
             print(f"  run {run + 1}/{args.runs} done", file=sys.stderr)
     finally:
         server.close()

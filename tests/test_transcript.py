@@ -19,6 +19,7 @@ from zett_tui.ui.widgets.transcript import (
     Transcript,
     UserBlock,
 )
+from zett_tui.ui.widgets.transcript_blocks import RAW_OUTPUT_LIMIT
 from zett_tui.ui.widgets.transcript_layout import BlockLayout
 from zett_tui.ui.widgets.transcript_render import BlockStyles, RenderContext
 
@@ -695,6 +696,29 @@ def test_layout_estimates_until_measured_and_evicts_far_blocks() -> None:
     assert blocks[0].has_render_cache and not blocks[99].has_render_cache
     layout.set_width(20)
     assert not layout.exact[0]
+
+
+def test_a_tool_row_far_from_the_screen_holds_its_output_once() -> None:
+    """Evicted, a row keeps the raw output but not its preview lines; they come back the same."""
+    ctx = RenderContext(BlockStyles.plain())
+    layout = BlockLayout(lambda: ctx)
+    layout.set_width(60)
+    output = "".join(f"line {number} of the file\n" for number in range(40))
+    blocks = [ToolBlock(f"call_{index}", "read_file", "notes.md") for index in range(100)]
+    for block in blocks:
+        block.finish("done", output, 0.1)
+        block.toggle()
+        layout.append(block)
+    shown = [layout.lines(index) for index in range(100)]
+    found = blocks[99].search_text()
+    layout.evict(0, 10, budget=layout.cached_lines // 2)
+    assert blocks[0]._preview is not None and blocks[99]._preview is None
+    assert blocks[99].search_text() == found and blocks[99].plain_text() == output
+    assert layout.lines(99) == shown[99]
+    huge = ToolBlock("call_huge", "bash", "cat big")
+    huge.finish("done", "x\n" * (RAW_OUTPUT_LIMIT // 2 + 1))  # not kept raw: the preview is all there is
+    huge.drop_render_cache()
+    assert huge.preview is not None and huge.preview.total_lines == RAW_OUTPUT_LIMIT // 2 + 1
 
 
 def test_blocks_share_one_interface() -> None:

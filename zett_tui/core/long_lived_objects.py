@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import gc
 
+from zett_tui.core.heap_trim import return_free_memory
+
 #: Turns after which the next quiet moment gets a whole collection.
 TURNS_BETWEEN_FULL_COLLECTIONS = 20
 
@@ -88,10 +90,12 @@ def full_collection_overdue() -> bool:
 
 
 def collect_everything() -> None:
-    """Collect the whole heap, frozen objects included, and freeze the survivors again (slow: call it
-    only when the user is not doing anything)."""
+    """Collect the whole heap, frozen objects included, and freeze the survivors again, then hand
+    the C heap's free pages back (``core.heap_trim``). Slow: call it only when the user is not
+    doing anything."""
     global _turns_since_full
     _turns_since_full = 0
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+    return_free_memory()

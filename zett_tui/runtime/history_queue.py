@@ -22,6 +22,7 @@ from zett_agent.extensions.persistence import ContextSnapshot, RawMessageRecord,
 from zett_agent.messages import AnyMessage
 
 from zett_tui.runtime.history_faults import storage_fault
+from zett_tui.runtime.packed_records import PackedRecords
 
 log = logging.getLogger(__name__)
 
@@ -99,19 +100,27 @@ def empty_view() -> SessionView:
 
 @dataclass
 class KnownDialogue:
-    """A session's dialogue as last read, plus everything appended since (written or waiting)."""
+    """A session's dialogue as last read, plus everything appended since (written or waiting).
+
+    The records are kept packed (``runtime.packed_records``): this copy is read back only when the
+    database cannot be, and a decoded one was a second whole history in memory.
+    """
 
     view: SessionView
-    records: list[RawMessageRecord] = field(default_factory=list)
+    records: PackedRecords = field(default_factory=PackedRecords)
     snapshot: ContextSnapshot | None = None
 
     @classmethod
-    def from_view(cls, view: SessionView) -> KnownDialogue:
-        return cls(view, list(view.raw_tail), view.snapshot)
+    def from_view(cls, view: SessionView, previous: KnownDialogue | None = None) -> KnownDialogue:
+        """``view`` kept (without its records, which are packed), reusing what ``previous`` packed."""
+        reuse = previous.records if previous is not None else None
+        return cls(
+            view.model_copy(update={"raw_tail": []}), PackedRecords(view.raw_tail, reuse), view.snapshot
+        )
 
     @property
     def last_sequence(self) -> int:
-        last = self.records[-1].sequence if self.records else 0
+        last = self.records.last_sequence
         return max(last, self.snapshot.compacted_through_sequence if self.snapshot else 0)
 
     def add(self, record: RawMessageRecord) -> None:
@@ -119,7 +128,7 @@ class KnownDialogue:
 
     def compact(self, snapshot: ContextSnapshot) -> None:
         self.snapshot = snapshot
-        self.records = [r for r in self.records if r.sequence > snapshot.compacted_through_sequence]
+        self.records.keep_after(snapshot.compacted_through_sequence)
 
     def apply(self, operation: Waiting) -> None:
         if isinstance(operation, WaitingAppend):
@@ -134,8 +143,23 @@ class KnownDialogue:
             title=self.view.title,
             agent_name=self.view.agent_name,
             snapshot=self.snapshot,
-            raw_tail=list(self.records),
+            raw_tail=self.records.unpack(),
         )
+
+
+def with_waiting(view: SessionView, waiting: list[Waiting]) -> SessionView:
+    """``view`` plus ``waiting`` (one session's), as ``KnownDialogue.apply`` does, on the records
+    already decoded."""
+    if not waiting:
+        return view
+    records, snapshot = list(view.raw_tail), view.snapshot
+    for operation in waiting:
+        if isinstance(operation, WaitingAppend):
+            records.append(operation.record)
+        else:
+            snapshot = operation.result
+            records = [r for r in records if r.sequence > snapshot.compacted_through_sequence]
+    return view.model_copy(update={"raw_tail": records, "snapshot": snapshot})
 
 
 # -- the writer ---------------------------------------------------------------------------------

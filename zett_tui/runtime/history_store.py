@@ -61,6 +61,7 @@ from zett_tui.runtime.history_queue import (
     WaitingSnapshot,
     WriteQueue,
     empty_view,
+    with_waiting,
 )
 from zett_tui.runtime.rewound_history import SUMMARY_NOTE, RewoundHistory, summary_note, without
 
@@ -219,12 +220,13 @@ class HistoryStore:
         return records
 
     def _with_waiting(self, session_id: str, view: SessionView) -> SessionView:
-        known = KnownDialogue.from_view(view)
-        for operation in self._queue.waiting:
-            if operation.session_id == session_id:
-                known.apply(operation)
+        """``view`` plus what waits to be written; remembered as the memory copy."""
+        known = KnownDialogue.from_view(view, self._known.get(session_id))
+        waiting = [operation for operation in self._queue.waiting if operation.session_id == session_id]
+        for operation in waiting:
+            known.apply(operation)
         self._known[session_id] = known
-        return known.as_view()
+        return with_waiting(view, waiting)
 
     async def append(
         self,

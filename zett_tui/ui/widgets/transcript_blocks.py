@@ -506,7 +506,9 @@ class ToolBlock(Block):
         self.key_arg, self._key_arg_escapes = _one_line_visible(key_arg)
         self.state: str = "pending"
         self.duration_s: float | None = None
-        self.preview: OutputPreview | None = None
+        self._preview: OutputPreview | None = None
+        #: How much of the kept raw output the preview shows (None: the preview is all there is).
+        self._preview_end: int | None = None
         self.kept_output: str | None = None
         """Where the full stdout of a truncated shell command is kept (None: the output is complete)."""
         self.kept_stderr: str | None = None
@@ -558,10 +560,26 @@ class ToolBlock(Block):
         kept = _KEPT_STREAMS.search(output, start)
         if kept is not None:
             self.kept_output, self.kept_stderr = (make_inert(path) for path in kept.groups())
-        self.preview = OutputPreview(output[: kept.start()] if kept is not None else output)
+        shown = kept.start() if kept is not None else len(output)
+        self._preview = OutputPreview(output[:shown])
         self._raw_output = output if len(output) <= RAW_OUTPUT_LIMIT else None
-        self.why_lines = _why_lines(self.state, self.preview)
+        self._preview_end = shown if self._raw_output is not None else None
+        self.why_lines = _why_lines(self.state, self._preview)
         self._changed()
+
+    @property
+    def preview(self) -> OutputPreview | None:
+        """The bounded view of the output (None before it is known). Made again from the raw output
+        when that is kept, once ``drop_render_cache`` forgot it: a row far from the screen then
+        holds its output once, not also as preview lines."""
+        if self._preview is None and self._preview_end is not None and self._raw_output is not None:
+            self._preview = OutputPreview(self._raw_output[: self._preview_end])
+        return self._preview
+
+    def drop_render_cache(self) -> None:
+        super().drop_render_cache()
+        if self._preview_end is not None:
+            self._preview = None
 
     def plain_text(self) -> str:
         if self._raw_output is not None:

@@ -1,0 +1,211 @@
+"""Memory growth of a long session: PSS per 100 turns from turn 100 on, against another zett tree.
+
+Run: ``python -m benchmarks.bench_growth --against PATH`` (PATH: another checkout of zett, e.g. an
+``git archive`` of main unpacked somewhere; without it only this tree is measured). ``--turns 300``
+and ``--runs 3`` are the defaults: about 5 minutes a run on 2 cores, runs of the two trees taking
+turns, so both see the same machine (``--side-by-side``: both trees' runs at the same time).
+
+Each run is a process of its own: ``ZettApp`` headless (160x45) with the real OpenAI provider
+against the in-process fake server, driven as ``bench_long_session`` drives it (each turn a
+``read_file`` row with 40 lines, then a ~1.5 KB Markdown answer with a code block). At turn 100,
+200, 300...: the process's PSS (``/proc/self/smaps_rollup``, the fake server included; the requests
+it records are dropped after each turn), after the whole collection zett runs when the user pauses
+(``long_lived_objects.collect_everything``), and what the transcript holds. At the last turn,
+``bench_long_session``'s page-scroll timing (10 pages up from the bottom, Home, 10 pages down).
+
+Printed: per tree, the median over runs of PSS at each measured turn, growth per 100 turns from
+turn 100 to the last, and the page-scroll median / p95 at the last turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+THIS_TREE = HERE.parent
+MEASURE_EVERY = 100
+
+
+def pss_mb() -> float:
+    with open("/proc/self/smaps_rollup") as rollup:
+        for line in rollup:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def percentile(samples: list[float], share: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+async def session(turns: int) -> dict[str, Any]:
+    """One run in this process (the tree on ``sys.path`` is the one measured)."""
+    from benchmarks import bench_long_session as driver
+    from benchmarks.bench_transcript import make_answer
+    from tests.fakes.llm_server import FakeLLMServer
+    from zett_tui.core import long_lived_objects
+    from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.providers.build import ModelChoice, build_model
+    from zett_tui.ui.app import ZettApp
+
+    found: dict[str, Any] = {"pss": {}, "transcript": {}}
+    with FakeLLMServer() as server:
+        env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
+        launch = LaunchSettings(
+            model_label="openai:gpt-test",
+            model_factory=lambda: build_model(ModelChoice("openai", "gpt-test"), {}, env),
+            bell=False,
+            cwd=Path.cwd(),
+            context_window=1_000_000_000,
+        )
+        await driver.warm_up(launch, server)
+        app = ZettApp(launch)
+        async with app.run_test(size=driver.SIZE) as pilot:
+            run = driver.Session(app, pilot, server)
+            await run.wait(lambda: app.chat.host is not None)
+            started = time.perf_counter()
+            while run.turns < turns:
+                try:
+                    await run.turn(make_answer(1_500, seed=run.turns + 1), 256)
+                except RuntimeError as error:  # a turn that never started or ended (a loaded machine)
+                    found["failed_turns"] = found.get("failed_turns", 0) + 1
+                    print(f"  turn {run.turns}: {error}", file=sys.stderr)
+                    await run.wait(run.settled, 120)
+                if run.turns % MEASURE_EVERY == 0 or run.turns == turns:
+                    await pilot.pause()
+                    long_lived_objects.collect_everything()  # what a pause of the user's brings
+                    found["pss"][run.turns] = pss_mb()
+                    transcript = app.chat.transcript
+                    found["transcript"][run.turns] = {
+                        "blocks": len(transcript.blocks),
+                        "cached_lines": transcript._layout.cached_lines,
+                    }
+                    elapsed = time.perf_counter() - started
+                    print(
+                        f"  turn {run.turns}: {found['pss'][run.turns]:.1f} MB, {elapsed:.0f} s",
+                        file=sys.stderr,
+                    )
+            found["scroll"] = await run.scrolls()
+    return found
+
+
+def child(turns: int) -> None:
+    import zett_tui
+    from benchmarks.bench_long_session import NOTES
+    from zett_tui.core import long_lived_objects
+
+    print(f"  zett_tui from {Path(zett_tui.__file__).parent.parent}", file=sys.stderr)
+
+    long_lived_objects.pause_collection()  # as the zett command does
+    with tempfile.TemporaryDirectory(prefix="zett-growth-") as folder:
+        home = Path(folder)
+        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+            os.environ[name] = str(home / name.lower())
+        project = home / "project"
+        project.mkdir()
+        (project / "notes.md").write_text(NOTES)
+        with contextlib.chdir(project):
+            found = asyncio.run(session(turns))
+    print(json.dumps(found))
+
+
+def spawn(tree: Path, turns: int) -> dict[str, Any]:
+    """A run in a process whose ``zett_tui``, ``tests`` and ``benchmarks`` come from ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
+    result = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(turns)],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=3600,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(result.stdout.splitlines()[-1])
+    found["pss"] = {int(turn): value for turn, value in found["pss"].items()}
+    return found
+
+
+def report(name: str, runs: list[dict[str, Any]]) -> None:
+    turns = sorted(runs[0]["pss"])
+    pss = {turn: statistics.median(run["pss"][turn] for run in runs) for turn in turns}
+    first, last = MEASURE_EVERY, turns[-1]
+    growth = [(run["pss"][last] - run["pss"][first]) * 100 / (last - first) for run in runs]
+    scroll = [sample for run in runs for sample in run["scroll"]]
+    failed = sum(run.get("failed_turns", 0) for run in runs)
+    print(f"{name}: {len(runs)} runs" + (f" ({failed} turns did not complete in time)" if failed else ""))
+    print("  PSS (median) " + ", ".join(f"turn {turn} {pss[turn]:.1f} MB" for turn in turns))
+    print(
+        f"  growth per 100 turns, turn {first} -> {last}: median {statistics.median(growth):+.1f} MB "
+        f"(runs: {', '.join(f'{value:+.1f}' for value in growth)})"
+    )
+    print(
+        f"  page scroll at turn {last}: median {statistics.median(scroll) * 1000:.1f} ms, "
+        f"p95 {percentile(scroll, 0.95) * 1000:.1f} ms ({len(scroll)} pages)"
+    )
+    held = runs[-1]["transcript"]
+    print("  transcript (last run): " + ", ".join(f"turn {t}: {held[t]}" for t in sorted(held, key=int)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--against", type=Path, help="another zett tree, measured in turn with this one")
+    parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="run the two trees' runs at the same time (one process each; halves the time on 2 cores)",
+    )
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.turns)
+        return
+    if args.turns < 2 * MEASURE_EVERY:
+        parser.error(f"--turns must be at least {2 * MEASURE_EVERY}")
+    trees = {"this tree": THIS_TREE}
+    if args.against is not None:
+        trees = {f"against ({args.against.name})": args.against.resolve(), **trees}
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    results: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+
+    def lane(name: str, tree: Path, number: int) -> None:
+        print(f"run {number + 1}/{args.runs}, {name}", file=sys.stderr)
+        found = spawn(tree, args.turns)
+        results[name].append(found)
+        print(f"run {number + 1}/{args.runs}, {name}: {json.dumps(found)}", file=sys.stderr)
+
+    for number in range(args.runs):
+        if args.side_by_side:
+            with ThreadPoolExecutor(len(trees)) as pool:
+                for done in [pool.submit(lane, name, tree, number) for name, tree in trees.items()]:
+                    done.result()
+        else:
+            for name, tree in trees.items():
+                lane(name, tree, number)
+    load_after = os.getloadavg()
+    print(
+        f"zett bench_growth: {args.turns} turns, {os.cpu_count()} CPUs, {time.perf_counter() - started:.0f} s; "
+        f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
+    )
+    for name, runs in results.items():
+        report(name, runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""The history's memory copy (``HistoryStore``): the whole dialogue when the database cannot be read,
+kept packed, not as a second set of decoded records growing with every turn."""
+
+from __future__ import annotations
+
+import errno
+import gc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from zett_agent.extensions.persistence import RawMessageRecord
+from zett_agent.messages import AssistantMessage, UserMessage
+from zett_agent.storage import SQLiteSessionStorage
+
+from zett_tui.core.redact import Redactor
+from zett_tui.runtime import packed_records
+from zett_tui.runtime.history_store import HistoryStore
+from zett_tui.runtime.packed_records import PackedRecords
+
+
+def live_records() -> int:
+    gc.collect()
+    return sum(1 for item in gc.get_objects() if isinstance(item, RawMessageRecord))
+
+
+async def turns(store: HistoryStore, count: int) -> None:
+    """``count`` turns as the runtime makes them: the dialogue loaded, then two messages appended."""
+    for number in range(count):
+        await store.load("s")
+        await store.append("s", f"r{number}", UserMessage(content=f"question {number}"))
+        await store.append("s", f"r{number}", AssistantMessage(content=f"answer {number}"))
+
+
+def contents(view: Any) -> list[str]:
+    return [record.message.content for record in view.raw_tail]
+
+
+async def test_the_memory_copy_keeps_no_decoded_record_between_turns(tmp_path: Path) -> None:
+    store = HistoryStore(SQLiteSessionStorage(tmp_path / "h.sqlite3"), redact=Redactor())
+    try:
+        await turns(store, 40)
+        view = await store.load("s")
+        assert len(view.raw_tail) == 80
+        del view
+        assert live_records() == 0  # decoded, this copy held all 80
+    finally:
+        await store.close()
+
+
+async def test_the_memory_copy_serves_the_whole_dialogue_when_the_database_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = SQLiteSessionStorage(tmp_path / "h.sqlite3")
+    store = HistoryStore(storage, redact=Redactor())
+    try:
+        await turns(store, 3)
+        await store.append("s", "r3", UserMessage(content="after the last load"))
+
+        async def unreadable(session_id: str) -> Any:
+            raise OSError(errno.EIO, "Input/output error")
+
+        monkeypatch.setattr(storage, "load", unreadable)
+        view = await store.load("s")
+        expected = [text for n in range(3) for text in (f"question {n}", f"answer {n}")]
+        assert contents(view) == [*expected, "after the last load"]
+        assert [record.sequence for record in view.raw_tail] == list(range(1, 8))
+        assert contents(await store.load("s")) == contents(view)  # unpacked anew, still whole
+    finally:
+        monkeypatch.undo()
+        await store.close()
+
+
+async def test_a_record_read_again_is_not_packed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = HistoryStore(SQLiteSessionStorage(tmp_path / "h.sqlite3"), redact=Redactor())
+    try:
+        await turns(store, 5)
+        packed: list[RawMessageRecord] = []
+        dumps = packed_records.pickle.dumps
+
+        def counted(record: RawMessageRecord, protocol: int) -> bytes:
+            packed.append(record)
+            return dumps(record, protocol)
+
+        monkeypatch.setattr(packed_records.pickle, "dumps", counted)
+        await turns(store, 1)  # loads the 10 records there were
+        # only the two appended since the last load are packed again (the database gave them their ids)
+        assert [record.message.content for record in packed] == [
+            "question 4",
+            "answer 4",
+            "question 0",
+            "answer 0",
+        ]
+    finally:
+        monkeypatch.undo()
+        await store.close()
+
+
+async def test_packed_records_unpack_equal_in_order_and_forget_what_a_compaction_summarised(
+    tmp_path: Path,
+) -> None:
+    storage = SQLiteSessionStorage(tmp_path / "h.sqlite3")
+    try:
+        for number in range(4):
+            await storage.append("s", "r", UserMessage(content=f"m{number}"))
+        records = await storage.list_raw_messages("s")
+        packed = PackedRecords(records[:3])
+        packed.append(records[3])
+        assert packed.unpack() == records and len(packed) == 4 and packed.last_sequence == 4
+        again = PackedRecords(records, reuse=packed)
+        assert again.unpack() == records
+        packed.keep_after(2)
+        assert packed.unpack() == records[2:] and packed.last_sequence == 4
+        packed.keep_after(4)
+        assert packed.unpack() == [] and packed.last_sequence == 0
+    finally:
+        await storage.close()

@@ -37,13 +37,14 @@ def contents(view: Any) -> list[str]:
 
 
 async def test_the_memory_copy_keeps_no_decoded_record_between_turns(tmp_path: Path) -> None:
+    before = live_records()  # what earlier tests in this process may still hold
     store = HistoryStore(SQLiteSessionStorage(tmp_path / "h.sqlite3"), redact=Redactor())
     try:
         await turns(store, 40)
         view = await store.load("s")
         assert len(view.raw_tail) == 80
         del view
-        assert live_records() == 0  # decoded, this copy held all 80
+        assert live_records() <= before  # decoded, this copy held all 80
     finally:
         await store.close()
 

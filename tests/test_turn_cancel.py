@@ -106,3 +106,50 @@ async def test_a_turn_that_keeps_streaming_stops_at_its_next_event(monkeypatch: 
     assert done
     assert [event.status for event in events if isinstance(event, TurnFinished)] == ["cancelled"]
     assert sum(isinstance(event, TextChunk) for event in events) < 1000
+
+
+async def test_a_cancelled_turn_whose_teardown_is_cut_short_is_still_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The runtime writes a cancelled turn's line from its cancellation notice, sent while the run
+    is torn down. A slow teardown (a loaded machine, a slow disk) outlasts the host's patience,
+    which cancels again; that second cancellation ended the notice before it reached the
+    transcript, and the turn was missing (seen in ``zett acp`` under load)."""
+    from zett_agent.extensions.base import AgentExtension
+    from zett_agent.extensions.events import RunCancelledEvent
+
+    monkeypatch.setattr(turn_stop, "STOP_AT_EVENT_SECONDS", 0.01)
+    monkeypatch.setattr(turn_stop, "RECANCEL_AFTER_SECONDS", 0.05)
+
+    class SlowTeardown(AgentExtension):
+        """Told of the cancellation before the transcript is, and slow about it."""
+
+        name = "slow-teardown"
+        priority = -1000
+
+        async def on_event(self, context, event):  # type: ignore[no-untyped-def]
+            if isinstance(event, RunCancelledEvent):
+                await asyncio.sleep(2)
+
+    gate = asyncio.Event()
+    model = ScriptedModel(text_step("partial answer", gate=gate), text_step("next answer"))
+    host = AgentHost(
+        HostOptions(model_factory=lambda: model, model_label="scripted", extra_extensions=[SlowTeardown()])
+    )
+    await host.start()
+    events: list[UIEvent] = []
+    task = asyncio.create_task(host.run_turn("go", events.append))
+    while not any(isinstance(event, TextChunk) for event in events):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=10)
+    assert done, "the cancelled turn never ended"
+    finished = await host.run_turn("again", lambda event: None)
+    await host.aclose()
+    assert finished.status == "completed"
+    assert host.recorder is not None
+    lines = [
+        json.loads(line) for line in host.recorder.session_path(host.session_id).read_text().splitlines()
+    ]
+    assert [line["status"] for line in lines] == ["cancelled", "completed"]
+    assert "partial" in json.dumps(lines[0]["messages"])  # what was shown is kept

@@ -356,6 +356,8 @@ class AgentHost:
             except asyncio.CancelledError:
                 state.stop_requested = True
                 await stop_turn(turn, state)
+                if self.recorder is not None:
+                    await self.recorder.finish_cut_short()
                 raise
 
     async def _translate(

@@ -74,11 +74,15 @@ class TurnRecorder(JSONLExtension):
         self.journal = TurnJournal(self.session_path, self._redact, interval=journal_interval)
         #: What the turn's subagents did, by ``task`` call (``SubagentRunner.take_records``).
         self.subagent_records: Callable[[str], dict[str, Any]] = lambda session_id: {}
+        #: The main run in progress, held until its line is written (``finish_cut_short``): the
+        #: runtime's own record of it is keyed weakly, and may be gone with the run.
+        self._running: AgentRunContext | None = None
 
     async def before_run(self, context: AgentRunContext) -> None:
         if context.config.parent_session_id is not None:
             return  # a subagent's run: it is recorded in its parent's line (``runtime.subagents``)
         await super().before_run(context)
+        self._running = context
         prompt = context.input_message or next(
             (item for item in reversed(context.state.messages) if isinstance(item, UserMessage)), None
         )
@@ -92,15 +96,44 @@ class TurnRecorder(JSONLExtension):
     async def on_success(self, context: AgentRunContext, result: AssistantMessage) -> None:
         self._note_subagents(context)
         await super().on_success(context, result)
+        self._ended(context)
 
     async def on_error(self, context: AgentRunContext, error: Exception) -> None:
         self._note_subagents(context)
         await super().on_error(context, error)
+        self._ended(context)
 
     async def on_event(self, context: AgentRunContext, event: ExtensionEvent) -> None:
         if isinstance(event, RunCancelledEvent):
             self._note_subagents(context)
+            await super().on_event(context, event)
+            self._ended(context)
+            return
         await super().on_event(context, event)
+
+    def _ended(self, context: AgentRunContext) -> None:
+        if self._running is context:
+            self._running = None
+
+    async def finish_cut_short(self) -> bool:
+        """Write the line of a main run that ended without the runtime writing it, as cancelled;
+        True when there was one. Called by the host once a cancelled turn has stopped.
+
+        The runtime writes a cancelled run's line from its cancellation notice, which it sends
+        while the run is torn down; a second cancellation arriving meanwhile (the host cancels a
+        turn again when it ignores the first, ``runtime.turn_stop``) ends that notice before it
+        reaches this extension, and the turn was missing from the transcript (seen in ``zett acp``
+        under load). Never raises."""
+        context, self._running = self._running, None
+        if context is None or context not in self._pending:
+            return False
+        log.warning("the runtime never recorded the cancelled turn; zett records it")
+        self._note_subagents(context)
+        try:
+            await asyncio.shield(self._finalize(context, status="cancelled"))
+        except Exception:
+            log.exception("the cut-short turn could not be recorded")
+        return True
 
     def _note_subagents(self, context: AgentRunContext) -> None:
         """The turn's subagent runs into its line, only now: the request's metadata goes into the

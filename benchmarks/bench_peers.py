@@ -2,7 +2,8 @@
 
 Run: ``python -m benchmarks.bench_peers --zettcode PATH --vibe PATH`` (each optional: the path of
 that program's executable, installed in a venv of its own, see README "Benchmarks"; ``--runs``,
-default 3). It prints medians and the machine's load average before and after.
+default 3; ``--against TREE``: zett from another checkout too, in turn with this one). It prints
+medians and the machine's load average before and after.
 
 Every program is spawned in a pseudo-terminal (120x36, read through pyte, ``bench_app.Pty``) with a
 home folder of its own, configured to use one OpenAI-compatible server on 127.0.0.1
@@ -141,10 +142,30 @@ def _minimal_env(home: Path, server: ServerProcess) -> dict[str, str]:
     return isolated_env(home, server)
 
 
-def programs(zettcode: str | None, vibe: str | None) -> list[Program]:
+def _zett_tree_env(tree: Path) -> Callable[[Path, ServerProcess], dict[str, str]]:
+    """zett from another tree (``--against``): its folder first on the path."""
+
+    def configure(home: Path, server: ServerProcess) -> dict[str, str]:
+        return {**isolated_env(home, server), "PYTHONPATH": str(tree)}
+
+    return configure
+
+
+def programs(zettcode: str | None, vibe: str | None, against: Path | None = None) -> list[Program]:
     found = [
         Program("zett", sys.executable, ZETT, lambda pty: pty.composer(), _zett_env, Pty.idle),
     ]
+    if against is not None:
+        found.append(
+            Program(
+                f"zett ({against.name})",
+                sys.executable,
+                ZETT,
+                lambda pty: pty.composer(),
+                _zett_tree_env(against.resolve()),
+                Pty.idle,
+            )
+        )
     if zettcode:
         found.append(
             Program(
@@ -377,6 +398,9 @@ def main() -> None:
     parser.add_argument("--zettcode", help="the zettcode executable (ZettCode 0.2.0 in a venv of its own)")
     parser.add_argument("--vibe", help="the vibe executable (mistral-vibe 3.0.3, Python 3.12+)")
     parser.add_argument(
+        "--against", type=Path, help="another zett tree (a checkout), measured in turn with this one"
+    )
+    parser.add_argument(
         "--echo-only", action="store_true", help="only figure 6, key echo while streaming (a few minutes)"
     )
     args = parser.parse_args()
@@ -389,7 +413,7 @@ def main() -> None:
     cwd.mkdir()
     samples: dict[str, list[float]] = {}
     started = time.perf_counter()
-    chosen = programs(args.zettcode, args.vibe)
+    chosen = programs(args.zettcode, args.vibe, args.against)
     try:
         for run in range(args.runs):
             for program in chosen:

@@ -79,6 +79,17 @@ def test_the_deferred_modules_exist_and_import() -> None:
     assert all(name in sys.modules for name in AFTER_FIRST_FRAME)
 
 
+def test_the_warmed_code_lexers_are_built_after_the_first_frame() -> None:
+    """A lexer class compiles its rules when first made: warmed, the first code block does not."""
+    from pygments.lexers import get_lexer_by_name
+
+    from zett_tui.ui.speed.deferred_imports import WARM_LEXERS
+
+    import_after_first_frame()
+    for language in WARM_LEXERS:
+        assert "_tokens" in type(get_lexer_by_name(language)).__dict__
+
+
 def test_the_box_drawn_before_the_app_needs_no_textual_and_no_rich(tmp_path) -> None:
     """``zett_tui.terminal.first_frame`` draws the prompt box from the command line, before the app's
     imports: what reaches it (the command line, the held keys, the background query) stays light."""

@@ -140,6 +140,32 @@ def test_the_redraw_period_is_still_a_module_constant_screens_read() -> None:
     )
 
 
+def test_a_widget_is_still_drawn_the_way_the_screen_s_update_timer_draws_it() -> None:
+    from textual.screen import Screen
+
+    timer_update = inspect.getsource(Screen._on_timer_update)
+    _check(
+        "self._compositor.update_widgets(self._dirty_widgets)" in timer_update
+        and "self._compositor_refresh()" in timer_update
+        and "_batch_count" in timer_update,
+        "Screen._on_timer_update no longer draws dirty widgets with update_widgets + _compositor_refresh: "
+        "check textual_compat.paint_now (the prompt's immediate echo)",
+    )
+    check_refresh = inspect.getsource(Widget._check_refresh)
+    _check(
+        all(
+            name in check_refresh
+            for name in (
+                "_repaint_required",
+                "_layout_required",
+                "_scroll_required",
+                "_refresh_styles_required",
+            )
+        ),
+        "Widget._check_refresh reads other flags: check what textual_compat.paint_now leaves to the frame",
+    )
+
+
 async def test_copied_text_is_textuals_paste_buffer_and_the_driver_writes() -> None:
     app: App[None] = App()
     textual_compat.remember_copied_text(app, "copied")

@@ -286,3 +286,52 @@ def own_vertical_scrollbar(widget: Widget, make: Callable[[], ScrollBar]) -> Scr
     widget._vertical_scrollbar = bar
     start(widget, bar)
     return bar
+
+
+def paint_now(widget: Widget) -> bool:
+    """Draw ``widget``'s pending repaint on the terminal now, as the screen's update timer would at
+    its next tick, and nothing else; True when drawn. False (nothing touched: the timer draws it as before) when the
+    change needs more than a repaint of the widget (a layout, a scroll, a style or screen refresh),
+    when its screen is not the one shown, or while the app batches updates.
+
+    Touches ``Widget._repaint_required`` / ``_layout_required`` / ``_scroll_required`` /
+    ``_refresh_styles_required`` / ``_recompose_required`` (what ``Widget._check_refresh`` reads
+    before it posts ``messages.Update``), ``Screen._dirty_widgets``, ``Screen._layout_required`` /
+    ``_scroll_required`` / ``_repaint_required`` / ``_recompose_required``, ``App._batch_count``
+    and ``Screen._compositor`` / ``Screen._compositor_refresh`` (what ``Screen._on_timer_update``
+    runs for dirty widgets). On an upgrade: diff ``Screen._on_timer_update`` and
+    ``Widget._check_refresh`` against this. A Textual without one of them: False.
+    """
+    try:
+        screen = widget.screen
+        app = widget.app
+        if app.screen is not screen or app._batch_count or not widget._repaint_required:
+            return False
+        if (
+            widget._layout_required
+            or widget._scroll_required
+            or widget._refresh_styles_required
+            or widget._recompose_required
+            or screen._layout_required
+            or screen._scroll_required
+            or screen._repaint_required
+            or screen._recompose_required
+            or not widget.display
+        ):
+            return False
+        dirty = screen._dirty_widgets
+        update_widgets = screen._compositor.update_widgets
+        refresh = screen._compositor_refresh
+    except AttributeError:
+        _warn_once("Screen._compositor_refresh (a key's echo waits for the next frame)")
+        return False
+    except Exception:  # no screen (not mounted, or the app is closing): nothing to draw on
+        return False
+    # Only this widget's region: the others waiting for the timer (the transcript's rows, say)
+    # stay dirty, and the timer draws them at its own pace.
+    others = dirty - {widget}
+    widget._repaint_required = False
+    update_widgets({widget})
+    refresh()
+    dirty |= others
+    return True

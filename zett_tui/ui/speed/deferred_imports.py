@@ -2,7 +2,8 @@
 
 The first frame needs only the composer, the status line and an empty transcript. Everything else
 (the agent runtime with SQLAlchemy and pydantic, the Markdown renderer, the slash commands, the
-dialogs, the event translator) is about 0.5 s of imports. Imported on the event loop, they would
+dialogs, the event translator, the HTTP client's async backend, a code lexer) is about 0.5 s of
+imports. Imported on the event loop, they would
 delay the first frame, or hold the loop while keys typed meanwhile wait; from a thread the loop
 keeps running (the GIL is handed back every few milliseconds).
 
@@ -23,10 +24,21 @@ AFTER_FIRST_FRAME = (
     "zett_tui.ui.chat.palette",
     "zett_agent._sql_storage",  # SQLAlchemy: zett_agent.storage resolves it lazily
     "zett_tui.runtime.host",
+    # What the first answer's request imports on the event loop (httpcore's async backend, resolved
+    # at the first connection: ~70 ms under load while the first keys typed after Enter waited)
+    "anyio._backends._asyncio",
+    "httpcore._backends.anyio",
 )
+#: Code languages whose Pygments lexer is built ahead: a lexer compiles its regular expressions
+#: when first made, tens of milliseconds on the event loop at the answer's first code block.
+WARM_LEXERS = ("python",)
 
 
 def import_after_first_frame() -> None:
-    """Import :data:`AFTER_FIRST_FRAME` (call it in a worker thread)."""
+    """Import :data:`AFTER_FIRST_FRAME` and build :data:`WARM_LEXERS` (call it in a worker thread)."""
     for name in AFTER_FIRST_FRAME:
         importlib.import_module(name)
+    from zett_tui.ui.widgets.transcript_render import lexer_for
+
+    for language in WARM_LEXERS:
+        lexer_for(language)

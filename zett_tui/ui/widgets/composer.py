@@ -33,6 +33,7 @@ from zett_tui.ui.chat.completion import (
 )
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
 from zett_tui.ui.pastes import PasteStore
+from zett_tui.ui.speed.key_echo import KeyEcho
 from zett_tui.ui.textual_compat import default_prevented
 from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
 from zett_tui.ui.widgets.image_paste import ImagePaste
@@ -218,6 +219,7 @@ class Composer(TextArea):
         self._blink_rested = False
         #: Pasted and dropped images, and Ctrl+V's (``image_paste``).
         self.images = ImagePaste(self, self._rules, lambda: self.project_files.root)
+        self._echo = KeyEcho(self)
 
     # -- the cursor rests -----------------------------------------------------------------------
 
@@ -253,6 +255,10 @@ class Composer(TextArea):
     # -- keys -----------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        await self._handle_key(event)
+        self._echo.after_input()  # drawn now, not at the next frame (speed/key_echo.py)
+
+    async def _handle_key(self, event: events.Key) -> None:
         self.wake_cursor()
         # Bindings run here, in the order the keys came (keys_in_order.py); a key passed on by an
         # opening dialog runs only the prompt's own bindings (early_keys.py does that).

@@ -1,0 +1,164 @@
+"""A key typed into the prompt is drawn as soon as the prompt has handled it (``ui/speed/key_echo.py``),
+not at the screen's next frame; what needs more than a repaint of the prompt waits for that frame."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual import events
+
+from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.ui_helpers import answers, idle, make_app, ready_app, submit, wait_for
+from zett_tui.ui import textual_compat
+from zett_tui.ui.app import ZettApp
+from zett_tui.ui.widgets.composer import Composer
+
+#: A character no other part of the screen shows.
+MARK = "ж"
+
+
+def record_frames(app: ZettApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every update the app sends to its terminal, as the text (with escape codes) it would write."""
+    frames: list[str] = []
+    display = app._display
+
+    def recording(screen: Any, renderable: Any) -> None:
+        if renderable is not None:
+            frames.append(renderable.render_segments(app.console))
+        display(screen, renderable)
+
+    monkeypatch.setattr(app, "_display", recording)
+    return frames
+
+
+def check_after_each_key(
+    monkeypatch: pytest.MonkeyPatch, check: Callable[[Composer, events.Key], None]
+) -> None:
+    """Run ``check`` right after the prompt has handled each key, before anything else runs."""
+    handle = Composer._on_key
+
+    async def handled(self: Composer, event: events.Key) -> None:
+        await handle(self, event)
+        check(self, event)
+
+    monkeypatch.setattr(Composer, "_on_key", handled)
+
+
+def send_key(app: ZettApp, character: str) -> None:
+    """As the terminal driver does (``pilot.press`` would wait for the app to be idle)."""
+    driver = textual_compat.terminal_driver(app)
+    assert driver is not None
+    driver.send_message(events.Key(character, character))
+
+
+async def test_a_key_typed_while_an_answer_streams_is_drawn_before_the_next_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    answer = "Streaming along. " * 150
+    model = ScriptedModel(text_step(answer, chunk=16, delay=0.002))
+    app = make_app(model)
+    drawn_when_handled: list[bool] = []
+    async with ready_app(app, size=(100, 30)) as pilot:
+        frames = record_frames(app, monkeypatch)
+
+        def check(composer: Composer, event: events.Key) -> None:
+            if event.key == MARK:
+                drawn_when_handled.append(any(MARK in frame for frame in frames))
+
+        check_after_each_key(monkeypatch, check)
+        await submit(pilot, "stream please")
+        await wait_for(pilot, lambda: bool(answers(app)) and len(answers(app)[-1].text) > 200)
+        assert answers(app)[-1].streaming
+        frames.clear()
+        send_key(app, MARK)
+        await wait_for(pilot, lambda: bool(drawn_when_handled))
+        assert app.chat.composer.text == MARK
+        assert drawn_when_handled == [True]
+        await wait_for(pilot, lambda: idle(app))
+        assert answers(app)[-1].text == answer  # the stream went on, whole and in order
+
+
+async def test_without_the_immediate_echo_the_key_waits_for_the_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check above can fail: with the echo switched off, the key is not drawn when handled."""
+    from zett_tui.ui.speed import key_echo
+
+    monkeypatch.setattr(key_echo, "paint_now", lambda widget: False)
+    app = make_app(ScriptedModel())
+    drawn_when_handled: list[bool] = []
+    async with ready_app(app) as pilot:
+        frames = record_frames(app, monkeypatch)
+        check_after_each_key(
+            monkeypatch,
+            lambda composer, event: drawn_when_handled.append(any(MARK in frame for frame in frames)),
+        )
+        send_key(app, MARK)
+        await wait_for(pilot, lambda: bool(drawn_when_handled))
+        assert drawn_when_handled == [False]
+        await wait_for(pilot, lambda: any(MARK in frame for frame in frames))  # the next frame has it
+
+
+async def test_the_immediate_echo_draws_the_prompt_only_and_leaves_the_rest_to_the_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = make_app(ScriptedModel())
+    seen: list[tuple[bool, bool]] = []
+    async with ready_app(app) as pilot:
+        transcript = app.chat.transcript
+        frames = record_frames(app, monkeypatch)
+
+        def check(composer: Composer, event: events.Key) -> None:
+            # what the transcript asked to redraw is still waiting for the screen's frame
+            seen.append((any(MARK in frame for frame in frames), transcript in app.screen._dirty_widgets))
+
+        check_after_each_key(monkeypatch, check)
+
+        def key_with_transcript_change() -> None:
+            transcript.refresh()
+            app.screen._dirty_widgets.add(transcript)
+            send_key(app, MARK)
+
+        key_with_transcript_change()
+        await wait_for(pilot, lambda: bool(seen))
+        assert seen == [(True, True)]
+        await wait_for(pilot, lambda: transcript not in app.screen._dirty_widgets)
+
+
+async def test_a_key_that_changes_the_prompt_s_height_is_drawn_by_the_frame_after_its_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        composer = app.chat.composer
+        composer.focus()
+        composer.load_text("line one")
+        await pilot.pause()
+        height = composer.size.height
+        results: list[bool] = []
+        original = textual_compat.paint_now
+
+        def paint_now(widget: Any) -> bool:
+            results.append(original(widget))
+            return results[-1]
+
+        from zett_tui.ui.speed import key_echo
+
+        monkeypatch.setattr(key_echo, "paint_now", paint_now)
+        await pilot.press("ctrl+j")  # a new line: the box grows
+        await wait_for(pilot, lambda: composer.size.height > height)
+        assert results and results[-1] is False  # a layout was needed: left to the frame
+        assert composer.text.count("\n") == 1 and "line one" in composer.text
+
+
+async def test_a_burst_of_keys_is_drawn_at_most_once_per_gap_and_all_arrive() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        composer = app.chat.composer
+        composer.focus()
+        for character in "abcdefghij":
+            send_key(app, character)
+        await wait_for(pilot, lambda: composer.text == "abcdefghij")
+        assert 1 <= composer._echo.drawn <= 10

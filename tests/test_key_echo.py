@@ -3,13 +3,16 @@ not at the screen's next frame; what needs more than a repaint of the prompt wai
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from textual import events
+from zett_agent.messages import AssistantMessage
+from zett_agent.model import ModelEvent, ModelRequest, ModelResponse
 
-from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.fakes.scripted_model import ScriptedModel, Step, usage
 from tests.ui_helpers import answers, idle, make_app, ready_app, submit, wait_for
 from zett_tui.ui import textual_compat
 from zett_tui.ui.app import ZettApp
@@ -46,6 +49,20 @@ def check_after_each_key(
     monkeypatch.setattr(Composer, "_on_key", handled)
 
 
+def stream_until(done: asyncio.Event, sent: list[str]) -> Step:
+    """A model step that streams numbered pieces of text until ``done`` is set."""
+
+    async def step(request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        while not done.is_set():
+            sent.append(f"Piece {len(sent)} streaming along. ")
+            yield ModelEvent.text(sent[-1])
+            await asyncio.sleep(0.001)
+        message = AssistantMessage(content="".join(sent))
+        yield ModelEvent.completed(ModelResponse(message, finish_reason="stop", usage=usage()))
+
+    return step
+
+
 def send_key(app: ZettApp, character: str) -> None:
     """As the terminal driver does (``pilot.press`` would wait for the app to be idle)."""
     driver = textual_compat.terminal_driver(app)
@@ -56,8 +73,9 @@ def send_key(app: ZettApp, character: str) -> None:
 async def test_a_key_typed_while_an_answer_streams_is_drawn_before_the_next_frame(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    answer = "Streaming along. " * 150
-    model = ScriptedModel(text_step(answer, chunk=16, delay=0.002))
+    done = asyncio.Event()
+    sent: list[str] = []
+    model = ScriptedModel(stream_until(done, sent))
     app = make_app(model)
     drawn_when_handled: list[bool] = []
     async with ready_app(app, size=(100, 30)) as pilot:
@@ -76,8 +94,9 @@ async def test_a_key_typed_while_an_answer_streams_is_drawn_before_the_next_fram
         await wait_for(pilot, lambda: bool(drawn_when_handled))
         assert app.chat.composer.text == MARK
         assert drawn_when_handled == [True]
+        done.set()
         await wait_for(pilot, lambda: idle(app))
-        assert answers(app)[-1].text == answer  # the stream went on, whole and in order
+        assert answers(app)[-1].text == "".join(sent)  # the stream went on, whole and in order
 
 
 async def test_without_the_immediate_echo_the_key_waits_for_the_frame(

@@ -128,6 +128,64 @@ async def test_streamed_and_whole_renders_are_identical() -> None:
     assert streamed.render(60, ctx) == whole.render(60, ctx)
 
 
+def test_rendering_ahead_renders_one_finished_block_per_step_and_shows_the_same_lines() -> None:
+    text = ANSWER + "\n> a quote\n\n---\n\n1. one\n2. two\n\n" + ANSWER + "The open tail"
+    ctx = RenderContext(BlockStyles.plain())
+    ahead, plain = AnswerBlock(), AnswerBlock()
+    ahead.append(text)
+    plain.append(text)
+    steps = 0
+    while ahead.render_ahead(60, ctx, deadline=0.0):  # the deadline has passed: one block a step
+        steps += 1
+    finished = len(ahead.document._chunks)
+    assert finished > 5 and steps == finished - 1  # the last step found nothing left
+    renders = ahead.document.render_count
+    assert ahead.render(60, ctx) == plain.render(60, ctx)
+    assert ahead.document.render_count - renders == 1  # only the open tail was left to render
+    assert not ahead.render_ahead(60, ctx, deadline=0.0)  # all of it is on show now
+
+
+async def test_a_large_update_is_rendered_over_several_loop_turns_and_shown_whole_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key typed meanwhile is handled between two steps (each a turn of the event loop), and
+    the answer's text still arrives whole and in order, in one update."""
+    import asyncio
+
+    monkeypatch.setattr(transcript_module, "_RENDER_AHEAD_STEP", 0.0)  # one paragraph a step
+    async with Host().run_test(size=(60, 20)) as pilot:
+        transcript = pilot.app.query_one(Transcript)
+        answer = transcript.add(AnswerBlock())
+        answer.append("Start.\n\n")
+        transcript.refresh_block(answer)
+        await settle(pilot)
+        syncs = transcript.sync_count
+        slice_text = "".join(f"Paragraph {index} of the slice.\n\n" for index in range(30))
+        answer.append(slice_text + "The open tail")
+        transcript.refresh_block(answer)
+        loop = asyncio.get_running_loop()
+        turns: list[int] = []
+
+        def another_turn() -> None:  # stands for a key's handling: queued behind the update
+            turns.append(transcript.sync_count)
+            if transcript.sync_count == syncs:
+                loop.call_soon(another_turn)
+
+        loop.call_soon(another_turn)
+        for _ in range(200):
+            await pilot.pause()
+            if transcript.sync_count > syncs and not transcript.update_pending:
+                break
+        assert transcript.sync_count == syncs + 1  # shown in one update
+        assert len(turns) > 10 and turns[:-1] == [syncs] * (len(turns) - 1)
+        shown = "\n".join(
+            line.strip()
+            for line in _texts(answer.render(transcript._layout.width, transcript._render_context()))
+        )
+        positions = [shown.index(f"Paragraph {index} of") for index in range(30)]
+        assert positions == sorted(positions) and shown.rstrip().endswith("The open tail")
+
+
 def test_long_open_code_block_renders_in_pieces_with_the_same_text() -> None:
     ctx = RenderContext(BlockStyles.plain())
     code = "".join(f"value_{index} = compute({index})\n" for index in range(100))

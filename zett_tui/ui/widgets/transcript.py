@@ -13,7 +13,10 @@ How it stays cheap:
 - Updates are coalesced: `add` and `refresh_block` only record what changed and schedule one
   `_sync` with `call_later`. `_sync` re-measures the changed blocks, fixes the scroll position and
   refreshes. If a sync was expensive (a huge table still streaming), the next one waits four times as
-  long as it took, so updates never take more than about a fifth of the loop.
+  long as it took, so updates never take more than about a fifth of the loop. Before it, what the
+  changed blocks will show is rendered in steps of a few milliseconds, one per turn of the event
+  loop (``Block.render_ahead``): a streamed answer's many new paragraphs no longer hold a typed key
+  for tens of milliseconds.
   Nothing is scheduled while nothing changes: zero idle CPU.
 - Memory: blocks far from the viewport drop their rendered lines (heights are kept) once more than
   `cache_budget_lines` lines are cached; they re-render when scrolled back into view.
@@ -33,6 +36,7 @@ How it stays cheap:
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -98,6 +102,8 @@ _MAX_SYNC_DELAY = 0.2
 """Upper bound of the back-off after an expensive sync (seconds)."""
 _DRAWN_ROWS_KEPT = 1000
 """Rows whose drawn line is remembered; forgetting them only means repainting them next time."""
+_RENDER_AHEAD_STEP = 0.004
+"""Seconds of rendering per event-loop turn before an update (a key typed meanwhile waits no longer)."""
 _PREFETCH_DELAY = 0.01
 """Pause between two blocks rendered ahead (seconds): input and frames go first."""
 _PREFETCH_MAX_LINES = 150
@@ -225,6 +231,8 @@ class Transcript(ScrollView, can_focus=True):
         self._sync_pending = False
         self._prefetch_pending = False
         self._next_sync_at = 0.0
+        self._ahead_cost = 0.0
+        """Seconds spent rendering ahead of the update being prepared (``_render_ahead``)."""
         self._following = True
         self._unseen_output = False
         self._selected: int | None = None
@@ -678,7 +686,15 @@ class Transcript(ScrollView, can_focus=True):
         viewport = self._viewport_height()
         if width <= 0 or viewport <= 0:
             return
-        started = time.perf_counter()
+        ahead_started = time.perf_counter()
+        more = self._render_ahead(width)
+        self._ahead_cost += time.perf_counter() - ahead_started
+        if more:
+            self._sync_pending = True
+            asyncio.get_running_loop().call_soon(self._continue_sync)
+            return
+        started = time.perf_counter() - self._ahead_cost  # the back-off counts the steps ahead too
+        self._ahead_cost = 0.0
         self.sync_count += 1
         layout = self._layout
         old_scroll = round(self.scroll_y)
@@ -723,6 +739,27 @@ class Transcript(ScrollView, can_focus=True):
         cost = time.perf_counter() - started
         self._next_sync_at = time.perf_counter() + min(_MAX_SYNC_DELAY, 4 * cost)
         self._schedule_prefetch()
+
+    def _render_ahead(self, width: int) -> bool:
+        """Render for up to ``_RENDER_AHEAD_STEP`` what the changed blocks will show (a streamed
+        answer's new finished paragraphs); True while some is left. Each step is one turn of the event
+        loop, so a key typed meanwhile is handled between two steps, not after all of them; the update
+        that shows them comes once they are all rendered, so there are no more frames than before."""
+        if not self._dirty:
+            return False
+        deadline = time.perf_counter() + _RENDER_AHEAD_STEP
+        layout, ctx = self._layout, self._render_context()
+        return any(
+            layout.blocks[index].render_ahead(width, ctx, deadline)
+            for index in sorted(self._dirty)
+            if index < len(layout)
+        )
+
+    def _continue_sync(self) -> None:
+        if self.is_attached:
+            self._sync()
+        else:
+            self._sync_pending = False
 
     def _recount_matches(self) -> None:
         """New or changed output while find is open: count again (only the blocks that changed)."""

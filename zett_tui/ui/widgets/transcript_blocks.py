@@ -87,6 +87,11 @@ class Block:
             self.render_count += 1
         return self._lines
 
+    def render_ahead(self, width: int, ctx: RenderContext, deadline: float) -> bool:
+        """Do part of the next `render`'s work before it, until `deadline`; True while some is left.
+        Most blocks render in one go: nothing to do ahead."""
+        return False
+
     def measured_height(self, width: int) -> int | None:
         """Exact height at `width` if it is known for the current content, else `None`."""
         measured = self._measured
@@ -233,6 +238,11 @@ class AnswerBlock(Block):
         """The answer is complete, cancelled or failed; a cancelled or failed one is marked."""
         if self._status is None:
             self.status = status
+
+    def render_ahead(self, width: int, ctx: RenderContext, deadline: float) -> bool:
+        if self.is_rendered(width, ctx.epoch):
+            return False
+        return self.document.render_ahead(max(1, width), ctx, deadline)
 
     def plain_text(self) -> str:
         return self.document.source

@@ -9,6 +9,7 @@ cost of an update does not grow with the length of the answer.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -426,6 +427,37 @@ class MarkdownStream:
         if not self._tail_tokens:
             self._tail_lines = []
 
+    def render_ahead(self, width: int, ctx: RenderContext, deadline: float) -> bool:
+        """Render finished blocks not rendered yet at `width`, one at a time, until `deadline`
+        (a ``time.perf_counter()`` value; at least one block is rendered). Returns whether some are
+        still left. What `render` shows is unchanged: it then finds them rendered.
+
+        A stream's update can bring many finished blocks at once (a fast model, a busy machine);
+        rendered in one go they held the event loop for tens of milliseconds, and a key typed
+        meanwhile waited for all of them. The transcript renders them in steps with the loop's
+        other work in between, then shows them in one update.
+        """
+        self._split()
+        key = (width, ctx.epoch)
+        rendered = False
+        for chunk in self._chunks:
+            if chunk.key != key or chunk.lines is None:
+                if rendered and time.perf_counter() > deadline:
+                    return True
+                self._render_chunk(chunk, width, ctx)
+                rendered = True
+        return False
+
+    def _render_chunk(self, chunk: _Chunk, width: int, ctx: RenderContext) -> list[Line]:
+        tokens = chunk.tokens
+        if tokens is None:
+            tokens = _PARSER.parse(self.source[chunk.start : chunk.end])
+        lines = chunk.lines = render_markdown_tokens(tokens, width, ctx)
+        chunk.key = (width, ctx.epoch)
+        chunk.tokens = None
+        self.render_count += 1
+        return lines
+
     def render(self, width: int, ctx: RenderContext) -> list[Line]:
         """All lines of the document at `width`; re-renders only what changed."""
         self._split()
@@ -434,17 +466,12 @@ class MarkdownStream:
         lines: list[Line] = []
         gap = blank_line(width)
         for index, chunk in enumerate(self._chunks):
-            if chunk.key != key or chunk.lines is None:
-                tokens = chunk.tokens
-                if tokens is None:
-                    tokens = _PARSER.parse(self.source[chunk.start : chunk.end])
-                chunk.lines = render_markdown_tokens(tokens, width, ctx)
-                chunk.key = key
-                chunk.tokens = None
-                self.render_count += 1
+            chunk_lines = chunk.lines
+            if chunk.key != key or chunk_lines is None:
+                chunk_lines = self._render_chunk(chunk, width, ctx)
             if index:
                 lines.append(gap)
-            lines.extend(chunk.lines)
+            lines.extend(chunk_lines)
         if self._tail_tokens:
             tail_key = (width, ctx.epoch, self._version)
             if self._tail_key != tail_key:

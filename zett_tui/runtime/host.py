@@ -2,8 +2,8 @@
 
 No Textual here. The UI hands ``run_turn`` a sink (a cheap, synchronous callable) and runs it in
 a worker; cancelling that worker cancels the turn, and the runtime records it as cancelled.
-Which extensions the agent runs, and in which order, is ``extension_stack``'s; how a cancelled
-turn is made to stop is ``turn_stop``'s.
+Which extensions the agent runs, and in which order, is ``extension_stack``'s; reading a turn's
+events into the UI's is ``turn_stream``'s, and how a cancelled turn is made to stop, ``turn_stop``'s.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from zett_tui.runtime.todo import SessionTodos, TodoBoard
 from zett_tui.runtime.turn_images import prepare_prompt
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
+from zett_tui.runtime.turn_stop import RunWatch
 from zett_tui.runtime.turn_stream import Sink, TurnStream
 from zett_tui.sessions.rewind_marks import RewoundTurns
 from zett_tui.workspace.git_branch import git_branch
@@ -98,6 +99,8 @@ class AgentHost:
         self.gauge = ContextGauge(options)
         #: Reads each turn's events into the UI's (``runtime.turn_stream``); set by ``start``.
         self.turns: TurnStream | None = None
+        #: Which task runs the session's request, for stopping it (``runtime.turn_stop``).
+        self._run_watch = RunWatch()
         #: Closes a replaced model once no request uses it (``runtime.model_switch``).
         self._models = ModelsInUse()
         #: The session's checkpoints (``zett_tui.checkpoints``); set by ``start``.
@@ -226,7 +229,7 @@ class AgentHost:
             self.model,
             config=AgentRunConfig(session_id=self._session_id),
             system_prompt=options.system_prompt,
-            extensions=stack.extensions,
+            extensions=[*stack.extensions, self._run_watch],
             reasoning_effort=options.reasoning_effort,
         )
         self.subagents.agent = self.agent
@@ -241,6 +244,8 @@ class AgentHost:
             retry_storage=self._retry_storage,
             describe_error=lambda error: self.options.describe_error(error),
             plan_mode_changed=self._follow_plan_mode,
+            run_watch=self._run_watch,
+            session_id=lambda: self.session_id,
         )
         if stack.hooks is not None and self.hooks.has("SessionStart"):
             resumed = options.session_id is not None

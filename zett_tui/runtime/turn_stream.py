@@ -28,7 +28,7 @@ from zett_tui.runtime.events import (
     UIEvent,
 )
 from zett_tui.runtime.turn_images import with_image_hint
-from zett_tui.runtime.turn_stop import TurnState, stop_turn
+from zett_tui.runtime.turn_stop import RunWatch, TurnState, stop_turn
 
 if TYPE_CHECKING:
     from zett_tui.runtime.compaction import ContextCompaction
@@ -60,9 +60,13 @@ class TurnStream:
         retry_storage: Callable[[], Awaitable[None]],
         describe_error: Callable[[BaseException], str],
         plan_mode_changed: Callable[[bool], None],
+        run_watch: RunWatch,
+        session_id: Callable[[], str],
     ) -> None:
         """``retry_storage``: what waits for the disk, tried at a turn's end. ``describe_error``: a
-        failure in one human line. ``plan_mode_changed``: the runtime's Plan Mode went on or off."""
+        failure in one human line. ``plan_mode_changed``: the runtime's Plan Mode went on or off.
+        ``run_watch``: the agent's extension that knows which task runs the turn's request, for
+        ``session_id``'s turns."""
         self._notices = notices
         self._recorder = recorder
         self._compaction = compaction
@@ -73,6 +77,8 @@ class TurnStream:
         self._retry_storage = retry_storage
         self._describe_error = describe_error
         self._plan_mode_changed = plan_mode_changed
+        self._run_watch = run_watch
+        self._session_id = session_id
         self._empty_answers = EmptyAnswerReporter()
         #: How many compactions replaced older turns in this stream's life.
         self.compactions = 0
@@ -95,16 +101,19 @@ class TurnStream:
 
         A cancellation first asks the turn to stop at the next event: the runtime is then parked
         between two events, where it expects to be stopped. Only a turn that sends no event for
-        a moment (a tool running, the model silent) is cancelled where it waits.
+        a moment (a tool running, the model silent) has its run cancelled where it waits, and is
+        read on: its teardown is left to finish (``runtime.turn_stop``).
         """
         state = TurnState()
+        session_id = self._session_id()
+        self._run_watch.forget(session_id)
         turn = asyncio.ensure_future(self._translate(stream, sink, state, images_unvetted))
         with self._notices.during_turn():
             try:
                 return await asyncio.shield(turn)
             except asyncio.CancelledError:
                 state.stop_requested = True
-                await stop_turn(turn, state)
+                await stop_turn(turn, state, self._run_watch.run_of(session_id))
                 if self._recorder is not None:
                     await self._recorder.finish_cut_short()
                 raise
@@ -130,6 +139,7 @@ class TurnStream:
                     if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
                         answer = _content_text(event.message.content)
                     if state.stop_requested:
+                        state.closing = True  # leaving the loop closes the stream: the run is cancelled here
                         break
             if state.stop_requested:
                 raise asyncio.CancelledError

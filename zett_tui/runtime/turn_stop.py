@@ -77,8 +77,8 @@ class RunWatch(AgentExtension):
         self._runs: dict[str, WatchedRun] = {}
 
     async def on_event(self, context: AgentRunContext, event: ExtensionEvent) -> None:
-        if not isinstance(event, PhaseTransitionEvent):
-            return
+        if not isinstance(event, PhaseTransitionEvent) or context.config.parent_session_id is not None:
+            return  # a subagent's run is stopped through its parent's
         if event.current_phase is AgentPhase.LOADING_CONTEXT:  # a request's first step, in its task
             self._runs[context.session_id] = WatchedRun(asyncio.current_task())
         elif event.current_phase is AgentPhase.CANCELLED and (run := self._runs.get(context.session_id)):
@@ -89,7 +89,7 @@ class RunWatch(AgentExtension):
         return self._runs.get(session_id)
 
     def forget(self, session_id: str) -> None:
-        """A new turn of ``session_id`` begins: the request found from now on is its own."""
+        """``session_id``'s turn begins (the request found from now on is its own), or has ended."""
         self._runs.pop(session_id, None)
 
 

@@ -117,6 +117,8 @@ class TurnStream:
                 if self._recorder is not None:
                     await self._recorder.finish_cut_short()
                 raise
+            finally:
+                self._run_watch.forget(session_id)
 
     async def _translate(
         self, stream: AsyncIterator[AgentEvent], sink: Sink, state: TurnState, images_unvetted: bool

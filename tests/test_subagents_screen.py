@@ -295,3 +295,44 @@ async def test_a_subagents_own_subagent_shows_in_its_block_and_ends_nothing_of_i
         [past] = blocks_of(resumed, TaskBlock)
         assert [(row.name, row.key_arg, row.state) for row in past.rows] == nested_rows
         assert past.tokens == live_tokens > 0  # the nested subagent's tokens counted in both
+
+
+async def test_a_resumed_session_marks_only_the_declined_c1_of_the_agent_that_asked(
+    project_dir: Path,
+) -> None:
+    """The main agent's ``c1`` was allowed, its subagent's ``c1`` declined: after resume each row
+    says what happened to it (one id, two calls)."""
+    from tests.test_dialogs import dialog_closed
+    from tests.ui_helpers import tools
+
+    (project_dir / "app.py").write_text("x = 1\n")
+    model = ScriptedModel(
+        tool_step("c1", "bash", {"command": "echo main-agent-ran"}),
+        task("t1", "Set x to 2", description="bump x"),
+        tool_step("c1", "write_file", {"path": "app.py", "content": "x = 2\n"}),
+        text_step("Refused by the user."),
+        text_step("The child was refused."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 34)) as pilot:
+        await submit(pilot, "run it, then change it")
+        first = await dialog_armed(pilot)
+        await pilot.press("enter")  # the main agent's c1 runs
+        await dialog_closed(pilot, first)
+        second = await dialog_armed(pilot)
+        assert "Subagent general: bump x asks" in screen_text(app)
+        second.action_decline()  # the child's c1 does not
+        await wait_for(pilot, lambda: idle(app))
+        [live] = [row for row in tools(app) if row.name == "bash"]
+        assert live.state == "done"
+        session_id = app.screen.host.session_id
+
+    found = find_session_to_resume(project_dir, session_id, continue_last=False)
+    resumed = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(resumed, size=(110, 34)) as pilot:
+        await wait_for(pilot, lambda: bool(blocks_of(resumed, TaskBlock)))
+        [bash] = [row for row in tools(resumed) if row.name == "bash"]
+        assert bash.state == "done"
+        [past] = blocks_of(resumed, TaskBlock)
+        assert [(row.name, row.state) for row in past.rows] == [("write_file", "declined")]
+    assert (project_dir / "app.py").read_text() == "x = 1\n"

@@ -133,12 +133,14 @@ def _runs(value: object, above: RunPath) -> Iterator[tuple[RunPath, tuple[str, s
         if not isinstance(task_id, str) or not isinstance(run, dict):
             continue
         path = (*above, task_id)
-        session = run.get("session_id") if isinstance(run.get("session_id"), str) else ""
-        kind = run.get("type") if isinstance(run.get("type"), str) else ""
-        description = run.get("description") if isinstance(run.get("description"), str) else ""
+        session, kind, description = (_text(run.get(key)) for key in ("session_id", "type", "description"))
         label = f"{kind or 'general'}: {' '.join(description.split())}"
         yield path, (session, label, frozenset(_call_ids(run)))
         yield from _runs(run.get("subagents"), path)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _call_ids(run: Mapping[str, Any]) -> Iterator[str]:

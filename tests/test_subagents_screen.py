@@ -336,3 +336,63 @@ async def test_a_resumed_session_marks_only_the_declined_c1_of_the_agent_that_as
         [past] = blocks_of(resumed, TaskBlock)
         assert [(row.name, row.state) for row in past.rows] == [("write_file", "declined")]
     assert (project_dir / "app.py").read_text() == "x = 1\n"
+
+
+async def test_a_read_only_subagents_command_is_allowed_only_once_and_the_main_agent_still_asks(
+    project_dir: Path,
+) -> None:
+    """A rule saved while answering ``explore`` would let the main agent, whose commands can
+    write, run the same command unasked: its dialog offers no "Always allow", says why, and the
+    main agent's own ``ls`` is asked about afterwards (with the rules it may be offered)."""
+    from tests.test_dialogs import dialog_closed, host_of, open_dialog, shown
+
+    model = ScriptedModel(
+        task("t1", "List the files", kind="explore", description="list"),
+        tool_step("c1", "bash", {"command": "ls"}),
+        text_step("Listed."),
+        tool_step("c2", "bash", {"command": "ls"}),
+        text_step("Done."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(160, 45)) as pilot:
+        await submit(pilot, "look around")
+        child = await open_dialog(pilot)
+        text = shown(app)
+        assert "Subagent explore: list asks" in text
+        assert "1. Run once" in text and "2. Don't run…" in text
+        assert "Always allow" not in text and "3." not in text
+        assert "only this once: a rule made here would let the main agent run it" in " ".join(text.split())
+        await pilot.press("enter")
+        await dialog_closed(pilot, child)
+        main = await open_dialog(pilot)  # the main agent's ls still asks
+        text = shown(app)
+        assert "Subagent" not in text and "2. Always allow…" in text and "only this once" not in text
+        await pilot.press("enter")
+        await dialog_closed(pilot, main)
+        await wait_for(pilot, lambda: idle(app))
+        assert host_of(app).shell_rules.rules() == []
+
+
+def test_a_rule_answered_for_a_read_only_subagent_runs_once_and_saves_nothing(project_dir: Path) -> None:
+    """The dialog offers no rule there; an answer carrying one anyway (another front end, a
+    changed dialog) still allows only this run."""
+    from types import SimpleNamespace
+
+    from zett_tui.runtime.decisions import ShellReply, ShellRequest
+    from zett_tui.runtime.shell.policy import Rule
+    from zett_tui.ui.chat.answers import shell_approval
+    from zett_tui.ui.modals.choice_dialog import Picked
+
+    host = SimpleNamespace(
+        subagents=SimpleNamespace(reads_only=lambda session_id: session_id == "explore-session"),
+        shell_policy=None,
+        shell_sandbox=None,
+        plan_active=lambda session_id: False,
+    )
+    request = ShellRequest("explore-session", "c1", "ls")
+    _screen, answer = shell_approval(request, host, project_dir)  # type: ignore[arg-type]
+    given = answer(Picked(Rule("prefix", "ls")))
+    assert given.reply == ShellReply("c1", run=True) and given.accepted is None
+    assert "from now on" not in given.record
+    _screen, answer = shell_approval(ShellRequest("main", "c1", "ls"), host, project_dir)  # type: ignore[arg-type]
+    assert answer(Picked(Rule("prefix", "ls"))).accepted is not None  # the main agent's may save one

@@ -367,7 +367,9 @@ async def test_a_read_only_subagents_command_is_allowed_only_once_and_the_main_a
         main = await open_dialog(pilot)  # the main agent's ls still asks
         text = shown(app)
         assert "Subagent" not in text and "2. Always allow…" in text and "only this once" not in text
-        await pilot.press("enter")
+        await pilot.press("2")  # what a rule would allow: every agent's command, from now on
+        assert "from now on, in this project (the main agent and its subagents)" in shown(app)
+        await pilot.press("escape", "1")  # back, and run it once
         await dialog_closed(pilot, main)
         await wait_for(pilot, lambda: idle(app))
         assert host_of(app).shell_rules.rules() == []

@@ -68,7 +68,7 @@ def shell_approval_dialog(
                 "Always allow",
                 None,
                 then=tuple(_rule_choice(rule) for rule in rules),
-                then_title="Allow without asking from now on, in this project:",
+                then_title="Allow without asking from now on, in this project (the main agent and its subagents):",
             )
         )
     choices.append(

@@ -457,10 +457,13 @@ class AgentHost:
         """The context the next request starts from, estimated from the stored history."""
         return await self.gauge.estimate_from_history(self._history, self.session_id)
 
-    def note_decision(self, line: str, call_id: str | None, *, declined: bool = False) -> None:
-        """Keep the transcript's line for an answer with the running turn (shown again on resume)."""
+    def note_decision(
+        self, line: str, call_id: str | None, *, declined: bool = False, subagent_session: str | None = None
+    ) -> None:
+        """Keep the transcript's line for an answer with the running turn (shown again on resume);
+        ``subagent_session``: the subagent's session that asked (None: the main agent)."""
         if self.turns is not None:
-            self.turns.note_decision(line, call_id, declined=declined)
+            self.turns.note_decision(line, call_id, declined=declined, subagent_session=subagent_session)
 
     def answer(self, decision: DecisionRequested, reply: Reply | Mapping[str, Any]) -> bool:
         """Send the user's answer back to the runtime. False for a late or duplicate answer.

@@ -140,7 +140,9 @@ async def bare_case(root: Path) -> tuple[float, float, bool]:
 async def main(runs: int) -> None:
     cases = ["bare stream", "silent", "streaming", "slow teardown"]
     figures: dict[str, list[tuple[float, float, bool]]] = {case: [] for case in cases}
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(
+        ignore_cleanup_errors=True
+    ) as folder:  # checkpoints may still be writing
         for run in range(runs):
             for case in cases:
                 root = Path(folder) / f"{run}-{case.replace(' ', '-')}"

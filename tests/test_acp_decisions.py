@@ -70,3 +70,38 @@ async def test_session_load_replays_the_declined_call_as_declined(llm_server: An
         block.content.text for block in finished["c2"].content or () if hasattr(block.content, "text")
     )
     assert said.startswith("Declined by the user.") and "✗ You refused: touch two.txt" in said
+
+
+async def test_a_subagents_declined_call_is_kept_as_its_own_and_replayed_under_its_task(
+    llm_server: Any, project_dir: Path
+) -> None:
+    """The subagent's ``c1`` is declined in the editor; the main agent's ``c1`` ran: the file says
+    whose answer it was, and ``session/load`` marks only the subagent's row."""
+    llm_server.script(
+        Reply.tool_call("bash", {"command": "touch main.txt"}, call_id="c1"),
+        Reply.tool_call("task", {"description": "Write it", "prompt": "Write done.txt"}, call_id="t1"),
+        Reply.tool_call("write_file", {"path": "done.txt", "content": "done\n"}, call_id="c1"),
+        Reply.text("I could not write it."),
+        Reply.text("The subagent was stopped."),
+    )
+    client = EditorClient(["run", "reject"])
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go")]), 90)
+    assert (project_dir / "main.txt").exists() and not (project_dir / "done.txt").exists()
+    [turn] = recorded_turns()
+    child_session = turn["metadata"]["zett"]["subagents"]["t1"]["session_id"]
+    main, child = turn["metadata"]["zett"]["decisions"]
+    assert main == {"text": "✓ You allowed: touch main.txt", "call_id": "c1", "subagent_session": None}
+    assert child["call_id"] == "c1" and child["declined"] is True
+    assert child["subagent_session"] == child_session
+    assert child["text"] == "✗ You did not apply: create done.txt (+1 −0) (subagent general: Write it)"
+
+    loaded = EditorClient()
+    async with spawn(loaded, llm_server) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await conn.load_session(cwd=os.getcwd(), session_id=turn["session_id"], mcp_servers=[])
+    finished = {update.tool_call_id: update for update in loaded.of("tool_call_update")}
+    assert finished["c1"].status == "completed" and finished["c1"].raw_output is None
+    assert finished["t1/c1"].status == "failed"
+    assert finished["t1/c1"].raw_output == {"zett_state": "declined"}

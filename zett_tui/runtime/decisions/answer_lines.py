@@ -10,7 +10,7 @@ terminal's words, so a session reads the same whichever front end answered it.
 
 from __future__ import annotations
 
-from zett_tui.runtime.decisions.ask_user import AskUserReply, AskUserRequest
+from zett_tui.runtime.decisions.ask_user import OWN_WORDS_TEXT, AskUserReply, AskUserRequest
 from zett_tui.runtime.decisions.base import ChoiceReply
 from zett_tui.runtime.decisions.edit import EditReply, EditRequest
 from zett_tui.runtime.decisions.hook import HookRequest
@@ -63,6 +63,8 @@ def answer_line(request: object, reply: object) -> str:
             return f"✓ You applied: {what}"
         return with_note(f"✗ You did not apply: {what}", note)
     if isinstance(request, AskUserRequest) and isinstance(reply, AskUserReply):
+        if reply.said is None and reply.why_not == OWN_WORDS_TEXT:
+            return f"✗ You chose to answer in your own words, in your next message: {request.question}"
         if reply.said is None:
             return f"✗ You declined to answer: {request.question}"
         return f"✓ You {reply.said}"

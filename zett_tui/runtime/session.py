@@ -6,8 +6,11 @@ the host with its extensions, the resumed history); ``SessionCore`` then runs it
 runtime's questions to an ``Asker`` (``runtime.decisions``), one at a time, in the order asked:
 a question that a rule saved meanwhile settles is answered without asking. Front ends read the
 state (``activity``, ``queued``, ``mode``, ``context``; ``state_listeners`` hear each change)
-and listen to the events; ``answer_listeners`` hear each answer the runtime took (asked, or
-settled by a rule), so a front end can keep its record of it.
+and listen to the events. The core keeps a line for each answer the runtime took (asked, or
+settled by a rule) with the running turn (``AgentHost.note_decision``), whichever front end gave
+it, so a session reads the same resumed anywhere: in the front end's own words
+(``describe_answer``) or in the shared ones (``runtime.decisions.answer_lines``);
+``answer_listeners`` then hear of it.
 
 The chat screen (``ui/chat/turns.py`` and its dialogs), ``zett -p`` and ``zett acp`` all run on
 this.

@@ -128,19 +128,22 @@ async def test_the_immediate_echo_draws_the_prompt_only_and_leaves_the_rest_to_t
     async with ready_app(app) as pilot:
         transcript = app.chat.transcript
         frames = record_frames(app, monkeypatch)
+        handle_key = Composer._handle_key
+
+        async def handle_with_transcript_change(self: Composer, event: events.Key) -> None:
+            await handle_key(self, event)
+            if event.key == MARK:  # the transcript changed too, just before the echo
+                transcript.refresh()
+                app.screen._dirty_widgets.add(transcript)
+
+        monkeypatch.setattr(Composer, "_handle_key", handle_with_transcript_change)
 
         def check(composer: Composer, event: events.Key) -> None:
             # what the transcript asked to redraw is still waiting for the screen's frame
             seen.append((any(MARK in frame for frame in frames), transcript in app.screen._dirty_widgets))
 
         check_after_each_key(monkeypatch, check)
-
-        def key_with_transcript_change() -> None:
-            transcript.refresh()
-            app.screen._dirty_widgets.add(transcript)
-            send_key(app, MARK)
-
-        key_with_transcript_change()
+        send_key(app, MARK)
         await wait_for(pilot, lambda: bool(seen))
         assert seen == [(True, True)]
         await wait_for(pilot, lambda: transcript not in app.screen._dirty_widgets)

@@ -405,12 +405,15 @@ async def test_words_that_only_meet_across_two_separate_lines_are_not_a_match() 
 
 
 def plain_text_copies(transcript: Transcript) -> int:
-    """Characters of the answers' plain text (find's conversion) and parsed tokens still held."""
+    """Characters of the answers' plain text (find's conversion) and parsed tokens still held, and
+    preview lines held by tool rows that are not drawn (their raw output is kept)."""
     held = 0
     for block in transcript.blocks:
         if isinstance(block, AnswerBlock):
             for chunk in block.document._chunks:
                 held += len(chunk.text or "") + len(chunk.tokens or ())
+        elif isinstance(block, ToolBlock) and not block.has_render_cache and block._preview is not None:
+            held += len(block._preview.head) + len(block._preview.tail)
     return held
 
 

@@ -762,6 +762,38 @@ async def test_a_finished_session_state_can_be_forgotten() -> None:
     await agent.run("again", config=AgentRunConfig(session_id="child"))  # a forgotten session starts fresh
 
 
+async def test_a_finished_request_s_messages_can_be_let_go_and_the_next_request_restores_them() -> None:
+    from zett_agent.agent import Agent, AgentRunConfig
+
+    from tests.fakes.scripted_model import ScriptedModel, text_step
+    from zett_tui.runtime import agent_compat
+
+    model = ScriptedModel(text_step("one"), text_step("two"))
+    agent = await Agent.create(model, config=AgentRunConfig(session_id="main"))
+    await agent.run("hi", config=AgentRunConfig(session_id="main"))
+    before = agent.get_state("main")
+    _check(before is not None and len(before.messages) > 1, "Agent.get_state no longer keeps the messages")
+    phase = before.phase if before is not None else None
+    _check(
+        agent_compat.release_finished_messages(agent, "main"),
+        "Agent._states/_active_configs/_sessions_lock/AgentState changed: check "
+        "agent_compat.release_finished_messages (each session keeps its whole dialogue twice)",
+    )
+    after = agent.get_state("main")
+    _check(
+        after is not None and after.messages == () and after.phase == phase and agent.state is after,
+        "Agent.get_state/Agent.state read something other than what release_finished_messages swaps",
+    )
+    _check(not agent.is_conflict("main"), "a released session refuses new requests")
+    await agent.run("again", config=AgentRunConfig(session_id="main"))
+    said = [message.content for message in model.requests[-1].messages if message.role != "system"]
+    _check(
+        said == ["hi", "one", "again"],
+        "a request no longer restores its history through the extensions: release_finished_messages "
+        f"would lose the dialogue (the model saw {said!r})",
+    )
+
+
 # -- the openai SDK's resources, imported on demand (zett_tui/providers/sdk_resources.py) ----------
 
 RESOURCES_PROBE = """

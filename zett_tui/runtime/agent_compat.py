@@ -254,6 +254,39 @@ def forget_session(agent: Any, session_id: str) -> bool:
         return states.pop(session_id, None) is not None
 
 
+def release_finished_messages(agent: Any, session_id: str) -> bool:
+    """Let go of the messages of a session's finished request, keeping its phase.
+
+    The Agent keeps the last request's ``AgentState`` (every message of the session, decoded) until
+    the next request replaces it with a fresh one restored from the history store: between turns it
+    is a second copy of the whole dialogue that nothing reads (``resume_point``, ``compact`` and the
+    next request restore their own). It is swapped for an empty state in the same phase, so
+    ``is_conflict`` answers as before; a caller still holding the old request's context keeps its
+    messages. False when it cannot (the request still runs, or this zett-agent keeps its states
+    elsewhere).
+
+    Touches ``Agent._states``, ``Agent._active_configs``, ``Agent._sessions_lock``, ``Agent.state``
+    and ``AgentState``'s fields. On an upgrade: check that a request still starts from a fresh
+    ``AgentState`` (``_claim_session``) and that nothing but ``get_state`` reads the old one.
+    """
+    from zett_agent.agent import AgentState
+
+    states = getattr(agent, "_states", None)
+    active = getattr(agent, "_active_configs", None)
+    lock = getattr(agent, "_sessions_lock", None)
+    if not isinstance(states, dict) or not isinstance(active, dict) or lock is None:
+        return False
+    with lock:
+        state = states.get(session_id)
+        if session_id in active or not isinstance(state, AgentState):
+            return False
+        empty = AgentState(phase=state.phase, parent_session_id=state.parent_session_id)
+        states[session_id] = empty
+        if getattr(agent, "state", None) is state:
+            agent.state = empty
+    return True
+
+
 def protected_path_scan() -> tuple[frozenset[str], int, int]:
     """How the sandbox's policy searches a writable folder for protected paths: the folder names it
     skips, how deep it goes and how many entries it reads; a cache of the policy must watch what

@@ -6,10 +6,11 @@ and ``--runs 3`` are the defaults: about 5 minutes a run on 2 cores, runs of the
 turns, so both see the same machine (``--side-by-side``: both trees' runs at the same time).
 
 Each run is a process of its own: ``ZettApp`` headless (160x45) with the real OpenAI provider
-against the in-process fake server, driven as ``bench_long_session`` drives it (each turn a
-``read_file`` row with 40 lines, then a ~1.5 KB Markdown answer with a code block). At turn 100,
-200, 300...: the process's PSS (``/proc/self/smaps_rollup``, the fake server included; the requests
-it records are dropped after each turn), after the whole collection zett runs when the user pauses
+against the fake server, driven as ``bench_long_session`` drives it (each turn a ``read_file`` row
+with 40 lines, then a ~1.5 KB Markdown answer with a code block). The server runs in a process of
+its own (``fake_server_process.py``), so its parsing of each request, the whole history, is not
+counted as the app's (``--server-in-process``: as before). At turn 100, 200, 300...: the process's
+PSS (``/proc/self/smaps_rollup``), after the whole collection zett runs when the user pauses
 (``long_lived_objects.collect_everything``), and what the transcript holds. At the last turn,
 ``bench_long_session``'s page-scroll timing (10 pages up from the bottom, Home, 10 pages down).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import statistics
@@ -51,7 +53,7 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-async def session(turns: int) -> dict[str, Any]:
+async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
     """One run in this process (the tree on ``sys.path`` is the one measured)."""
     from benchmarks import bench_long_session as driver
     from benchmarks.bench_transcript import make_answer
@@ -62,7 +64,7 @@ async def session(turns: int) -> dict[str, Any]:
     from zett_tui.ui.app import ZettApp
 
     found: dict[str, Any] = {"pss": {}, "transcript": {}}
-    with FakeLLMServer() as server:
+    with FakeLLMServer() if server_in_process else server_process() as server:
         env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
         launch = LaunchSettings(
             model_label="openai:gpt-test",
@@ -102,7 +104,17 @@ async def session(turns: int) -> dict[str, Any]:
     return found
 
 
-def child(turns: int) -> None:
+def server_process() -> Any:
+    """This tree's ``fake_server_process.ServerProcess`` (loaded by path: the measured tree's
+    ``benchmarks`` package may be an older one without it), serving from this tree."""
+    spec = importlib.util.spec_from_file_location("fake_server_process", HERE / "fake_server_process.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ServerProcess(THIS_TREE)
+
+
+def child(turns: int, server_in_process: bool) -> None:
     import zett_tui
     from benchmarks.bench_long_session import NOTES
     from zett_tui.core import long_lived_objects
@@ -118,15 +130,16 @@ def child(turns: int) -> None:
         project.mkdir()
         (project / "notes.md").write_text(NOTES)
         with contextlib.chdir(project):
-            found = asyncio.run(session(turns))
+            found = asyncio.run(session(turns, server_in_process))
     print(json.dumps(found))
 
 
-def spawn(tree: Path, turns: int) -> dict[str, Any]:
+def spawn(tree: Path, turns: int, server_in_process: bool) -> dict[str, Any]:
     """A run in a process whose ``zett_tui``, ``tests`` and ``benchmarks`` come from ``tree``."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
+    flags = ["--server-in-process"] if server_in_process else []
     result = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(turns)],
+        [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(turns), *flags],
         cwd=tree,
         env=env,
         stdout=subprocess.PIPE,
@@ -170,10 +183,15 @@ def main() -> None:
         action="store_true",
         help="run the two trees' runs at the same time (one process each; halves the time on 2 cores)",
     )
+    parser.add_argument(
+        "--server-in-process",
+        action="store_true",
+        help="run the fake server in the measured process, as before (its parsing is then counted)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.turns)
+        child(args.turns, args.server_in_process)
         return
     if args.turns < 2 * MEASURE_EVERY:
         parser.error(f"--turns must be at least {2 * MEASURE_EVERY}")
@@ -186,7 +204,7 @@ def main() -> None:
 
     def lane(name: str, tree: Path, number: int) -> None:
         print(f"run {number + 1}/{args.runs}, {name}", file=sys.stderr)
-        found = spawn(tree, args.turns)
+        found = spawn(tree, args.turns, args.server_in_process)
         results[name].append(found)
         print(f"run {number + 1}/{args.runs}, {name}: {json.dumps(found)}", file=sys.stderr)
 

@@ -43,7 +43,9 @@ def _where(trace: tracemalloc.Traceback, frames: int) -> str:
     return " <- ".join(shown)
 
 
-def report(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, turns: int, top: int, frames: int) -> None:
+def report(
+    before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, turns: int, top: int, frames: int
+) -> None:
     scale = 100 / turns
     filters = [tracemalloc.Filter(False, tracemalloc.__file__)]
     before, after = before.filter_traces(filters), after.filter_traces(filters)
@@ -61,7 +63,9 @@ def report(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, turns: int
             )
 
 
-async def session(start: int, end: int, frames: int, trace_from: int) -> tuple[Any, Any, float, float, dict[str, Any]]:
+async def session(
+    start: int, end: int, frames: int, trace_from: int
+) -> tuple[Any, Any, float, float, dict[str, Any]]:
     from benchmarks import bench_long_session as driver
     from benchmarks.bench_transcript import make_answer
     from tests.fakes.llm_server import FakeLLMServer

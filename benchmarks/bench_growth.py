@@ -48,6 +48,63 @@ def pss_mb() -> float:
     return 0.0
 
 
+def heap_parts() -> dict[str, float]:
+    """Where the process's memory is, in MB: Python's object allocator (its arenas, and the bytes
+    of the objects alive in them: the difference is free space held by arenas a survivor keeps
+    open) and the C heap (glibc ``mallinfo2``: bytes in use, and free bytes not returned).
+
+    ``sys._debugmallocstats`` writes to the C ``stderr``; it is read back through a temporary file.
+    """
+    import ctypes
+    import re
+
+    parts: dict[str, float] = {}
+    with tempfile.TemporaryFile(mode="w+") as stats:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(stats.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        stats.seek(0)
+        text = stats.read()
+    arenas = re.search(r"(\d+) arenas \* (\d+) bytes/arena", text)
+    if arenas:
+        parts["pymalloc_arenas"] = int(arenas.group(1)) * int(arenas.group(2)) / 2**20
+    used = re.search(r"# bytes in allocated blocks\s*=\s*([\d,]+)", text)
+    if used:
+        parts["pymalloc_used"] = int(used.group(1).replace(",", "")) / 2**20
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [
+            (field, ctypes.c_size_t)
+            for field in (
+                "arena",
+                "ordblks",
+                "smblks",
+                "hblks",
+                "hblkhd",
+                "usmblks",
+                "fsmblks",
+                "uordblks",
+                "fordblks",
+                "keepcost",
+            )
+        ]
+
+    try:
+        mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+    except (OSError, AttributeError):
+        return parts
+    mallinfo2.restype = MallInfo2
+    info = mallinfo2()
+    parts["c_heap_used"] = (info.uordblks + info.hblkhd) / 2**20
+    parts["c_heap_free"] = info.fordblks / 2**20
+    return parts
+
+
 def percentile(samples: list[float], share: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -90,6 +147,7 @@ async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
                     await pilot.pause()
                     long_lived_objects.collect_everything()  # what a pause of the user's brings
                     found["pss"][run.turns] = pss_mb()
+                    found.setdefault("heap", {})[run.turns] = heap_parts()
                     transcript = app.chat.transcript
                     found["transcript"][run.turns] = {
                         "blocks": len(transcript.blocks),
@@ -169,6 +227,17 @@ def report(name: str, runs: list[dict[str, Any]]) -> None:
         f"  page scroll at turn {last}: median {statistics.median(scroll) * 1000:.1f} ms, "
         f"p95 {percentile(scroll, 0.95) * 1000:.1f} ms ({len(scroll)} pages)"
     )
+    heaps = [run["heap"] for run in runs if "heap" in run]
+    if heaps:
+        names = sorted({name for heap in heaps for name in heap[str(first)]})
+        print(
+            f"  heap, turn {first} -> {last} (medians, MB): "
+            + ", ".join(
+                f"{name} {statistics.median(heap[str(first)].get(name, 0) for heap in heaps):.1f} -> "
+                f"{statistics.median(heap[str(last)].get(name, 0) for heap in heaps):.1f}"
+                for name in names
+            )
+        )
     held = runs[-1]["transcript"]
     print("  transcript (last run): " + ", ".join(f"turn {t}: {held[t]}" for t in sorted(held, key=int)))
 

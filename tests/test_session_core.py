@@ -382,7 +382,9 @@ async def test_between_turns_the_agent_holds_none_of_the_dialogue_and_each_turn_
         assert state is not None and len(state.messages) == 0
         assert len(host.agent.state.messages) == 0
         assert not host.agent.is_conflict(host.session_id)
-    said = [message.content for message in model.requests[-1].messages if message.role in ("user", "assistant")]
+    said = [
+        message.content for message in model.requests[-1].messages if message.role in ("user", "assistant")
+    ]
     assert said[-3:] == [f"question {turns - 2}", f"answer {turns - 2}", f"question {turns - 1}"]
     assert len(said) == 2 * turns - 1  # the last request saw the whole dialogue, restored
 

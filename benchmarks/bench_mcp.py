@@ -11,12 +11,16 @@
    measurement: a key written at spawn, timed until the prompt shows it), with five stdio servers
    in its ``config.toml`` against none. ``--no-first-frame`` leaves it out (it spawns zett 13
    times).
+5. ``McpManager.stop`` (what quitting zett waits for) with one server idle, and with a tool call
+   still running on it; the latter also with the SDK's own 2 s grace before SIGTERM put back
+   (``runtime.mcp.transport.EXIT_GRACE``), the baseline in the same run.
 Medians of repeated runs; on a shared machine read the ratios.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
@@ -172,6 +176,46 @@ def _home(home: Path, server: object, config: str) -> dict[str, str]:
     return env
 
 
+def timed_stop(in_flight: bool) -> float:
+    """Seconds ``stop`` takes, with a ``sleep`` call running on the server or not."""
+    import threading
+
+    manager = McpManager([fake("s0")], environ={})
+    manager.start()
+    wait_ready(manager)
+    caller = None
+    if in_flight:
+
+        def call() -> None:
+            with contextlib.suppress(Exception):  # the stop ends the call: that is the point
+                asyncio.run(manager.call_tool("s0", "sleep", {"seconds": 30}))
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        time.sleep(0.5)  # the call reaches the server
+    before = time.perf_counter()
+    manager.stop()
+    took = time.perf_counter() - before
+    if caller is not None:
+        caller.join(timeout=10)
+    return took
+
+
+def stops(runs: int = 3) -> dict[str, float]:
+    from zett_tui.runtime.mcp import transport
+
+    found = {
+        "idle": statistics.median(timed_stop(False) for _ in range(runs)),
+        "in_flight": statistics.median(timed_stop(True) for _ in range(runs)),
+    }
+    chosen, transport.EXIT_GRACE = transport.EXIT_GRACE, 2.0  # the SDK's own grace
+    try:
+        found["in_flight_sdk_grace"] = statistics.median(timed_stop(True) for _ in range(runs))
+    finally:
+        transport.EXIT_GRACE = chosen
+    return found
+
+
 def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 1000:.0f} ms"
 
@@ -187,6 +231,11 @@ def main() -> None:
     print(
         f"a call: {managed * 1000:.2f} ms through zett, {direct * 1000:.2f} ms on a bare SDK session "
         f"(overhead {(managed - direct) * 1000:.2f} ms)"
+    )
+    stopped = stops()
+    print(
+        f"stop(): {_ms(stopped['idle'])} idle, {_ms(stopped['in_flight'])} with a call running "
+        f"({_ms(stopped['in_flight_sdk_grace'])} with the SDK's 2 s grace)"
     )
     if "--no-first-frame" not in sys.argv:
         frames = first_frames()

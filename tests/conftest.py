@@ -44,9 +44,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def quick_dialog_arming(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if request.node.get_closest_marker("real_arming") is not None:
         return
-    from zett_tui.ui.modals import choice_dialog
+    from zett_tui.ui.modals import dialog_arming
 
-    monkeypatch.setattr(choice_dialog, "ARM_DELAY", TEST_ARM_DELAY)
+    monkeypatch.setattr(dialog_arming, "ARM_DELAY", TEST_ARM_DELAY)
 
 
 @pytest.fixture(autouse=True)

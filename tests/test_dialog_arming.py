@@ -24,7 +24,7 @@ from tests.fakes.scripted_model import ScriptedModel, Step, text_step, tool_step
 from tests.test_dialogs import shown
 from tests.ui_helpers import dialog_armed, idle, make_app, notices, ready_app, submit, tools, wait_for
 from zett_tui.ui.app import ZettApp
-from zett_tui.ui.modals import choice_dialog
+from zett_tui.ui.modals import choice_dialog, dialog_arming
 from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog, Picked
 from zett_tui.ui.modals.shell_approval import DONT_RUN, RUN, shell_approval_dialog
 
@@ -141,7 +141,7 @@ async def test_ok_go_and_enter_right_after_the_dialog_is_drawn_do_not_approve(
     # The rule under test is "keys inside the arming window never answer"; a longer window keeps a
     # loaded machine's gap between two presses from arming the dialog mid-attempt (which would be
     # the rule working, not a typed-through approval).
-    monkeypatch.setattr(choice_dialog, "ARM_DELAY", 3.0)
+    monkeypatch.setattr(dialog_arming, "ARM_DELAY", 3.0)
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo ran > ran.txt"}), text_step("Ran."))
     app = make_app(model)
     async with ready_app(app) as pilot:
@@ -210,7 +210,7 @@ async def test_clicks_before_the_dialog_takes_keys_are_ignored() -> None:
 
 
 async def test_the_dialog_shows_when_it_starts_taking_keys() -> None:
-    assert choice_dialog.ARM_DELAY == 0.5
+    assert dialog_arming.ARM_DELAY == choice_dialog.ARM_DELAY == 0.5
     app = make_app(ScriptedModel())
     async with ready_app(app) as pilot:
         app.push_screen(shell_approval_dialog("echo hi", Path.cwd(), 60))
@@ -221,7 +221,7 @@ async def test_the_dialog_shows_when_it_starts_taking_keys() -> None:
             assert "what you type still goes to your prompt" in shown(app)
         await dialog_armed(pilot)
         assert dialog.shown_at is not None and dialog.armed_at is not None
-        assert dialog.armed_at - dialog.shown_at >= choice_dialog.ARM_DELAY
+        assert dialog.armed_at - dialog.shown_at >= dialog_arming.ARM_DELAY
         assert keys_line(dialog).startswith("Enter choose · ↑/↓ move · 1-9 pick")
         assert not dialog.query_one("#choices").disabled and focused_value(dialog) == RUN
 
@@ -252,7 +252,7 @@ async def test_a_message_typed_into_an_armed_dialog_goes_to_the_prompt_and_enter
 ) -> None:
     """The user paused (the dialog armed), then typed a message and pressed Enter: the message is in
     the prompt, the Enter a line break there, and the command has not run."""
-    monkeypatch.setattr(choice_dialog, "ARM_DELAY", 2.0)  # a loaded machine's gap between keys
+    monkeypatch.setattr(dialog_arming, "ARM_DELAY", 2.0)  # a loaded machine's gap between keys
     model = ScriptedModel(tool_step("c1", "bash", {"command": "echo ran > ran.txt"}), text_step("Not run."))
     app = make_app(model)
     async with ready_app(app) as pilot:
@@ -319,7 +319,7 @@ async def test_the_rest_of_a_message_typed_after_an_ask_user_dialog_armed_goes_t
 ) -> None:
     """The user was typing a message as the question opened, paused (it armed), and typed on: the
     rest and its Enter land in the prompt, not in the answer field as the answer sent."""
-    monkeypatch.setattr(choice_dialog, "ARM_DELAY", 1.0)
+    monkeypatch.setattr(dialog_arming, "ARM_DELAY", 1.0)
     gate = asyncio.Event()
     model = ScriptedModel(
         gated(gate, tool_step("q1", "ask_user", {"question": "Which name?", "options": options})),

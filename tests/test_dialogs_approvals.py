@@ -246,6 +246,8 @@ async def test_a_rule_saved_for_one_command_also_runs_the_queued_one(project_dir
         await wait_for(pilot, lambda: idle(app))
         assert [row.state for row in tools(app)] == ["done", "done"]
         assert any("Ran without asking: echo two (allowed by rule: prefix `echo`)" in t for t in notices(app))
+        # One line per answer: neither the one you gave nor the rule's is said again when it ends.
+        assert sum("Ran without asking" in t for t in notices(app)) == 1, notices(app)
 
 
 def test_diff_lines_carry_old_and_new_line_numbers() -> None:

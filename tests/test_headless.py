@@ -162,6 +162,16 @@ async def test_a_command_without_a_flag_is_refused_with_how_to_allow_it(project_
         "(not allowed in non-interactive mode; allow it with --allow-shell touch)\n"
     )
     told = last_tool_result(model.requests[-1])
+    [turn] = recorded_turns()  # the session keeps what the flags decided, as a declined call
+    assert turn["metadata"]["zett"]["decisions"] == [
+        {
+            "text": "✗ zett -p refused shell command `touch made.txt` (not allowed in non-interactive "
+            "mode; allow it with --allow-shell touch)",
+            "call_id": "c1",
+            "subagent_session": None,
+            "declined": True,
+        }
+    ]
     assert "aborted by user" not in told  # nobody was asked: the model is told the rule's reason
     assert "not allowed in non-interactive mode; allow it with --allow-shell touch" in told
     assert result.out == "I could not.\n"

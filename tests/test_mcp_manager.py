@@ -147,6 +147,37 @@ def test_stop_ends_the_server_process(managers: list[McpManager]) -> None:
     wait_for(lambda: not _alive(pid), timeout=10)
 
 
+def test_stop_with_a_call_in_flight_is_prompt_and_ends_the_server(
+    managers: list[McpManager], tmp_path: Path
+) -> None:
+    """Quitting while a tool runs: the SDK's 2 s wait for a server that cannot notice its stdin
+    closing (it is busy in the call) is not waited out; the server is gone all the same."""
+    import threading
+
+    sleeping = tmp_path / "sleeping"
+    manager = running(managers, fake(env={"FAKE_MCP_SLEEPING": str(sleeping)}))
+    wait_for(lambda: state(manager) is ServerState.READY)
+    pid = int(asyncio.run(manager.call_tool("fake", "pid", {})).content[0].text)  # type: ignore[union-attr]
+    ended: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            asyncio.run(manager.call_tool("fake", "sleep", {"seconds": 30}))
+        except BaseException as error:
+            ended.append(error)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    wait_for(sleeping.exists)
+    before = time.perf_counter()
+    manager.stop()
+    took = time.perf_counter() - before
+    caller.join(timeout=10)
+    assert took < 2.0, took  # the SDK's own grace alone was 2.0 s, however fast the machine
+    assert isinstance(ended[0], McpUnavailable) and not caller.is_alive()
+    wait_for(lambda: not _alive(pid), timeout=5)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -202,3 +202,21 @@ def test_a_deep_chain_of_runs_is_followed_only_so_far() -> None:
     item = {"text": "x", "call_id": "c1", "subagent_session": "deepest", "declined": True}
     found = turn_decisions({"decisions": [item], "subagents": {"t1": run}})
     assert found.unknown and not found.main and not found.runs
+
+
+def test_the_markdown_export_says_which_calls_were_declined_and_why(tmp_path: Path) -> None:
+    """A reader of the export sees the main agent's and the subagent's declined calls as declined
+    (not "failed"), each followed by the answer's line with the user's note."""
+    from zett_tui.sessions.export import turn_markdown
+
+    main_line = f"{MAIN_DECLINED} — your note: not on the shared box"
+    decisions = [
+        {"text": main_line, "call_id": "c1", "subagent_session": None, "declined": True},
+        {"text": CHILD_DECLINED, "call_id": "c1", "subagent_session": "child-1", "declined": True},
+    ]
+    markdown = turn_markdown(write_turn(tmp_path / "s.jsonl", decisions, {"t1": child_run()}))
+    assert "**Tool** `bash` `echo hi` — **declined by you**\n" in markdown
+    assert f"> *Your answer:* {main_line}\n" in markdown
+    assert "> - `write_file` `notes.txt` — **declined by you**\n" in markdown
+    assert f"> *Your answer:* {CHILD_DECLINED}\n" in markdown
+    assert "failed" not in markdown

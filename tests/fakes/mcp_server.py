@@ -3,7 +3,8 @@
 Tools: ``lookup`` (readOnlyHint), ``write_note`` (no hint), ``picture`` (an image result),
 ``crash`` (the process exits mid-call), ``sleep`` (answers after N seconds), ``pid``.
 ``FAKE_MCP_SLOW_START`` seconds of sleep before serving makes a slow start; each start appends a
-line to ``FAKE_MCP_STARTS`` when set. Every start writes ``fake server starting`` to stderr.
+line to ``FAKE_MCP_STARTS`` when set; ``sleep`` creates ``FAKE_MCP_SLEEPING`` (when set) as it
+starts sleeping. Every start writes ``fake server starting`` to stderr.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def crash() -> str:
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def sleep(seconds: float) -> str:
     """Answer after a while."""
+    sleeping = os.environ.get("FAKE_MCP_SLEEPING")
+    if sleeping:
+        open(sleeping, "w").close()
     time.sleep(seconds)
     return "slept"
 

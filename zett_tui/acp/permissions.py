@@ -49,6 +49,7 @@ from zett_tui.runtime.decisions import (
     WebReply,
     WebRequest,
 )
+from zett_tui.runtime.decisions.ask_user import OWN_WORDS_TEXT
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell.policy import Rule
 
@@ -67,10 +68,6 @@ __all__ = [
 NOTE_SUFFIX = "+note"
 #: ``ask_user``'s "I'll answer in my own words" (a client without form elicitation).
 OWN_WORDS = "own_words"
-OWN_WORDS_TEXT = (
-    "The user wants to answer this question in their own words, in their next message. End your "
-    "turn now: say briefly what you need to know, and wait for that message."
-)
 PLAN_FEEDBACK_STEER = "Keep planning. My feedback on the plan:\n"
 
 

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.agent_options import HostOptions
     from zett_tui.runtime.decisions import Reply, Request
-    from zett_tui.runtime.events import TurnFinished
-    from zett_tui.runtime.unattended import UnattendedPolicy
+    from zett_tui.runtime.events import DecisionRequested, TurnFinished
+    from zett_tui.runtime.unattended import AutoAnswer, UnattendedPolicy
 
 log = logging.getLogger(__name__)
 
@@ -388,7 +388,8 @@ async def _run_turn(
             else "the agent has no shell sandbox"
         )
         writer.session(host.session_id, launch.model_label, resumed=launch.resume_path is not None)
-        core = SessionCore(host, FlagAsker(policy, writer))
+        asker = FlagAsker(policy, writer)
+        core = SessionCore(host, asker, describe_answer=asker.record_line)
 
         def show(event: UIEvent) -> None:
             if not isinstance(event, DecisionRequested):
@@ -413,11 +414,21 @@ class FlagAsker:
 
     policy: UnattendedPolicy
     writer: HeadlessOutput
+    #: The last answer given, for its line in the session (``record_line``).
+    last: AutoAnswer | None = None
 
     async def ask(self, request: Request) -> Reply:
-        answer = self.policy.decide(request)
+        answer = self.last = self.policy.decide(request)
         self.writer.answered(answer, request.session_id)
         return answer.reply
+
+    def record_line(self, decision: DecisionRequested, reply: Reply) -> str | None:
+        """The session keeps what the flags decided and why (nobody was asked): the line the
+        output said, after ``zett -p``."""
+        answer = self.last
+        if answer is None or answer.reply is not reply:
+            return None
+        return f"{'✓' if answer.allowed else '✗'} zett -p {answer.describe()}"
 
 
 def host_options(launch: LaunchSettings, mcp_manager: Any = None) -> HostOptions:

@@ -6,8 +6,11 @@ the host with its extensions, the resumed history); ``SessionCore`` then runs it
 runtime's questions to an ``Asker`` (``runtime.decisions``), one at a time, in the order asked:
 a question that a rule saved meanwhile settles is answered without asking. Front ends read the
 state (``activity``, ``queued``, ``mode``, ``context``; ``state_listeners`` hear each change)
-and listen to the events; ``answer_listeners`` hear each answer the runtime took (asked, or
-settled by a rule), so a front end can keep its record of it.
+and listen to the events. The core keeps a line for each answer the runtime took (asked, or
+settled by a rule) with the running turn (``AgentHost.note_decision``), whichever front end gave
+it, so a session reads the same resumed anywhere: in the front end's own words
+(``describe_answer``) or in the shared ones (``runtime.decisions.answer_lines``);
+``answer_listeners`` then hear of it.
 
 The chat screen (``ui/chat/turns.py`` and its dialogs), ``zett -p`` and ``zett acp`` all run on
 this.
@@ -20,13 +23,14 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from zett_tui.core.inert_text import encodable
 from zett_tui.runtime import agent_compat
 from zett_tui.runtime.activity import Activity, describe_activity
-from zett_tui.runtime.decisions import Asker, Reply, ShellReply, ShellRequest, parse_request
+from zett_tui.runtime.decisions import Asker, Reply, ShellReply, ShellRequest, UnknownRequest, parse_request
+from zett_tui.runtime.decisions.answer_lines import answer_line, settled_line
 from zett_tui.runtime.events import (
     ContextMeasured,
     DecisionRequested,
@@ -73,6 +77,8 @@ class DecisionAnswered:
     decision: DecisionRequested
     reply: Reply
     settled_by: str = ""
+    #: The line the session keeps for it (``describe_answer``, or ``runtime.decisions.answer_lines``).
+    record: str = ""
 
 
 @dataclass
@@ -89,8 +95,11 @@ class SessionCore:
     listeners: list[Callable[[UIEvent], None]] = field(default_factory=list)
     #: Called after each change of ``activity``, ``tools``, ``context`` or ``mode``.
     state_listeners: list[Callable[[], None]] = field(default_factory=list)
-    #: Every answer the runtime took, asked or settled (``DecisionAnswered``).
+    #: Every answer the runtime took, asked or settled (``DecisionAnswered``), after the core
+    #: kept its line with the turn (so a resumed session shows it, whichever front end answered).
     answer_listeners: list[Callable[[DecisionAnswered], None]] = field(default_factory=list)
+    #: A front end's own line for an answer it gave (None: the words of ``answer_lines``).
+    describe_answer: Callable[[DecisionRequested, Reply], str | None] = field(default=lambda *_: None)
     context: ContextMeasured | None = None
     #: The question the asker is answering now (None between questions).
     asking: DecisionRequested | None = None
@@ -281,6 +290,7 @@ class SessionCore:
                 continue
             self._set_activity(Activity.WAITING)
             self.asking = decision
+            record = ""
             try:
                 reply = await self.asker.ask(request)
             except asyncio.CancelledError:
@@ -288,11 +298,13 @@ class SessionCore:
             except Exception:  # a front end that cannot ask refuses: nothing runs unasked
                 log.warning("asking about %s failed", decision.kind, exc_info=True)
                 reply = request.refuse("zett could not ask the user")
+                record = "✗ Declined: zett could not ask you"
             finally:
                 self.asking = None
             self._set_activity(Activity.WORKING)
             if self.host.answer(decision, reply):
-                self._answered(DecisionAnswered(decision, reply))
+                record = record or self._line(request, decision, reply)
+                self._answered(DecisionAnswered(decision, reply, record=record))
             else:
                 log.info("late or duplicate answer to %s ignored", decision.kind)
 
@@ -305,11 +317,36 @@ class SessionCore:
         if not verdict.allowed:
             return False
         reply = ShellReply(request.tool_call_id, run=True)
+        settled_by = verdict.reason or "a rule"
         if self.host.answer(decision, reply):
-            self._answered(DecisionAnswered(decision, reply, settled_by=verdict.reason or "a rule"))
+            record = settled_line(request, settled_by)
+            self._answered(DecisionAnswered(decision, reply, settled_by=settled_by, record=record))
         return True
 
+    def _line(self, request: object, decision: DecisionRequested, reply: Reply) -> str:
+        """The line for an answer someone gave: the front end's own, or the shared words."""
+        if isinstance(request, UnknownRequest):
+            return f"✗ Declined: zett cannot put the question '{request.kind_name}'"
+        try:
+            own = self.describe_answer(decision, reply)
+        except Exception:
+            log.warning("a front end could not describe its answer", exc_info=True)
+            own = None
+        return own or answer_line(request, reply)
+
     def _answered(self, answered: DecisionAnswered) -> None:
+        """Keep the answer's line with the turn (a subagent's says which one asked), then tell
+        the front ends."""
+        decision = answered.decision
+        if decision.asker:
+            answered = replace(answered, record=f"{answered.record} (subagent {decision.asker})")
+        call_id = decision.payload.get("tool_call_id")
+        self.host.note_decision(
+            answered.record,
+            call_id if isinstance(call_id, str) else None,
+            declined=answered.reply.declined,
+            subagent_session=decision.session_id if decision.asker else None,
+        )
         for listener in list(self.answer_listeners):
             try:
                 listener(answered)

@@ -69,9 +69,13 @@ def _inline_code(text: str) -> str:
     return f"{marker} {text} {marker}" if "`" in text else f"{marker}{text}{marker}"
 
 
+#: What a row says of a call the user said no to (its answer's line follows, with the note).
+DECLINED = "**declined by you**"
+
+
 def _tool_markdown(tool: ToolView) -> str:
     outcomes = {None: "no result (interrupted)", True: "ok", False: "failed"}
-    outcome = outcomes[tool.ok]
+    outcome = DECLINED if tool.declined else outcomes[tool.ok]
     head = f"**Tool** `{tool.name}`"
     if tool.key_arg:
         head += f" {_inline_code(tool.key_arg)}"
@@ -92,11 +96,13 @@ def _tool_markdown(tool: ToolView) -> str:
 
 
 def _subagent_markdown(child: SubagentView) -> str:
-    """A ``task`` call's subagent: its kind, outcome and tokens, and each tool call it made."""
+    """A ``task`` call's subagent: its kind, outcome and tokens, and each tool call it made (the
+    answers given to it follow the ``task`` row as decision lines)."""
     rows = [f"\n> Subagent `{child.agent_type}` ({child.status}, {child.tokens} tokens)\n"]
     outcomes = {None: "no result", True: "ok", False: "failed"}
-    for name, key_arg, ok in child.tools:
-        rows.append(f"> - `{name}` {_inline_code(key_arg) if key_arg else ''} — {outcomes[ok]}\n")
+    for index, (name, key_arg, ok) in enumerate(child.tools):
+        outcome = DECLINED if index in child.declined else outcomes[ok]
+        rows.append(f"> - `{name}` {_inline_code(key_arg) if key_arg else ''} — {outcome}\n")
     return "".join(rows)
 
 

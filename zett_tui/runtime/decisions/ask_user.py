@@ -16,6 +16,12 @@ DECLINED_TEXT = (
     "The user declined to answer this question. Carry on without the answer if you can, "
     "or say what you need and why."
 )
+#: Why there is no answer when the user will answer in their own words, in their next message
+#: (``zett acp``'s option for a client without forms).
+OWN_WORDS_TEXT = (
+    "The user wants to answer this question in their own words, in their next message. End your "
+    "turn now: say briefly what you need to know, and wait for that message."
+)
 
 
 @dataclass(frozen=True, slots=True)

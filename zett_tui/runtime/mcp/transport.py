@@ -5,6 +5,13 @@ A stdio server gets the SDK's short list of zett's environment (so provider keys
 its ``PATH`` without the folders a sandboxed command may write (``core.outside_programs``: a bare
 ``npx`` is never ``<project>/.venv/bin/npx``), plus its own ``env``, and its stderr goes line by line to zett's log, never the terminal. A remote
 one is streamable HTTP (or the older SSE), with the OAuth provider when it signs in.
+
+Stopping a stdio server (quitting zett, ``/mcp restart``, disabling or distrusting it), the SDK
+closes its stdin, waits for it to exit, and only then sends SIGTERM to its process group (SIGKILL
+two seconds later). The SDK waits 2 s (``PROCESS_TERMINATION_TIMEOUT``): an idle server exits at
+once when its stdin closes, but one busy in a tool call does not notice before the call ends, so
+quitting while a call ran took those whole 2 s. zett waits ``EXIT_GRACE`` instead: every stop is
+one the user asked for, and SIGTERM is still a signal a server can end cleanly on.
 """
 
 from __future__ import annotations
@@ -20,12 +27,19 @@ from zett_tui.core.outside_programs import find_program, safe_path
 
 log = logging.getLogger("zett_tui.runtime.mcp")
 
+#: Seconds a stdio server has to exit after its stdin closes before it gets SIGTERM.
+EXIT_GRACE = 0.2
+
 
 def open_transport(config: McpServerConfig, environ: Mapping[str, str], auth: Any = None) -> Any:
     """The SDK's transport context for ``config``, with ``${VAR}`` filled in here, in memory."""
     if config.url is None:
         from mcp import StdioServerParameters
+        from mcp.client import stdio
         from mcp.client.stdio import stdio_client
+
+        # The SDK reads this when it stops a server; it has no parameter for it (module docstring).
+        stdio.PROCESS_TERMINATION_TIMEOUT = EXIT_GRACE
 
         command = config.command or ""
         if command and os.sep not in command:  # a bare name: never one a sandboxed command planted

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
-from zett_tui.runtime.decisions import ShellRequest, parse_request
 from zett_tui.runtime.events import DecisionRequested, ToolFinished, UIEvent
 from zett_tui.ui.chat.answers import FACTORIES, Answer, DialogFactory, FollowUp
 from zett_tui.ui.chat.question_line import question_line
@@ -63,6 +62,15 @@ class DecisionDialogs:
         self.session = session
         session.listeners.append(self.observe)
         session.answer_listeners.append(self.answered)
+        session.describe_answer = self.record_line
+
+    def record_line(self, decision: DecisionRequested, reply: Reply) -> str | None:
+        """The line of the answer the open dialog gave (it knows which rule a "from now on"
+        saved); the core keeps it with the turn (``SessionCore.describe_answer``)."""
+        given = self._given
+        if given is not None and given[0] is decision and given[1].reply is reply:
+            return given[1].record
+        return None
 
     @property
     def host(self) -> AgentHost | None:
@@ -130,37 +138,19 @@ class DecisionDialogs:
     # -- after the runtime took an answer ----------------------------------------------------------
 
     def answered(self, answered: DecisionAnswered) -> None:
-        """The core sent an answer and the runtime took it: the record, and what follows."""
+        """The core sent an answer, the runtime took it and the core kept its line: the
+        transcript shows it, the tool row learns it, and what the answer asked for follows."""
         decision = answered.decision
         if answered.settled_by:
-            request = parse_request(decision)
-            if not isinstance(request, ShellRequest):
-                return
-            answer = Answer(
-                answered.reply,
-                f"✓ Ran without asking: {request.command} (allowed by {answered.settled_by})",
-            )
+            answer = Answer(answered.reply, answered.record)
         elif self._given is not None and self._given[0] is decision:
             answer = self._given[1]
             self._given = None
         else:
-            return  # no dialog gave it (a question zett cannot put): nothing to record
-        self._record(decision, answer)
-
-    def _record(self, decision: DecisionRequested, answer: Answer) -> None:
-        host = self.host
-        if host is None:
-            return
-        record = f"{answer.record} (subagent {decision.asker})" if decision.asker else answer.record
+            return  # no dialog gave it (a question zett cannot put): the chat said so when asked
         if not answer.outcome:  # an outcome is shown on the tool's row: once is enough
-            self.chat.say(record, answer.level)
+            self.chat.say(answered.record, answer.level)
         call_id = decision.payload.get("tool_call_id")
-        host.note_decision(
-            record,
-            call_id if isinstance(call_id, str) else None,
-            declined=answer.declined,
-            subagent_session=decision.session_id if decision.asker else None,
-        )
         if isinstance(call_id, str):
             self.chat.turns.decision_answered(
                 call_id, declined=answer.declined, outcome=answer.outcome, session_id=decision.session_id

@@ -1,17 +1,13 @@
 """The one dialog shape every question uses: what is being decided, then a column of choices.
 
-No approval by accident: a dialog takes no key until it has been on screen for ``ARM_DELAY`` with
-no key typed in that time (it "arms"). Until then its choices are dimmed, the key line says so,
-clicks on them do nothing, and every key typed goes to the prompt it was being typed into
-(``early_keys``), so a sentence typed across the dialog's opening lands in the prompt, whole.
-Typing goes on doing so once it is armed: a letter, a space, Backspace or a paste (anything but
-the dialog's own keys: Enter, Esc, arrows, Tab, PgUp/PgDn, digits) goes to the prompt and the
-dialog waits again (``disarm``), so the Enter that ends a message typed after a pause lands in the
-prompt as a line break and does not answer the dialog.
+No approval by accident: a dialog takes no key until it has been on screen for a moment with no
+key typed in that time, and typing meant for the prompt goes on reaching the prompt
+(``dialog_arming``). Until it arms, its choices are dimmed, the key line says so (``dialog_keys``)
+and clicks on them do nothing.
 
 Everything it shows goes through ``shown_text.show_controls_in`` (control, format and invisible
-characters drawn as escapes), and when its body scrolls, a line under it says how many lines are
-above and below (``#more``): a command cannot hide its end below a run of empty lines.
+characters drawn as escapes); the body gets what the screen has left, and when it scrolls, a line
+under it says how many lines are above and below (``#more``, ``dialog_fitting``).
 
 Once armed, the first choice (the affirmative one) is focused; Enter takes the focused choice,
 Up/Down/Tab move, number keys pick directly, PgUp/PgDn scroll a long body, and Esc declines. A
@@ -19,14 +15,14 @@ question whose "yes" is dangerous names its safe choice (``safe_choice``): that 
 instead and number keys are off, so taking anything else needs an arrow key and Enter (or a click).
 A choice may open a second column (``then``: "Always allow…" → which rule) or a one-line text field
 (``note``: "Don't run…" → an optional note for the model); Esc goes back from either. The dialog's
-result is a ``Picked`` (or None when it was closed without an answer).
+result is a ``Picked`` (or None when it was closed without an answer). The choices, the answer and
+the buttons are in ``dialog_choices``; the look is in ``choice_dialog.tcss``.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -35,84 +31,45 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
-from textual.events import Event, Key, Paste
-from textual.screen import ModalScreen
-from textual.timer import Timer
+from textual.events import Key
 from textual.widget import Widget
-from textual.widgets import Button, Input, Static, TextArea
+from textual.widgets import Button, Input, Static
 
-from zett_tui.ui.modals import early_keys
-from zett_tui.ui.modals.shown_text import show_controls_in, shown
+from zett_tui.ui.modals.dialog_arming import ARM_DELAY, ArmedModal
+from zett_tui.ui.modals.dialog_choices import Choice, ChoiceButton, Picked, Stage
+from zett_tui.ui.modals.dialog_fitting import CRAMPED_BELOW, body_room, more_lines
+from zett_tui.ui.modals.dialog_keys import (
+    KEYS_CAUTIOUS,
+    KEYS_CAUTIOUS_SUBMENU,
+    KEYS_CHOICES,
+    KEYS_NOTE,
+    KEYS_SCROLL,
+    KEYS_SUBMENU,
+    KEYS_WAITING,
+    KEYS_WAITING_TYPING,
+    key_line,
+)
+from zett_tui.ui.modals.shown_text import show_controls_in
 
-#: Seconds a dialog is on screen, with no key typed meanwhile, before it takes keys.
-ARM_DELAY = 0.5
-
-#: What the key line says in each state.
-KEYS_CHOICES = "Enter choose · ↑/↓ move · 1-9 pick · Esc decline"
-KEYS_SUBMENU = "Enter choose · ↑/↓ move · 1-9 pick · Esc back"
-KEYS_NOTE = "Enter send · Esc back"
-KEYS_SCROLL = " · PgUp/PgDn scroll"
-#: The key line of a dialog with a ``safe_choice`` (number keys are off there).
-KEYS_CAUTIOUS = "Enter choose · ↑/↓ move · Esc decline"
-KEYS_CAUTIOUS_SUBMENU = "Enter choose · ↑/↓ move · Esc back"
-#: The key line until the dialog takes keys.
-KEYS_WAITING = "…"
-KEYS_WAITING_TYPING = "…  (what you type still goes to your prompt)"
-
-#: Below this many rows the dialog drops its border, padding and gaps (class ``-cramped``) and
-#: fills the screen, so that the title, the choices and the key line still show, and the body
-#: (command, diff, plan) scrolls in what is left, down to one row.
-CRAMPED_BELOW = 20
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One answer. ``tone`` colours it: "affirm", "deny", "warning" or "default"."""
-
-    label: str
-    value: Any
-    tone: str = "default"
-    #: When set, choosing this asks for a line of text first, with this as the field's label.
-    note: str | None = None
-    #: The text the field starts with (editable), e.g. a rule to save.
-    note_value: str = ""
-    #: Checks the text before it is accepted; an error message keeps the field open.
-    check: Callable[[str], str | None] | None = None
-    #: When set, choosing this shows these choices instead (a second step); Esc comes back.
-    then: tuple[Choice, ...] = ()
-    #: What the second step asks, shown above its choices.
-    then_title: str = ""
+__all__ = [
+    "ARM_DELAY",
+    "CRAMPED_BELOW",
+    "KEYS_CAUTIOUS",
+    "KEYS_CAUTIOUS_SUBMENU",
+    "KEYS_CHOICES",
+    "KEYS_NOTE",
+    "KEYS_SCROLL",
+    "KEYS_SUBMENU",
+    "KEYS_WAITING",
+    "KEYS_WAITING_TYPING",
+    "Choice",
+    "ChoiceButton",
+    "ChoiceDialog",
+    "Picked",
+]
 
 
-@dataclass(frozen=True)
-class Picked:
-    """The user's answer: the chosen value, the note typed with it, and any text they edited."""
-
-    value: Any
-    note: str = ""
-    edited: str | None = None
-
-
-class ChoiceButton(Button):
-    """A button that stands for one ``Choice``."""
-
-    def __init__(self, choice: Choice, label: str, button_id: str) -> None:
-        super().__init__(shown(label), id=button_id, compact=True, classes=f"-{choice.tone}")
-        self.choice = choice
-
-
-@dataclass
-class _Stage:
-    """A column of choices on screen; the root one or a ``then`` step."""
-
-    choices: tuple[Choice, ...]
-    buttons: list[ChoiceButton] = field(default_factory=list)
-    title: Static | None = None
-    #: The choice that opened this step (None for the first one).
-    parent: Choice | None = None
-
-
-class ChoiceDialog(ModalScreen[Picked | None]):
+class ChoiceDialog(ArmedModal):
     """A modal question. ``decline_value`` is what Esc answers.
 
     ``safe_choice`` is the value of the first-step choice that is safe to take by accident (the
@@ -127,135 +84,7 @@ class ChoiceDialog(ModalScreen[Picked | None]):
     #: Nothing is focused until the dialog arms: keys then reach the screen, which passes them on.
     AUTO_FOCUS = ""
 
-    DEFAULT_CSS = """
-    ChoiceDialog {
-        align: center middle;
-        background: $background 60%;
-    }
-    ChoiceDialog > #dialog {
-        width: 90%;
-        max-width: 116;
-        height: auto;
-        max-height: 90%;
-        border: thick $primary;
-        background: $surface;
-        padding: 1 2;
-    }
-    ChoiceDialog.-warning > #dialog {
-        border: thick $warning;
-    }
-    ChoiceDialog #title {
-        text-style: bold;
-        color: $primary;
-    }
-    ChoiceDialog.-warning #title {
-        color: $warning;
-    }
-    ChoiceDialog #warning {
-        display: none;
-        margin-top: 1;
-        padding: 0 1;
-        background: $warning 20%;
-        color: $text-warning;
-        text-style: bold;
-    }
-    ChoiceDialog #warning.-shown {
-        display: block;
-    }
-    ChoiceDialog #body {
-        height: auto;
-        margin-top: 1;
-        scrollbar-size-vertical: 1;
-    }
-    ChoiceDialog #body > Vertical {
-        height: auto;
-    }
-    ChoiceDialog #body .details {
-        margin-top: 1;
-    }
-    ChoiceDialog #body Markdown {
-        padding: 0 1 0 0;
-        margin: 0;
-    }
-    ChoiceDialog #body Markdown > *:first-child {
-        margin-top: 0;
-    }
-    ChoiceDialog #more {
-        display: none;
-        color: $text-warning;
-        text-style: bold;
-    }
-    ChoiceDialog #more.-shown {
-        display: block;
-    }
-    ChoiceDialog #choices {
-        height: auto;
-        margin-top: 1;
-    }
-    ChoiceDialog .stage-title {
-        color: $text-muted;
-        text-style: bold;
-    }
-    ChoiceDialog #choices Button {
-        width: 100%;
-        margin: 0;
-        height: 1;
-        border: none;
-        text-align: left;
-        content-align: left middle;
-        background: $surface;
-        color: $text;
-    }
-    ChoiceDialog #choices Button.-deny {
-        color: $text-error;
-    }
-    ChoiceDialog #choices Button.-warning {
-        color: $text-warning;
-    }
-    ChoiceDialog #choices Button:focus {
-        background: $primary;
-        color: $text;
-        text-style: bold;
-    }
-    ChoiceDialog #choices Button.-deny:focus {
-        background: $error;
-    }
-    ChoiceDialog #note {
-        display: none;
-        height: auto;
-        margin-top: 1;
-    }
-    ChoiceDialog #note.-shown {
-        display: block;
-    }
-    ChoiceDialog #note-label {
-        color: $text-muted;
-    }
-    ChoiceDialog #note-input {
-        width: 100%;
-        background: $panel;
-    }
-    ChoiceDialog #note-error {
-        display: none;
-        color: $text-error;
-    }
-    ChoiceDialog #note-error.-shown {
-        display: block;
-    }
-    ChoiceDialog #keys {
-        color: $text-muted;
-        margin-top: 1;
-    }
-    ChoiceDialog.-cramped > #dialog {
-        width: 100%;
-        max-height: 100%;
-        border: none;
-        padding: 0 1;
-    }
-    ChoiceDialog.-cramped #dialog > *, ChoiceDialog.-cramped #choices > * {
-        margin-top: 0;
-    }
-    """
+    DEFAULT_CSS = (Path(__file__).parent / "choice_dialog.tcss").read_text(encoding="utf-8")
 
     BINDINGS = [
         Binding("escape", "decline", "Decline", show=False),
@@ -281,7 +110,7 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         self.body = body
         self.warning_text = warning
         self.decline_value = decline_value
-        self.root = _Stage(tuple(choices))
+        self.root = Stage(tuple(choices))
         #: The choice focused when the dialog arms instead of the first (None: the first).
         self.safe_choice = next(
             (
@@ -294,21 +123,12 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         if key_help is None:
             key_help = KEYS_CAUTIOUS if self.cautious else KEYS_CHOICES
         self.key_help = key_help
-        self._stages: list[_Stage] = [self.root]
-        self._steps: dict[int, _Stage] = {}
+        self._stages: list[Stage] = [self.root]
+        self._steps: dict[int, Stage] = {}
         self._noting: Choice | None = None
         self._keys = KEYS_CHOICES
         self._body_scrolls = False
-        #: False until the dialog takes keys; keys before that go to the prompt below.
-        self.armed = False
-        self._arm_timer: Timer | None = None
-        #: When the dialog was first drawn and when it armed (``time.monotonic()``), for tests and logs.
-        self.shown_at: float | None = None
-        self.armed_at: float | None = None
-        self._typing_target: Widget | None = None
         self._told_numbers_off = False
-        #: The choice that had the focus when typing disarmed the dialog; it gets it back.
-        self._focus_before: Widget | None = None
 
     @property
     def cautious(self) -> bool:
@@ -357,7 +177,7 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             buttons = [self._button(sub, f"{prefix}-{index}-{i}") for i, sub in enumerate(choice.then, 1)]
             for button in buttons:
                 button.display = False
-            self._steps[id(choice)] = _Stage(choice.then, buttons, title, choice)
+            self._steps[id(choice)] = Stage(choice.then, buttons, title, choice)
             yield from buttons
             yield from self._submenus(choice.then, f"{prefix}-{index}")
 
@@ -370,25 +190,22 @@ class ChoiceDialog(ModalScreen[Picked | None]):
     def set_keys(self, keys: str) -> None:
         """Show ``keys`` as the key help (``KEYS_CHOICES`` means this dialog's own key help)."""
         self._keys = keys
-        if not self.armed:
-            text = KEYS_WAITING_TYPING if self._typing_target is not None else KEYS_WAITING
-        elif keys == KEYS_CHOICES:
-            text = self.key_help
-        elif keys == KEYS_SUBMENU and self.cautious:
-            text = KEYS_CAUTIOUS_SUBMENU
-        else:
-            text = keys
-        says_scroll = text in (KEYS_WAITING, KEYS_WAITING_TYPING) or KEYS_SCROLL.strip(" ·") in text
-        scroll = KEYS_SCROLL if self._body_scrolls and not says_scroll else ""
+        text = key_line(
+            keys,
+            armed=self.armed,
+            typing_goes_on=self.typing_target is not None,
+            key_help=self.key_help,
+            cautious=self.cautious,
+            body_scrolls=self._body_scrolls,
+        )
         line = self.query_one("#keys", Static)
-        if str(line.render()) != text + scroll:
-            line.update(text + scroll)
+        if str(line.render()) != text:
+            line.update(text)
             self.call_after_refresh(self.fit)  # a longer key line may wrap, leaving the body less
 
     def on_mount(self) -> None:
         show_controls_in(self)
-        self._typing_target = early_keys.typing_target(self)
-        _tell_prompt(self._typing_target, dialog_open=True)
+        self.listen_for_typing()
         for body in self.query("#body"):
             self.watch(body, "scroll_y", self._show_more, init=False)
             # its content can grow after the dialog is fitted (Markdown mounts its blocks later):
@@ -396,7 +213,7 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             self.watch(body, "virtual_size", self._body_content_resized, init=False)
         self.set_keys(self._keys)
         self.call_after_refresh(self.fit)
-        self.call_after_refresh(self._shown)
+        self.call_after_refresh(self.drawn)
 
     def focus_first(self) -> None:
         stage = self._stages[-1]
@@ -407,80 +224,15 @@ class ChoiceDialog(ModalScreen[Picked | None]):
         if stage.buttons:
             stage.buttons[0].focus()
 
-    # -- arming: no key answers a dialog that has only just opened --------------------------------
+    # -- what arming changes (``dialog_arming``) ----------------------------------------------
 
-    def _shown(self) -> None:
-        """The dialog has been drawn: it arms after ``ARM_DELAY`` without a key."""
-        self.shown_at = time.monotonic()
-        self._restart_arming()
+    def take_keys(self, taking: bool) -> None:
+        self.query_one("#choices").disabled = not taking
 
-    def _restart_arming(self) -> None:
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self._arm_timer = self.set_timer(ARM_DELAY, self._arm, name="arm dialog")
-
-    def _arm(self) -> None:
-        self._arm_timer = None
-        if self.armed or not self.is_attached:
-            return
-        self.armed = True
-        self.armed_at = time.monotonic()
-        self.query_one("#choices").disabled = False
-        before, self._focus_before = self._focus_before, None
-        if before is not None and before.is_attached and before.display and not before.disabled:
-            before.focus()
-        else:
-            self.focus_first()
+    def show_keys(self) -> None:
         self.set_keys(self._keys)
 
-    def disarm(self) -> None:
-        """Take no keys again until ``ARM_DELAY`` passes with none typed (typing just came in)."""
-        if not self.armed:
-            return
-        self.armed = False
-        self._focus_before = self.focused
-        self.set_focus(None)
-        self.query_one("#choices").disabled = True
-        self.set_keys(self._keys)
-        self._restart_arming()
-
-    def on_unmount(self) -> None:
-        _tell_prompt(self._typing_target, dialog_open=False)
-
-    async def on_event(self, event: Event) -> None:
-        if isinstance(event, Key | Paste) and (not self.armed or self.types_through(event)):
-            self.disarm()
-            self._early(event)
-            return  # neither this dialog's handlers nor its bindings (Esc, Enter...) see it
-        await super().on_event(event)
-
-    def types_through(self, event: Key | Paste) -> bool:
-        """Whether ``event``, reaching the armed dialog, is typing meant for the prompt: a paste,
-        a printable character other than a digit (digits pick a choice), Backspace or Delete. Keys
-        for a text field of the dialog's own (its note) stay there."""
-        if isinstance(self.focused, Input | TextArea):
-            return False
-        if isinstance(event, Paste):
-            return True
-        if event.key in ("backspace", "delete"):
-            return True
-        character = event.character
-        return bool(event.is_printable and character and not character.isdigit())
-
-    def _early(self, event: Key | Paste) -> None:
-        """A key or paste before the dialog takes keys: it goes to the prompt below, and the dialog
-        waits another ``ARM_DELAY`` (a sentence typed across the opening lands there whole)."""
-        event.stop()
-        event.prevent_default()
-        if self._arm_timer is not None:
-            self._restart_arming()
-        target = self._typing_target
-        if target is None or not target.is_attached:
-            return
-        if isinstance(event, Key):
-            early_keys.pass_key(target, event)
-        else:
-            early_keys.pass_paste(target, event)
+    # -- fitting to the screen (``dialog_fitting``) --------------------------------------------
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit)
@@ -504,18 +256,7 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             self.set_class(cramped, "-cramped")
             self.call_after_refresh(self.fit)  # measure again once the new styles apply
             return
-        limit = self.size.height if cramped else int(self.size.height * 0.9)
-        chrome = dialog.styles.gutter.height
-        for child in dialog.children:
-            if child.id in ("body", "editor") or not child.display:
-                continue
-            height = child.outer_size.height
-            if child.id == "keys" and child.content_region.width:
-                # its new text may not be laid out yet: how many rows it wraps to, at this width
-                height = child.get_content_height(child.size, self.size, child.content_region.width)
-            chrome += height + child.styles.margin.top + child.styles.margin.bottom
-        least = 1 if cramped else 3
-        self.set_flex_height(max(least, limit - chrome - (0 if cramped else 1)))
+        self.set_flex_height(body_room(dialog, self.size, cramped=cramped))
 
     def set_flex_height(self, height: int) -> None:
         """The most the body may take; subclasses with other big widgets size them here too."""
@@ -538,16 +279,7 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             return
         if not self._body_scrolls or not body.display:
             return
-        above = max(0, round(body.scroll_y))
-        below = max(0, round(body.max_scroll_y - body.scroll_y))
-        parts = []
-        if above:
-            parts.append(f"▲ {above} line{'s' if above != 1 else ''} above (PgUp)")
-        if below:
-            parts.append(f"▼ {below} more line{'s' if below != 1 else ''} below (PgDn)")
-        else:
-            parts.append("(end)")
-        text = "  ·  ".join(parts)
+        text = more_lines(body)
         if str(line.render()) != text:
             line.update(text)
             # the line's new text can move the body's height by a row: count again once laid out
@@ -694,10 +426,3 @@ class ChoiceDialog(ModalScreen[Picked | None]):
             self._show_error(problem)
             return
         self.answer(choice, text)
-
-
-def _tell_prompt(target: Widget | None, *, dialog_open: bool) -> None:
-    """Let the prompt below say, while the dialog is up, what typing and Enter do there."""
-    show = getattr(target, "show_dialog_open", None)
-    if callable(show):
-        show(dialog_open)

@@ -1,13 +1,15 @@
 """What a long session's memory grows by, turn to turn: tracemalloc snapshots diffed in the real app.
 
-Run: ``python -m benchmarks.trace_growth --from 100 --to 200`` (about as long as ``bench_growth``
-takes for that many turns, plus a third for tracemalloc). The app is driven as ``bench_growth`` drives it
-(``bench_long_session``'s turn: a ``read_file`` row, then a ~1.5 KB Markdown answer). tracemalloc
-starts at ``--trace-from`` (turn 0 by default: an entry a bounded cache drops must have been traced
-to count as freed), and at
-``--from`` and ``--to``, after the collection zett runs when the user pauses, it takes a snapshot
-and the process's PSS. Printed: PSS at both turns, and the allocations that grew most between them,
-grouped by traceback (``--frames`` deep, the innermost frames in zett first), in KB per 100 turns.
+Run: ``python -m benchmarks.trace_growth --from 100 --to 200``. Tracing slows the app several times
+(``--from 100 --to 125 --frames 6`` took 20 minutes at load 8 on 2 cores). The app is driven as
+``bench_growth`` drives it (``bench_long_session``'s turn: a ``read_file`` row, then a ~1.5 KB
+Markdown answer), with the fake server in this process (its recorded requests are dropped after each
+turn). tracemalloc starts at ``--trace-from`` (turn 0 by default: an entry a bounded cache drops
+must have been traced to count as freed), and at ``--from`` and ``--to``, after the collection zett
+runs when the user pauses, it takes a snapshot. Printed: the allocations that grew most between
+them, grouped by file and by traceback (``--frames`` deep, innermost first), in KB per 100 turns,
+and the process's PSS at both turns (tracemalloc's own memory included: compare PSS with
+``bench_growth``, not this).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from zett_tui.entry.host_options import options_from_launch
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.events import TurnFinished
 from zett_tui.runtime.host import AgentHost
+from zett_tui.runtime.turn_model import TurnModel
 from zett_tui.ui.chat.command_context import CommandContext
 from zett_tui.ui.chat.commands.builtin import builtin_commands
 from zett_tui.ui.chat.commands.registry import CommandList
@@ -122,8 +123,9 @@ class HostStandIn(StandIn):
 
     Build it with :meth:`start` (the ``command_host`` fixture does, and closes the host). A command
     that is a coroutine runs as a task, as the chat's worker runs it; :meth:`command` runs one line
-    and waits for that work. :meth:`turn` runs a prompt as the chat's turn runner does (the host's
-    ``run_turn``), so a test sees what the next request carries after a command.
+    and waits for that work, the turn of a prompt it sent included. :meth:`turn` runs a prompt as the
+    chat's turn runner does (the host's ``run_turn``), so a test sees what the next request carries
+    after a command.
     """
 
     def __init__(self, host: AgentHost, launch: LaunchSettings) -> None:
@@ -149,6 +151,22 @@ class HostStandIn(StandIn):
 
     def model_switched(self, label: str, *, is_demo: bool) -> None:
         self.labels.append(label)
+
+    def send_prompt(self, text: str) -> None:
+        """As the chat's turn runner: the prompt becomes a turn of the host (awaited by ``command``)."""
+        self.sent.append(text)
+        self.background.append(asyncio.ensure_future(self._host.run_turn(text, Collector())))
+
+    def send_prompt_with_model(self, text: str, model: TurnModel, *, put_back: str) -> None:
+        self.sent.append(text)
+        self.background.append(asyncio.ensure_future(self._host.run_turn(text, Collector(), model=model)))
+
+    async def offer_workspace_files(self) -> None:
+        """Offer this folder's Markdown commands and skills as the chat does once it has started
+        (``ui/chat/workspace_commands.py``): their problems are said here."""
+        from zett_tui.ui.chat.workspace_commands import offer_workspace_files
+
+        await offer_workspace_files(self, self.cwd)  # type: ignore[arg-type]  # says, and offers commands
 
     async def command(self, line: str) -> list[str]:
         """Run ``line`` and its background work to the end; the lines it said (toasts included)."""

@@ -25,7 +25,7 @@ from zett_tui.sessions.naming import meta_path
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.browser.screen import SessionBrowser
 from zett_tui.ui.widgets.session_list import SessionList
-from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ToolBlock, UserBlock
+from zett_tui.ui.widgets.transcript import AnswerBlock, ToolBlock, UserBlock
 
 SECRET_OUTPUT = "the llama named zebracorn lives here\n"
 

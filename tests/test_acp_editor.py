@@ -356,6 +356,46 @@ async def test_a_read_only_subagents_command_is_not_offered_the_network(llm_serv
     assert "run_with_network" not in {option.option_id for option in child_options}
 
 
+async def test_a_read_only_subagents_command_offers_no_rule_and_the_main_agent_still_asks(
+    llm_server: Any,
+) -> None:
+    """A user who picks the widest answer each time: for ``explore``'s ``ls`` that is "Run it once"
+    (a rule saved there would let the main agent run ``ls`` unasked, where it can write), so the
+    main agent's ``ls`` asks again, and there a rule is offered."""
+
+    class PicksTheWidest(EditorClient):
+        async def request_permission(
+            self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+        ) -> Any:
+            self.questions.append((tool_call, options))
+            widest = next(
+                (option for option in options if option.kind == "allow_always"),
+                next(option for option in options if option.option_id == "run"),
+            )
+            return RequestPermissionResponse(
+                outcome=AllowedOutcome(outcome="selected", option_id=widest.option_id)
+            )
+
+    llm_server.script(
+        Reply.tool_call(
+            "task", {"description": "Look", "prompt": "ls", "subagent_type": "explore"}, call_id="t1"
+        ),
+        Reply.tool_call("bash", {"command": "ls"}, call_id="c1"),
+        Reply.text("looked"),
+        Reply.tool_call("bash", {"command": "ls"}, call_id="c2"),
+        Reply.text("Done."),
+    )
+    client = PicksTheWidest()
+    async with spawn(client, llm_server) as (conn, _process):
+        session_id = await started(conn)
+        done = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block("go")]), 90)
+    assert done.stop_reason == "end_turn"
+    (child, child_options), (main, main_options) = client.questions
+    assert (child.tool_call_id, main.tool_call_id) == ("t1/c1", "c2")
+    assert [option.option_id for option in child_options] == ["run", "refuse"]
+    assert any(option.kind == "allow_always" for option in main_options)
+
+
 async def test_loading_a_session_replays_a_subagents_rows_under_its_task(
     llm_server: Any, project_dir: Path
 ) -> None:

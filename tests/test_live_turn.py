@@ -304,12 +304,14 @@ async def test_decision_lines_and_the_context_figure_are_kept_while_the_turn_run
 
     await wait_until(lambda: decisions(live_turn.read_live_turn(path)) != [], timeout=5)
     assert decisions(live_turn.read_live_turn(path)) == [
-        {"text": "✓ You allowed: make test", "call_id": "c9"}
+        {"text": "✓ You allowed: make test", "call_id": "c9", "subagent_session": None}
     ]
     gate.set()
     await turn
     [line] = records(path)
-    assert decisions(line) == [{"text": "✓ You allowed: make test", "call_id": "c9"}]
+    assert decisions(line) == [
+        {"text": "✓ You allowed: make test", "call_id": "c9", "subagent_session": None}
+    ]
     assert line["metadata"]["zett"]["context"] == {
         "tokens": 17,
         "window": host.context_window,

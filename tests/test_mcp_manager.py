@@ -206,3 +206,46 @@ def test_an_error_quoting_an_expanded_secret_shows_the_variable_instead(managers
     assert server.mask(
         "GET http://127.0.0.1:9/mcp?key=hunter2-secret failed", {"FAR_KEY": "hunter2-secret"}
     ) == ("GET http://127.0.0.1:9/mcp?key=${FAR_KEY} failed")
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def test_stopped_managers_leave_no_descriptor_or_thread_behind() -> None:
+    """Each manager's loop (its selector and self-pipe) and the worker threads its servers' start
+    checks ran on are released by ``stop`` itself, not whenever the collector gets to them."""
+    import gc
+    import threading
+
+    def cycle() -> None:
+        manager = McpManager([fake()], environ={})
+        manager.start()
+        try:
+            wait_for(lambda: state(manager) is ServerState.READY)
+        finally:
+            manager.stop()
+
+    cycle()  # the first one imports the SDK and fills lazily made caches
+    gc.collect()
+    fds_before, threads_before = _open_fds(), set(threading.enumerate())
+    gc.disable()  # what stop leaves open must not be closed by a collection meanwhile
+    try:
+        for _ in range(3):
+            cycle()
+        deadline = time.monotonic() + 5  # a joined thread leaves the list a moment after it ends
+        while set(threading.enumerate()) - threads_before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        threads_left = [thread.name for thread in set(threading.enumerate()) - threads_before]
+        fds_left = {fd: _target(fd) for fd in _open_fds() - fds_before}
+    finally:
+        gc.enable()
+    assert threads_left == []
+    assert fds_left == {}
+
+
+def _target(fd: str) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "?"

@@ -295,3 +295,106 @@ async def test_a_subagents_own_subagent_shows_in_its_block_and_ends_nothing_of_i
         [past] = blocks_of(resumed, TaskBlock)
         assert [(row.name, row.key_arg, row.state) for row in past.rows] == nested_rows
         assert past.tokens == live_tokens > 0  # the nested subagent's tokens counted in both
+
+
+async def test_a_resumed_session_marks_only_the_declined_c1_of_the_agent_that_asked(
+    project_dir: Path,
+) -> None:
+    """The main agent's ``c1`` was allowed, its subagent's ``c1`` declined: after resume each row
+    says what happened to it (one id, two calls)."""
+    from tests.test_dialogs import dialog_closed
+    from tests.ui_helpers import tools
+
+    (project_dir / "app.py").write_text("x = 1\n")
+    model = ScriptedModel(
+        tool_step("c1", "bash", {"command": "echo main-agent-ran"}),
+        task("t1", "Set x to 2", description="bump x"),
+        tool_step("c1", "write_file", {"path": "app.py", "content": "x = 2\n"}),
+        text_step("Refused by the user."),
+        text_step("The child was refused."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(110, 34)) as pilot:
+        await submit(pilot, "run it, then change it")
+        first = await dialog_armed(pilot)
+        await pilot.press("enter")  # the main agent's c1 runs
+        await dialog_closed(pilot, first)
+        second = await dialog_armed(pilot)
+        assert "Subagent general: bump x asks" in screen_text(app)
+        second.action_decline()  # the child's c1 does not
+        await wait_for(pilot, lambda: idle(app))
+        [live] = [row for row in tools(app) if row.name == "bash"]
+        assert live.state == "done"
+        session_id = app.screen.host.session_id
+
+    found = find_session_to_resume(project_dir, session_id, continue_last=False)
+    resumed = make_app(ScriptedModel(), session_id=found.session_id, resume_path=found.path)
+    async with ready_app(resumed, size=(110, 34)) as pilot:
+        await wait_for(pilot, lambda: bool(blocks_of(resumed, TaskBlock)))
+        [bash] = [row for row in tools(resumed) if row.name == "bash"]
+        assert bash.state == "done"
+        [past] = blocks_of(resumed, TaskBlock)
+        assert [(row.name, row.state) for row in past.rows] == [("write_file", "declined")]
+    assert (project_dir / "app.py").read_text() == "x = 1\n"
+
+
+async def test_a_read_only_subagents_command_is_allowed_only_once_and_the_main_agent_still_asks(
+    project_dir: Path,
+) -> None:
+    """A rule saved while answering ``explore`` would let the main agent, whose commands can
+    write, run the same command unasked: its dialog offers no "Always allow", says why, and the
+    main agent's own ``ls`` is asked about afterwards (with the rules it may be offered)."""
+    from tests.test_dialogs import dialog_closed, host_of, open_dialog, shown
+
+    model = ScriptedModel(
+        task("t1", "List the files", kind="explore", description="list"),
+        tool_step("c1", "bash", {"command": "ls"}),
+        text_step("Listed."),
+        tool_step("c2", "bash", {"command": "ls"}),
+        text_step("Done."),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(160, 45)) as pilot:
+        await submit(pilot, "look around")
+        child = await open_dialog(pilot)
+        text = shown(app)
+        assert "Subagent explore: list asks" in text
+        assert "1. Run once" in text and "2. Don't run…" in text
+        assert "Always allow" not in text and "3." not in text
+        assert "only this once: a rule made here would let the main agent run it" in " ".join(text.split())
+        await pilot.press("enter")
+        await dialog_closed(pilot, child)
+        main = await open_dialog(pilot)  # the main agent's ls still asks
+        text = shown(app)
+        assert "Subagent" not in text and "2. Always allow…" in text and "only this once" not in text
+        await pilot.press("2")  # what a rule would allow: every agent's command, from now on
+        assert "from now on, in this project (the main agent and its subagents)" in shown(app)
+        await pilot.press("escape", "1")  # back, and run it once
+        await dialog_closed(pilot, main)
+        await wait_for(pilot, lambda: idle(app))
+        assert host_of(app).shell_rules.rules() == []
+
+
+def test_a_rule_answered_for_a_read_only_subagent_runs_once_and_saves_nothing(project_dir: Path) -> None:
+    """The dialog offers no rule there; an answer carrying one anyway (another front end, a
+    changed dialog) still allows only this run."""
+    from types import SimpleNamespace
+
+    from zett_tui.runtime.decisions import ShellReply, ShellRequest
+    from zett_tui.runtime.shell.policy import Rule
+    from zett_tui.ui.chat.answers import shell_approval
+    from zett_tui.ui.modals.choice_dialog import Picked
+
+    host = SimpleNamespace(
+        subagents=SimpleNamespace(reads_only=lambda session_id: session_id == "explore-session"),
+        shell_policy=None,
+        shell_sandbox=None,
+        plan_active=lambda session_id: False,
+    )
+    request = ShellRequest("explore-session", "c1", "ls")
+    _screen, answer = shell_approval(request, host, project_dir)  # type: ignore[arg-type]
+    given = answer(Picked(Rule("prefix", "ls")))
+    assert given.reply == ShellReply("c1", run=True) and given.accepted is None
+    assert "from now on" not in given.record
+    _screen, answer = shell_approval(ShellRequest("main", "c1", "ls"), host, project_dir)  # type: ignore[arg-type]
+    assert answer(Picked(Rule("prefix", "ls"))).accepted is not None  # the main agent's may save one

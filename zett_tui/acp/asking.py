@@ -19,6 +19,7 @@ from zett_tui.acp.elicitation import ask_in_form, ask_note, takes_forms
 from zett_tui.acp.permissions import NOTE_SUFFIX, Offers, question_for
 from zett_tui.runtime.decisions import AskUserRequest, Reply, Request, ShellRequest
 from zett_tui.runtime.shell.policy import Rule
+from zett_tui.runtime.shell.rule_offers import rules_to_offer
 
 if TYPE_CHECKING:
     from zett_tui.acp.session_state import AcpSession
@@ -72,13 +73,14 @@ async def ask_editor(
 
 def _offers(session: AcpSession, request: Request) -> Offers:
     """What the host offers beyond the gate's payload: for a shell command, the rules that could
-    allow it from now on (saved in the project's rules, as the terminal's dialog does) and a run
-    with the network on (when the sandbox can give one, and not to a subagent whose shell only
-    reads: its commands run offline whatever is answered)."""
+    allow it from now on (saved in the project's rules, as the terminal's dialog does; none to a
+    subagent whose shell only reads: ``runtime.shell.rule_offers``) and a run with the network on
+    (when the sandbox can give one, and not to such a subagent either: its commands run offline
+    whatever is answered)."""
     if not isinstance(request, ShellRequest):
         return Offers(session.cwd)
     host = session.core.host
-    policy, rules, sandbox = host.shell_policy, host.shell_rules, host.shell_sandbox
+    rules, sandbox = host.shell_rules, host.shell_sandbox
     save: Callable[[Rule], None] | None = None
     if rules is not None:
         keep = rules
@@ -88,7 +90,7 @@ def _offers(session: AcpSession, request: Request) -> Offers:
 
     return Offers(
         session.cwd,
-        shell_rules=policy.suggestions(request.command) if policy is not None else (),
+        shell_rules=rules_to_offer(host, request.session_id, request.command),
         save_rule=save,
         network_once=bool(
             sandbox is not None

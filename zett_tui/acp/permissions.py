@@ -156,7 +156,7 @@ def _shell(request: ShellRequest, offers: Offers) -> Shown:
         choices.append(
             Choice(
                 f"rule-{index}",
-                f"Run it, and from now on in this project without asking: {_rule_words(rule)}",
+                f"Run it, and from now on without asking, for every agent in this project: {_rule_words(rule)}",
                 "allow_always",
                 lambda note: ShellReply(call_id, run=True),
                 then=_saving(save, rule),

@@ -562,11 +562,16 @@ class AgentHost:
         elif isinstance(event, Notice) and event.source == "search" and self.recorder is not None:
             self.recorder.journal.note_search(event.text)
 
-    def note_decision(self, line: str, call_id: str | None, *, declined: bool = False) -> None:
-        """Keep the transcript's line for an answer with the running turn (shown again on resume)."""
+    def note_decision(
+        self, line: str, call_id: str | None, *, declined: bool = False, subagent_session: str | None = None
+    ) -> None:
+        """Keep the transcript's line for an answer with the running turn (shown again on resume);
+        ``subagent_session``: the subagent's session that asked (None: the main agent)."""
         if self.recorder is not None:
             try:
-                self.recorder.journal.note_decision(line, call_id, declined=declined)
+                self.recorder.journal.note_decision(
+                    line, call_id, declined=declined, subagent_session=subagent_session
+                )
             except Exception:  # a record of the answer; the answer itself has gone through
                 log.warning("the decision line was not kept", exc_info=True)
 

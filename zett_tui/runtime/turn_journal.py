@@ -45,6 +45,7 @@ from zett_tui.core.thread_lock import held_off_loop
 from zett_tui.sessions import live_turn
 from zett_tui.sessions.image_files import externalized_line, images_folder
 from zett_tui.sessions.naming import live_path, partial_path
+from zett_tui.sessions.recorded_decisions import SUBAGENT_SESSION
 
 log = logging.getLogger(__name__)
 
@@ -166,15 +167,19 @@ class TurnJournal:
             self._dirty = True
             self._wake.set()
 
-    def note_decision(self, text: str, call_id: str | None, *, declined: bool = False) -> None:
+    def note_decision(
+        self, text: str, call_id: str | None, *, declined: bool = False, subagent_session: str | None = None
+    ) -> None:
         """The line the user's answer (or a rule that answered for them) left in the transcript:
         kept with the turn, so a resumed session shows it under its tool row (and ``declined``:
-        the row says the user said no)."""
+        the row says the user said no). ``subagent_session``: the subagent's session that asked
+        (None: the main agent), as call ids repeat across agents (``sessions.recorded_decisions``)."""
         turn = self._turn
         if turn is None:
             return
         decisions = turn.notes.setdefault("decisions", [])
-        decisions.append({"text": text, "call_id": call_id, **({"declined": True} if declined else {})})
+        item: dict[str, Any] = {"text": text, "call_id": call_id, SUBAGENT_SESSION: subagent_session}
+        decisions.append(item | ({"declined": True} if declined else {}))
         turn.notes_changed = self._dirty = True
 
     def note_subagents(self) -> None:

@@ -32,6 +32,7 @@ from zett_tui.sessions.reader import (
     last_record_within,
     read_last_records,
 )
+from zett_tui.sessions.recorded_decisions import Decision, RunPath, TurnDecisions, turn_decisions
 from zett_tui.sessions.rewind_marks import RewoundTurns, mark_of, marks_with_offsets, read_rewound
 
 _NORMAL_STOPS = {"end_turn", "tool_use"}
@@ -69,6 +70,8 @@ class SubagentView:
     tools: tuple[tuple[str, str, bool | None], ...] = ()
     #: Its messages' text (prompt, answers, tool output), for search and export.
     text: str = ""
+    #: The indexes in ``tools`` of the calls the user said no to in a dialog.
+    declined: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,10 +205,14 @@ def _tool_view(call: dict[str, Any], results: dict[str, dict[str, Any]]) -> Tool
     return ToolView(name, key_argument(name, arguments), ok, output, call_id, arguments_json, error)
 
 
-def subagent_view(data: dict[str, Any]) -> SubagentView:
-    """The display model of one recorded subagent run (any field may be missing or wrong)."""
+def subagent_view(
+    data: dict[str, Any], decisions: TurnDecisions | None = None, path: RunPath = ()
+) -> SubagentView:
+    """The display model of one recorded subagent run (any field may be missing or wrong); with
+    its turn's ``decisions`` and its ``path`` there, the calls the user declined are marked."""
     texts: list[str] = []
-    tools = _run_tools(data, texts)
+    declined: list[int] = []
+    tools = _run_tools(data, texts, _Declined(decisions or TurnDecisions(), path, declined))
     return SubagentView(
         agent_type=_text(data.get("type")) or "general",
         description=_text(data.get("description")),
@@ -213,11 +220,29 @@ def subagent_view(data: dict[str, Any]) -> SubagentView:
         tokens=_run_tokens(data),
         tools=tuple(tools),
         text="\n".join(text for text in texts if text),
+        declined=frozenset(declined),
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Declined:
+    """Where ``_run_tools`` is in the turn's runs, and the indexes of declined rows it found."""
+
+    decisions: TurnDecisions
+    path: RunPath
+    found: list[int]
+
+    def below(self, task_id: str) -> _Declined:
+        return _Declined(self.decisions, (*self.path, task_id), self.found)
+
+
 def _run_tools(
-    data: dict[str, Any], texts: list[str] | None = None, prefix: str = "", depth: int = 0
+    data: dict[str, Any],
+    texts: list[str] | None,
+    declined: _Declined,
+    prefix: str = "",
+    depth: int = 0,
+    tools: list[tuple[str, str, bool | None]] | None = None,
 ) -> list[tuple[str, str, bool | None]]:
     """A recorded run's tool calls (name, key argument, ok), its texts into ``texts``; a ``task``
     call's own subagent's calls follow it, named after that job and ``›`` (as they showed live)."""
@@ -231,7 +256,8 @@ def _run_tools(
     }
     runs = data.get("subagents")
     nested: dict[str, Any] = runs if isinstance(runs, dict) else {}
-    tools: list[tuple[str, str, bool | None]] = []
+    tools = [] if tools is None else tools
+    refused = declined.decisions.declined_in(declined.path) if declined.path else set()
     for message in messages:
         body = message["data"]
         if texts is not None:
@@ -240,11 +266,13 @@ def _run_tools(
             if not isinstance(call, dict):
                 continue
             view = _tool_view(call, results)
+            if view.call_id in refused and view.ok is not None:
+                declined.found.append(len(tools))
             tools.append((prefix + view.name, view.key_arg, view.ok))
             run = nested.get(view.call_id) if view.call_id else None
             if isinstance(run, dict) and depth < 8:
                 job = " ".join(_text(run.get("description")).split()) or view.name
-                tools.extend(_run_tools(run, None, f"{prefix}{job} › ", depth + 1))
+                _run_tools(run, None, declined.below(view.call_id), f"{prefix}{job} › ", depth + 1, tools)
     return tools
 
 
@@ -278,25 +306,9 @@ def _message_model(data: dict[str, Any]) -> str | None:
     return f"{provider}:{model}" if isinstance(provider, str) and provider else model
 
 
-def _declined_calls(zett: dict[str, Any]) -> set[str]:
-    """The tool calls the user said no to (``metadata.zett.decisions`` marked ``declined``)."""
-    items = zett.get("decisions")
-    return {
-        item["call_id"]
-        for item in (items if isinstance(items, list) else ())
-        if isinstance(item, dict) and item.get("declined") is True and isinstance(item.get("call_id"), str)
-    }
-
-
-def _decisions(zett: dict[str, Any]) -> dict[str | None, list[NoteBlock]]:
-    """The decision lines of a turn (``metadata.zett.decisions``), by the tool call they answered."""
-    found: dict[str | None, list[NoteBlock]] = {}
-    items = zett.get("decisions")
-    for item in items if isinstance(items, list) else ():
-        if isinstance(item, dict) and isinstance(item.get("text"), str):
-            call_id = item.get("call_id") if isinstance(item.get("call_id"), str) else None
-            found.setdefault(call_id, []).append(NoteBlock("decision", item["text"]))
-    return found
+def _decision_notes(items: list[Decision]) -> list[NoteBlock]:
+    """The lines answers left (``metadata.zett.decisions``), as the live turn showed them."""
+    return [NoteBlock("decision", item.text) for item in items if item.text is not None]
 
 
 def _searches(zett: dict[str, Any]) -> dict[int, list[NoteBlock]]:
@@ -398,10 +410,11 @@ def turn_view(
     answers: list[str] = []
     reasonings: list[str] = []
     message_model: str | None = None
-    decisions = _decisions(record.zett)
+    decisions = turn_decisions(record.zett)
     searches = _searches(record.zett)
     step = 0
-    declined = _declined_calls(record.zett)
+    declined = decisions.declined_main_calls()
+    tasks_shown: set[str] = set()
     children = record.zett.get("subagents")
     for envelope in messages:
         kind, data = envelope["kind"], envelope["data"]
@@ -433,16 +446,27 @@ def turn_view(
                     if view.call_id and view.call_id in declined:
                         view = dataclasses.replace(view, declined=True)
                     if isinstance(children, dict) and isinstance(children.get(view.call_id), dict):
-                        view = dataclasses.replace(view, subagent=subagent_view(children[view.call_id]))
+                        child = subagent_view(children[view.call_id], decisions, (view.call_id,))
+                        view = dataclasses.replace(view, subagent=child)
                     blocks.append(view)
                     tools.append(view)
-                    blocks.extend(decisions.pop(view.call_id, ()) if view.call_id else ())
+                    blocks.extend(_decision_notes(decisions.main.pop(view.call_id, [])))
+                    if view.call_id and view.call_id not in tasks_shown:
+                        tasks_shown.add(view.call_id)  # its subagents' answers, as they showed live
+                        blocks.extend(
+                            NoteBlock("decision", text) for text in decisions.lines_of_task(view.call_id)
+                        )
             answer = data.get("content")
             note = _stop_note(data.get("stop"), answer if isinstance(answer, str) else "")
             if note is not None:
                 blocks.append(note)
             message_model = _message_model(data) or message_model
-    blocks.extend(note for notes in decisions.values() for note in notes)  # asked of no tool shown
+    # asked of no tool shown, or of no agent that can be told
+    blocks.extend(note for items in decisions.main.values() for note in _decision_notes(items))
+    for task_id in dict.fromkeys(path[0] for path in decisions.runs):
+        if task_id not in tasks_shown:
+            blocks.extend(NoteBlock("decision", text) for text in decisions.lines_of_task(task_id))
+    blocks.extend(_decision_notes(decisions.unknown))
     blocks.extend(note for _step, notes in sorted(searches.items()) for note in notes)  # an answer not kept
     changes = changes_note(record.zett)
     if changes is not None:

@@ -20,6 +20,7 @@ sign-in that fails or times out is not retried by itself (``/mcp restart`` asks 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import shlex
@@ -55,6 +56,7 @@ log = logging.getLogger("zett_tui.runtime.mcp")
 MAX_BACKOFF = 30.0
 _FIRST_BACKOFF = 1.0
 _STOP_TIMEOUT = 5.0
+_CLOSE_TIMEOUT = 2.0
 
 
 class ServerState(StrEnum):
@@ -287,6 +289,29 @@ def _one_line(error: BaseException) -> str:
     return (text[0] if text else type(error).__name__)[:300]
 
 
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    """The manager's thread: run ``loop`` until ``stop`` stops it, then release what it holds
+    (the tasks still there, async generators, the worker threads of ``asyncio.to_thread``, the
+    selector and its self-pipe), so a stopped manager leaves no descriptor or thread behind."""
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_forever()
+    finally:
+        try:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.wait(left, timeout=_STOP_TIMEOUT))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        except Exception:  # closing must still happen; what failed is only worth a log line
+            log.warning("the MCP loop did not wind down cleanly", exc_info=True)
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
+
+
 class McpManager:
     """Every configured server's connection, on a loop in a thread of its own."""
 
@@ -322,7 +347,7 @@ class McpManager:
                 return
             loop = asyncio.new_event_loop()
             self._loop = loop
-            self._thread = threading.Thread(target=loop.run_forever, name="zett-mcp", daemon=True)
+            self._thread = threading.Thread(target=_serve, args=(loop,), name="zett-mcp", daemon=True)
             self._thread.start()
         for name in self._configs:
             if name not in self._disabled:
@@ -428,27 +453,34 @@ class McpManager:
         self._on_change()
 
     def stop(self) -> None:
-        """End every server (stdio processes included) and the loop; waits at most a few seconds."""
-        loop, thread = self._loop, self._thread
+        """End every server (stdio processes included), then the loop: its thread closes it, with
+        its selector and the worker threads it started (``_serve``). Waits at most a few seconds;
+        a second call (``atexit`` after the quit) does nothing."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
         if loop is None or thread is None:
             return
-        future = asyncio.run_coroutine_threadsafe(self._stop_all(), loop)
         try:
+            future = asyncio.run_coroutine_threadsafe(self._stop_all(), loop)
             future.result(timeout=_STOP_TIMEOUT + 1)
         except Exception as error:  # a stuck server must not keep zett from quitting
             log.warning("MCP servers did not all stop cleanly: %s", _one_line(error))
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=2)
-        self._loop = self._thread = None
+        with contextlib.suppress(RuntimeError):  # closed already: its thread ended on its own
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=_CLOSE_TIMEOUT)
 
     # --- on the manager's loop ---------------------------------------------------------------
 
     def _submit(self, coroutine: Any) -> Future[Any] | None:
         loop = self._loop
-        if loop is None or loop.is_closed():
-            coroutine.close()
-            return None
-        return asyncio.run_coroutine_threadsafe(coroutine, loop)
+        if loop is not None and not loop.is_closed():
+            try:
+                return asyncio.run_coroutine_threadsafe(coroutine, loop)
+            except RuntimeError:  # closed by a ``stop`` on another thread since the check
+                pass
+        coroutine.close()
+        return None
 
     async def _launch(self, name: str) -> None:
         server = _Server(

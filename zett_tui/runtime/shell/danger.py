@@ -45,12 +45,22 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 
 from zett_tui.runtime.files.protected_paths import is_inside, protected_reason
+from zett_tui.runtime.shell.command_unwrap import Call, unwrap
+from zett_tui.runtime.shell.command_words import (
+    git_clean_forced,
+    has_option,
+    is_cluster,
+    leading_options,
+    option_value,
+    options_and_operands,
+    rm_is_recursive,
+    shell_script,
+    written_operands,
+)
 from zett_tui.runtime.shell.words import ShellSyntaxError, SimpleCommand, Word, parse
 
 MAX_SCRIPT_DEPTH = 4
@@ -95,87 +105,12 @@ _SCRIPT_OPTIONS = frozenset(
 )
 #: Debugger options that run debugger commands (which include ``shell``).
 _DEBUGGER_SCRIPTS = ("-ex", "-x", "-iex", "-ix", "--eval-command", "--command", "-o", "--one-line")
-#: Words that only precede the real command.
-_PLAIN_PREFIXES = frozenset({"!", "{", "then", "do", "else", "elif", "if", "while", "until", "builtin"})
-#: Wrappers and the options of theirs that take a separate argument.
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T"}),
-    "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
-    "exec": frozenset({"-a"}),
-    "command": frozenset(),
-    "nohup": frozenset(),
-    "time": frozenset({"-f", "-o", "--format", "--output"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p", "-P", "-u"}),
-    "chrt": frozenset(),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "xargs": frozenset({"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--arg-file", "--delimiter"}),
-    "parallel": frozenset({"-j", "--jobs", "-S", "--sshlogin", "--joblog", "--results"}),
-    "setsid": frozenset(),
-    "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
-    "taskset": frozenset(),
-    "unshare": frozenset({"-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"}),
-    "prlimit": frozenset({"-p", "--pid"}),
-    "numactl": frozenset({"-C", "-N", "-m", "-p", "-i"}),
-    "setpriv": frozenset({"--reuid", "--regid", "--groups", "--inh-caps", "--bounding-set"}),
-    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-P", "-S", "-X"}),
-    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-l"}),
-    "valgrind": frozenset(),
-    "faketime": frozenset({"-m", "-f"}),
-    "busybox": frozenset(),
-    "toybox": frozenset(),
-    "catchsegv": frozenset(),
-    "unbuffer": frozenset(),
-    "firejail": frozenset(),
-}
-#: Wrapper options whose value is a file they write.
-_WRAPPER_OUTPUTS: dict[str, tuple[str, ...]] = {
-    "time": ("-o", "--output"),
-    "strace": ("-o",),
-    "ltrace": ("-o",),
-    "parallel": ("--joblog", "--results"),
-}
-#: Wrappers that take one more word before the command (a timeout, a lock file, a CPU mask).
-_WRAPPER_OPERAND = frozenset({"timeout", "flock", "taskset", "chrt"})
-#: ``tool subcommand`` pairs that run the command after them.
-_RUNNERS = frozenset({("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("hatch", "run")})
 #: ``git -c`` keys whose value git runs (the key compared in lower case, by its last part too).
 _GIT_COMMAND_KEYS = re.compile(
     r"(^|\.)(fsmonitor|pager|editor|sshcommand|hookspath|askpass|textconv|command|cmd|program|helper"
     r"|external|clean|smudge|process|gitproxy|packobjectshook|sequence\.editor|path)$"
     r"|^(pager|alias|filter|diff|merge|credential|core\.sshcommand|uploadpack)\."
 )
-#: Commands whose every operand is a file they change (or remove).
-_ALL_OPERANDS_WRITTEN = frozenset(
-    {"rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "tee", "mv"}
-)
-#: Options that take a separate argument, per command, so it is not read as a file.
-_OPTION_ARGUMENTS: dict[str, frozenset[str]] = {
-    "touch": frozenset({"-d", "-t", "-r"}),
-    "mkdir": frozenset({"-m"}),
-    "truncate": frozenset({"-s", "-r"}),
-    "shred": frozenset({"-n", "-s"}),
-    "install": frozenset({"-m", "-o", "-g", "-S", "-t"}),
-    "cp": frozenset({"-S", "-t"}),
-    "mv": frozenset({"-S", "-t"}),
-    "ln": frozenset({"-S", "-t"}),
-    "sed": frozenset({"-e", "-f", "-l"}),
-}
-#: curl/wget: short options that take a value (so ``-sSo FILE`` and ``-oFILE`` are read right),
-#: those whose value is a file written, and the long ones that write.
-_CURL_SHORT_VALUES = frozenset("oDcdHXuAeFTKbwxrmyYzEQCUtP")
-_CURL_SHORT_WRITES = frozenset("oDc")
-_CURL_LONG_WRITES = frozenset(
-    {
-        "--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr",
-        "--libcurl", "--etag-save", "--hsts", "--alt-svc", "--output-dir",
-    }
-)  # fmt: skip
-_WGET_SHORT_VALUES = frozenset("OoaPeitTwQUBDIXARl")
-_WGET_SHORT_WRITES = frozenset("OoaP")
-_WGET_LONG_WRITES = frozenset({"--output-document", "--output-file", "--append-output", "--directory-prefix"})
 
 
 def dangerous_reason(command: str, project_root: Path) -> str | None:
@@ -186,25 +121,6 @@ def dangerous_reason(command: str, project_root: Path) -> str | None:
     except ShellSyntaxError:
         return UNPARSEABLE
     return reason
-
-
-@dataclass(frozen=True, slots=True)
-class _Call:
-    """A command with its wrappers taken off."""
-
-    name: str
-    args: tuple[Word, ...]
-    elevated: bool = False
-    from_input: bool = False
-    word: Word = field(default_factory=lambda: Word("", ""))
-    #: Files the wrappers write (``time -o``, ``strace -o``).
-    writes: tuple[Word, ...] = ()
-    #: A command line a wrapper runs through a shell (``env -S``, ``watch``, ``flock -c``).
-    script: str | None = None
-    #: Why the wrapped command cannot be known, when it cannot.
-    unknown: str | None = None
-    #: ``env -C DIR``: the folder the command runs in.
-    chdir: Word | None = None
 
 
 class _Checker:
@@ -230,7 +146,7 @@ class _Checker:
                 reason = self._outside(redirect.target, cwd, "writes")
                 if reason is not None:
                     return reason, cwd
-        call = _unwrap(simple.words)
+        call = unwrap(simple.words)
         if call is None:
             return None, cwd
         if call.unknown is not None:
@@ -258,7 +174,7 @@ class _Checker:
             reason = "runs as another user (sudo)"
         return reason, (after if call.chdir is None else cwd)
 
-    def _check_call(self, call: _Call, cwd: Path | None, depth: int) -> tuple[str | None, Path | None]:
+    def _check_call(self, call: Call, cwd: Path | None, depth: int) -> tuple[str | None, Path | None]:
         name, args = call.name, call.args
         if name in _ELEVATING:
             return "runs as another user (sudo)", cwd
@@ -275,12 +191,12 @@ class _Checker:
             return self.check_line(" ".join(word.text for word in args), cwd, depth + 1)
         if name == "trap":
             return self._check_trap(args, cwd, depth), cwd
-        if name in ("gdb", "lldb") and _has_option(args, _DEBUGGER_SCRIPTS):
+        if name in ("gdb", "lldb") and has_option(args, _DEBUGGER_SCRIPTS):
             return f"runs debugger commands, which can run programs ({name})", cwd
-        if name == "expect" and _has_option(args, ("-c",)):
+        if name == "expect" and has_option(args, ("-c",)):
             return "runs an expect script given on the command line", cwd
         if name == "rm":
-            if _rm_is_recursive(args):
+            if rm_is_recursive(args):
                 return "deletes recursively", cwd
             if call.from_input:
                 return "deletes files named on its input (xargs rm)", cwd
@@ -297,7 +213,7 @@ class _Checker:
             if reason is not None:
                 return reason, cwd
         verb = "deletes" if name in ("rm", "rmdir", "unlink", "shred") else "writes"
-        for target in _written_operands(name, args):
+        for target in written_operands(name, args):
             reason = self._outside(target, cwd, verb)
             if reason is not None:
                 return reason, cwd
@@ -306,9 +222,9 @@ class _Checker:
         return None, cwd
 
     def _check_shell(self, args: Sequence[Word], cwd: Path | None, depth: int) -> str | None:
-        script = _shell_script(args)
+        script = shell_script(args)
         if script is None:
-            options, operands = _leading_options(args)
+            options, operands = leading_options(args)
             if any(text in ("--version", "--help") for text in options):
                 return None
             if (
@@ -362,12 +278,12 @@ class _Checker:
             resolved = _resolve(path, follow_name=True)
             if not is_inside(resolved, self.root):
                 return f"runs git in a folder outside the project: {resolved} (git {option})"
-        if _git_clean_forced(args):
+        if git_clean_forced(args):
             return "deletes untracked files (git clean -f)"
         return None
 
     def _check_link(self, args: Sequence[Word], cwd: Path | None) -> str | None:
-        options, operands = _options_and_operands("ln", args)
+        options, operands = options_and_operands("ln", args)
         symbolic = any(
             text == "--symbolic" or (not text.startswith("--") and "s" in text[1:])
             for text in (word.text for word in options)
@@ -380,7 +296,7 @@ class _Checker:
                 resolved = _resolve(path, follow_name=True)
                 if not is_inside(resolved, self.root):
                     return f"hard-links a file from outside the project folder: {resolved}"
-        directory = _option_value(options, ["-t"], ["--target-directory"])
+        directory = option_value(options, ["-t"], ["--target-directory"])
         names: list[Path] = []
         sources = operands if directory else operands[:-1] if len(operands) > 1 else operands
         for folder in directory or ([operands[-1]] if len(operands) > 1 else []):
@@ -500,7 +416,7 @@ def _check_interpreter(interpreter: str, args: Sequence[Word]) -> str | None:
         code: Word | None = None
         for option in code_options:
             short = len(option) == 2 and option.startswith("-")
-            if text == option or (short and _is_cluster(text) and text.endswith(option[1])):
+            if text == option or (short and is_cluster(text) and text.endswith(option[1])):
                 code = args[index + 1] if index + 1 < len(args) else Word("", "")
             elif short and text.startswith(option) and len(text) > 2:
                 code = Word(text[2:], text[2:], word.expands, word.globs)
@@ -518,314 +434,6 @@ def _check_interpreter(interpreter: str, args: Sequence[Word]) -> str | None:
     if not args:
         return f"runs a {interpreter} script from its input: the script is not known"
     return None
-
-
-def _is_cluster(text: str) -> bool:
-    """``-le``, ``-Bc``: single-letter options run together."""
-    return len(text) > 2 and text.startswith("-") and not text.startswith("--") and text[1:].isalpha()
-
-
-def _has_option(args: Sequence[Word], options: Iterable[str]) -> bool:
-    wanted = tuple(options)
-    return any(word.text in wanted or word.text.split("=", 1)[0] in wanted for word in args)
-
-
-def _leading_options(args: Sequence[Word]) -> tuple[list[str], list[Word]]:
-    options: list[str] = []
-    for index, word in enumerate(args):
-        if word.text == "--":
-            return options, list(args[index + 1 :])
-        if word.text.startswith(("-", "+")) and word.text not in ("-", "+"):
-            options.append(word.text)
-            continue
-        return options, list(args[index:])
-    return options, []
-
-
-def _unwrap(words: Sequence[Word]) -> _Call | None:
-    """Take off ``sudo``, ``env``, ``xargs``, shell keywords... and return the command they run."""
-    rest = list(words)
-    elevated = from_input = False
-    writes: list[Word] = []
-    chdir: Word | None = None
-    while rest:
-        first = rest[0]
-        name = Path(first.text).name if not first.expands else first.text
-        if name in _PLAIN_PREFIXES:
-            rest = rest[1:]
-            continue
-        if name in ("watch", "parallel"):
-            joined = _joined_script(name, rest[1:])
-            if isinstance(joined, _Call):
-                return joined
-            rest = joined
-            continue
-        if name in _WRAPPERS:
-            elevated |= name in ("sudo", "doas")
-            from_input |= name in ("xargs", "parallel")
-            options = _WRAPPERS[name]
-            taken = _split_options(rest[1:], options)
-            if taken is None:
-                return _Call(
-                    name, (), word=first, unknown=f"runs a command through {name} that cannot be read"
-                )
-            used, rest = taken
-            writes.extend(_values_of(used, _WRAPPER_OUTPUTS.get(name, ())))
-            if name == "env":
-                split = _values_of(used, ("-S", "--split-string"))
-                if split:
-                    if any(word.expands for word in [*split, *rest]):
-                        return _Call(
-                            name, (), word=first, unknown="runs a command only known when it runs (env -S)"
-                        )
-                    line = " ".join([split[0].text, *(shlex.quote(word.text) for word in rest)])
-                    return _Call(name, (), elevated, from_input, first, tuple(writes), script=line)
-                chdir = next(iter(_values_of(used, ("-C", "--chdir"))), chdir)
-                while rest and "=" in rest[0].text and not rest[0].text.startswith("="):
-                    rest = rest[1:]
-            if name == "flock":
-                rest = rest[1:]
-                taken = _split_options(rest, frozenset({"-c", "--command"}))
-                command = _values_of(used, ("-c", "--command")) + _values_of(
-                    taken[0] if taken else [], ("-c", "--command")
-                )
-                if command:
-                    if command[0].expands:
-                        return _Call(
-                            name, (), word=first, unknown="runs a command only known when it runs (flock -c)"
-                        )
-                    return _Call(name, (), elevated, from_input, first, tuple(writes), script=command[0].text)
-            elif name in _WRAPPER_OPERAND and rest:
-                rest = rest[1:]
-            continue
-        if name == "script":
-            taken = _split_options(rest[1:], frozenset({"-c", "--command", "-E", "-O", "-I", "-T", "-B"}))
-            command = _values_of(taken[0], ("-c", "--command")) if taken else []
-            if command:
-                if command[0].expands:
-                    return _Call(
-                        name, (), word=first, unknown="runs a command only known when it runs (script -c)"
-                    )
-                return _Call(name, (), elevated, from_input, first, tuple(writes), script=command[0].text)
-        if len(rest) > 1 and (name, rest[1].text) in _RUNNERS:
-            rest = _skip_options(rest[2:], frozenset())
-            continue
-        return _Call(name, tuple(rest[1:]), elevated, from_input, first, tuple(writes), chdir=chdir)
-    return None
-
-
-def _joined_script(name: str, args: Sequence[Word]) -> _Call | list[Word]:
-    """``watch CMD...`` and ``parallel CMD`` run their words joined through ``sh -c``: the line
-    to check, or (``watch -x``) the words of the command it runs directly."""
-    options = frozenset({"-n", "-d", "--interval", "-j", "--jobs", "-S", "--sshlogin", "--joblog"})
-    taken = _split_options(args, options)
-    if taken is None:
-        return _Call(name, (), unknown=f"runs a command through {name} that cannot be read")
-    used, rest = taken
-    if name == "watch" and any(word.text in ("-x", "--exec") for word in used):
-        return rest
-    end = next((i for i, word in enumerate(rest) if word.text in (":::", "::::")), len(rest))
-    command = rest[:end]
-    if not command:
-        if name == "parallel":
-            return _Call(name, (), unknown="runs commands read from its input (parallel)")
-        return []
-    if any(word.expands for word in command):
-        return _Call(name, (), unknown=f"runs a command only known when it runs ({name})")
-    return _Call(name, (), from_input=name == "parallel", script=" ".join(word.text for word in command))
-
-
-def _split_options(
-    words: Sequence[Word], with_argument: frozenset[str]
-) -> tuple[list[Word], list[Word]] | None:
-    """Leading options (with their separate values) and the words after them."""
-    used: list[Word] = []
-    index = 0
-    while index < len(words):
-        text = words[index].text
-        if text == "--":
-            return used, list(words[index + 1 :])
-        if not text.startswith("-") or text == "-":
-            break
-        used.append(words[index])
-        if text in with_argument or (_is_cluster(text) and f"-{text[-1]}" in with_argument):
-            if index + 1 >= len(words):
-                return None
-            used.append(words[index + 1])
-            index += 2
-        else:
-            index += 1
-    return used, list(words[index:])
-
-
-def _values_of(used: Sequence[Word], options: Iterable[str]) -> list[Word]:
-    """Values of ``-o X``, ``-oX``, ``--output X`` and ``--output=X`` among leading options."""
-    wanted = tuple(options)
-    values: list[Word] = []
-    for index, word in enumerate(used):
-        text = word.text
-        for option in wanted:
-            clustered = len(option) == 2 and _is_cluster(text) and text.endswith(option[1])
-            if (text == option or clustered) and index + 1 < len(used):
-                values.append(used[index + 1])
-            elif option.startswith("--") and text.startswith(option + "="):
-                value = text[len(option) + 1 :]
-                values.append(Word(value, value, word.expands, word.globs))
-            elif not option.startswith("--") and text.startswith(option) and len(text) > len(option):
-                value = text[len(option) :]
-                values.append(Word(value, value, word.expands, word.globs))
-    return values
-
-
-def _skip_options(words: Sequence[Word], with_argument: frozenset[str]) -> list[Word]:
-    index = 0
-    while index < len(words):
-        text = words[index].text
-        if text == "--":
-            return list(words[index + 1 :])
-        if not text.startswith("-") or text == "-":
-            break
-        index += 2 if text in with_argument else 1
-    return list(words[index:])
-
-
-def _options_and_operands(name: str, args: Sequence[Word]) -> tuple[list[Word], list[Word]]:
-    """Split arguments GNU-style: options may follow operands, ``--`` ends options."""
-    takes_argument = _OPTION_ARGUMENTS.get(name, frozenset())
-    options: list[Word] = []
-    operands: list[Word] = []
-    index = 0
-    while index < len(args):
-        word = args[index]
-        if word.text == "--":
-            operands.extend(args[index + 1 :])
-            break
-        if word.text.startswith("-") and word.text != "-":
-            options.append(word)
-            if word.text in takes_argument and index + 1 < len(args):
-                options.append(args[index + 1])
-                index += 1
-        else:
-            operands.append(word)
-        index += 1
-    return options, operands
-
-
-def _option_value(options: Sequence[Word], short: Iterable[str], long: Iterable[str]) -> list[Word]:
-    """Values of ``-o X``, ``--output X`` and ``--output=X`` among already split options."""
-    values: list[Word] = []
-    shorts, longs = set(short), set(long)
-    for index, word in enumerate(options):
-        if (word.text in shorts or word.text in longs) and index + 1 < len(options):
-            values.append(options[index + 1])
-        for option in longs:
-            if word.text.startswith(option + "="):
-                value = word.text[len(option) + 1 :]
-                values.append(Word(value, value, word.expands, word.globs))
-    return values
-
-
-def _written_operands(name: str, args: Sequence[Word]) -> list[Word]:
-    options, operands = _options_and_operands(name, args)
-    option_texts = [word.text for word in options]
-    if name in _ALL_OPERANDS_WRITTEN:
-        return [*operands, *_option_value(options, ["-t"], ["--target-directory"])]
-    if name in ("chmod", "chown", "chgrp"):
-        if any(text.startswith("--reference") for text in option_texts):
-            return operands
-        return operands[1:]
-    if name in ("cp", "ln", "install", "rsync"):
-        targets = _option_value(options, ["-t"], ["--target-directory"])
-        return targets or (operands[-1:] if len(operands) > 1 else [])
-    if name == "dd":
-        return [Word(w.text[3:], w.raw[3:], w.expands, w.globs) for w in args if w.text.startswith("of=")]
-    if name == "sed" and any(t.startswith("-i") or t.startswith("--in-place") for t in option_texts):
-        scripted = any(t in ("-e", "-f") or t.startswith(("--expression", "--file")) for t in option_texts)
-        return operands if scripted else operands[1:]
-    if name == "curl":
-        return _fetcher_writes(args, _CURL_SHORT_VALUES, _CURL_SHORT_WRITES, _CURL_LONG_WRITES)
-    if name == "wget":
-        return _fetcher_writes(args, _WGET_SHORT_VALUES, _WGET_SHORT_WRITES, _WGET_LONG_WRITES)
-    return []
-
-
-def _fetcher_writes(
-    args: Sequence[Word],
-    short_values: frozenset[str],
-    short_writes: frozenset[str],
-    long_writes: frozenset[str],
-) -> list[Word]:
-    """The files ``curl``/``wget`` write: ``-o F``, ``-oF``, ``-sSLo F``, ``--output=F``..."""
-    written: list[Word] = []
-    index = 0
-    while index < len(args):
-        word = args[index]
-        text = word.text
-        following = args[index + 1] if index + 1 < len(args) else None
-        if text == "--":
-            break
-        if text.startswith("--"):
-            option, equals, value = text.partition("=")
-            if option in long_writes:
-                if equals:
-                    written.append(Word(value, value, word.expands, word.globs))
-                elif following is not None:
-                    written.append(following)
-                    index += 1
-        elif text.startswith("-") and len(text) > 1:
-            for position, letter in enumerate(text[1:], start=1):
-                if letter not in short_values:
-                    continue
-                value_text = text[position + 1 :]
-                attached: Word | None = None
-                if value_text:
-                    attached = Word(value_text, value_text, word.expands, word.globs)
-                elif following is not None:
-                    attached = following
-                    index += 1
-                if attached is not None and letter in short_writes:
-                    written.append(attached)
-                break
-        index += 1
-    return written
-
-
-def _rm_is_recursive(args: Sequence[Word]) -> bool:
-    for word in args:
-        text = word.text
-        if text == "--":
-            return False
-        if text.startswith("--"):
-            if len(text) > 2 and "--recursive".startswith(text.split("=")[0]):
-                return True
-        elif text.startswith("-") and ("r" in text or "R" in text):
-            return True
-    return False
-
-
-def _git_clean_forced(args: Sequence[Word]) -> bool:
-    rest = _skip_options(args, frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"}))
-    if not rest or rest[0].text != "clean":
-        return False
-    for word in rest[1:]:
-        text = word.text
-        if text == "--force" or (text.startswith("-") and not text.startswith("--") and "f" in text):
-            return True
-    return False
-
-
-def _shell_script(args: Sequence[Word]) -> Word | None:
-    """The script of ``sh -c SCRIPT`` (also ``-lc``, ``-ec``...), or None when there is none."""
-    runs_script = False
-    for word in args:
-        text = word.text
-        if text.startswith(("-", "+")) and not text.startswith("--") and len(text) > 1:
-            runs_script |= "c" in text[1:]
-            continue
-        if text.startswith("--"):
-            continue
-        return word if runs_script else None
-    return None if not runs_script else Word("", "")
 
 
 def _as_path(text: str, cwd: Path | None) -> Path | None:

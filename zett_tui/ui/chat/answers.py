@@ -44,6 +44,7 @@ from zett_tui.runtime.decisions import (
 )
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.shell.policy import Rule
+from zett_tui.runtime.shell.rule_offers import ONCE_ONLY, rules_to_offer
 from zett_tui.ui.modals.ask_user import DECLINED, AskUserDialog
 from zett_tui.ui.modals.choice_dialog import Picked
 from zett_tui.ui.modals.edit_approval import APPLY, APPLY_ALL, REJECT, edit_approval_dialog
@@ -135,22 +136,23 @@ def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> 
     command, call_id = request.command, request.tool_call_id
     policy = host.shell_policy if host is not None else None
     sandbox = host.shell_sandbox if host is not None else None
-    reason, dangerous, suggestions = "", False, []
-    # A read-only subagent's command (explore): read-only and offline, whatever is answered.
+    reason, dangerous = "", False
+    # A read-only subagent's command (explore): read-only and offline, whatever is answered, and
+    # allowed only this once (a saved rule would hold for the main agent too: ``rule_offers``).
     reads_only = host is not None and host.subagents.reads_only(request.session_id)
     if policy is not None:
         verdict = policy.verdict(request.session_id, command)
         reason, dangerous = verdict.reason, verdict.dangerous
-        suggestions = policy.suggestions(command)
     screen = shell_approval_dialog(
         command,
         cwd,
         request.timeout_seconds,
         reason=reason,
         dangerous=dangerous,
-        suggestions=suggestions,
+        suggestions=rules_to_offer(host, request.session_id, command) if host is not None else [],
         offer_network=bool(sandbox is not None and sandbox.offers_network_once and not reads_only),
         where=_where_it_runs(host, request.session_id, reads_only),
+        once_only=ONCE_ONLY if reads_only else "",
     )
 
     def answer(picked: Picked | None) -> Answer:
@@ -160,7 +162,7 @@ def shell_approval(request: ShellRequest, host: AgentHost | None, cwd: Path) -> 
                 ShellReply(call_id, run=True, network=True),
                 f"✓ You allowed, once with the network on: {command}",
             )
-        if value == RUN:
+        if value == RUN or (isinstance(value, Rule) and reads_only):
             return Answer(ShellReply(call_id, run=True), f"✓ You allowed: {command}")
         if isinstance(value, Rule):
             rule = Rule(value.kind, _note(picked) or value.command)

@@ -155,7 +155,12 @@ class DecisionDialogs:
         if not answer.outcome:  # an outcome is shown on the tool's row: once is enough
             self.chat.say(record, answer.level)
         call_id = decision.payload.get("tool_call_id")
-        host.note_decision(record, call_id if isinstance(call_id, str) else None, declined=answer.declined)
+        host.note_decision(
+            record,
+            call_id if isinstance(call_id, str) else None,
+            declined=answer.declined,
+            subagent_session=decision.session_id if decision.asker else None,
+        )
         if isinstance(call_id, str):
             self.chat.turns.decision_answered(
                 call_id, declined=answer.declined, outcome=answer.outcome, session_id=decision.session_id

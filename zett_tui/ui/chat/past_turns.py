@@ -138,7 +138,8 @@ def _past_row(tool: ToolView) -> ToolBlock:
         [(f"{index}", name, key_arg) for index, (name, key_arg, _) in enumerate(child.tools)]
     )
     for index, (_, _, ok) in enumerate(child.tools):
-        block.child_tool_finished(f"{index}", "done" if ok else ("failed" if ok is False else "cancelled"))
+        state = "done" if ok else ("failed" if ok is False else "cancelled")
+        block.child_tool_finished(f"{index}", "declined" if index in child.declined else state)
     block.child_finished(child.status, child.tokens)
     return block
 

@@ -1,7 +1,8 @@
 """Approval for one shell command: the exact command, where it runs, for how long, and why it asks.
 
 Choices: Run once · Always allow… (a saved rule, exact or a word prefix, editable before it is
-saved; not offered for dangerous commands) · Don't run… (with an optional note for the model).
+saved; not offered for dangerous commands, nor to a read-only subagent) · Don't run… (with an
+optional note for the model).
 """
 
 from __future__ import annotations
@@ -41,10 +42,12 @@ def shell_approval_dialog(
     suggestions: list[Rule] | None = None,
     offer_network: bool = False,
     where: str = "",
+    once_only: str = "",
 ) -> ChoiceDialog:
     """A dialog whose value is ``RUN``, a ``Rule`` to save (the note is its edited command), or
     ``DONT_RUN`` (Esc; the note is what the user wants the model to know). ``where`` says how the
-    command is confined (``ShellSandbox.where_it_runs``)."""
+    command is confined (``ShellSandbox.where_it_runs``). ``once_only``: no rule is offered, and
+    this says why (``runtime.shell.rule_offers``)."""
     details = Text(f"in {cwd}  ·  stops after {timeout_seconds}s", style="dim")
     lines = command.count("\n") + 1
     if lines > 1:
@@ -54,16 +57,18 @@ def shell_approval_dialog(
     if reason and not dangerous and reason not in _UNREMARKABLE:
         details.append("\nasks because: ")
         details.append_text(shown(reason))
+    if once_only:
+        details.append(f"\n{once_only}")
     choices = [Choice("Run once", RUN, "affirm")]
     # a rule is edited in a one-line field that cannot show hidden characters: none is offered
-    rules = [] if dangerous or hidden_characters(command) else list(suggestions or [])
+    rules = [] if dangerous or once_only or hidden_characters(command) else list(suggestions or [])
     if rules:
         choices.append(
             Choice(
                 "Always allow",
                 None,
                 then=tuple(_rule_choice(rule) for rule in rules),
-                then_title="Allow without asking from now on, in this project:",
+                then_title="Allow without asking from now on, in this project (the main agent and its subagents):",
             )
         )
     choices.append(

@@ -337,6 +337,25 @@ async def test_cancelling_kills_the_whole_group_and_keeps_nothing(place: Place, 
     assert not (place.project / ".zett-tool-output").exists()
 
 
+@pytest.mark.parametrize("where", [Where.SANDBOX, Where.OUTSIDE])
+async def test_a_cancelled_command_runs_none_of_its_next_steps(place: Place, where: Where) -> None:
+    """Killing the running child before its shell let the shell go on to the next step (seen
+    about once in eight cancels); tried ten times, since the window is short."""
+    shell = shell_for(place)
+    for attempt in range(10):
+        marker = f"{uuid.uuid4().int % 10**6}.{os.getpid()}"
+        after = place.project / f"after-{attempt}.txt"
+        task = asyncio.create_task(
+            run_in(shell, f"sleep {marker}; touch {after.name}", timeout=60, where=where)
+        )
+        await wait_until(lambda: processes_with(f"sleep {marker}"))  # noqa: B023 (awaited here)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await asyncio.sleep(0.2)
+        assert not after.exists(), f"attempt {attempt}: the step after the cancelled one ran"
+
+
 async def test_finished_command_leaves_no_background_child(place: Place) -> None:
     marker = f"{uuid.uuid4().int % 10**6}.{os.getpid()}"
     run = await run_in(shell_for(place), f"sleep {marker} > /dev/null 2>&1 & echo started")

@@ -886,3 +886,39 @@ async def test_a_tool_built_again_per_request_reuses_its_schemas_and_keeps_its_o
     ]
     with pytest.raises(pydantic.ValidationError):
         await second.handler(word="x", extra=True)
+
+
+async def test_a_request_s_first_phase_notice_comes_from_the_task_that_runs_it() -> None:
+    """``turn_stop.RunWatch`` takes the task that runs a request from its LOADING_CONTEXT notice.
+
+    Were zett-agent to send that notice from the reader's task (or another), a stopped turn would
+    fall back to cancelling the reader, and a run that drops the cancellation would wait out the
+    teardown limit: this checks the watch finds a task of its own, alive while the model answers.
+    """
+    import asyncio
+
+    from tests.fakes.scripted_model import ScriptedModel, text_step
+    from zett_tui.runtime.host import AgentHost, HostOptions
+
+    seen: list[tuple[asyncio.Task[Any] | None, bool]] = []
+    host: AgentHost | None = None
+
+    def step_seeing_the_watch(request: Any) -> Any:
+        assert host is not None
+        run = host._run_watch.run_of(host.session_id)
+        current = asyncio.current_task()
+        seen.append((run.task if run else None, run is not None and run.task is current))
+        return text_step("answer")(request)
+
+    model = ScriptedModel(step_seeing_the_watch)
+    host = AgentHost(HostOptions(model_factory=lambda: model, model_label="scripted"))
+    await host.start()
+    reader = asyncio.current_task()
+    try:
+        await host.run_turn("go", lambda event: None)
+    finally:
+        await host.aclose()
+    [(task, runs_the_model)] = seen
+    _check(task is not None, "no task was seen at a request's LOADING_CONTEXT phase notice")
+    _check(task is not reader, "the LOADING_CONTEXT notice came from the stream's reader, not the run")
+    _check(runs_the_model, "the task at LOADING_CONTEXT is not the one that asks the model")

@@ -2,8 +2,8 @@
 
 No Textual here. The UI hands ``run_turn`` a sink (a cheap, synchronous callable) and runs it in
 a worker; cancelling that worker cancels the turn, and the runtime records it as cancelled.
-Which extensions the agent runs, and in which order, is ``extension_stack``'s; how a cancelled
-turn is made to stop is ``turn_stop``'s.
+Which extensions the agent runs, and in which order, is ``extension_stack``'s; reading a turn's
+events into the UI's is ``turn_stream``'s, and how a cancelled turn is made to stop, ``turn_stop``'s.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from zett_agent.agent import Agent, AgentRunConfig
-from zett_agent.events import AgentEvent, AgentEventType
 from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 from zett_agent.resume import ResumePoint
@@ -31,17 +30,11 @@ from zett_tui.runtime.agent_options import HostOptions, ModelFactory
 from zett_tui.runtime.compaction import ContextCompaction
 from zett_tui.runtime.context_gauge import ContextGauge
 from zett_tui.runtime.conversation_rewinds import ConversationRewinds
-from zett_tui.runtime.empty_answer import EmptyAnswerReporter
 from zett_tui.runtime.events import (
     ContextMeasured,
     DecisionRequested,
-    EventTranslator,
     Notice,
-    PlanModeChanged,
-    ToolFinished,
-    ToolsStarted,
     TurnFinished,
-    UIEvent,
 )
 from zett_tui.runtime.extension_stack import build_extension_stack
 from zett_tui.runtime.extensions.registry import ExtensionReport
@@ -56,10 +49,11 @@ from zett_tui.runtime.recorder import Redactor, TurnRecorder
 from zett_tui.runtime.session_files import SessionFiles
 from zett_tui.runtime.subagents.wiring import connect_subagents, subagent_extensions, subagent_runner
 from zett_tui.runtime.todo import SessionTodos, TodoBoard
-from zett_tui.runtime.turn_images import prepare_prompt, with_image_hint
+from zett_tui.runtime.turn_images import prepare_prompt
 from zett_tui.runtime.turn_model import TurnModel, build_for_turn
 from zett_tui.runtime.turn_notices import TurnNotices
-from zett_tui.runtime.turn_stop import TurnState, stop_turn
+from zett_tui.runtime.turn_stop import RunWatch
+from zett_tui.runtime.turn_stream import Sink, TurnStream
 from zett_tui.sessions.rewind_marks import RewoundTurns
 from zett_tui.workspace.git_branch import git_branch
 
@@ -72,8 +66,6 @@ if TYPE_CHECKING:
     from zett_tui.runtime.web.allowed_domains import DomainPermissions
 
 log = logging.getLogger(__name__)
-
-Sink = Callable[[UIEvent], None]
 
 
 class AgentHost:
@@ -105,11 +97,10 @@ class AgentHost:
         self.compaction: ContextCompaction | None = None
         #: How full the context is, and the window it fills (``runtime.context_gauge``).
         self.gauge = ContextGauge(options)
-        self._empty_answers = EmptyAnswerReporter()
-        #: How many compactions replaced older turns in this host's life.
-        self.compactions = 0
-        #: The running turn sent images to a model not known to read them (a refusal says so).
-        self._images_unvetted = False
+        #: Reads each turn's events into the UI's (``runtime.turn_stream``); set by ``start``.
+        self.turns: TurnStream | None = None
+        #: Which task runs the session's request, for stopping it (``runtime.turn_stop``).
+        self._run_watch = RunWatch()
         #: Closes a replaced model once no request uses it (``runtime.model_switch``).
         self._models = ModelsInUse()
         #: The session's checkpoints (``zett_tui.checkpoints``); set by ``start``.
@@ -240,10 +231,24 @@ class AgentHost:
             self.model,
             config=AgentRunConfig(session_id=self._session_id),
             system_prompt=options.system_prompt,
-            extensions=stack.extensions,
+            extensions=[*stack.extensions, self._run_watch],
             reasoning_effort=options.reasoning_effort,
         )
         self.subagents.agent = self.agent
+        self.turns = TurnStream(
+            notices=self.notices,
+            recorder=files.recorder,
+            compaction=self.compaction,
+            gauge=self.gauge,
+            subagents=self.subagents,
+            shell_policy=self.shell_policy,
+            models=self._models,
+            retry_storage=self._retry_storage,
+            describe_error=lambda error: self.options.describe_error(error),
+            plan_mode_changed=self._follow_plan_mode,
+            run_watch=self._run_watch,
+            session_id=lambda: self.session_id,
+        )
         if stack.hooks is not None and self.hooks.has("SessionStart"):
             resumed = options.session_id is not None
             await session_started(self.hooks, stack.hooks, resumed=resumed, notify=self._storage_notice)
@@ -290,10 +295,10 @@ class AgentHost:
             if built is not None and model is not None:
                 metadata["zett"]["model"] = model.label
             message = user_message(encodable(prepared.text), prepared.images)
-            self._images_unvetted = bool(prepared.images) and prepared.reads_images is None
-            return await self._run(agent.stream(message, **options, metadata=metadata), sink)
+            unvetted = bool(prepared.images) and prepared.reads_images is None
+            stream = agent.stream(message, **options, metadata=metadata)
+            return await self._turns().run(stream, sink, images_unvetted=unvetted)
         finally:
-            self._images_unvetted = False
             if built is not None:
                 await self._models.retire(built)
 
@@ -310,7 +315,7 @@ class AgentHost:
         metadata = self._turn_metadata()
         metadata["zett"]["continues"] = True  # its line repeats the cut-off turn's messages first
         stream = agent.stream_resume(**self._request_options(), metadata=metadata)
-        return await self._run(stream, sink)
+        return await self._turns().run(stream, sink)
 
     async def compact(self, sink: Sink) -> bool:
         """Compact the conversation now (``/compact``); True when a summary replaced older turns.
@@ -322,13 +327,8 @@ class AgentHost:
         agent = self._require_agent()
         before = self.compactions
         stream = agent.compact(config=self.config, model=self.model, metadata=self._turn_metadata())
-        await self._run(stream, sink)
+        await self._turns().run(stream, sink)
         return self.compactions > before
-
-    async def _run(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
-        """``_consume`` while counting running requests, so a replaced model is closed only after them."""
-        async with self._models.request():
-            return await self._consume(stream, sink)
 
     def _request_options(self) -> dict[str, Any]:
         return {"config": self.config, "model": self.model, "reasoning_effort": self.reasoning_effort}
@@ -342,79 +342,6 @@ class AgentHost:
         except Exception:
             log.warning("resume point unavailable", exc_info=True)
             return None
-
-    async def _consume(self, stream: AsyncIterator[AgentEvent], sink: Sink) -> TurnFinished:
-        """Run the turn in a task of its own, so that cancelling the caller always ends it.
-
-        A cancellation first asks the turn to stop at the next event: the runtime is then parked
-        between two events, where it expects to be stopped. Only a turn that sends no event for
-        a moment (a tool running, the model silent) is cancelled where it waits.
-        """
-        state = TurnState()
-        turn = asyncio.ensure_future(self._translate(stream, sink, state))
-        with self.notices.during_turn():
-            try:
-                return await asyncio.shield(turn)
-            except asyncio.CancelledError:
-                state.stop_requested = True
-                await stop_turn(turn, state)
-                if self.recorder is not None:
-                    await self.recorder.finish_cut_short()
-                raise
-
-    async def _translate(
-        self, stream: AsyncIterator[AgentEvent], sink: Sink, state: TurnState
-    ) -> TurnFinished:
-        notes = self.compaction.notice_text if self.compaction is not None else None
-        translator = EventTranslator(compaction_notes=notes)
-        commands: dict[str, str] = {}
-        answer = ""
-        sink = _never_raising(sink)
-        self.subagents.attach(sink)  # the children's events go where the turn's go
-        try:
-            async with contextlib.aclosing(stream) as events:  # type: ignore[type-var]
-                async for event in events:
-                    self._journal(event)
-                    self.notices.pass_to(sink)
-                    for ui_event in self._ui_events(translator, event):
-                        sink(ui_event)
-                        self._observe(ui_event, commands, sink)
-                        state.observe(ui_event)
-                    if event.type is AgentEventType.RUN_COMPLETED and event.message is not None:
-                        answer = _content_text(event.message.content)
-                    if state.stop_requested:
-                        break
-            if state.stop_requested:
-                raise asyncio.CancelledError
-        except asyncio.CancelledError:
-            self.notices.pass_to(sink)
-            sink(TurnFinished("cancelled"))
-            raise
-        except Exception as error:  # every failure becomes one human line; details go to the log
-            log.warning("turn failed: %s", type(error).__name__, exc_info=True)
-            await self._retry_storage()
-            self.notices.pass_to(sink)
-            text = _describe_turn_error(error, self.options.describe_error)
-            if self._images_unvetted:
-                text = with_image_hint(text, error)
-            finished = TurnFinished("failed", text)
-            sink(finished)
-            return finished
-        finally:
-            self.subagents.attach(None)
-        await self._retry_storage()
-        self.notices.pass_to(sink)
-        finished = TurnFinished("completed", answer=answer)
-        sink(finished)
-        return finished
-
-    def _journal(self, event: AgentEvent) -> None:
-        """The turn in progress is kept on disk as it streams (``runtime.turn_journal``)."""
-        if self.recorder is not None:
-            try:
-                self.recorder.journal.observe(event)
-            except Exception:  # the journal is a safety net; the turn must not fall with it
-                log.warning("the turn journal failed on %s", event.type, exc_info=True)
 
     async def _retry_storage(self) -> None:
         """What waits for the disk is tried at each turn's end (a cancelled turn leaves it to the timer)."""
@@ -532,48 +459,13 @@ class AgentHost:
         """The context the next request starts from, estimated from the stored history."""
         return await self.gauge.estimate_from_history(self._history, self.session_id)
 
-    def _ui_events(self, translator: EventTranslator, event: AgentEvent) -> list[UIEvent]:
-        """The translated events, followed by a new measure of the context when ``event`` gives one."""
-        ui_events = self._empty_answers.review(event, translator.translate(event), self.gauge.window_finding)
-        if event.type is AgentEventType.COMPACTION_COMPLETED and event.applied:
-            self.compactions += 1
-        measured = self.gauge.measure(event, self.compaction)
-        return [*ui_events, measured] if measured is not None else ui_events
-
-    def _observe(self, event: UIEvent, commands: dict[str, str], sink: Sink) -> None:
-        """Keep the mode in step with Plan Mode, and say which rule let a command run unasked."""
-        if isinstance(event, PlanModeChanged):
-            if event.active:
-                self.mode = PermissionMode.PLAN
-            elif self.mode is PermissionMode.PLAN:
-                self.mode = PermissionMode.ASK
-        elif isinstance(event, ToolsStarted):
-            for call in event.calls:
-                if call.name == "bash" and isinstance(call.arguments.get("command"), str):
-                    commands[call.call_id] = call.arguments["command"].strip()
-        elif isinstance(event, ToolFinished) and event.call_id in commands and self.shell_policy is not None:
-            reason = self.shell_policy.allowed_by(commands.pop(event.call_id))
-            if reason:
-                line = f"Ran without asking: allowed by {reason}."
-                sink(Notice(line, "decision"))
-                self.note_decision(line, event.call_id)
-        elif isinstance(event, ContextMeasured) and self.recorder is not None:
-            self.recorder.journal.note_context(event.tokens, event.window, event.estimated)
-        elif isinstance(event, Notice) and event.source == "search" and self.recorder is not None:
-            self.recorder.journal.note_search(event.text)
-
     def note_decision(
         self, line: str, call_id: str | None, *, declined: bool = False, subagent_session: str | None = None
     ) -> None:
         """Keep the transcript's line for an answer with the running turn (shown again on resume);
         ``subagent_session``: the subagent's session that asked (None: the main agent)."""
-        if self.recorder is not None:
-            try:
-                self.recorder.journal.note_decision(
-                    line, call_id, declined=declined, subagent_session=subagent_session
-                )
-            except Exception:  # a record of the answer; the answer itself has gone through
-                log.warning("the decision line was not kept", exc_info=True)
+        if self.turns is not None:
+            self.turns.note_decision(line, call_id, declined=declined, subagent_session=subagent_session)
 
     def answer(self, decision: DecisionRequested, reply: Reply | Mapping[str, Any]) -> bool:
         """Send the user's answer back to the runtime. False for a late or duplicate answer.
@@ -628,6 +520,23 @@ class AgentHost:
         if self.files is not None:
             await self.files.aclose()  # the lock goes last
 
+    @property
+    def compactions(self) -> int:
+        """How many compactions replaced older turns in this host's life."""
+        return self.turns.compactions if self.turns is not None else 0
+
+    def _turns(self) -> TurnStream:
+        if self.turns is None:
+            raise RuntimeError("the agent is not ready yet")
+        return self.turns
+
+    def _follow_plan_mode(self, active: bool) -> None:
+        """The runtime's Plan Mode went on or off: the permission mode follows it."""
+        if active:
+            self.mode = PermissionMode.PLAN
+        elif self.mode is PermissionMode.PLAN:
+            self.mode = PermissionMode.ASK
+
     def _require_agent(self) -> Agent:
         if self.agent is None:
             raise RuntimeError("the agent is not ready yet")
@@ -654,26 +563,6 @@ class AgentHost:
         return {"zett": zett}
 
 
-def _never_raising(sink: Sink) -> Sink:
-    """``sink``, with its failures logged instead of raised: a UI that breaks (or is gone, when the
-    app crashed mid-turn) must not stop the turn from ending the way the runtime records it."""
-
-    def guarded(event: UIEvent) -> None:
-        try:
-            sink(event)
-        except Exception:
-            log.warning("the UI failed to take %s", type(event).__name__, exc_info=True)
-
-    return guarded
-
-
-def _describe_turn_error(error: BaseException, describe: Callable[[BaseException], str]) -> str:
-    """A hook that ended the turn says so in its own words; anything else is ``describe``'s."""
-    from zett_tui.runtime.hooks.extension import HookStoppedTurn
-
-    return str(error) if isinstance(error, HookStoppedTurn) else describe(error)
-
-
 def _encodable_after(redact: Redactor) -> Redactor:
     """Redaction, then lone surrogates replaced: whatever is written can be encoded (issue 12)."""
 
@@ -688,9 +577,3 @@ def new_session_id() -> str:
     from zett_agent.ids import new_uuid7
 
     return new_uuid7()
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(getattr(part, "text", "") for part in content or ())

@@ -120,10 +120,9 @@ class TurnRecorder(JSONLExtension):
         True when there was one. Called by the host once a cancelled turn has stopped.
 
         The runtime writes a cancelled run's line from its cancellation notice, which it sends
-        while the run is torn down; a second cancellation arriving meanwhile (the host cancels a
-        turn again when it ignores the first, ``runtime.turn_stop``) ends that notice before it
-        reaches this extension, and the turn was missing from the transcript (seen in ``zett acp``
-        under load). Never raises."""
+        while the run is torn down; a teardown that hangs is cut short at a limit
+        (``runtime.turn_stop.TEARDOWN_LIMIT_SECONDS``), which can end that notice before it
+        reaches this extension, and the turn would be missing from the transcript. Never raises."""
         context, self._running = self._running, None
         if context is None or context not in self._pending:
             return False

@@ -458,11 +458,16 @@ def _stop_group(pid: int) -> None:
 
 
 def _stop_tree(pid: int) -> None:
-    """Kill everything ``pid`` started (also a child that left the group) and then its group."""
-    for child in descendant_pids(pid):
+    """Kill ``pid``'s group, then everything it started that left the group.
+
+    The group first: a shell whose running child was killed before it went on to its command's
+    next step (``sleep 30; touch done`` touched ``done`` after a cancel). Its descendants are
+    listed before, while they are still known as its own."""
+    children = descendant_pids(pid)
+    _stop_group(pid)
+    for child in children:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(child, signal.SIGKILL)
-    _stop_group(pid)
 
 
 def _one_line(text: str) -> str:

@@ -853,6 +853,73 @@ def test_a_chat_session_imports_only_the_openai_resources_it_uses(llm_server: An
     assert found["names"] == ["Chat", "AsyncCompletions"]
 
 
+def test_the_tool_builder_still_takes_its_schemas_from_the_functions_zett_shares() -> None:
+    from zett_agent.tools import base
+
+    source = inspect.getsource(base._build_agent_tool)
+    _check(
+        "_build_input_schema(function, documentation)" in source and "_build_return_schema(hints)" in source,
+        "_build_agent_tool no longer builds its schemas through _build_input_schema(function, "
+        "documentation) and _build_return_schema(hints): agent_compat.share_tool_schemas shares nothing",
+    )
+    _check(
+        _signature(base._build_input_schema) == ["function", "documentation"]
+        and _signature(base._build_return_schema) == ["hints"],
+        "the schema builders agent_compat.share_tool_schemas wraps changed their parameters",
+    )
+
+
+async def test_a_tool_built_again_per_request_reuses_its_schemas_and_keeps_its_own_handler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pydantic
+    from zett_agent.tools import base
+
+    agent_compat.share_tool_schemas()
+    validators: list[str] = []
+    create_model = pydantic.create_model
+
+    def counted(name: str, /, **fields: Any) -> Any:
+        validators.append(name)
+        return create_model(name, **fields)
+
+    monkeypatch.setattr(pydantic, "create_model", counted)
+
+    def per_request(answer: str) -> Any:
+        """As zett-agent's extensions build ``ask_user`` for each request: a closure over it."""
+
+        @base.tool(name="probe")
+        async def probe(word: str, count: int = 1) -> list[str]:
+            """Repeat a word.
+
+            Args:
+                word: The word to repeat.
+                count: How many times.
+
+            Guidelines:
+                - Use it to repeat a word.
+            """
+            return [answer, word] * count
+
+        return probe
+
+    first, second, third = per_request("one"), per_request("two"), per_request("three")
+    assert len(validators) <= 1  # built once in this process (or earlier), not once per request
+    assert first.parameters == second.parameters == third.parameters
+    assert first.parameters["properties"]["word"]["description"] == "The word to repeat."
+    first.parameters["properties"]["word"]["description"] = "changed by one caller"
+    assert second.parameters["properties"]["word"]["description"] == "The word to repeat."
+    assert first.return_schema == second.return_schema and first.return_schema is not second.return_schema
+    assert await first.handler(word="x") == ["one", "x"] and await third.handler(word="y", count=2) == [
+        "three",
+        "y",
+        "three",
+        "y",
+    ]
+    with pytest.raises(pydantic.ValidationError):
+        await second.handler(word="x", extra=True)
+
+
 async def test_a_request_s_first_phase_notice_comes_from_the_task_that_runs_it() -> None:
     """``turn_stop.RunWatch`` takes the task that runs a request from its LOADING_CONTEXT notice.
 

@@ -6,10 +6,11 @@ and ``--runs 3`` are the defaults: about 5 minutes a run on 2 cores, runs of the
 turns, so both see the same machine (``--side-by-side``: both trees' runs at the same time).
 
 Each run is a process of its own: ``ZettApp`` headless (160x45) with the real OpenAI provider
-against the in-process fake server, driven as ``bench_long_session`` drives it (each turn a
-``read_file`` row with 40 lines, then a ~1.5 KB Markdown answer with a code block). At turn 100,
-200, 300...: the process's PSS (``/proc/self/smaps_rollup``, the fake server included; the requests
-it records are dropped after each turn), after the whole collection zett runs when the user pauses
+against the fake server, driven as ``bench_long_session`` drives it (each turn a ``read_file`` row
+with 40 lines, then a ~1.5 KB Markdown answer with a code block). The server runs in a process of
+its own (``fake_server_process.py``), so its parsing of each request, the whole history, is not
+counted as the app's (``--server-in-process``: as before). At turn 100, 200, 300...: the process's
+PSS (``/proc/self/smaps_rollup``), after the whole collection zett runs when the user pauses
 (``long_lived_objects.collect_everything``), and what the transcript holds. At the last turn,
 ``bench_long_session``'s page-scroll timing (10 pages up from the bottom, Home, 10 pages down).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import statistics
@@ -46,12 +48,69 @@ def pss_mb() -> float:
     return 0.0
 
 
+def heap_parts() -> dict[str, float]:
+    """Where the process's memory is, in MB: Python's object allocator (its arenas, and the bytes
+    of the objects alive in them: the difference is free space held by arenas a survivor keeps
+    open) and the C heap (glibc ``mallinfo2``: bytes in use, and free bytes not returned).
+
+    ``sys._debugmallocstats`` writes to the C ``stderr``; it is read back through a temporary file.
+    """
+    import ctypes
+    import re
+
+    parts: dict[str, float] = {}
+    with tempfile.TemporaryFile(mode="w+") as stats:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(stats.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        stats.seek(0)
+        text = stats.read()
+    arenas = re.search(r"(\d+) arenas \* (\d+) bytes/arena", text)
+    if arenas:
+        parts["pymalloc_arenas"] = int(arenas.group(1)) * int(arenas.group(2)) / 2**20
+    used = re.search(r"# bytes in allocated blocks\s*=\s*([\d,]+)", text)
+    if used:
+        parts["pymalloc_used"] = int(used.group(1).replace(",", "")) / 2**20
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [
+            (field, ctypes.c_size_t)
+            for field in (
+                "arena",
+                "ordblks",
+                "smblks",
+                "hblks",
+                "hblkhd",
+                "usmblks",
+                "fsmblks",
+                "uordblks",
+                "fordblks",
+                "keepcost",
+            )
+        ]
+
+    try:
+        mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+    except (OSError, AttributeError):
+        return parts
+    mallinfo2.restype = MallInfo2
+    info = mallinfo2()
+    parts["c_heap_used"] = (info.uordblks + info.hblkhd) / 2**20
+    parts["c_heap_free"] = info.fordblks / 2**20
+    return parts
+
+
 def percentile(samples: list[float], share: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-async def session(turns: int) -> dict[str, Any]:
+async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
     """One run in this process (the tree on ``sys.path`` is the one measured)."""
     from benchmarks import bench_long_session as driver
     from benchmarks.bench_transcript import make_answer
@@ -62,7 +121,7 @@ async def session(turns: int) -> dict[str, Any]:
     from zett_tui.ui.app import ZettApp
 
     found: dict[str, Any] = {"pss": {}, "transcript": {}}
-    with FakeLLMServer() as server:
+    with FakeLLMServer() if server_in_process else server_process() as server:
         env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
         launch = LaunchSettings(
             model_label="openai:gpt-test",
@@ -88,6 +147,7 @@ async def session(turns: int) -> dict[str, Any]:
                     await pilot.pause()
                     long_lived_objects.collect_everything()  # what a pause of the user's brings
                     found["pss"][run.turns] = pss_mb()
+                    found.setdefault("heap", {})[run.turns] = heap_parts()
                     transcript = app.chat.transcript
                     found["transcript"][run.turns] = {
                         "blocks": len(transcript.blocks),
@@ -102,7 +162,17 @@ async def session(turns: int) -> dict[str, Any]:
     return found
 
 
-def child(turns: int) -> None:
+def server_process() -> Any:
+    """This tree's ``fake_server_process.ServerProcess`` (loaded by path: the measured tree's
+    ``benchmarks`` package may be an older one without it), serving from this tree."""
+    spec = importlib.util.spec_from_file_location("fake_server_process", HERE / "fake_server_process.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ServerProcess(THIS_TREE)
+
+
+def child(turns: int, server_in_process: bool) -> None:
     import zett_tui
     from benchmarks.bench_long_session import NOTES
     from zett_tui.core import long_lived_objects
@@ -118,15 +188,16 @@ def child(turns: int) -> None:
         project.mkdir()
         (project / "notes.md").write_text(NOTES)
         with contextlib.chdir(project):
-            found = asyncio.run(session(turns))
+            found = asyncio.run(session(turns, server_in_process))
     print(json.dumps(found))
 
 
-def spawn(tree: Path, turns: int) -> dict[str, Any]:
+def spawn(tree: Path, turns: int, server_in_process: bool) -> dict[str, Any]:
     """A run in a process whose ``zett_tui``, ``tests`` and ``benchmarks`` come from ``tree``."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
+    flags = ["--server-in-process"] if server_in_process else []
     result = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(turns)],
+        [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(turns), *flags],
         cwd=tree,
         env=env,
         stdout=subprocess.PIPE,
@@ -156,6 +227,17 @@ def report(name: str, runs: list[dict[str, Any]]) -> None:
         f"  page scroll at turn {last}: median {statistics.median(scroll) * 1000:.1f} ms, "
         f"p95 {percentile(scroll, 0.95) * 1000:.1f} ms ({len(scroll)} pages)"
     )
+    heaps = [run["heap"] for run in runs if "heap" in run]
+    if heaps:
+        names = sorted({name for heap in heaps for name in heap[str(first)]})
+        print(
+            f"  heap, turn {first} -> {last} (medians, MB): "
+            + ", ".join(
+                f"{name} {statistics.median(heap[str(first)].get(name, 0) for heap in heaps):.1f} -> "
+                f"{statistics.median(heap[str(last)].get(name, 0) for heap in heaps):.1f}"
+                for name in names
+            )
+        )
     held = runs[-1]["transcript"]
     print("  transcript (last run): " + ", ".join(f"turn {t}: {held[t]}" for t in sorted(held, key=int)))
 
@@ -170,10 +252,15 @@ def main() -> None:
         action="store_true",
         help="run the two trees' runs at the same time (one process each; halves the time on 2 cores)",
     )
+    parser.add_argument(
+        "--server-in-process",
+        action="store_true",
+        help="run the fake server in the measured process, as before (its parsing is then counted)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.turns)
+        child(args.turns, args.server_in_process)
         return
     if args.turns < 2 * MEASURE_EVERY:
         parser.error(f"--turns must be at least {2 * MEASURE_EVERY}")
@@ -186,7 +273,7 @@ def main() -> None:
 
     def lane(name: str, tree: Path, number: int) -> None:
         print(f"run {number + 1}/{args.runs}, {name}", file=sys.stderr)
-        found = spawn(tree, args.turns)
+        found = spawn(tree, args.turns, args.server_in_process)
         results[name].append(found)
         print(f"run {number + 1}/{args.runs}, {name}: {json.dumps(found)}", file=sys.stderr)
 

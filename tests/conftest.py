@@ -1,6 +1,7 @@
 """Every test runs with its own home, config, data and state folders and no provider keys.
 
-Shared fixtures live here too: `hosts` (runtime hosts closed at teardown) and `llm_server`.
+Shared fixtures live here too: `hosts` (runtime hosts closed at teardown), `command_host` (a
+slash-command context on a real host, no app) and `llm_server`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from tests.fakes.commands import HostStandIn
     from tests.fakes.host import HostFactory
 
 _KEY_VARIABLES = (
@@ -115,3 +119,28 @@ async def hosts() -> AsyncIterator[HostFactory]:
         yield factory
     finally:
         await factory.aclose()
+
+
+@pytest.fixture
+async def command_host() -> AsyncIterator[Callable[..., Awaitable[HostStandIn]]]:
+    """``await command_host(model, **launch)``: a command context on a started host around
+    ``model`` (``tests/fakes/commands.py``), launched as ``make_app`` launches the app; every host
+    it built is closed when the test ends."""
+    from tests.fakes.commands import HostStandIn
+    from zett_tui.entry.launch import LaunchSettings
+
+    built: list[HostStandIn] = []
+
+    async def start(model: object, **launch: object) -> HostStandIn:
+        settings = LaunchSettings(
+            **{"model_label": "scripted:test", "model_factory": lambda: model, "cwd": Path.cwd(), **launch}
+        )
+        context = await HostStandIn.start(settings)
+        built.append(context)
+        return context
+
+    try:
+        yield start
+    finally:
+        for context in reversed(built):
+            await context.aclose()

@@ -60,6 +60,41 @@ def store(tmp_path: Path, project: Path, bulk_files: int) -> CheckpointStore:
     return CheckpointStore(project, tmp_path / "store", bulk_files=bulk_files)
 
 
+def test_changes_give_each_files_kind_and_line_counts_whatever_its_name(
+    store: CheckpointStore, project: Path
+) -> None:
+    """One ``git diff-tree`` gives the kinds and the counts (it runs after every turn): each file
+    keeps its own, names with a tab, a space, a colon or bytes that are not UTF-8 included."""
+    (project / "data.bin").write_bytes(b"\x00\x01")
+    os.symlink("README", project / "link")
+    first = store.take("s/1/before")
+    (project / "src" / "app.py").write_text("one\ntwo\nthree\n")
+    (project / "run.sh").chmod(0o644)
+    (project / "README").unlink()
+    (project / "data.bin").write_bytes(b"\x00\x02")
+    (project / "link").unlink()
+    (project / "link").write_text("a file now\n")
+    (project / "tab\tand space.txt").write_text("new\n")
+    (project / ":colon").write_text("x\ny\n")
+    (project / os.fsdecode(b"caf\xe9.txt")).write_text("latin\n")
+    after = store.take("s/1/after")
+    changes = {
+        change.path: (change.status, change.added, change.removed)
+        for change in store.changes(first.commit, after.commit)
+    }
+    assert changes == {
+        "src/app.py": ("M", 3, 1),
+        "run.sh": ("M", 0, 0),
+        "README": ("D", 0, 1),
+        "data.bin": ("M", -1, -1),
+        "link": ("T", 1, 1),
+        "tab\tand space.txt": ("A", 1, 0),
+        ":colon": ("A", 2, 0),
+        os.fsdecode(b"caf\xe9.txt"): ("A", 1, 0),
+    }
+    assert [change.path for change in store.changes(first.commit, after.commit, ["README"])] == ["README"]
+
+
 def test_restores_bytes_modes_deletions_and_creations(store: CheckpointStore, project: Path) -> None:
     os.symlink("README", project / "link")
     before = tree_digest(project)

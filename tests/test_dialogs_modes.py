@@ -4,6 +4,7 @@ edges: cancelling with dialogs open and queued, a duplicate answer, the bell."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_step, tool_step, tools_step
 from tests.test_dialogs import PLAN_V1, dialog_closed, host_of, open_dialog, shown
@@ -90,20 +91,18 @@ async def test_plan_command_switches_plan_mode_and_shows_the_kept_plan(project_d
         assert host.mode is PermissionMode.ASK and not host.plan_guard.is_active(host.session_id)
 
 
-async def test_permissions_lists_and_removes_saved_rules(project_dir: Path) -> None:
-    app = make_app(ScriptedModel())
-    async with ready_app(app) as pilot:
-        rules = host_of(app).shell_rules
-        rules.add("prefix", "pytest")
-        rules.add("exact", "git diff --stat")
-        await submit(pilot, "/permissions")
-        listing = notices(app)[-1]
-        assert "1. starts with  pytest" in listing and "2. exactly     git diff --stat" in listing
-        await submit(pilot, "/rules rm 1")
-        assert "Removed the rule for commands that start with `pytest`" in notices(app)[-1]
-        assert [rule.command for rule in rules.rules()] == ["git diff --stat"]
-        await submit(pilot, "/permissions rm 5")
-        assert "Give the number of a rule from /permissions (1 to 1)" in notices(app)[-1]
+async def test_permissions_lists_and_removes_saved_rules(command_host: Any) -> None:
+    chat = await command_host(ScriptedModel())
+    rules = chat.host.shell_rules
+    rules.add("prefix", "pytest")
+    rules.add("exact", "git diff --stat")
+    [listing] = await chat.command("/permissions")
+    assert "1. starts with  pytest" in listing and "2. exactly     git diff --stat" in listing
+    [removed] = await chat.command("/rules rm 1")
+    assert "Removed the rule for commands that start with `pytest`" in removed
+    assert [rule.command for rule in rules.rules()] == ["git diff --stat"]
+    [refused] = await chat.command("/permissions rm 5")
+    assert "Give the number of a rule from /permissions (1 to 1)" in refused
 
 
 async def test_cancelling_closes_the_open_dialog_and_drops_the_queued_ones() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.command import CommandPalette
@@ -53,16 +54,14 @@ def system_text(model: ScriptedModel, request: int = 0) -> str:
     return "\n".join(str(m.content) for m in model.requests[request].messages if isinstance(m, SystemMessage))
 
 
-async def test_a_markdown_command_sends_its_expanded_text_as_the_prompt() -> None:
+async def test_a_markdown_command_sends_its_expanded_text_as_the_prompt(command_host: Any) -> None:
     user_command("fix.md", "---\ndescription: Fix an issue\nargument-hint: ISSUE FILE\n---\nFix #$1 in $2.")
     model = ScriptedModel(text_step("on it"))
-    app = make_app(model)
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
-        await submit(pilot, '/fix 42 "src/my file.py"')
-        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
-        assert sent_prompt(model) == "Fix #42 in src/my file.py."
-        assert prompts(app) == ["Fix #42 in src/my file.py."]
+    chat = await command_host(model)
+    await chat.offer_workspace_files()
+    await chat.command('/fix 42 "src/my file.py"')
+    assert chat.sent == ["Fix #42 in src/my file.py."]
+    assert sent_prompt(model) == "Fix #42 in src/my file.py."
 
 
 async def test_completion_help_and_palette_list_the_command_with_its_origin() -> None:
@@ -85,17 +84,16 @@ async def test_completion_help_and_palette_list_the_command_with_its_origin() ->
         await wait_for(pilot, lambda: any("/frontend:test" in prompt for prompt in palette_prompts(app)))
 
 
-async def test_a_command_named_like_a_built_in_is_reported_and_the_built_in_wins() -> None:
+async def test_a_command_named_like_a_built_in_is_reported_and_the_built_in_wins(command_host: Any) -> None:
     user_command("help.md", "Do something else")
     model = ScriptedModel()
-    app = make_app(model)
-    async with app.run_test(size=(110, 30)) as pilot:
-        await wait_ready(pilot)
-        assert any("/help (user command) is not offered" in text for text in notices(app))
-        assert "help" not in app.chat.commands.added()  # nor listed as a command from a file
-        await submit(pilot, "/help")
-        await wait_for(pilot, lambda: any(t.startswith("Commands:") for t in notices(app)))
-        assert model.requests == []
+    chat = await command_host(model)
+    await chat.offer_workspace_files()
+    assert any("/help (user command) is not offered" in text for text, _level in chat.said)
+    assert "help" not in chat.commands.added()  # nor listed as a command from a file
+    [listing] = await chat.command("/help")
+    assert "/quit" in listing and "/help" in listing
+    assert chat.sent == [] and model.requests == []
 
 
 async def test_broken_files_are_one_line_each_and_zett_starts() -> None:
@@ -309,17 +307,15 @@ async def test_a_commands_model_answers_its_turn_and_the_sessions_model_the_next
     assert labels == ["scripted:fast", "scripted:test"]
 
 
-async def test_a_bare_model_name_is_a_model_of_the_provider_in_use() -> None:
+async def test_a_bare_model_name_is_a_model_of_the_provider_in_use(command_host: Any) -> None:
     from tests.test_models_switch import Models, catalog
 
     user_command("deep.md", "---\nmodel: bigmodel\n---\nThink hard.")
     big = ScriptedModel(text_step("thought"))
-    app = make_app(ScriptedModel(), model_catalog=catalog(Models(scripted_bigmodel=[big])))
-    async with app.run_test(size=(130, 40)) as pilot:
-        await wait_ready(pilot)
-        await submit(pilot, "/deep")
-        await wait_for(pilot, lambda: idle(app) and len(big.requests) == 1)
-    assert sent_prompt(big) == "Think hard."
+    chat = await command_host(ScriptedModel(), model_catalog=catalog(Models(scripted_bigmodel=[big])))
+    await chat.offer_workspace_files()
+    assert await chat.command("/deep") == []
+    assert len(big.requests) == 1 and sent_prompt(big) == "Think hard."
 
 
 @pytest.mark.parametrize(
@@ -331,18 +327,16 @@ async def test_a_bare_model_name_is_a_model_of_the_provider_in_use() -> None:
     ],
 )
 async def test_a_model_the_provider_cannot_serve_is_one_line_and_the_sessions_model_answers(
-    model: str, why: str
+    model: str, why: str, command_host: Any
 ) -> None:
     from tests.test_models_switch import Models, catalog
 
     user_command("quick.md", f"---\nmodel: {model}\n---\nDo it.")
     session = ScriptedModel(text_step("done"))
-    app = make_app(session, model_catalog=catalog(Models()))
-    async with app.run_test(size=(130, 40)) as pilot:
-        await wait_ready(pilot)
-        await submit(pilot, "/quick")
-        await wait_for(pilot, lambda: idle(app) and len(session.requests) == 1)
-        [line] = [text for text in notices(app) if text.startswith("/quick: model")]
+    chat = await command_host(session, model_catalog=catalog(Models()))
+    await chat.offer_workspace_files()
+    [line] = await chat.command("/quick")
+    assert len(session.requests) == 1
     assert line.startswith(f"/quick: model {model!r} cannot be used (") and why in line
     assert line.endswith("); scripted:test answers it.") and "\n" not in line
     assert sent_prompt(session) == "Do it."

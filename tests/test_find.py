@@ -402,3 +402,45 @@ async def test_words_that_only_meet_across_two_separate_lines_are_not_a_match() 
         await open_and_type(pilot, "zebra crossing")
         assert bar(app).label == "1 of 1"
         assert highlighted_runs(transcript) == [("zebra crossing", True)]
+
+
+def plain_text_copies(transcript: Transcript) -> int:
+    """Characters of the answers' plain text (find's conversion) and parsed tokens still held, and
+    preview lines held by tool rows that are not drawn (their raw output is kept)."""
+    held = 0
+    for block in transcript.blocks:
+        if isinstance(block, AnswerBlock):
+            for chunk in block.document._chunks:
+                held += len(chunk.text or "") + len(chunk.tokens or ())
+        elif isinstance(block, ToolBlock) and not block.has_render_cache and block._preview is not None:
+            held += len(block._preview.head) + len(block._preview.tail)
+    return held
+
+
+async def test_a_closed_find_leaves_no_second_copy_of_the_answers() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        fill(transcript, 120, needle_every=13)
+        await settle(pilot)
+        await open_and_type(pilot, "zebra")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert bar(app).label.endswith("of 10")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert plain_text_copies(transcript) == 0
+        await open_and_type(pilot, "zebra")  # found again, from the source
+        assert bar(app).label.endswith("of 10")
+
+
+def test_a_finished_answer_keeps_its_source_once_after_find_converts_it() -> None:
+    streamed, resumed = AnswerBlock(), AnswerBlock()
+    for answer in (streamed, resumed):
+        answer.append("## One\n\nSome **bold** prose.\n\n")
+        if answer is streamed:
+            answer.search_text()  # converted while it streams (find open)
+        answer.append("```python\nprint('two')\n```\n\nThe end.\n")
+        answer.finish()
+        assert "print('two')" in answer.search_text()
+        assert sum(len(chunk.text or "") + len(chunk.tokens or ()) for chunk in answer.document._chunks) == 0

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from zett_agent.extensions.persistence import RawMessageRecord
-from zett_agent.messages import AssistantMessage, UserMessage
+from zett_agent.messages import AssistantMessage, SystemMessage, UserMessage
 from zett_agent.storage import SQLiteSessionStorage
 
 from zett_tui.core.redact import Redactor
@@ -118,3 +118,34 @@ async def test_packed_records_unpack_equal_in_order_and_forget_what_a_compaction
         assert packed.unpack() == [] and packed.last_sequence == 0
     finally:
         await storage.close()
+
+
+async def test_the_memory_copy_keeps_no_system_message_and_still_serves_the_dialogue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each request stores zett's system messages again; none is ever restored, so the copy for an
+    unreadable database keeps none of them (they were most of it), and counts their sequences."""
+    storage = SQLiteSessionStorage(tmp_path / "h.sqlite3")
+    store = HistoryStore(storage, redact=Redactor())
+    try:
+        for number in range(40):
+            await store.load("s")
+            await store.append("s", f"r{number}", SystemMessage(content="You are zett. " * 40))
+            await store.append("s", f"r{number}", UserMessage(content=f"question {number}"))
+            await store.append("s", f"r{number}", AssistantMessage(content=f"answer {number}"))
+            await store.append("s", f"r{number}", SystemMessage(content="# Tool snippets " * 40))
+        await store.load("s")
+        known = store._known["s"]
+        assert len(known.records) == 80  # the dialogue only: 160 records were stored
+        assert known.last_sequence == 160
+
+        async def unreadable(session_id: str) -> Any:
+            raise OSError(errno.EIO, "Input/output error")
+
+        monkeypatch.setattr(storage, "load", unreadable)
+        view = await store.load("s")
+        assert contents(view) == [text for n in range(40) for text in (f"question {n}", f"answer {n}")]
+        assert await store.append("s", "r40", UserMessage(content="while unreadable")) == 161
+    finally:
+        monkeypatch.undo()
+        await store.close()

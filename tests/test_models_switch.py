@@ -148,27 +148,27 @@ async def test_a_resumed_session_labels_its_past_answers_by_the_same_rule() -> N
     assert user_texts(later)[:6] == ["one", "a", "two", "b", "three", "c"]
 
 
-async def test_a_model_that_cannot_be_used_is_explained_and_nothing_switches() -> None:
+async def test_a_model_that_cannot_be_used_is_explained_and_nothing_switches(command_host: Any) -> None:
     first = ScriptedModel(text_step("still here"))
 
     def broken(choice: ModelChoice) -> ScriptedModel:
         raise RuntimeError("provider exploded")
 
-    app = make_app(first, model_catalog=catalog(broken))
-    async with ready_app(app, size=(140, 40)) as pilot:
-        unknown = await command(pilot, app, "/model nonsense", "Unknown model")
-        no_key = await command(pilot, app, "/model anthropic", "anthropic:")
-        failed = await command(pilot, app, "/model scripted:other", "Could not switch")
-        same = await command(pilot, app, "/model scripted:test", "Already using")
-        await turn(pilot, app, "hello", lambda: len(first.requests) == 1)
-        label = app.chat.status.model_label
-        current = app.chat.launch.model_catalog.current
-        assert not first.closed
-    assert "use anthropic:MODEL, openai:MODEL" in unknown
+    chat = await command_host(first, model_catalog=catalog(broken))
+    [unknown] = await chat.command("/model nonsense")
+    [no_key] = await chat.command("/model anthropic")
+    [failed] = await chat.command("/model scripted:other")
+    [same] = await chat.command("/model scripted:test")
+    await chat.turn("hello")
+    assert len(first.requests) == 1 and not first.closed
+    assert "use anthropic:MODEL, openai:MODEL" in unknown and unknown.startswith("Unknown model")
+    assert no_key.startswith("anthropic:")
     assert "ANTHROPIC_API_KEY is not set" in no_key and "The model was not switched" in no_key
     assert failed.startswith("Could not switch to scripted:other: ") and "provider exploded" in failed
     assert same == "Already using scripted:test."
-    assert label == "scripted:test" and current.spec == "scripted:test"
+    assert chat.labels == [] and chat.posted == []  # the status line and the app were told nothing
+    assert chat.host.model_label == "scripted:test"
+    assert chat.launch.model_catalog.current.spec == "scripted:test"
 
 
 async def test_the_picker_lists_the_models_and_switches_to_the_chosen_one() -> None:
@@ -198,36 +198,38 @@ async def test_the_picker_lists_the_models_and_switches_to_the_chosen_one() -> N
         assert answers(app)[-1].label == "scripted:other"
 
 
-async def test_switching_is_refused_without_a_catalog() -> None:
-    app = make_app(ScriptedModel())
-    async with ready_app(app, size=(140, 40)) as pilot:
-        said = await command(pilot, app, "/model demo", "Switching models is not available")
-    assert said.endswith("in this session.")
+async def test_switching_is_refused_without_a_catalog(command_host: Any) -> None:
+    chat = await command_host(ScriptedModel())
+    [said] = await chat.command("/model demo")
+    assert said == "Switching models is not available in this session."
 
 
 # -- reasoning effort -------------------------------------------------------------------------------
 
 
-async def test_effort_changes_the_next_request_and_is_kept_per_model() -> None:
+async def test_effort_changes_the_next_request_and_is_kept_per_model(command_host: Any) -> None:
     first = ScriptedModel(text_step("1"), text_step("2"))
     other = ScriptedModel(text_step("3"))
     back = ScriptedModel(text_step("4"), text_step("5"))
-    app = make_app(first, model_catalog=catalog(Models(scripted_other=[other], scripted_test=[back])))
-    async with ready_app(app, size=(140, 40)) as pilot:
-        await turn(pilot, app, "default", lambda: len(first.requests) == 1)
-        shown = await command(pilot, app, "/effort", "Reasoning effort for")
-        bad = await command(pilot, app, "/effort extreme", "Unknown reasoning effort")
-        high = await command(pilot, app, "/effort high", "Reasoning for")
-        await turn(pilot, app, "hard one", lambda: len(first.requests) == 2)
-        await command(pilot, app, "/model scripted:other", "Switched to scripted:other")
-        await turn(pilot, app, "on the other", lambda: len(other.requests) == 1)
-        back_again = await command(pilot, app, "/model scripted:test", "Switched to scripted:test")
-        await turn(pilot, app, "back", lambda: len(back.requests) == 1)
-        off = await command(pilot, app, "/reasoning none", "Reasoning for")
-        await turn(pilot, app, "quick", lambda: len(back.requests) == 2)
+    chat = await command_host(
+        first, model_catalog=catalog(Models(scripted_other=[other], scripted_test=[back]))
+    )
+    await chat.turn("default")
+    [shown] = await chat.command("/effort")
+    [bad] = await chat.command("/effort extreme")
+    [high] = await chat.command("/effort high")
+    await chat.turn("hard one")
+    [switched] = await chat.command("/model scripted:other")
+    await chat.turn("on the other")
+    [back_again] = await chat.command("/model scripted:test")
+    await chat.turn("back")
+    [off] = await chat.command("/reasoning none")
+    await chat.turn("quick")
     assert shown.startswith("Reasoning effort for scripted:test: medium.")
+    assert bad.startswith("Unknown reasoning effort")
     assert "use one of: off, minimal, low, medium" in bad
     assert high == "Reasoning for scripted:test: effort high, from now on."
+    assert switched.startswith("Switched to scripted:other")
     efforts = [request.reasoning_effort for request in (*first.requests, *other.requests, *back.requests)]
     assert efforts == [
         ReasoningEffort.MEDIUM,
@@ -236,8 +238,14 @@ async def test_effort_changes_the_next_request_and_is_kept_per_model() -> None:
         ReasoningEffort.HIGH,  # and coming back brings the chosen one back
         ReasoningEffort.OFF,
     ]
-    assert "reasoning effort high" in back_again
+    assert back_again.startswith("Switched to scripted:test") and "reasoning effort high" in back_again
     assert off == "Reasoning for scripted:test: no reasoning is asked for, from now on."
+    assert [type(message).__name__ for message in chat.posted] == [
+        "EffortChosen",
+        "ModelChosen",
+        "ModelChosen",
+        "EffortChosen",
+    ]  # what a new session (/new) starts with: the app's choices
 
 
 # -- the context meter -------------------------------------------------------------------------------

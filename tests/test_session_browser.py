@@ -25,7 +25,7 @@ from zett_tui.sessions.naming import meta_path
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.browser.screen import SessionBrowser
 from zett_tui.ui.widgets.session_list import SessionList
-from zett_tui.ui.widgets.transcript import AnswerBlock, NoticeBlock, ToolBlock, UserBlock
+from zett_tui.ui.widgets.transcript import AnswerBlock, ToolBlock, UserBlock
 
 SECRET_OUTPUT = "the llama named zebracorn lives here\n"
 
@@ -248,22 +248,21 @@ async def test_rename_changes_the_title_in_the_list(project_dir: Path) -> None:
         assert "Flaky test hunt" in screen_text(app)
 
 
-async def test_export_command_writes_the_current_session(project_dir: Path) -> None:
-    app = make_app(ScriptedModel(text_step("an answer")))
-    async with ready_app(app, size=(140, 40)) as pilot:
-        await submit(pilot, "a question")
-        await wait_for(pilot, lambda: idle(app) and bool(prompts(app)))
-        await submit(pilot, "/export json out/session.json")
-        await pilot.pause()
-        (project_dir / "out").mkdir()
-        await submit(pilot, "/export json out/session.json")
-        await wait_for(pilot, lambda: (project_dir / "out" / "session.json").exists())
-        await submit(pilot, "/export")
-        await wait_for(pilot, lambda: any(project_dir.glob("zett-session-*.md")))
-        notes = [block.plain_text() for block in app.chat.transcript.blocks if isinstance(block, NoticeBlock)]
-    assert any("Could not export" in note for note in notes)
-    assert any("Exported 1 turn to" in note and "session.json" in note for note in notes)
+async def test_export_command_writes_the_current_session(project_dir: Path, command_host: Any) -> None:
+    chat = await command_host(ScriptedModel(text_step("an answer")))
+    [nothing_yet] = await chat.command("/export")
+    await chat.turn("a question")
+    [refused] = await chat.command("/export json out/session.json")
+    (project_dir / "out").mkdir()
+    [as_json] = await chat.command("/export json out/session.json")
+    [as_markdown] = await chat.command("/export")
+    assert nothing_yet == "This session has no recorded turn yet; there is nothing to export."
+    assert refused.startswith("Could not export")
+    assert as_json.startswith("Exported 1 turn to") and "session.json" in as_json
     assert '"a question"' in (project_dir / "out" / "session.json").read_text()
+    [markdown] = project_dir.glob("zett-session-*.md")
+    assert as_markdown == f"Exported 1 turn to {markdown}."
+    assert "# a question" in markdown.read_text() and "an answer" in markdown.read_text()
 
 
 async def test_a_damaged_file_is_reported_once_and_the_rest_still_works(

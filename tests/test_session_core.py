@@ -365,3 +365,40 @@ async def test_plan_mode_the_model_enters_reaches_the_cores_state_without_a_fron
         after[0] is PermissionMode.PLAN and before[0] is not PermissionMode.PLAN and before[1:] == after[1:]
         for before, after in changes
     ), states
+
+
+async def test_between_turns_the_agent_holds_none_of_the_dialogue_and_each_turn_restores_it(
+    hosts: HostFactory,
+) -> None:
+    """The Agent kept the last request's state, every message decoded, until the next turn: a second
+    copy of the whole dialogue, growing with the session. Between turns it holds none of it."""
+    turns = 30
+    model = ScriptedModel(*(text_step(f"answer {number}") for number in range(turns)))
+    host = await hosts(model)
+    core, _ = core_of(host, ScriptedAsker())
+    for number in range(turns):
+        assert (await core.prompt(f"question {number}")).status == "completed"
+        state = host.agent.get_state(host.session_id)
+        assert state is not None and len(state.messages) == 0
+        assert len(host.agent.state.messages) == 0
+        assert not host.agent.is_conflict(host.session_id)
+    said = [
+        message.content for message in model.requests[-1].messages if message.role in ("user", "assistant")
+    ]
+    assert said[-3:] == [f"question {turns - 2}", f"answer {turns - 2}", f"question {turns - 1}"]
+    assert len(said) == 2 * turns - 1  # the last request saw the whole dialogue, restored
+
+
+async def test_a_cancelled_turn_leaves_the_agent_no_copy_and_the_next_one_sees_it(hosts: HostFactory) -> None:
+    gate = asyncio.Event()
+    model = ScriptedModel(text_step("never ends", gate=gate), text_step("fine"))
+    host = await hosts(model)
+    core, events = core_of(host, ScriptedAsker())
+    turn = asyncio.create_task(core.prompt("long"))
+    await wait_until(lambda: bool(events))
+    assert core.cancel()
+    assert (await turn).status == "cancelled"
+    assert len(host.agent.get_state(host.session_id).messages) == 0
+    assert (await core.prompt("again")).status == "completed"
+    said = [message.content for message in model.requests[-1].messages if message.role == "user"]
+    assert said[-2:] == ["long", "again"]

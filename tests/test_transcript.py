@@ -773,6 +773,10 @@ def test_a_tool_row_far_from_the_screen_holds_its_output_once() -> None:
     assert blocks[0]._preview is not None and blocks[99]._preview is None
     assert blocks[99].search_text() == found and blocks[99].plain_text() == output
     assert layout.lines(99) == shown[99]
+    unseen = ToolBlock("call_unseen", "read_file", "notes.md")  # a resumed row, never drawn
+    unseen.finish("done", output, 0.1)
+    assert unseen.search_text() == found and unseen.plain_text() == output
+    assert unseen._preview is None
     huge = ToolBlock("call_huge", "bash", "cat big")
     huge.finish("done", "x\n" * (RAW_OUTPUT_LIMIT // 2 + 1))  # not kept raw: the preview is all there is
     huge.drop_render_cache()

@@ -788,6 +788,38 @@ async def test_a_finished_session_state_can_be_forgotten() -> None:
     await agent.run("again", config=AgentRunConfig(session_id="child"))  # a forgotten session starts fresh
 
 
+async def test_a_finished_request_s_messages_can_be_let_go_and_the_next_request_restores_them() -> None:
+    from zett_agent.agent import Agent, AgentRunConfig
+
+    from tests.fakes.scripted_model import ScriptedModel, text_step
+    from zett_tui.runtime import agent_compat
+
+    model = ScriptedModel(text_step("one"), text_step("two"))
+    agent = await Agent.create(model, config=AgentRunConfig(session_id="main"))
+    await agent.run("hi", config=AgentRunConfig(session_id="main"))
+    before = agent.get_state("main")
+    _check(before is not None and len(before.messages) > 1, "Agent.get_state no longer keeps the messages")
+    phase = before.phase if before is not None else None
+    _check(
+        agent_compat.release_finished_messages(agent, "main"),
+        "Agent._states/_active_configs/_sessions_lock/AgentState changed: check "
+        "agent_compat.release_finished_messages (each session keeps its whole dialogue twice)",
+    )
+    after = agent.get_state("main")
+    _check(
+        after is not None and after.messages == () and after.phase == phase and agent.state is after,
+        "Agent.get_state/Agent.state read something other than what release_finished_messages swaps",
+    )
+    _check(not agent.is_conflict("main"), "a released session refuses new requests")
+    await agent.run("again", config=AgentRunConfig(session_id="main"))
+    said = [message.content for message in model.requests[-1].messages if message.role != "system"]
+    _check(
+        said == ["hi", "one", "again"],
+        "a request no longer restores its history through the extensions: release_finished_messages "
+        f"would lose the dialogue (the model saw {said!r})",
+    )
+
+
 # -- the openai SDK's resources, imported on demand (zett_tui/providers/sdk_resources.py) ----------
 
 RESOURCES_PROBE = """
@@ -845,6 +877,73 @@ def test_a_chat_session_imports_only_the_openai_resources_it_uses(llm_server: An
         name.startswith(("openai.resources.admin", "openai.resources.fine_tuning")) for name in loaded
     )
     assert found["names"] == ["Chat", "AsyncCompletions"]
+
+
+def test_the_tool_builder_still_takes_its_schemas_from_the_functions_zett_shares() -> None:
+    from zett_agent.tools import base
+
+    source = inspect.getsource(base._build_agent_tool)
+    _check(
+        "_build_input_schema(function, documentation)" in source and "_build_return_schema(hints)" in source,
+        "_build_agent_tool no longer builds its schemas through _build_input_schema(function, "
+        "documentation) and _build_return_schema(hints): agent_compat.share_tool_schemas shares nothing",
+    )
+    _check(
+        _signature(base._build_input_schema) == ["function", "documentation"]
+        and _signature(base._build_return_schema) == ["hints"],
+        "the schema builders agent_compat.share_tool_schemas wraps changed their parameters",
+    )
+
+
+async def test_a_tool_built_again_per_request_reuses_its_schemas_and_keeps_its_own_handler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pydantic
+    from zett_agent.tools import base
+
+    agent_compat.share_tool_schemas()
+    validators: list[str] = []
+    create_model = pydantic.create_model
+
+    def counted(name: str, /, **fields: Any) -> Any:
+        validators.append(name)
+        return create_model(name, **fields)
+
+    monkeypatch.setattr(pydantic, "create_model", counted)
+
+    def per_request(answer: str) -> Any:
+        """As zett-agent's extensions build ``ask_user`` for each request: a closure over it."""
+
+        @base.tool(name="probe")
+        async def probe(word: str, count: int = 1) -> list[str]:
+            """Repeat a word.
+
+            Args:
+                word: The word to repeat.
+                count: How many times.
+
+            Guidelines:
+                - Use it to repeat a word.
+            """
+            return [answer, word] * count
+
+        return probe
+
+    first, second, third = per_request("one"), per_request("two"), per_request("three")
+    assert len(validators) <= 1  # built once in this process (or earlier), not once per request
+    assert first.parameters == second.parameters == third.parameters
+    assert first.parameters["properties"]["word"]["description"] == "The word to repeat."
+    first.parameters["properties"]["word"]["description"] = "changed by one caller"
+    assert second.parameters["properties"]["word"]["description"] == "The word to repeat."
+    assert first.return_schema == second.return_schema and first.return_schema is not second.return_schema
+    assert await first.handler(word="x") == ["one", "x"] and await third.handler(word="y", count=2) == [
+        "three",
+        "y",
+        "three",
+        "y",
+    ]
+    with pytest.raises(pydantic.ValidationError):
+        await second.handler(word="x", extra=True)
 
 
 async def test_a_request_s_first_phase_notice_comes_from_the_task_that_runs_it() -> None:

@@ -169,18 +169,32 @@ class CheckpointStore:
             return []
 
     def changes(self, before: str, after: str, paths: Iterable[str] | None = None) -> list[FileChange]:
-        """What differs between two checkpoints, per file, with line counts."""
-        args = ["diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
-        numstat = self._git([*args, "--numstat", before, after, "--", *(paths or ())]).split(b"\0")
-        status = self._git([*args, "--name-status", before, after, "--", *(paths or ())]).split(b"\0")
+        """What differs between two checkpoints, per file, with line counts.
+
+        One ``git diff-tree`` gives both (it runs after every turn): with ``--raw --numstat -z`` it
+        writes each file's raw record (``:modes blobs STATUS``, then the path), then each file's
+        ``added<TAB>removed<TAB>path``."""
+        args = [
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--raw",
+            "--numstat",
+        ]
+        parts = iter(self._git([*args, before, after, "--", *(paths or ())]).split(b"\0"))
         kinds: dict[str, str] = {}
-        for kind, path in zip(status[0::2], status[1::2], strict=False):
-            if kind:
-                kinds[os.fsdecode(path)] = kind.decode()[:1]
+        numstat: list[bytes] = []
+        for part in parts:
+            if part.startswith(b":"):
+                path = next(parts, b"")
+                kinds[os.fsdecode(path)] = part.rsplit(b" ", 1)[-1].decode()[:1]
+            elif part:
+                numstat.append(part)
         changes: list[FileChange] = []
         for record in numstat:
-            if not record:
-                continue
             added, removed, path = record.split(b"\t", 2)
             name = os.fsdecode(path)
             changes.append(

@@ -254,6 +254,39 @@ def forget_session(agent: Any, session_id: str) -> bool:
         return states.pop(session_id, None) is not None
 
 
+def release_finished_messages(agent: Any, session_id: str) -> bool:
+    """Let go of the messages of a session's finished request, keeping its phase.
+
+    The Agent keeps the last request's ``AgentState`` (every message of the session, decoded) until
+    the next request replaces it with a fresh one restored from the history store: between turns it
+    is a second copy of the whole dialogue that nothing reads (``resume_point``, ``compact`` and the
+    next request restore their own). It is swapped for an empty state in the same phase, so
+    ``is_conflict`` answers as before; a caller still holding the old request's context keeps its
+    messages. False when it cannot (the request still runs, or this zett-agent keeps its states
+    elsewhere).
+
+    Touches ``Agent._states``, ``Agent._active_configs``, ``Agent._sessions_lock``, ``Agent.state``
+    and ``AgentState``'s fields. On an upgrade: check that a request still starts from a fresh
+    ``AgentState`` (``_claim_session``) and that nothing but ``get_state`` reads the old one.
+    """
+    from zett_agent.agent import AgentState
+
+    states = getattr(agent, "_states", None)
+    active = getattr(agent, "_active_configs", None)
+    lock = getattr(agent, "_sessions_lock", None)
+    if not isinstance(states, dict) or not isinstance(active, dict) or lock is None:
+        return False
+    with lock:
+        state = states.get(session_id)
+        if session_id in active or not isinstance(state, AgentState):
+            return False
+        empty = AgentState(phase=state.phase, parent_session_id=state.parent_session_id)
+        states[session_id] = empty
+        if getattr(agent, "state", None) is state:
+            agent.state = empty
+    return True
+
+
 def protected_path_scan() -> tuple[frozenset[str], int, int]:
     """How the sandbox's policy searches a writable folder for protected paths: the folder names it
     skips, how deep it goes and how many entries it reads; a cache of the policy must watch what
@@ -269,3 +302,63 @@ def protected_path_scan() -> tuple[frozenset[str], int, int]:
         int(policy._PROTECTED_SEARCH_DEPTH),
         int(policy._PROTECTED_SEARCH_ENTRIES),
     )
+
+
+#: The schemas of tools zett-agent builds afresh for each agent or request (``ask_user``,
+#: ``enter_plan_mode``, ``exit_plan_mode``: closures over the request), by what they depend on.
+_TOOL_SCHEMAS: dict[Any, Any] = {}
+
+
+def share_tool_schemas() -> None:
+    """Build each tool's argument validator and JSON schemas once per process, not per request.
+
+    ``zett_agent.tools.base._build_agent_tool`` builds a tool's pydantic validator and its argument
+    and return JSON schemas every time it is called, and the built-in extensions call it for their
+    tools on every request: ~25 ms of CPU per turn, in every host and subagent. The schemas depend
+    only on the tool function's code, annotations, defaults and docstring, so they are kept by
+    those (the handler, which closes over the request, is still built each time), and each caller
+    gets its own copy of the JSON. A function whose parts cannot be a key is built as before.
+    Idempotent. On an upgrade: check that ``_build_agent_tool`` still calls the module's
+    ``_build_input_schema(function, documentation)`` and ``_build_return_schema(hints)`` by name,
+    and that the schemas depend on nothing else (``tests/test_upstream_contracts.py``).
+    """
+    import copy
+
+    from zett_agent.tools import base
+
+    if getattr(base._build_input_schema, "_zett_shared", False):
+        return
+    build_input, build_return = base._build_input_schema, base._build_return_schema
+
+    def input_schema(function: Any, documentation: Any) -> Any:
+        try:
+            key = (
+                "input",
+                function.__code__,
+                function.__module__,
+                function.__doc__,
+                tuple(function.__annotations__.items()),
+                function.__defaults__,
+                tuple(sorted((function.__kwdefaults__ or {}).items())),
+            )
+            built = _TOOL_SCHEMAS.get(key)
+        except (AttributeError, TypeError):  # no code object, or an unhashable part
+            return build_input(function, documentation)
+        if built is None:
+            built = _TOOL_SCHEMAS[key] = build_input(function, documentation)
+        inputs, fields, parameters, hints = built
+        return inputs, fields, copy.deepcopy(parameters), dict(hints)
+
+    def return_schema(hints: Any) -> Any:
+        try:
+            key = ("return", hints.get("return"))
+            found = key in _TOOL_SCHEMAS
+        except TypeError:
+            return build_return(hints)
+        if not found:
+            _TOOL_SCHEMAS[key] = build_return(hints)
+        return copy.deepcopy(_TOOL_SCHEMAS[key])
+
+    input_schema._zett_shared = True  # type: ignore[attr-defined]
+    base._build_input_schema = input_schema
+    base._build_return_schema = return_schema

@@ -165,7 +165,9 @@ class AgentHost:
     async def start(self) -> None:
         """Build the model and the agent. Slow provider imports happen here, off the first frame."""
         from zett_tui.core.redact import redactor_from_environment
+        from zett_tui.runtime.agent_compat import share_tool_schemas
 
+        share_tool_schemas()  # the tools zett-agent builds per request reuse their schemas
         options = self.options
         files = SessionFiles(
             options.sessions_dir or paths.sessions_dir(),

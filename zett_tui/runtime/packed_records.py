@@ -7,6 +7,11 @@ request builds its own from each ``load``) and grew by some 20 KB of small objec
 pickle's size for a message of a few KB), a record is one bytes object the garbage collector never
 walks; it is unpacked only on the rare read that needs it.
 
+System messages are not kept. Each request stores its own (zett's prompt, the tool guidelines, the
+working folder: some 3.7 KB packed, more than the turn's dialogue), yet no request restores them
+(zett-agent's persistence leaves them out, and the current config supplies them): kept, they were
+most of this copy, one set per turn. Their sequence still counts for ``last_sequence``.
+
 Records are immutable once stored, so a record read again (each turn's ``load`` returns the whole
 dialogue) reuses the bytes packed before instead of being pickled again. The pickles never leave
 this process.
@@ -19,6 +24,7 @@ import zlib
 from collections.abc import Iterable
 
 from zett_agent.extensions.persistence import RawMessageRecord
+from zett_agent.messages import SystemMessage
 
 _Key = tuple[str, int]
 
@@ -52,6 +58,9 @@ class PackedRecords:
         self._add(record, None)
 
     def _add(self, record: RawMessageRecord, packed: bytes | None) -> None:
+        if isinstance(record.message, SystemMessage):
+            self._last_sequence = max(self._last_sequence, record.sequence)
+            return
         self._keys.append(_key(record))
         if packed is None:
             packed = zlib.compress(pickle.dumps(record, pickle.HIGHEST_PROTOCOL), 1)
@@ -65,7 +74,8 @@ class PackedRecords:
         ]
         self._keys = [key for key, _ in kept]
         self._packed = [packed for _, packed in kept]
-        self._last_sequence = self._keys[-1][1] if self._keys else 0
+        if not self._keys and self._last_sequence <= sequence:
+            self._last_sequence = 0
 
     def unpack(self) -> list[RawMessageRecord]:
         """New record objects equal to those packed, in order."""

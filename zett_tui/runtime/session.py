@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from zett_tui.core.inert_text import encodable
+from zett_tui.runtime import agent_compat
 from zett_tui.runtime.activity import Activity, describe_activity
 from zett_tui.runtime.decisions import Asker, Reply, ShellReply, ShellRequest, UnknownRequest, parse_request
 from zett_tui.runtime.decisions.answer_lines import answer_line, settled_line
@@ -366,4 +367,7 @@ class SessionCore:
         self.asking = None
         self._turn = None
         self.queued.forget_steers()  # every note the turn took was delivered (the runtime answers each)
+        agent = self.host.agent
+        if agent is not None:  # its copy of the dialogue: the next turn restores its own
+            agent_compat.release_finished_messages(agent, self.host.session_id)
         self._set_activity(Activity.IDLE)

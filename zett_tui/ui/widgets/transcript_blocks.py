@@ -571,10 +571,13 @@ class ToolBlock(Block):
         if kept is not None:
             self.kept_output, self.kept_stderr = (make_inert(path) for path in kept.groups())
         shown = kept.start() if kept is not None else len(output)
-        self._preview = OutputPreview(output[:shown])
+        preview = OutputPreview(output[:shown])
         self._raw_output = output if len(output) <= RAW_OUTPUT_LIMIT else None
         self._preview_end = shown if self._raw_output is not None else None
-        self.why_lines = _why_lines(self.state, self._preview)
+        self.why_lines = _why_lines(self.state, preview)
+        # Kept only when it is all there is of the output; else made again when the row is drawn
+        # (a resumed session's rows far above the screen hold their output once).
+        self._preview = preview if self._preview_end is None else None
         self._changed()
 
     @property
@@ -591,15 +594,22 @@ class ToolBlock(Block):
         if self._preview_end is not None:
             self._preview = None
 
+    def _preview_text(self) -> str:
+        """The preview's text, without keeping a preview made for it: find and copy read every
+        row, and only a row that is drawn should hold its output twice."""
+        preview = self._preview
+        if preview is None and self._preview_end is not None and self._raw_output is not None:
+            preview = OutputPreview(self._raw_output[: self._preview_end])
+        return preview.text() if preview is not None else ""
+
     def plain_text(self) -> str:
         if self._raw_output is not None:
             return self._raw_output
-        return self.preview.text() if self.preview is not None else ""
+        return self._preview_text()
 
     def search_text(self) -> str:
         row = f"{self.name}  {self.key_arg}" if self.key_arg else self.name
-        output = self.preview.text() if self.preview is not None else ""
-        return f"{row} {_TOOL_LABELS[self.state]}\n{output}"
+        return f"{row} {_TOOL_LABELS[self.state]}\n{self._preview_text()}"
 
     def _estimate(self, width: int) -> int:
         return 1 + len(self.live_lines) + len(self.why_lines)

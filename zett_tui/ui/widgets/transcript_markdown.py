@@ -320,7 +320,7 @@ class _Chunk:
     lines: list[Line] | None = None
     key: tuple[int, int] | None = None
     text: str | None = None
-    """What the chunk shows, as plain text (`display_text`), kept once asked for."""
+    """What the chunk shows, as plain text (`display_text`), kept while the document streams."""
 
 
 @dataclass(eq=False)
@@ -368,6 +368,15 @@ class MarkdownStream:
         if not self._closed:
             self._closed = True
             self._version += 1
+            self._forget_texts()
+
+    def _forget_texts(self) -> None:
+        """Drop the chunks' plain texts: a second copy of the answer, worth keeping only while it
+        streams (find converts the open tail again at each update, not the finished chunks). A
+        closed document's text is converted once per find (`FindIndex` keeps it while find is
+        open), so a session where find was used once does not keep every answer twice."""
+        for chunk in self._chunks:
+            chunk.text = None
 
     def drop_cache(self) -> None:
         """Forget rendered lines (keep the source); they are rebuilt on the next render."""
@@ -375,6 +384,7 @@ class MarkdownStream:
             chunk.lines = None
             chunk.key = None
             chunk.tokens = None
+            chunk.text = None
         self._tail_lines = []
         self._tail_key = None
         self._fence_pieces.clear()
@@ -517,12 +527,17 @@ class MarkdownStream:
         self._split()
         parts: list[str] = []
         for chunk in self._chunks:
-            if chunk.text is None:
+            text = chunk.text
+            if text is None:
                 tokens = chunk.tokens
                 if tokens is None:
                     tokens = _PARSER.parse(self.source[chunk.start : chunk.end])
-                chunk.text = display_text(tokens)
-            parts.append(chunk.text)
+                text = display_text(tokens)
+                if self._closed:
+                    chunk.tokens = None  # parsed again if it is drawn: a resumed answer found, not seen
+                else:
+                    chunk.text = text
+            parts.append(text)
         if self._tail_tokens:
             parts.append(display_text(self._tail_tokens))
         return "\n".join(parts)

@@ -453,21 +453,37 @@ def _private_file(path: Path) -> Iterator[IO[bytes]]:
 
 
 def _stop_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+    _signal_group(pid, signal.SIGKILL)
 
 
 def _stop_tree(pid: int) -> None:
-    """Kill ``pid``'s group, then everything it started that left the group.
+    """Freeze ``pid``'s group and every process below it, then kill them all.
 
-    The group first: a shell whose running child was killed before it went on to its command's
-    next step (``sleep 30; touch done`` touched ``done`` after a cancel). Its descendants are
-    listed before, while they are still known as its own."""
-    children = descendant_pids(pid)
-    _stop_group(pid)
-    for child in children:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(child, signal.SIGKILL)
+    Killing in any order lets a shell whose running child died first go on to its command's next
+    step (``sleep 30; touch done`` made ``done`` after a cancel): outside the sandbox when the
+    child went before its shell, inside it when bubblewrap's own session (``--new-session``, so
+    not in the group) was killed process by process. Frozen (SIGSTOP), nothing runs on, and a
+    stopped process starts no other; the tree is listed again until it holds no new process,
+    while its members are still known as its own (a child that left the group is found there)."""
+    frozen: set[int] = set()
+    _signal_group(pid, signal.SIGSTOP)
+    while found := ({pid} | descendant_pids(pid)) - frozen:
+        for member in found:
+            _signal(member, signal.SIGSTOP)
+        frozen |= found
+    _signal_group(pid, signal.SIGKILL)
+    for member in frozen:
+        _signal(member, signal.SIGKILL)
+
+
+def _signal_group(pid: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signum)
+
+
+def _signal(pid: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signum)
 
 
 def _one_line(text: str) -> str:

@@ -31,6 +31,8 @@ _KEY_VARIABLES = (
     "NO_COLOR",
 )
 
+pytest_plugins = ("tests.hang_report",)
+
 
 #: The arming delay of dialogs in tests: short, so that the ~300 tests that answer a dialog do not
 #: each wait the real 0.5 s. Tests of arming itself are marked ``real_arming`` and keep 0.5 s.

@@ -229,9 +229,14 @@ async def test_a_fifo_or_a_file_removed_mid_walk_does_not_stop_a_checkpoint(
     (project_dir / "vanishing.txt").write_text("here for now\n")
     os.mkfifo(project_dir / "pipe")  # nobody writes to it: reading it would block forever
     real_run_git = git_env.run_git
+    listings = []
     adds = []
 
     def remove_before_add(git_dir, work_tree, args, **options):  # type: ignore[no-untyped-def]
+        if "ls-files" in args and "--modified" in args:
+            listings.append(args)
+            if len(listings) == 2:  # the turn changed it: its last checkpoint lists it
+                (project_dir / "vanishing.txt").write_text("here for now, changed by the turn\n")
         if "add" in args:  # the turn's last checkpoint: after git listed the file, before it reads it
             adds.append(args)
             if len(adds) == 2:

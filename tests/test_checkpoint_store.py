@@ -6,6 +6,7 @@ import hashlib
 import os
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -365,3 +366,86 @@ def test_python_bytecode_is_never_a_changed_file(store: CheckpointStore, project
     after = store.take("s/1/after")
     assert [change.path for change in store.changes(first.commit, after.commit)] == ["src/app.py"]
     assert not {"src/__pycache__/app.cpython-311.pyc", "old.pyc"} & set(store.entries(after.commit))
+
+
+def counting_git_commands(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The store's git commands from now on, by name (each is a process)."""
+    from zett_tui.checkpoints import staging, store
+
+    names: list[str] = []
+    for module in (staging, store):
+        real = module.run_git
+
+        def counted(git_dir, work_tree, args, _real=real, **options):  # type: ignore[no-untyped-def]
+            names.append(next(arg for arg in args if not arg.startswith("-") and "=" not in arg))
+            return _real(git_dir, work_tree, args, **options)
+
+        monkeypatch.setattr(module, "run_git", counted)
+    return names
+
+
+def test_an_unchanged_project_is_the_last_checkpoint_again_and_each_change_right_after_is_seen(
+    tmp_path: Path, store: CheckpointStore, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing changed since the last checkpoint: its commit again, after one listing (git's stat
+    cache, as ``git status``) and the ref. Each change made right after a checkpoint (the same
+    second, the same size: git's "racily clean" case) is recorded as a fresh store records it."""
+    (project / "link").symlink_to("README")
+    (project / "huge.bin").write_bytes(b"x" * 2000)  # over the bound: left out, and listed each time
+    store.max_file_bytes = 1000
+    first = store.take("s/1/a")
+    commands = counting_git_commands(monkeypatch)
+    again = store.take("s/1/b")
+    assert again.commit == first.commit and again.too_large == ("huge.bin",)
+    assert commands == ["ls-files", "update-ref"]
+    assert store.refs("s/1") == {"s/1/a": first.commit, "s/1/b": first.commit}
+
+    def same_size(path: Path) -> None:
+        path.write_bytes(path.read_bytes().swapcase())
+
+    changes = [
+        lambda: same_size(project / "README"),
+        lambda: (project / "README").chmod(0o755),
+        lambda: (project / "run.sh").unlink(),
+        lambda: (project / "src" / "new.py").write_text("new\n"),
+        lambda: ((project / "link").unlink(), (project / "link").symlink_to("src")),
+        lambda: (project / ".gitignore").write_text("/README\n"),
+        lambda: ((project / ".zett").mkdir(), (project / ".zett" / "ignore").write_text("src/new.py\n")),
+        lambda: (project / "huge.bin").write_bytes(b"small now\n"),
+    ]
+    last = again
+    for step, change in enumerate(changes):
+        change()
+        taken = store.take(f"s/1/{step}")
+        assert taken.commit != last.commit, f"change {step} was not seen"
+        fresh_store = CheckpointStore(project, tmp_path / f"fresh{step}", max_file_bytes=1000)
+        fresh = fresh_store.take("f/1/a")
+        assert store.entries(taken.commit) == fresh_store.entries(fresh.commit)  # same modes and blobs
+        assert taken.too_large == fresh.too_large
+        unchanged = store.take(f"s/1/{step}-again")
+        assert unchanged.commit == taken.commit
+        last = taken
+
+
+def test_checkpoints_go_on_after_their_objects_were_collected(
+    tmp_path: Path, store: CheckpointStore, project: Path
+) -> None:
+    """Removing the sessions that held a project's checkpoints collects their objects while the
+    indexes (this process's, and the copy kept for the next session) still name them as recorded:
+    a checkpoint must read the files again, not fail on every turn from then on."""
+    past = time.time() - 60  # files of a real project: older than the index ("racily clean" hid it)
+    for path in (project / "README", project / "run.sh", project / "src" / "app.py"):
+        os.utime(path, (past, past))
+    store.take("s/1/a")
+    housekeeping = CheckpointStore.at(store.folder)  # ``zett sessions rm``, from another process
+    assert housekeeping.drop_refs("s/1") == 1
+    housekeeping.collect_garbage()
+    again = store.take("s/1/b")
+    assert set(store.entries(again.commit)) == {"README", "run.sh", "src/app.py"}
+    assert store.refs("s/1") == {"s/1/b": again.commit}
+    assert housekeeping.drop_refs("s/1") == 1
+    housekeeping.collect_garbage()
+    for index in store.folder.glob("scratch-*.index"):
+        index.unlink()  # the next zett process starts from the copy kept for it
+    later = CheckpointStore(project, tmp_path / "store", bulk_files=store.bulk_files).take("s/2/a")
+    assert store.blob_bytes([store.entries(later.commit)["README"].blob]).popitem()[1] == b"read me\n"

@@ -421,3 +421,38 @@ async def test_two_sessions_on_one_project_a_rewind_asks_before_undoing_the_othe
     assert (project_dir / "a.txt").read_text() == "a before\n"
     assert (project_dir / "b.txt").read_text() == "b by B\n"  # kept: B's, unless the user takes it
     assert outcome.kept == ["b.txt"]
+
+
+async def test_a_file_changed_outside_zett_between_turns_is_rewound_to_as_it_was_changed(
+    project_dir: Path, hosts: HostFactory
+) -> None:
+    """A turn that changes nothing ends on the checkpoint it began with, and the next turn's first
+    checkpoint is the last one again only while no file changed: an edit made by hand between
+    turns (right after one, the same size) is what a rewind of the next turn puts back."""
+    (project_dir / "agent.txt").write_text("one\n")
+    (project_dir / "mine.txt").write_text("draft\n")
+    edit_mine = {"path": "mine.txt", "edits": [{"old_text": "DRAFT", "new_text": "final"}]}
+    model = ScriptedModel(
+        tool_step("e1", "edit", {"path": "agent.txt", "edits": [{"old_text": "one", "new_text": "two"}]}),
+        text_step("Edited."),
+        text_step("Nothing to change."),
+        tool_step("e2", "edit", edit_mine),
+        text_step("Finished your draft."),
+    )
+    host = await hosts(model, permission_mode=PermissionMode.AUTO)
+    await host.run_turn("edit agent.txt", Collector())
+    (project_dir / "mine.txt").write_text("DRAFT\n")  # by hand, between turns
+    await host.run_turn("look only", Collector())
+    assert host.checkpoints is not None
+    looked = host.checkpoints.records()[1]
+    assert looked.before == looked.after and looked.changes == []
+    await host.run_turn("finish my draft", Collector())
+    assert (project_dir / "mine.txt").read_text() == "final\n"
+    finished = host.checkpoints.records()[2]
+    assert [change[0] for change in finished.changes] == ["mine.txt"]
+    plan, outcome = await rewind_everything(host, index=2)
+    assert plan.conflicts == [] and outcome.report is not None and not outcome.report.problems
+    assert (project_dir / "mine.txt").read_text() == "DRAFT\n"
+    assert (project_dir / "agent.txt").read_text() == "two\n"
+    await rewind_everything(host, index=0)
+    assert (project_dir / "agent.txt").read_text() == "one\n"

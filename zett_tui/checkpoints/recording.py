@@ -37,7 +37,13 @@ from zett_tui.checkpoints.rewind import (
     plan_code_rewind,
     rewind_record,
 )
-from zett_tui.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoint, CheckpointStore, RestoreReport
+from zett_tui.checkpoints.store import (
+    DEFAULT_MAX_FILE_BYTES,
+    Checkpoint,
+    CheckpointStore,
+    FileChange,
+    RestoreReport,
+)
 from zett_tui.checkpoints.summary import turn_changes_text
 
 log = logging.getLogger(__name__)
@@ -155,7 +161,7 @@ class SessionCheckpoints:
             record.missing = self._last_problem or "the checkpoint could not be taken"
         else:
             try:
-                changes = await asyncio.to_thread(self.store.changes, before.commit, after.commit)
+                changes = await self._changes(before.commit, after.commit)
                 record.changes = [[c.path, c.added, c.removed, c.status] for c in changes]
             except (GitFailed, OSError) as error:
                 record.missing = f"the turn's changes could not be read: {error}"
@@ -165,6 +171,13 @@ class SessionCheckpoints:
             text = turn_changes_text(len(record.changes), record.added, record.removed)
             self._on_changes(text, record)
         return record
+
+    async def _changes(self, before: str, after: str) -> list[FileChange]:
+        """What differs between two checkpoints (nothing, without asking git, when they are one:
+        a turn that changed no file ends on the checkpoint it began with)."""
+        if before == after:
+            return []
+        return await asyncio.to_thread(self.store.changes, before, after)
 
     def metadata(self, record: TurnRecord | None) -> dict[str, Any]:
         """What the turn's line in the session file says of its checkpoints."""
@@ -300,7 +313,7 @@ class SessionCheckpoints:
             taken = await self._take(f"rewind-{time.time_ns()}/after", "after the rewind")
             after = taken.commit if taken is not None else None
             if before is not None and after is not None:
-                found = await asyncio.to_thread(self.store.changes, before, after)
+                found = await self._changes(before, after)
                 changes = [[c.path, c.added, c.removed, c.status] for c in found]
         hidden, restored = conversation_change(records, target) if conversation else ([], [])
         if conversation and target.kind == "turn" and target.request is None:

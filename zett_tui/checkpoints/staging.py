@@ -17,6 +17,7 @@ import re
 import shutil
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from zett_tui.checkpoints.bulk import BULK_STAGE_CONFIG, BULK_STAGE_ENV, add_in_parts, split_pathspecs
@@ -42,6 +43,18 @@ MAX_ADDS = 4
 #: made by running the code, not written by anyone, and one run of the tests made a one-file fix
 #: read "2 files changed" with a "+0 -0" that told nothing. ``.zett/ignore`` adds to these.
 ALWAYS_EXCLUDED = b"__pycache__/\n*.py[co]\n"
+
+
+@dataclass(frozen=True)
+class Staged:
+    """What ``StagingIndex.stage`` did."""
+
+    #: Files over the size bound (relative paths), left out.
+    too_large: list[str]
+    #: Many new or changed files: their blobs went into packs (``bulk``).
+    many: bool
+    #: Nothing to record: the index was left exactly as it was.
+    unchanged: bool
 
 
 class StagingIndex:
@@ -90,6 +103,13 @@ class StagingIndex:
         if self._takes == 1 or self._takes % 20 == 0:
             self._keep()
 
+    def forget(self) -> None:
+        """Start the index afresh (every file read again); the next checkpoint keeps a copy of it."""
+        with contextlib.suppress(FileNotFoundError):
+            self.index.unlink()
+        self._last_ignore = None
+        self._takes = 0
+
     def _keep(self) -> None:
         """Leave a copy of the index for the next session's first checkpoint (best effort)."""
         temporary = self.folder / f"index-{os.getpid()}.tmp"
@@ -98,13 +118,14 @@ class StagingIndex:
             os.chmod(temporary, PRIVATE_FILE_MODE)
             os.replace(temporary, self._kept_index)
 
-    def stage(self, *, max_file_bytes: int, bulk_files: int) -> tuple[list[str], bool]:
+    def stage(self, *, max_file_bytes: int, bulk_files: int) -> Staged:
         """Make the index hold the project's files as they are.
 
-        The files left out for their size (over ``max_file_bytes``), and whether there were many
-        (``bulk_files``) new or changed files (then their blobs and trees went into packs:
-        ``bulk``). ``info/attributes`` turns every filter, ``eol`` and ``ident`` off, so the blobs
-        are the files' bytes.
+        Says which files were left out for their size (over ``max_file_bytes``), whether there
+        were many (``bulk_files``) new or changed files (then their blobs and trees went into
+        packs: ``bulk``), and whether the index was left as it was (nothing to record since it
+        was last staged). ``info/attributes`` turns every filter, ``eol`` and ``ident`` off, so
+        the blobs are the files' bytes.
         """
         base = self._ignore_lines()
         _write_private_bytes(self.excludes, base)
@@ -112,7 +133,21 @@ class StagingIndex:
         rules_changed = base != self._last_ignore
         self._last_ignore = base
         # Only what is new or changed since the index saw it: an unchanged file was small then.
-        listed = self.git(["ls-files", "-z", "-t", "--others", "--modified", "--exclude-standard"])
+        # git's own stat cache decides, as ``git status`` does: a file whose stat data differs
+        # from the index's (or that changed in the second the index was written: "racily clean")
+        # has its content compared. The exec bit counts whatever the store's config says.
+        listed = self.git(
+            [
+                "-c",
+                "core.fileMode=true",
+                "ls-files",
+                "-z",
+                "-t",
+                "--others",
+                "--modified",
+                "--exclude-standard",
+            ]
+        )
         root = os.fsencode(self.project) + b"/"
         too_large: list[str] = []
         left_out: list[bytes] = []
@@ -122,6 +157,7 @@ class StagingIndex:
         to_add: list[tuple[bytes, int]] = []
         lstat = os.lstat
         count = 0
+        gone = 0
         for record in listed.split(b"\0"):
             tag, _, path = record.partition(b" ")
             if not path:
@@ -135,6 +171,7 @@ class StagingIndex:
             try:
                 info = lstat(root + path)
             except OSError:
+                gone += 1  # deleted (``add -A`` takes it out of the index) or vanished meanwhile
                 continue
             if info.st_size > max_file_bytes and stat.S_ISREG(info.st_mode):
                 too_large.append(os.fsdecode(path))
@@ -148,6 +185,11 @@ class StagingIndex:
                 to_add.append((path, info.st_size))
         if left_out:
             _write_private_bytes(self.excludes, base + b"".join(line + b"\n" for line in left_out))
+        if not (to_add or gone or grown or unnamed or rules_changed):
+            # Nothing new, changed or deleted, and no rule changed: ``add -A`` (and ``rm`` of the
+            # newly ignored) would leave the index as it is. Files left out stay left out.
+            self.unreadable = []
+            return Staged(sorted(too_large), many=False, unchanged=True)
         if grown:  # recorded when it was small: out of the index before ``add`` would read it
             self._unstage(grown)
         many = count >= bulk_files
@@ -164,7 +206,7 @@ class StagingIndex:
             self._unstage(dropped)
         with contextlib.suppress(OSError):
             os.chmod(self.index, PRIVATE_FILE_MODE)
-        return sorted(too_large), many
+        return Staged(sorted(too_large), many=many, unchanged=False)
 
     def _add_all(self, files: list[tuple[bytes, int]] | None, complaints: list[str]) -> None:
         """``git add -A`` into the index; given the many ``files`` it reads, the blobs into packs.

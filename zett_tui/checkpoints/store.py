@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import threading
 import time
@@ -25,17 +26,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zett_tui.checkpoints.bulk import BULK_FILES, prewrite_trees, scratch_ref
-from zett_tui.checkpoints.git_env import run_git
+from zett_tui.checkpoints.git_env import GitFailed, run_git
 from zett_tui.checkpoints.restore_files import (
     Entry,
     remove_empty_parents,
     write_entry,
 )
-from zett_tui.checkpoints.staging import StagingIndex
+from zett_tui.checkpoints.staging import Staged, StagingIndex
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 REF_PREFIX = "refs/zett"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class CheckpointStore:
         #: This process's index of the project's files (``staging``).
         self._staging = StagingIndex(self.git_dir, self.project, self.folder)
         self._lock = threading.Lock()
+        #: The last checkpoint this store took, and its index's stamp then (None: none yet).
+        self._last: _Taken | None = None
 
     # -- setting up ------------------------------------------------------------------------------
 
@@ -133,18 +138,66 @@ class CheckpointStore:
             self.ensure()
             staging = self._staging
             staging.prepare()
-            too_large, many = staging.stage(max_file_bytes=self.max_file_bytes, bulk_files=self.bulk_files)
-            scratch = scratch_ref(os.getpid())
-            packed = many and prewrite_trees(self.git_dir, self.project, staging.index, scratch)
-            tree = staging.git(["write-tree"]).decode().strip()
-            note = json.dumps({"message": message, "too_large": too_large})
-            commit = self._git(["commit-tree", tree, "-m", note]).decode().strip()
-            self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])
-            if packed:  # the checkpoint's commit holds the trees now
-                self._git(["update-ref", "-d", scratch])
+            last, self._last = self._last, None
+            if last is not None and (not last.index_stamp or _file_stamp(staging.index) != last.index_stamp):
+                last = None  # something other than this store changed the index
+            staged = staging.stage(max_file_bytes=self.max_file_bytes, bulk_files=self.bulk_files)
+            too_large = staged.too_large
+            commit = self._again(last, ref, message, too_large) if staged.unchanged and last else None
+            if last is not None and commit is not None:
+                tree = last.tree
+            else:
+                try:
+                    tree, commit = self._record(ref, message, staged)
+                except GitFailed as error:
+                    if "invalid object" not in str(error):
+                        raise
+                    # The index names objects the store no longer has (collected after the
+                    # checkpoints holding them were removed), and its stat cache would go on
+                    # saying those files are recorded: every checkpoint would fail the same way.
+                    # Started afresh, every file is read again.
+                    log.warning("checkpoint index named collected objects: reading every file again")
+                    staging.forget()
+                    staged = staging.stage(max_file_bytes=self.max_file_bytes, bulk_files=self.bulk_files)
+                    tree, commit = self._record(ref, message, staged)
+                too_large = staged.too_large
             staging.taken()
+            self._last = _Taken(tree, commit, tuple(too_large), _file_stamp(staging.index))
             unreadable = tuple(staging.unreadable)
         return Checkpoint(commit, tuple(too_large), time.monotonic() - started, unreadable)
+
+    def _record(self, ref: str, message: str, staged: Staged) -> tuple[str, str]:
+        """Write the staged index's tree and its commit under ``ref``: ``(tree, commit)``."""
+        staging = self._staging
+        scratch = scratch_ref(os.getpid())
+        packed = staged.many and prewrite_trees(self.git_dir, self.project, staging.index, scratch)
+        tree = staging.git(["write-tree"]).decode().strip()
+        commit = self._commit(tree, message, staged.too_large)
+        self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])
+        if packed:  # the checkpoint's commit holds the trees now
+            self._git(["update-ref", "-d", scratch])
+        return tree, commit
+
+    def _commit(self, tree: str, message: str, too_large: Sequence[str]) -> str:
+        note = json.dumps({"message": message, "too_large": list(too_large)})
+        return self._git(["commit-tree", tree, "-m", note]).decode().strip()
+
+    def _again(self, last: _Taken, ref: str, message: str, too_large: list[str]) -> str | None:
+        """The files are as this store last recorded them: that checkpoint again, under ``ref``.
+
+        Its commit when the same files were left out for their size, else a commit of its tree;
+        None when that cannot be done (a store cleaned meanwhile): then it is taken afresh.
+        """
+        try:
+            commit = (
+                last.commit
+                if tuple(too_large) == last.too_large
+                else self._commit(last.tree, message, too_large)
+            )
+            self._git(["update-ref", f"{REF_PREFIX}/{ref}", commit])  # refuses an object that is gone
+        except GitFailed:
+            return None
+        return commit
 
     # -- reading checkpoints ---------------------------------------------------------------------
 
@@ -292,6 +345,7 @@ class CheckpointStore:
     def drop_refs(self, prefix: str) -> int:
         """Forget every checkpoint under ``refs/zett/<prefix>``; how many."""
         names = self.refs(prefix)
+        self._last = None  # its commit may be one of them
         if names:
             commands = "".join(f"delete {REF_PREFIX}/{name}\n" for name in names)
             self._git(["update-ref", "--stdin"], stdin=commands.encode(), bare=True)
@@ -301,6 +355,7 @@ class CheckpointStore:
         """Remove the objects no checkpoint refers to any more."""
         if (self.git_dir / "HEAD").exists():
             with self._lock:
+                self._last = None
                 self._git(["reflog", "expire", "--expire=now", "--all"], bare=True)
                 self._git(["gc", "--prune=now", "--quiet"], bare=True)
                 _make_private(self.folder)
@@ -313,6 +368,26 @@ class CheckpointStore:
                 with contextlib.suppress(OSError):
                     total += os.lstat(os.path.join(folder, name)).st_size
         return total
+
+
+@dataclass(frozen=True)
+class _Taken:
+    """A checkpoint this store took: what a next one reuses when no file changed since."""
+
+    tree: str
+    commit: str
+    too_large: tuple[str, ...]
+    #: The index file's ``(inode, size, mtime)`` just after (``_file_stamp``).
+    index_stamp: tuple[int, ...]
+
+
+def _file_stamp(path: Path) -> tuple[int, ...]:
+    """``path``'s inode, size and mtime in ns; ``()`` when it cannot be read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ()
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _inside(root: Path, folder: Path) -> bool:

@@ -6,6 +6,7 @@ slash-command context on a real host, no app) and `llm_server`.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -39,11 +40,46 @@ pytest_plugins = ("tests.hang_report",)
 TEST_ARM_DELAY = 0.05
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests in a real terminal (``e2e``) are timing-sensitive: they run in the serial pass too."""
+#: What a test file says when it holds serial tests (``pytest.mark.serial``, ``pytest.mark.e2e``).
+_SERIAL_MARKS = ("mark.serial", "mark.e2e")
+
+
+@functools.cache
+def _may_hold_serial_tests(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return any(mark in text for mark in _SERIAL_MARKS)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The serial pass (``-m serial``) imports only the test files that mark serial tests: the
+    other ~190 files cost it seconds of collection for nothing. Every other run collects all
+    (and ``pytest_collection_modifyitems`` checks there that no serial test sits elsewhere)."""
+    if config.getoption("markexpr") != "serial" or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    return None if _may_hold_serial_tests(collection_path) else True
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests in a real terminal (``e2e``) are timing-sensitive: they run in the serial pass too.
+
+    A serial test in a file that does not say ``mark.serial`` or ``mark.e2e`` (a marker given some
+    other way) would be skipped by both passes: that is an error of the whole run."""
+    unseen: list[str] = []
     for item in items:
         if item.get_closest_marker("e2e") is not None:
             item.add_marker(pytest.mark.serial)
+        if item.get_closest_marker("serial") is not None and not _may_hold_serial_tests(item.path):
+            unseen.append(item.nodeid)
+    if unseen:
+        raise pytest.UsageError(
+            f"serial tests the serial pass would not collect (their file must say one of {_SERIAL_MARKS}): "
+            + ", ".join(unseen)
+        )
 
 
 @pytest.fixture(autouse=True)

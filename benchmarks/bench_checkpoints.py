@@ -11,6 +11,8 @@ folder, a git repository like a real one, and measures ``CheckpointStore`` direc
 - the same in a fresh process with the store already full (a second session on the project);
 - a later checkpoint after one small edit, median of R, in the stores of both ways in turn;
   target: at most 150 ms;
+- a checkpoint when no file changed since the last (most turns' first one), median of R: the
+  last checkpoint again, against the same store recording it afresh (as before) in turn;
 - the store's growth for a turn of 10 small edits (before, a checkpoint per edit, after);
   target: under 50 KB;
 - restoring a turn that changed 100 files; target: under 1 s.
@@ -139,6 +141,29 @@ def later_checkpoints(stores: dict[str, CheckpointStore], made: list[Path], runs
         )
 
 
+def unchanged_checkpoints(store: CheckpointStore, runs: int) -> None:
+    """A checkpoint when no file changed since the last (a turn's first after the one before it
+    ended, or a turn's last when it changed nothing), against the same store recording it afresh
+    in the same run (its memory of the last checkpoint dropped: every checkpoint was taken so
+    before). Wall and CPU (git's included), medians of R."""
+    ways: dict[str, tuple[list[float], list[float]]] = {"again": ([], []), "afresh (before)": ([], [])}
+    store.take("bench/unchanged/start")
+    for run in range(runs):
+        for way in list(ways) if run % 2 == 0 else list(reversed(ways)):
+            if way != "again":
+                store._last = None  # the former way: add, write-tree, commit-tree, every time
+            cpu_before = cpu_seconds()
+            ways[way][0].append(
+                timed(lambda run=run, way=way: store.take(f"bench/unchanged-{way[:5]}-{run}"))
+            )
+            ways[way][1].append(cpu_seconds() - cpu_before)
+    for way, (seconds, cpu) in ways.items():
+        print(
+            f"checkpoint with no file changed, {way}: median {statistics.median(seconds) * 1000:.0f} ms"
+            f" (CPU {statistics.median(cpu) * 1000:.0f} ms)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=20_000)
@@ -160,6 +185,7 @@ def main() -> None:
             f"first checkpoint of a second session (store full): {timed(lambda: second_session.take('bench/second')):.2f} s"
         )
         later_checkpoints(stores, made, args.runs)
+        unchanged_checkpoints(stores["packs"], args.runs)
         size_before = store.size_bytes()
         store.take("bench/turn/before")
         for step in range(10):

@@ -12,6 +12,7 @@ import logging
 import queue
 import stat
 import threading
+import time
 from collections.abc import Iterator
 
 import httpx2
@@ -207,6 +208,21 @@ def test_logout_of_an_unknown_server_is_a_key_error(
     manager = connect(managers, remote, SignIns())
     with pytest.raises(KeyError):
         manager.logout("nope")
+
+
+def test_stopping_while_the_server_still_connects_does_not_wait_for_it(
+    managers: list[McpManager], remote: OAuthMcpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A quit while a remote server looks up its sign-in: the connection is given up at once (it
+    would notice the stop only once connected), not after the stop's time limit."""
+    from zett_tui.runtime.mcp import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "_STOP_TIMEOUT", 60.0)
+    manager = connect(managers, remote, SignIns())
+    assert status(manager).state in (ServerState.STARTING, ServerState.SIGNING_IN)
+    started = time.monotonic()
+    manager.stop()
+    assert time.monotonic() - started < 30  # the limit is 60 s here: it was waited for in full
 
 
 def test_a_callback_with_another_state_is_refused_and_the_real_one_still_signs_in(

@@ -505,8 +505,13 @@ class McpManager:
         if server.task is None:
             return
         server.stopping.set()
-        if server.sign_in is not None and server.sign_in.waiting_url:
-            server.task.cancel()  # it waits for the browser, not for a stop it would notice
+        if server.state in (ServerState.STARTING, ServerState.SIGNING_IN) or (
+            server.sign_in is not None and server.sign_in.waiting_url
+        ):
+            # Still connecting (or waiting for the browser): it notices a stop only once it is
+            # connected, and nothing is open to close gracefully yet. Waited for, a quit while a
+            # remote server looked up its sign-in took the whole five seconds below.
+            server.task.cancel()
         _, pending = await asyncio.wait({server.task}, timeout=_STOP_TIMEOUT)
         for task in pending:
             task.cancel()

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -150,22 +151,18 @@ async def test_ctrl_d_during_a_turn_stops_it_and_does_not_quit() -> None:
 
 
 async def test_export_says_where_it_wrote_and_never_replaces_a_file(
-    project_dir: Path, tmp_path: Path
+    project_dir: Path, tmp_path: Path, command_host: Any
 ) -> None:
-    from tests.ui_helpers import prompts
-
+    """/export on the real host (the app's wiring of a command's lines: test_session_browser)."""
     outside = tmp_path / "outside.md"
     (project_dir / "link.md").symlink_to(outside)  # dangling: writing through it would create outside.md
     (project_dir / "mine.md").write_text("my own notes\n")
-    app = make_app(ScriptedModel(text_step("an answer")))
-    async with ready_app(app, size=(140, 40)) as pilot:
-        await submit(pilot, "a question")
-        await wait_for(pilot, lambda: idle(app) and bool(prompts(app)))
-        for command in ("/export", "/export", "/export mine.md", "/export link.md"):
-            said = len(notices(app))
-            await submit(pilot, command)
-            await wait_for(pilot, lambda before=said: len(notices(app)) > before)
-        said_lines = notices(app)[-4:]
+    chat = await command_host(ScriptedModel(text_step("an answer")))
+    await chat.turn("a question")
+    said_lines = []
+    for command in ("/export", "/export", "/export mine.md", "/export link.md"):
+        [line] = await chat.command(command)
+        said_lines.append(line)
     made = sorted(path.name for path in project_dir.glob("zett-session-*.md"))
     assert len(made) == 2 and made[0].endswith("-2.md")  # the second export did not replace the first
     for name, line in zip(reversed(made), said_lines[:2], strict=True):
@@ -177,23 +174,18 @@ async def test_export_says_where_it_wrote_and_never_replaces_a_file(
 
 
 async def test_export_into_a_folder_linked_out_of_the_project_writes_nothing(
-    project_dir: Path, tmp_path: Path
+    project_dir: Path, tmp_path: Path, command_host: Any
 ) -> None:
     """A command may have made ``docs`` a link to a folder elsewhere (``~/.config/autostart``)."""
-    from tests.ui_helpers import prompts
-
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (project_dir / "docs").symlink_to(elsewhere)
-    app = make_app(ScriptedModel(text_step("an answer")))
-    async with ready_app(app, size=(140, 40)) as pilot:
-        await submit(pilot, "a question")
-        await wait_for(pilot, lambda: idle(app) and bool(prompts(app)))
-        for command in ("/export docs", "/export docs/notes.md", f"/export {elsewhere}"):
-            said = len(notices(app))
-            await submit(pilot, command)
-            await wait_for(pilot, lambda before=said: len(notices(app)) > before)
-        said_lines = notices(app)[-3:]
+    chat = await command_host(ScriptedModel(text_step("an answer")))
+    await chat.turn("a question")
+    said_lines = []
+    for command in ("/export docs", "/export docs/notes.md", f"/export {elsewhere}"):
+        [line] = await chat.command(command)
+        said_lines.append(line)
     assert "leads outside the project through a link" in said_lines[0]
     assert "leads outside the project through a link" in said_lines[1]
     assert f"Exported 1 turn to {elsewhere}" in said_lines[2]  # a full path is the user's choice

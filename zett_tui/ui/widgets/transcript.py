@@ -107,7 +107,7 @@ _PREFETCH_DELAY = 0.01
 _PREFETCH_MAX_LINES = 150
 """Taller blocks are not rendered ahead: rendering one would hold up a keystroke."""
 _FIND_KEY_BUDGET = 0.02
-"""Seconds a keystroke may spend converting blocks' text; the rest is counted in idle steps after."""
+"""Seconds a keystroke (`find`) may spend converting blocks' text; the rest is counted in idle steps after."""
 
 
 def resolve_block_styles(widget: Widget) -> BlockStyles:
@@ -377,7 +377,8 @@ class Transcript(ScrollView, can_focus=True):
         self._finder.on_changed = callback
 
     def open_find(self) -> None:
-        """Start finding (`TranscriptFinder.open`); `close_find` goes back to where the reader is."""
+        """Start finding: remember where the reader is (`close_find` goes back there), stop following
+        new output, and convert the blocks' text for searching in idle time."""
         self._finder.open()
 
     def find(self, query: str) -> None:

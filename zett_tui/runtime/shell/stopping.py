@@ -83,9 +83,10 @@ def _namespace_pids(pid: int) -> list[int]:
 
 def _group_of(pid: int) -> int | None:
     """``pid``'s process group, or None when it is gone."""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        return int(Path(f"/proc/{pid}/stat").read_text(errors="replace").rpartition(")")[2].split()[2])
-    return None
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
 
 
 def _signal_group(pid: int, signum: signal.Signals) -> None:

@@ -449,3 +449,21 @@ def test_checkpoints_go_on_after_their_objects_were_collected(
         index.unlink()  # the next zett process starts from the copy kept for it
     later = CheckpointStore(project, tmp_path / "store", bulk_files=store.bulk_files).take("s/2/a")
     assert store.blob_bytes([store.entries(later.commit)["README"].blob]).popitem()[1] == b"read me\n"
+
+
+def test_a_first_checkpoint_lists_the_files_once_and_records_no_ignored_file(
+    tmp_path: Path, store: CheckpointStore, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing is recorded yet, so no recorded file can have become ignored: no second listing. A
+    next session starts from the index the last one kept, and files ignored since are dropped."""
+    (project / ".gitignore").write_text("*.log\n")
+    (project / "debug.log").write_text("noise\n")
+    commands = counting_git_commands(monkeypatch)
+    first = store.take("s/1/a")
+    assert commands.count("ls-files") == 1
+    assert set(store.entries(first.commit)) == {".gitignore", "README", "run.sh", "src/app.py"}
+    (project / ".gitignore").write_text("*.log\nREADME\n")
+    for index in store.folder.glob("scratch-*.index"):
+        index.unlink()  # the next zett process starts from the copy kept for it
+    later = CheckpointStore(project, tmp_path / "store", bulk_files=store.bulk_files).take("s/2/a")
+    assert set(store.entries(later.commit)) == {".gitignore", "run.sh", "src/app.py"}

@@ -129,6 +129,8 @@ class StagingIndex:
         """
         base = self._ignore_lines()
         _write_private_bytes(self.excludes, base)
+        #: Nothing recorded yet (a project's first checkpoint): no recorded file can be ignored now.
+        fresh = not self.index.exists()
         # A recorded file can become ignored only when an ignore file changes (or is new or gone).
         rules_changed = base != self._last_ignore
         self._last_ignore = base
@@ -199,7 +201,7 @@ class StagingIndex:
         self._add_all(to_add if many else None, complaints)
         self.unreadable = _unreadable_files(complaints)
         ignored: list[bytes] = []
-        if rules_changed:
+        if rules_changed and not fresh:
             ignored = self.git(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"]).split(b"\0")
         dropped = [path for path in (*ignored, *unnamed) if path]
         if dropped:

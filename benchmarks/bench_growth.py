@@ -11,7 +11,7 @@ with 40 lines, then a ~1.5 KB Markdown answer with a code block). The server run
 its own (``fake_server_process.py``), so its parsing of each request, the whole history, is not
 counted as the app's (``--server-in-process``: as before). At turn 100, 200, 300...: the process's
 PSS (``/proc/self/smaps_rollup``), after the whole collection zett runs when the user pauses
-(``long_lived_objects.collect_everything``), and what the transcript holds. At the last turn,
+(``ZettApp.collect_now``), and what the transcript holds. At the last turn,
 ``bench_long_session``'s page-scroll timing (10 pages up from the bottom, Home, 10 pages down).
 
 Printed: per tree, the median over runs of PSS at each measured turn, growth per 100 turns from
@@ -102,7 +102,70 @@ def heap_parts() -> dict[str, float]:
     info = mallinfo2()
     parts["c_heap_used"] = (info.uordblks + info.hblkhd) / 2**20
     parts["c_heap_free"] = info.fordblks / 2**20
+    parts["py_blocks_k"] = sys.getallocatedblocks() / 1000
+    parts["threads"] = float(len(os.listdir("/proc/self/task")))
+    parts.update(malloc_arenas())
+    parts["sqlite"] = sqlite_memory()
     return parts
+
+
+def sqlite_memory() -> float:
+    """The memory SQLite holds in this process (``sqlite3_status64(SQLITE_STATUS_MEMORY_USED)``,
+    every connection's page cache and statements), in MB; 0 where the library cannot be found."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("sqlite3")
+    if name is None:
+        return 0.0
+    library = ctypes.CDLL(name)  # the one ``_sqlite3`` loaded: the same file is mapped once
+    current, highest = ctypes.c_int64(), ctypes.c_int64()
+    library.sqlite3_status64.argtypes = [
+        ctypes.c_int,
+        ctypes.POINTER(ctypes.c_int64),
+        ctypes.POINTER(ctypes.c_int64),
+        ctypes.c_int,
+    ]
+    if library.sqlite3_status64(0, ctypes.byref(current), ctypes.byref(highest), 0) != 0:
+        return 0.0
+    return current.value / 2**20
+
+
+def malloc_arenas() -> dict[str, float]:
+    """glibc's arenas from ``malloc_info`` (its XML): how many, and the memory the main arena and
+    the threads' arenas hold from the system (MB), so growth in a thread's arena shows as such."""
+    import ctypes
+    import re
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    with tempfile.NamedTemporaryFile(mode="r") as out:
+        stream = libc.fopen(out.name.encode(), b"w")
+        if not stream:
+            return {}
+        libc.malloc_info(0, stream)
+        libc.fclose(stream)
+        text = out.read()
+    heaps = re.findall(r'<heap nr="(\d+)">.*?<system type="current" size="(\d+)"/>', text, re.S)
+    sizes = {int(number): int(size) / 2**20 for number, size in heaps}
+    mmapped = re.search(r'<total type="mmap" count="\d+" size="(\d+)"/>\s*<system type="current"', text)
+    return {
+        "arenas": float(len(sizes)),
+        "main_arena": sizes.get(0, 0.0),
+        "thread_arenas": sum(size for number, size in sizes.items() if number),
+        "mmapped": int(mmapped.group(1)) / 2**20 if mmapped else 0.0,
+    }
+
+
+def quiet_moment(app: Any) -> None:
+    """What a pause of the user's brings: the app's ``collect_now`` (an older tree's app has
+    none: its quiet moment was ``long_lived_objects.collect_everything`` alone)."""
+    from zett_tui.core import long_lived_objects
+
+    getattr(app, "collect_now", long_lived_objects.collect_everything)()
 
 
 def percentile(samples: list[float], share: float) -> float:
@@ -115,7 +178,6 @@ async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
     from benchmarks import bench_long_session as driver
     from benchmarks.bench_transcript import make_answer
     from tests.fakes.llm_server import FakeLLMServer
-    from zett_tui.core import long_lived_objects
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.providers.build import ModelChoice, build_model
     from zett_tui.ui.app import ZettApp
@@ -145,7 +207,7 @@ async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
                     await run.wait(run.settled, 120)
                 if run.turns % MEASURE_EVERY == 0 or run.turns == turns:
                     await pilot.pause()
-                    long_lived_objects.collect_everything()  # what a pause of the user's brings
+                    quiet_moment(app)
                     found["pss"][run.turns] = pss_mb()
                     found.setdefault("heap", {})[run.turns] = heap_parts()
                     transcript = app.chat.transcript

@@ -97,3 +97,22 @@ async def test_any_key_counts_as_the_user_being_there(collections: list[float]) 
         app._last_input = 0.0
         await pilot.press("a")
         assert time.monotonic() - app._last_input < app_module.QUIET_SECONDS
+
+
+async def test_the_quiet_moment_forgets_the_styles_of_lines_drawn_long_ago(collections: list[float]) -> None:
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from zett_tui.ui.speed.drawn_styles import drawn_styles_kept
+
+    app = make_app(ScriptedModel())
+    async with ready_app(app):
+        line = Strip([Segment("a line of an answer", Style(bold=True))])
+        for y in range(3000):  # as the transcript draws its lines: each with its place as a style
+            line.apply_offsets(0, y).render(app.console)
+        assert drawn_styles_kept() >= 3000
+        app._last_input = time.monotonic() - app_module.QUIET_SECONDS
+        app.collect_when_quiet()
+        assert len(collections) == 1
+        assert drawn_styles_kept() < 100

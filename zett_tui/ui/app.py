@@ -160,9 +160,17 @@ class ZettApp(App[str | None]):
             if self._quiet_timer is not None:
                 self._quiet_timer.stop()
                 self._quiet_timer = None
-            collect_everything()
+            self.collect_now()
         elif self._quiet_timer is None:
             self._quiet_timer = self.set_timer(max(1.0, QUIET_SECONDS - quiet_for), self._quiet_timer_fired)
+
+    def collect_now(self) -> None:
+        """What a quiet moment runs: forget the styles of lines drawn long ago
+        (``ui.speed.drawn_styles``), then collect the whole heap (``long_lived_objects``)."""
+        from zett_tui.ui.speed.drawn_styles import forget_drawn_styles
+
+        forget_drawn_styles()
+        collect_everything()
 
     def _quiet_timer_fired(self) -> None:
         self._quiet_timer = None

@@ -160,6 +160,51 @@ def malloc_arenas() -> dict[str, float]:
     }
 
 
+def retained_bytes(root: Any) -> int:
+    """The bytes of the objects reachable from ``root`` that are its own: the walk stops at what a
+    block shares with the rest of the app (widgets, styles, classes, functions, modules)."""
+    import gc
+    import types
+
+    from rich.style import Style
+    from textual.dom import DOMNode
+
+    shared = (type, types.ModuleType, types.FunctionType, types.MethodType, DOMNode, Style)
+    seen: set[int] = set()
+    total = 0
+    todo = [root]
+    while todo:
+        thing = todo.pop()
+        if id(thing) in seen or (thing is not root and isinstance(thing, shared)):
+            continue
+        seen.add(id(thing))
+        total += sys.getsizeof(thing)
+        todo.extend(gc.get_referents(thing))
+    return total
+
+
+def kept_per_turn(app: Any, turns: int) -> dict[str, float]:
+    """What the session keeps of each turn, in bytes a turn: the transcript's blocks of the first
+    half of the session (far above the screen: what every turn keeps for good), by kind, and the
+    history's packed copy (``runtime.packed_records``), all turns."""
+    kept: dict[str, float] = {}
+    blocks = app.chat.transcript.blocks[: len(app.chat.transcript.blocks) // 2]
+    for block in blocks:
+        name = f"block:{type(block).__name__}"
+        kept[name] = kept.get(name, 0) + retained_bytes(block)
+    for name in list(kept):
+        kept[name] /= turns / 2
+    host = app.chat.host
+    files = getattr(host, "files", None)
+    store = getattr(getattr(files, "history", None), "storage", None)
+    known = getattr(store, "_known", {})
+    packed = sum(
+        len(data) for dialogue in known.values() for data in getattr(dialogue.records, "_packed", ())
+    )
+    kept["history_packed"] = packed / turns
+    return kept
+
+
 def quiet_moment(app: Any) -> None:
     """What a pause of the user's brings: the app's ``collect_now`` (an older tree's app has
     none: its quiet moment was ``long_lived_objects.collect_everything`` alone)."""
@@ -216,10 +261,13 @@ async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
                         "cached_lines": transcript._layout.cached_lines,
                     }
                     elapsed = time.perf_counter() - started
+                    parts = found["heap"][run.turns]
                     print(
-                        f"  turn {run.turns}: {found['pss'][run.turns]:.1f} MB, {elapsed:.0f} s",
+                        f"  turn {run.turns}: {found['pss'][run.turns]:.1f} MB, {elapsed:.0f} s; "
+                        + ", ".join(f"{name} {value:.1f}" for name, value in parts.items()),
                         file=sys.stderr,
                     )
+            found["kept_per_turn"] = kept_per_turn(app, run.turns)
             found["scroll"] = await run.scrolls()
     return found
 
@@ -299,6 +347,12 @@ def report(name: str, runs: list[dict[str, Any]]) -> None:
                 f"{statistics.median(heap[str(last)].get(name, 0) for heap in heaps):.1f}"
                 for name in names
             )
+        )
+    kept = runs[-1].get("kept_per_turn")
+    if kept:
+        print(
+            f"  kept per turn (last run, bytes): total {sum(kept.values()):,.0f}: "
+            + ", ".join(f"{name} {value:,.0f}" for name, value in sorted(kept.items()))
         )
     held = runs[-1]["transcript"]
     print("  transcript (last run): " + ", ".join(f"turn {t}: {held[t]}" for t in sorted(held, key=int)))

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -218,7 +219,7 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
+async def session(turns: int, server_in_process: bool, turn_peaks: bool = False) -> dict[str, Any]:
     """One run in this process (the tree on ``sys.path`` is the one measured)."""
     from benchmarks import bench_long_session as driver
     from benchmarks.bench_transcript import make_answer
@@ -244,12 +245,22 @@ async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
             await run.wait(lambda: app.chat.host is not None)
             started = time.perf_counter()
             while run.turns < turns:
+                traced = turn_peaks and run.turns % MEASURE_EVERY == 0 and run.turns > 0
+                if traced:
+                    tracemalloc.start(1)
                 try:
                     await run.turn(make_answer(1_500, seed=run.turns + 1), 256)
                 except RuntimeError as error:  # a turn that never started or ended (a loaded machine)
                     found["failed_turns"] = found.get("failed_turns", 0) + 1
                     print(f"  turn {run.turns}: {error}", file=sys.stderr)
                     await run.wait(run.settled, 120)
+                if traced:
+                    found.setdefault("turn_peak", {})[run.turns] = tracemalloc.get_traced_memory()[1] / 2**20
+                    tracemalloc.stop()
+                    print(
+                        f"  turn {run.turns}: peak {found['turn_peak'][run.turns]:.1f} MB traced",
+                        file=sys.stderr,
+                    )
                 if run.turns % MEASURE_EVERY == 0 or run.turns == turns:
                     await pilot.pause()
                     quiet_moment(app)
@@ -282,7 +293,7 @@ def server_process() -> Any:
     return module.ServerProcess(THIS_TREE)
 
 
-def child(turns: int, server_in_process: bool) -> None:
+def child(turns: int, server_in_process: bool, turn_peaks: bool) -> None:
     import zett_tui
     from benchmarks.bench_long_session import NOTES
     from zett_tui.core import long_lived_objects
@@ -298,14 +309,15 @@ def child(turns: int, server_in_process: bool) -> None:
         project.mkdir()
         (project / "notes.md").write_text(NOTES)
         with contextlib.chdir(project):
-            found = asyncio.run(session(turns, server_in_process))
+            found = asyncio.run(session(turns, server_in_process, turn_peaks))
     print(json.dumps(found))
 
 
-def spawn(tree: Path, turns: int, server_in_process: bool) -> dict[str, Any]:
+def spawn(tree: Path, turns: int, server_in_process: bool, turn_peaks: bool = False) -> dict[str, Any]:
     """A run in a process whose ``zett_tui``, ``tests`` and ``benchmarks`` come from ``tree``."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
     flags = ["--server-in-process"] if server_in_process else []
+    flags += ["--turn-peaks"] if turn_peaks else []
     result = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(turns), *flags],
         cwd=tree,
@@ -373,10 +385,16 @@ def main() -> None:
         action="store_true",
         help="run the fake server in the measured process, as before (its parsing is then counted)",
     )
+    parser.add_argument(
+        "--turn-peaks",
+        action="store_true",
+        help="trace the turn after each measured one (tracemalloc): the peak of what it allocates, which "
+        "grows with the history each request sends; slows that turn, and its memory counts in later PSS",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.turns, args.server_in_process)
+        child(args.turns, args.server_in_process, args.turn_peaks)
         return
     if args.turns < 2 * MEASURE_EVERY:
         parser.error(f"--turns must be at least {2 * MEASURE_EVERY}")
@@ -389,7 +407,7 @@ def main() -> None:
 
     def lane(name: str, tree: Path, number: int) -> None:
         print(f"run {number + 1}/{args.runs}, {name}", file=sys.stderr)
-        found = spawn(tree, args.turns, args.server_in_process)
+        found = spawn(tree, args.turns, args.server_in_process, args.turn_peaks)
         results[name].append(found)
         print(f"run {number + 1}/{args.runs}, {name}: {json.dumps(found)}", file=sys.stderr)
 

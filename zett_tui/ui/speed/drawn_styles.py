@@ -6,16 +6,17 @@ carries a style of its own: the ``offset`` meta text selection reads (``Strip.ap
 line's place in the whole transcript), so each line drawn for the first time adds entries that no
 later frame asks for again unless that line is drawn again. In ``benchmarks/bench_growth.py``'s
 session that is ~290 entries a turn, ~550 bytes each: the cache is full by turn ~60 and holds
-~8.6 MB from then on. Emptied when the user has left zett alone, it holds only the styles of the
-lines drawn since (a screen is a few hundred); the next frame makes the codes of its own again.
+~8.6 MB from then on. Emptied as each turn ends (and at the quiet moment's collection), it holds
+the styles of one turn's lines and those scrolled through since (a screen is a few hundred): the
+first frame after it makes its codes again (a few microseconds a style), and the turn's styles die
+with the rest of the turn's garbage instead of staying scattered among the objects that live on.
 """
 
 from __future__ import annotations
 
 
 def forget_drawn_styles() -> None:
-    """Empty Textual's cache of ANSI codes by style (a quiet moment's job: the next frame refills
-    what it draws)."""
+    """Empty Textual's cache of ANSI codes by style (the next frame makes the codes it draws)."""
     from textual.strip import Strip
 
     Strip.render_ansi.cache_clear()

@@ -15,7 +15,12 @@ PSS (``/proc/self/smaps_rollup``), after the whole collection zett runs when the
 ``bench_long_session``'s page-scroll timing (10 pages up from the bottom, Home, 10 pages down).
 
 Printed: per tree, the median over runs of PSS at each measured turn, growth per 100 turns from
-turn 100 to the last, and the page-scroll median / p95 at the last turn.
+turn 100 to the last, the page-scroll median / p95 at the last turn, where the memory is (Python's
+arenas and the objects alive in them, the C heap in use and free, glibc's main and thread arenas,
+SQLite's own memory, threads), and what the session keeps of each turn (the transcript blocks of
+the first half of the session by kind, the history's packed copy: bytes a turn). ``--turn-peaks``
+also traces the turn after each measured one: the most it allocated at once, and how much of that
+was the history's load (the whole dialogue read back for the request).
 """
 
 from __future__ import annotations
@@ -229,6 +234,9 @@ async def session(turns: int, server_in_process: bool, turn_peaks: bool = False)
     from zett_tui.ui.app import ZettApp
 
     found: dict[str, Any] = {"pss": {}, "transcript": {}}
+    load_peaks: list[float] = []
+    if turn_peaks:
+        trace_history_loads(load_peaks)
     with FakeLLMServer() if server_in_process else server_process() as server:
         env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
         launch = LaunchSettings(
@@ -256,9 +264,12 @@ async def session(turns: int, server_in_process: bool, turn_peaks: bool = False)
                     await run.wait(run.settled, 120)
                 if traced:
                     found.setdefault("turn_peak", {})[run.turns] = tracemalloc.get_traced_memory()[1] / 2**20
+                    found.setdefault("load_peak", {})[run.turns] = max(load_peaks, default=0.0)
+                    load_peaks.clear()
                     tracemalloc.stop()
                     print(
-                        f"  turn {run.turns}: peak {found['turn_peak'][run.turns]:.1f} MB traced",
+                        f"  turn {run.turns}: peak {found['turn_peak'][run.turns]:.1f} MB traced, of it the "
+                        f"history's load {found['load_peak'][run.turns]:.1f} MB",
                         file=sys.stderr,
                     )
                 if run.turns % MEASURE_EVERY == 0 or run.turns == turns:
@@ -281,6 +292,26 @@ async def session(turns: int, server_in_process: bool, turn_peaks: bool = False)
             found["kept_per_turn"] = kept_per_turn(app, run.turns)
             found["scroll"] = await run.scrolls()
     return found
+
+
+def trace_history_loads(peaks: list[float]) -> None:
+    """While tracemalloc runs, each history load (``HistoryStore.load``: the whole dialogue read
+    back for a request) adds to ``peaks`` the most it had allocated at once, in MB (other tasks'
+    allocations meanwhile included)."""
+    from zett_tui.runtime.history_store import HistoryStore
+
+    load = HistoryStore.load
+
+    async def traced(self: Any, session_id: str) -> Any:
+        if not tracemalloc.is_tracing():
+            return await load(self, session_id)
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        view = await load(self, session_id)
+        peaks.append((tracemalloc.get_traced_memory()[1] - before) / 2**20)
+        return view
+
+    HistoryStore.load = traced  # type: ignore[method-assign]
 
 
 def server_process() -> Any:

@@ -980,3 +980,24 @@ async def test_a_request_s_first_phase_notice_comes_from_the_task_that_runs_it()
     _check(task is not None, "no task was seen at a request's LOADING_CONTEXT phase notice")
     _check(task is not reader, "the LOADING_CONTEXT notice came from the stream's reader, not the run")
     _check(runs_the_model, "the task at LOADING_CONTEXT is not the one that asks the model")
+
+
+def test_textual_still_caches_the_ansi_codes_of_styles_in_an_lru_cache() -> None:
+    """``ui.speed.drawn_styles`` empties that cache as each turn ends: each transcript line's style
+    is its own (its offset), and a full cache held ~8.6 MB of styles drawn long ago."""
+    from rich.color import ColorSystem
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from zett_tui.ui.speed.drawn_styles import drawn_styles_kept, forget_drawn_styles
+
+    render_ansi = Strip.render_ansi
+    _check(
+        hasattr(render_ansi, "cache_clear") and hasattr(render_ansi, "cache_info"),
+        "Strip.render_ansi is no longer an lru_cache: does Textual still keep the codes of every style "
+        "drawn? If not, ui.speed.drawn_styles has nothing to do (remove it); if elsewhere, empty that",
+    )
+    render_ansi(Style(bold=True, meta={"offset": (0, 1)}), ColorSystem.TRUECOLOR)
+    _check(drawn_styles_kept() >= 1, "Strip.render_ansi no longer fills its cache")
+    forget_drawn_styles()
+    _check(drawn_styles_kept() == 0, "emptying Strip.render_ansi's cache left entries in it")

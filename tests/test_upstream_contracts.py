@@ -275,6 +275,22 @@ def test_text_area_still_handles_keys_where_the_composer_overrides() -> None:
     )
 
 
+def test_the_screen_tick_the_chat_holds_for_keys_is_still_where_frames_are_drawn() -> None:
+    from textual.screen import Screen
+
+    tick = getattr(Screen, textual_compat.HELD_FRAME_METHOD, None)
+    _check(
+        tick is not None and not inspect.iscoroutinefunction(tick) and _signature(tick) == ["self"],
+        "Screen._on_timer_update() is gone or changed: the chat screen's frames would no longer wait "
+        "for a typed key (ui/speed/keys_first.py), or would never be drawn",
+    )
+    _check(
+        "self._update_timer.pause()" in inspect.getsource(tick),
+        "Screen._on_timer_update no longer pauses the update timer itself: a skipped tick "
+        "(ui/speed/keys_first.py) may stop the timer, and the frame would never come",
+    )
+
+
 def test_the_key_bindings_zett_runs_in_order_are_still_what_the_app_checks() -> None:
     _check(
         _source_hash(App._check_bindings) == "c9643552d942518a",

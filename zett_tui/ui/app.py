@@ -14,6 +14,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import TextArea
@@ -123,6 +124,13 @@ class ZettApp(App[str | None]):
         from zett_tui.ui.speed.typeahead_replay import replay_typeahead
 
         self.chat.typed_at_start = replay_typeahead(self)  # before the driver starts: these come first
+
+    def post_message(self, message: Message) -> bool:
+        """A key is seen here first (the driver hands it over): the chat's frames wait for it to
+        reach the prompt (``speed/keys_first``)."""
+        if isinstance(message, events.Key):
+            self.chat.keys_in_flight.arrived()
+        return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):

@@ -8,7 +8,8 @@ saying what to check, when an upgrade changes one.
 
 Where zett *overrides* a private method (Textual calls it, so the override must keep its name),
 the name is a constant here and the test checks that Textual still calls it:
-:data:`HANDLE_EXCEPTION_METHOD` (``ZettApp``) and :data:`TEXT_AREA_KEY_METHOD` (``Composer``).
+:data:`HANDLE_EXCEPTION_METHOD` (``ZettApp``), :data:`TEXT_AREA_KEY_METHOD` (``Composer``) and
+:data:`HELD_FRAME_METHOD` (``ChatScreen``).
 
 A fallback here keeps zett working on a Textual without the private part, the slower or plainer
 way, and logs once that it did: the contract test is what makes such a change loud.
@@ -43,6 +44,12 @@ HANDLE_EXCEPTION_METHOD = "_handle_exception"
 #: (and calls it) to take Enter, Up/Down and the menu keys first. On an upgrade: check TextArea
 #: still handles keys there and that ``event.prevent_default()`` still stops its edit.
 TEXT_AREA_KEY_METHOD = "_on_key"
+
+#: ``Screen._on_timer_update()``: the update timer's tick, which pauses the timer and draws what
+#: changed. ``ChatScreen`` overrides it to skip a tick while a typed key is on its way to the prompt
+#: (``speed/keys_first``), and calls it otherwise. On an upgrade: check the tick still pauses the
+#: timer itself (skipping it must leave the timer running, so the next tick draws).
+HELD_FRAME_METHOD = "_on_timer_update"
 
 _warned: set[str] = set()
 _MISSING = object()

@@ -34,6 +34,7 @@ from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.session_start import PastSession
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
+from zett_tui.ui.speed.keys_first import KeysInFlight
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.keys_in_order import send_to_prompt
@@ -125,6 +126,8 @@ class ChatScreen(Screen[None]):
     def __init__(self, launch: LaunchSettings, commands: CommandList | None = None) -> None:
         super().__init__()
         self.launch = launch
+        #: Keys taken for the prompt and not handled yet: frames wait for them (``speed/keys_first``).
+        self.keys_in_flight = KeysInFlight()
         #: When Esc was last pressed at idle on an empty prompt (``action_cancel_turn``).
         self._last_idle_escape = 0.0
         #: The slash commands offered here (the app passes zett's; none without it).
@@ -323,6 +326,13 @@ class ChatScreen(Screen[None]):
     def edit_prompt_externally(self) -> None:
         """Ctrl+G: the prompt in $VISUAL or $EDITOR."""
         self.composer.action_external_editor()
+
+    def _on_timer_update(self) -> None:  # textual_compat.HELD_FRAME_METHOD
+        """Draw what changed, unless a typed key is on its way to the prompt: the timer then keeps
+        running and its next tick draws, after the key (``speed/keys_first``)."""
+        if self.keys_in_flight.hold_frame():
+            return
+        super()._on_timer_update()
 
     def forward_key(self, event: events.Key | events.Paste) -> bool:
         """A key or paste the app caught for the prompt goes to it, in order (``keys_in_order``);

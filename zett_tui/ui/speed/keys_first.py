@@ -1,0 +1,51 @@
+"""While a typed key is on its way to the prompt, the screen's next frame waits for it.
+
+A key reaches the prompt in four turns of the event loop (the driver's thread hands it over, the
+app's queue takes it, the app forwards it, the prompt handles it and draws it at once:
+``key_echo``). While an answer streams, the screen's update timer fires up to 120 times a second,
+and a frame of the transcript that fired in one of those turns held the key for its whole length:
+in ``benchmarks/bench_stream_hops.py`` the frames were the largest share of what keys waited
+behind (12 of ~30 ms a key, loaded machine), ahead of the prompt's own handling.
+
+So from the moment the app takes a key for the prompt until the prompt has handled it, the chat
+screen's update timer skips its ticks (``ChatScreen._on_timer_update``); the timer keeps running,
+and the first tick after the key draws what waited, the key's change too if it could not be drawn
+at once. Nothing is dropped, only moved back by a few milliseconds. A key that never reaches the
+prompt (a binding took it) holds frames back for ``MAX_HOLD`` seconds at most.
+"""
+
+from __future__ import annotations
+
+import time
+
+#: The longest a key holds the screen's frames back, in seconds.
+MAX_HOLD = 0.02
+
+
+class KeysInFlight:
+    """Whether a key taken for the prompt has not been handled by it yet."""
+
+    def __init__(self) -> None:
+        self._waiting = 0
+        self._since = 0.0
+        #: Frames put off for a key (for tests and benchmarks).
+        self.frames_held = 0
+
+    def arrived(self) -> None:
+        """The app took a key for the prompt."""
+        self._waiting += 1
+        self._since = time.perf_counter()
+
+    def handled(self) -> None:
+        """The prompt handled a key (or a paste)."""
+        self._waiting = max(0, self._waiting - 1)
+
+    def hold_frame(self) -> bool:
+        """True when the screen's frame due now should wait for a key (and counts it)."""
+        if not self._waiting:
+            return False
+        if time.perf_counter() - self._since > MAX_HOLD:
+            self._waiting = 0  # taken by something else (a binding): its frames wait no longer
+            return False
+        self.frames_held += 1
+        return True

@@ -1,0 +1,117 @@
+"""While a typed key is on its way to the prompt, the chat screen's frames wait for it
+(``ui/speed/keys_first.py``); nothing they would have drawn is lost, and a key that never reaches
+the prompt holds them back only briefly."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual import events
+
+from tests.fakes.scripted_model import ScriptedModel
+from tests.test_key_echo import record_frames, send_key, stream_until
+from tests.ui_helpers import answers, idle, make_app, ready_app, submit, wait_for
+from zett_tui.ui.chat.screen import ChatScreen
+from zett_tui.ui.speed import keys_first
+from zett_tui.ui.speed.keys_first import KeysInFlight
+from zett_tui.ui.widgets.composer import Composer
+from zett_tui.ui.widgets.transcript_blocks import NoticeBlock
+
+MARK = "ж"
+SHOWN = "Drawn by the transcript's frame"
+
+
+def frame_due_before_the_prompt_handles_keys(
+    chat: ChatScreen, frames: list[str], monkeypatch: pytest.MonkeyPatch, log: list[str]
+) -> None:
+    """Just before the prompt handles a key, the transcript changes and the screen's update timer
+    ticks (as it does many times a second while an answer streams); ``log`` says what happened."""
+    handle = Composer._on_key
+
+    async def handled(self: Composer, event: events.Key) -> None:
+        if event.key == MARK:
+            chat.transcript.add(NoticeBlock(SHOWN))
+            chat.transcript.update_now()
+            chat.transcript.refresh()
+            chat._dirty_widgets.add(chat.transcript)
+            before = len(frames)
+            chat._on_timer_update()
+            log.append(f"tick drew {len(frames) - before}")
+        await handle(self, event)
+        log.append(f"handled {event.key}")
+
+    monkeypatch.setattr(Composer, "_on_key", handled)
+
+
+async def test_a_frame_due_while_a_key_is_on_its_way_waits_until_the_prompt_has_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = make_app(ScriptedModel())
+    log: list[str] = []
+    async with ready_app(app) as pilot:
+        frames = record_frames(app, monkeypatch)
+        frame_due_before_the_prompt_handles_keys(app.chat, frames, monkeypatch, log)
+        send_key(app, MARK)
+        await wait_for(pilot, lambda: f"handled {MARK}" in log)
+        assert log == ["tick drew 0", f"handled {MARK}"]  # the key was on its way: the tick waited
+        assert app.chat.keys_in_flight.frames_held >= 1
+        await wait_for(pilot, lambda: any(SHOWN in frame for frame in frames))  # what waited is drawn
+        assert app.chat.composer.text == MARK
+
+
+async def test_without_the_hold_the_frame_is_drawn_before_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above can fail: a tick that does not wait draws the transcript before the key."""
+    monkeypatch.setattr(KeysInFlight, "hold_frame", lambda self: False)
+    app = make_app(ScriptedModel())
+    log: list[str] = []
+    async with ready_app(app) as pilot:
+        frames = record_frames(app, monkeypatch)
+        frame_due_before_the_prompt_handles_keys(app.chat, frames, monkeypatch, log)
+        send_key(app, MARK)
+        await wait_for(pilot, lambda: f"handled {MARK}" in log)
+        assert log == ["tick drew 1", f"handled {MARK}"]
+
+
+async def test_keys_typed_while_an_answer_streams_all_arrive_and_the_answer_is_whole() -> None:
+    done = asyncio.Event()
+    sent: list[str] = []
+    app = make_app(ScriptedModel(stream_until(done, sent)))
+    async with ready_app(app, size=(100, 30)) as pilot:
+        await submit(pilot, "stream please")
+        await wait_for(pilot, lambda: bool(answers(app)) and len(answers(app)[-1].text) > 200)
+        for character in "abcdefgh":
+            send_key(app, character)
+            await asyncio.sleep(0.005)
+        await wait_for(pilot, lambda: app.chat.composer.text == "abcdefgh")
+        done.set()
+        await wait_for(pilot, lambda: idle(app))
+        assert answers(app)[-1].text == "".join(sent)
+        assert not app.chat.keys_in_flight.hold_frame()  # every key was handled: frames flow
+
+
+def test_a_key_that_never_reaches_the_prompt_holds_frames_back_briefly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [100.0]
+    monkeypatch.setattr(keys_first.time, "perf_counter", lambda: now[0])
+    keys = KeysInFlight()
+    assert not keys.hold_frame()
+    keys.arrived()  # a binding takes it: the prompt never says it handled it
+    assert keys.hold_frame()
+    now[0] += keys_first.MAX_HOLD + 0.001
+    assert not keys.hold_frame()
+    assert not keys.hold_frame()  # and it is forgotten
+
+
+def test_two_keys_on_their_way_hold_frames_until_both_are_handled() -> None:
+    keys = KeysInFlight()
+    keys.arrived()
+    keys.arrived()
+    keys.handled()
+    assert keys.hold_frame()
+    keys.handled()
+    assert not keys.hold_frame()
+    keys.handled()  # a paste or a key sent to the prompt directly: never below nothing
+    keys.arrived()
+    assert keys.hold_frame()

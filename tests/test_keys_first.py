@@ -11,7 +11,7 @@ from textual import events
 
 from tests.fakes.scripted_model import ScriptedModel
 from tests.test_key_echo import record_frames, send_key, stream_until
-from tests.ui_helpers import answers, idle, make_app, ready_app, submit, wait_for
+from tests.ui_helpers import answers, idle, make_app, ready_app, screen_text, submit, wait_for
 from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.speed import keys_first
 from zett_tui.ui.speed.keys_first import KeysInFlight
@@ -115,3 +115,25 @@ def test_two_keys_on_their_way_hold_frames_until_both_are_handled() -> None:
     keys.handled()  # a paste or a key sent to the prompt directly: never below nothing
     keys.arrived()
     assert keys.hold_frame()
+
+
+async def test_a_transcript_update_waits_while_a_key_is_on_its_way_and_then_shows_everything_in_order() -> (
+    None
+):
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        transcript = app.chat.transcript
+        assert transcript.hold_updates == app.chat.keys_in_flight.waiting  # the chat wires it
+        held = [True]
+        transcript.hold_updates = lambda: held[0]
+        synced = transcript.sync_count
+        for number in range(3):
+            transcript.add(NoticeBlock(f"line {number} of the held update"))
+        for _ in range(5):
+            await pilot.pause(0.01)
+        assert transcript.sync_count == synced  # the update is still waiting
+        held[0] = False
+        await wait_for(pilot, lambda: transcript.sync_count > synced)
+        texts = [block.text for block in transcript.blocks if isinstance(block, NoticeBlock)]
+        assert texts[-3:] == [f"line {number} of the held update" for number in range(3)]
+        await wait_for(pilot, lambda: "line 2 of the held update" in screen_text(app))

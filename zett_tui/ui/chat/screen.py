@@ -155,7 +155,9 @@ class ChatScreen(Screen[None]):
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
+        transcript = Transcript(id="transcript")
+        transcript.hold_updates = self.keys_in_flight.waiting  # a typed key first (speed/keys_first)
+        yield transcript
         yield QueuedPrompts(self.turns.queue, id="queued-prompts")
         yield TodoPanel(id="todo-panel")
         menu = CompletionMenu(id="completion-menu")

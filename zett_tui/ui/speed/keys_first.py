@@ -10,8 +10,9 @@ behind (12 of ~30 ms a key, loaded machine), ahead of the prompt's own handling.
 So from the moment the app takes a key for the prompt until the prompt has handled it, the chat
 screen's update timer skips its ticks (``ChatScreen._on_timer_update``); the timer keeps running,
 and the first tick after the key draws what waited, the key's change too if it could not be drawn
-at once. Nothing is dropped, only moved back by a few milliseconds. A key that never reaches the
-prompt (a binding took it) holds frames back for ``MAX_HOLD`` seconds at most.
+at once. The transcript's updates (rendering what streamed in, ``Transcript.hold_updates``) wait
+the same way. Nothing is dropped, only moved back by a few milliseconds. A key that never reaches
+the prompt (a binding took it) holds them back for ``MAX_HOLD`` seconds at most.
 """
 
 from __future__ import annotations
@@ -40,12 +41,18 @@ class KeysInFlight:
         """The prompt handled a key (or a paste)."""
         self._waiting = max(0, self._waiting - 1)
 
-    def hold_frame(self) -> bool:
-        """True when the screen's frame due now should wait for a key (and counts it)."""
+    def waiting(self) -> bool:
+        """True while a key taken for the prompt has not reached it (for ``MAX_HOLD`` at most)."""
         if not self._waiting:
             return False
         if time.perf_counter() - self._since > MAX_HOLD:
-            self._waiting = 0  # taken by something else (a binding): its frames wait no longer
+            self._waiting = 0  # taken by something else (a binding): nothing waits for it longer
+            return False
+        return True
+
+    def hold_frame(self) -> bool:
+        """True when the screen's frame due now should wait for a key (and counts it)."""
+        if not self.waiting():
             return False
         self.frames_held += 1
         return True

@@ -275,6 +275,17 @@ def test_text_area_still_handles_keys_where_the_composer_overrides() -> None:
     )
 
 
+def test_a_partial_update_still_renders_the_widgets_the_compositor_lists_as_visible() -> None:
+    from textual._compositor import Compositor
+
+    _check(
+        "self.visible_widgets" in inspect.getsource(Compositor._get_renders)
+        and "self._visible_widgets" in inspect.getsource(Compositor.visible_widgets.fget),
+        "Compositor._get_renders no longer renders from visible_widgets (cached in _visible_widgets): "
+        "textual_compat._rendering_alone would no longer make the prompt's echo render the prompt alone",
+    )
+
+
 def test_the_screen_tick_the_chat_holds_for_keys_is_still_where_frames_are_drawn() -> None:
     from textual.screen import Screen
 

@@ -137,3 +137,19 @@ async def test_a_transcript_update_waits_while_a_key_is_on_its_way_and_then_show
         texts = [block.text for block in transcript.blocks if isinstance(block, NoticeBlock)]
         assert texts[-3:] == [f"line {number} of the held update" for number in range(3)]
         await wait_for(pilot, lambda: "line 2 of the held update" in screen_text(app))
+
+
+async def test_a_key_is_counted_in_the_driver_s_thread_before_the_loop_takes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The terminal driver makes the app's ``_post_message`` coroutine in its input thread: the key is
+    counted there, so frames due in the loop's turns before the app's queue takes it wait too."""
+    monkeypatch.setattr(keys_first, "MAX_HOLD", 30.0)  # a loaded machine may take a while in between
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        keys = app.chat.keys_in_flight
+        handing_over = await asyncio.to_thread(app._post_message, events.Key(MARK, MARK))
+        assert keys.waiting()  # counted, though the loop has not run the hand-over yet
+        assert await handing_over
+        await wait_for(pilot, lambda: app.chat.composer.text == MARK)
+        assert not keys.waiting()

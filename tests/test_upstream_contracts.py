@@ -275,6 +275,25 @@ def test_text_area_still_handles_keys_where_the_composer_overrides() -> None:
     )
 
 
+def test_the_terminal_driver_still_hands_events_over_through_post_message_coroutines() -> None:
+    from textual.driver import Driver
+    from textual.drivers.linux_driver import LinuxDriver
+    from textual.message_pump import MessagePump
+
+    post = getattr(MessagePump, textual_compat.DRIVER_POST_METHOD, None)
+    _check(
+        post is not None and inspect.iscoroutinefunction(post) and _signature(post) == ["self", "message"],
+        "MessagePump._post_message(message) is gone or changed: ZettApp's override (a key counted as "
+        "it arrives, ui/speed/keys_first.py) would break or never run",
+    )
+    _check(
+        "self._app._post_message(" in inspect.getsource(Driver.send_message)
+        and "self._app._post_message(" in inspect.getsource(LinuxDriver),
+        "The terminal driver no longer hands events over with app._post_message: keys are no longer "
+        "counted as they arrive (ui/speed/keys_first.py), and the chat's frames do not wait for them",
+    )
+
+
 def test_a_partial_update_still_renders_the_widgets_the_compositor_lists_as_visible() -> None:
     from textual._compositor import Compositor
 

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +125,15 @@ class ZettApp(App[str | None]):
 
         self.chat.typed_at_start = replay_typeahead(self)  # before the driver starts: these come first
 
-    def post_message(self, message: Message) -> bool:
-        """A key is seen here first (the driver hands it over): the chat's frames wait for it to
-        reach the prompt (``speed/keys_first``)."""
+    def _post_message(
+        self, message: Message
+    ) -> Coroutine[Any, Any, bool]:  # textual_compat.DRIVER_POST_METHOD
+        """What the terminal driver calls in its input thread for each event (and awaits on the
+        loop): a key is counted here, so the chat's frames wait for it to reach the prompt from the
+        first event-loop turn on (``speed/keys_first``)."""
         if isinstance(message, events.Key):
             self.chat.keys_in_flight.arrived()
-        return super().post_message(message)
+        return super()._post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):

@@ -8,8 +8,8 @@ saying what to check, when an upgrade changes one.
 
 Where zett *overrides* a private method (Textual calls it, so the override must keep its name),
 the name is a constant here and the test checks that Textual still calls it:
-:data:`HANDLE_EXCEPTION_METHOD` (``ZettApp``), :data:`TEXT_AREA_KEY_METHOD` (``Composer``) and
-:data:`HELD_FRAME_METHOD` (``ChatScreen``).
+:data:`HANDLE_EXCEPTION_METHOD` (``ZettApp``), :data:`TEXT_AREA_KEY_METHOD` (``Composer``),
+:data:`HELD_FRAME_METHOD` (``ChatScreen``) and :data:`DRIVER_POST_METHOD` (``ZettApp``).
 
 A fallback here keeps zett working on a Textual without the private part, the slower or plainer
 way, and logs once that it did: the contract test is what makes such a change loud.
@@ -51,6 +51,12 @@ TEXT_AREA_KEY_METHOD = "_on_key"
 #: (``speed/keys_first``), and calls it otherwise. On an upgrade: check the tick still pauses the
 #: timer itself (skipping it must leave the timer running, so the next tick draws).
 HELD_FRAME_METHOD = "_on_timer_update"
+
+#: ``MessagePump._post_message(message)``: the coroutine a terminal driver makes in its input thread
+#: for each event and runs on the loop (``run_coroutine_threadsafe``). ``ZettApp`` overrides it
+#: with a plain method that counts a key there and returns the coroutine. On an upgrade: check the
+#: drivers still call it so.
+DRIVER_POST_METHOD = "_post_message"
 
 _warned: set[str] = set()
 _MISSING = object()

@@ -2,7 +2,7 @@
 
 A key reaches the prompt in four turns of the event loop (the driver's thread hands it over, the
 app's queue takes it, the app forwards it, the prompt handles it and draws it at once:
-``key_echo``). While an answer streams, the screen's update timer fires up to 120 times a second,
+``key_echo``); it is counted from the driver's thread, before the first of them. While an answer streams, the screen's update timer fires up to 120 times a second,
 and a frame of the transcript that fired in one of those turns held the key for its whole length:
 in ``benchmarks/bench_stream_hops.py`` the frames were the largest share of what keys waited
 behind (12 of ~30 ms a key, loaded machine), ahead of the prompt's own handling.
@@ -17,6 +17,7 @@ the prompt (a binding took it) holds them back for ``MAX_HOLD`` seconds at most.
 
 from __future__ import annotations
 
+import itertools
 import time
 
 #: The longest a key holds the screen's frames back, in seconds.
@@ -24,29 +25,37 @@ MAX_HOLD = 0.02
 
 
 class KeysInFlight:
-    """Whether a key taken for the prompt has not been handled by it yet."""
+    """Whether a key taken for the prompt has not been handled by it yet.
+
+    ``arrived`` is called in the terminal driver's input thread, the rest on the event loop: the
+    arrivals are numbered by an ``itertools.count`` (whose ``next`` is atomic), and only the loop
+    writes how many were handled.
+    """
 
     def __init__(self) -> None:
-        self._waiting = 0
+        self._numbers = itertools.count(1)
+        self._arrived = 0
+        self._handled = 0
         self._since = 0.0
         #: Frames put off for a key (for tests and benchmarks).
         self.frames_held = 0
 
     def arrived(self) -> None:
-        """The app took a key for the prompt."""
-        self._waiting += 1
+        """A key for the prompt arrived (from any thread)."""
         self._since = time.perf_counter()
+        self._arrived = next(self._numbers)
 
     def handled(self) -> None:
         """The prompt handled a key (or a paste)."""
-        self._waiting = max(0, self._waiting - 1)
+        self._handled = min(self._handled + 1, self._arrived)
 
     def waiting(self) -> bool:
         """True while a key taken for the prompt has not reached it (for ``MAX_HOLD`` at most)."""
-        if not self._waiting:
+        arrived = self._arrived
+        if self._handled >= arrived:
             return False
         if time.perf_counter() - self._since > MAX_HOLD:
-            self._waiting = 0  # taken by something else (a binding): nothing waits for it longer
+            self._handled = arrived  # taken by something else (a binding): nothing waits for it longer
             return False
         return True
 

@@ -153,3 +153,14 @@ async def test_a_key_is_counted_in_the_driver_s_thread_before_the_loop_takes_it(
         assert await handing_over
         await wait_for(pilot, lambda: app.chat.composer.text == MARK)
         assert not keys.waiting()
+
+
+async def test_keys_that_bindings_take_hold_nothing_back() -> None:
+    """Esc stops a turn and Ctrl+C clears or stops: what they change is drawn at the next frame."""
+    app = make_app(ScriptedModel())
+    async with ready_app(app):
+        keys = app.chat.keys_in_flight
+        for key, character in (("escape", "\x1b"), ("ctrl+c", "\x03"), ("enter", "\r")):
+            handing_over = await asyncio.to_thread(app._post_message, events.Key(key, character))
+            assert not keys.waiting(), key
+            handing_over.close()  # not handed over: the app is not asked to act on it

@@ -131,8 +131,8 @@ class ZettApp(App[str | None]):
         """What the terminal driver calls in its input thread for each event (and awaits on the
         loop): a key is counted here, so the chat's frames wait for it to reach the prompt from the
         first event-loop turn on (``speed/keys_first``)."""
-        if isinstance(message, events.Key):
-            self.chat.keys_in_flight.arrived()
+        if isinstance(message, events.Key) and (message.is_printable or message.key == "backspace"):
+            self.chat.keys_in_flight.arrived()  # not Esc, Ctrl+C and the like: bindings take them
         return super()._post_message(message)
 
     async def on_event(self, event: events.Event) -> None:

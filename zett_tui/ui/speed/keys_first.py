@@ -7,7 +7,8 @@ and a frame of the transcript that fired in one of those turns held the key for 
 in ``benchmarks/bench_stream_hops.py`` the frames were the largest share of what keys waited
 behind (12 of ~30 ms a key, loaded machine), ahead of the prompt's own handling.
 
-So from the moment the app takes a key for the prompt until the prompt has handled it, the chat
+So from the moment the app takes a key for the prompt (a character or Backspace: Esc, Ctrl+C, Enter
+and the like go to bindings or act at once) until the prompt has handled it, the chat
 screen's update timer skips its ticks (``ChatScreen._on_timer_update``); the timer keeps running,
 and the first tick after the key draws what waited, the key's change too if it could not be drawn
 at once. The transcript's updates (rendering what streamed in, ``Transcript.hold_updates``) wait

@@ -1,12 +1,18 @@
-"""The event loop's longest steps while the 58 KB answer streams: what a typed key waits behind.
+"""The event loop's steps while the 58 KB answer streams, and what a typed key waited behind.
 
-Run: ``python -m benchmarks.bench_stream_hops`` (``--runs 3``, ``--top 12``). ZettApp runs headless
+Run: ``python -m benchmarks.bench_stream_hops`` (``--runs 3``, ``--top 12``; against another tree:
+copy this file into it and run it there with ``PYTHONPATH`` at that tree). ZettApp runs headless
 (``App.run_test``, 160x45) against the fake server process (``bench_app.ServerProcess``) answering
-``bench_transcript.make_answer`` in ~7,300 deltas, as ``bench_app``'s in-process stream does. Every
-callback the loop runs (``asyncio.Handle._run``) is timed from Enter until the answer is on screen;
-the figures are the median and p95 of those steps, how many took over 4 / 16 ms, the longest, and
-(``--top``) what the longest were (the coroutine or callback each ran). A key that arrives during a
-step waits for its end: a stream with short steps answers keys early, whatever its total CPU.
+``bench_transcript.make_answer`` in ~7,300 deltas, as ``bench_app``'s in-process stream does, with
+garbage collection managed as the CLI does. Every callback the loop runs (``asyncio.Handle._run``)
+is timed, wall and CPU of the loop's thread, from Enter until the answer is on screen. Meanwhile a
+thread types a key every ``KEY_EVERY`` seconds as a terminal driver's input thread would (through
+``Driver.send_message``), each timed until a frame shows it. Printed per run: the steps' median
+and p95, how many took over 4 / 16 ms, the longest, the collections; then the keys' echo and, per
+key, the time of the steps of ``DESCRIBED`` seconds or more that ran while it was on its way, by
+kind (a frame, a widget's messages, the transcript's update, the stream); with ``--top``, the
+longest steps and those of most CPU. Run 0 is the process's first: first-use costs land in it.
+Under load, a step's wall time much above its CPU is the machine's (the process was not running).
 """
 
 from __future__ import annotations

@@ -90,12 +90,23 @@ async def test_keys_typed_while_an_answer_streams_all_arrive_and_the_answer_is_w
         assert not app.chat.keys_in_flight.hold_frame()  # every key was handled: frames flow
 
 
+class _Focused:
+    has_focus = True
+
+
+def in_flight() -> KeysInFlight:
+    """Keys in flight for a prompt that has the focus."""
+    keys = KeysInFlight()
+    keys.prompt = _Focused()  # type: ignore[assignment]
+    return keys
+
+
 def test_a_key_that_never_reaches_the_prompt_holds_frames_back_briefly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     now = [100.0]
     monkeypatch.setattr(keys_first.time, "perf_counter", lambda: now[0])
-    keys = KeysInFlight()
+    keys = in_flight()
     assert not keys.hold_frame()
     keys.arrived()  # a binding takes it: the prompt never says it handled it
     assert keys.hold_frame()
@@ -105,7 +116,7 @@ def test_a_key_that_never_reaches_the_prompt_holds_frames_back_briefly(
 
 
 def test_two_keys_on_their_way_hold_frames_until_both_are_handled() -> None:
-    keys = KeysInFlight()
+    keys = in_flight()
     keys.arrived()
     keys.arrived()
     keys.handled()
@@ -164,3 +175,27 @@ async def test_keys_that_bindings_take_hold_nothing_back() -> None:
             handing_over = await asyncio.to_thread(app._post_message, events.Key(key, character))
             assert not keys.waiting(), key
             handing_over.close()  # not handed over: the app is not asked to act on it
+
+
+async def test_a_key_for_another_field_than_the_prompt_holds_nothing_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The find bar (or a dialog) has the focus: its keys do not wait for the prompt."""
+    from textual.widgets import Input
+
+    monkeypatch.setattr(keys_first, "MAX_HOLD", 30.0)  # a loaded machine may take a while in between
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        keys = app.chat.keys_in_flight
+        field = Input(id="another-field")
+        await app.chat.mount(field)
+        field.focus()
+        await wait_for(pilot, lambda: field.has_focus)
+        handing_over = await asyncio.to_thread(app._post_message, events.Key(MARK, MARK))
+        assert not keys.waiting()
+        assert await handing_over
+        app.chat.composer.focus()
+        await wait_for(pilot, lambda: app.chat.composer.has_focus)
+        handing_over = await asyncio.to_thread(app._post_message, events.Key("b", "b"))
+        assert keys.waiting()  # the prompt has the focus again: counted
+        assert await handing_over

@@ -406,6 +406,7 @@ class ChatScreen(Screen[None]):
             lambda reading: self.run_worker(reading, group="changes-diff", exit_on_error=False),
         )
         self.composer.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
+        self.keys_in_flight.prompt = self.composer
         self.composer.focus()
         if self.typed_at_start:
             self.composer.insert(self.typed_at_start)

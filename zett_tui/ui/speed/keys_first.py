@@ -20,6 +20,10 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 #: The longest a key holds the screen's frames back, in seconds.
 MAX_HOLD = 0.02
@@ -40,9 +44,15 @@ class KeysInFlight:
         self._since = 0.0
         #: Frames put off for a key (for tests and benchmarks).
         self.frames_held = 0
+        #: The prompt (set once it is mounted): keys count only while it has the focus.
+        self.prompt: Widget | None = None
 
     def arrived(self) -> None:
-        """A key for the prompt arrived (from any thread)."""
+        """A key arrived (from any thread): counted when the prompt has the focus. A key for the
+        find bar or a dialog must not hold the chat's frames back, nor wait for the prompt."""
+        prompt = self.prompt
+        if prompt is None or not prompt.has_focus:
+            return
         self._since = time.perf_counter()
         self._arrived = next(self._numbers)
 

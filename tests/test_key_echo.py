@@ -191,9 +191,12 @@ async def test_the_immediate_echo_renders_the_prompt_alone_while_the_transcript_
 ) -> None:
     """A partial update rendered every widget beside the region drawn (the whole transcript, its
     scrollbar, the status line) and kept only the prompt's rows: the echo renders the prompt alone."""
+    from zett_tui.ui.speed import keys_first
     from zett_tui.ui.widgets.status_line import StatusLine
     from zett_tui.ui.widgets.transcript import Transcript
 
+    # the transcript's frame waits for the key (speed/keys_first.py), however long it takes to the prompt
+    monkeypatch.setattr(keys_first, "MAX_HOLD", 30.0)
     app = make_app(ScriptedModel())
     rendered: list[str] = []
     async with ready_app(app) as pilot:

@@ -29,7 +29,6 @@ import contextlib
 import logging
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -47,7 +46,6 @@ from zett_agent.sandbox import (
     SandboxPolicy,
     create_sandbox,
 )
-from zett_agent.sandbox.resources import descendant_pids
 from zett_agent.tools.output import shell_preview
 
 from zett_tui.config.schema import SandboxSettings
@@ -71,6 +69,7 @@ from zett_tui.runtime.shell.sandbox_policy import (
     sandbox_policy,
     tool_caches,
 )
+from zett_tui.runtime.shell.stopping import stop_command_tree, stop_group
 from zett_tui.runtime.shell.wrap_ahead import MANY_STAMPS, PreparedWrap, still_or_anew
 
 __all__ = [
@@ -404,14 +403,14 @@ class ShellSandbox:
                         await wait_watching(process, stdout_file, stderr_file, on_output)
                 except TimeoutError:
                     timed_out = True
-                    _stop_tree(process.pid)
+                    stop_command_tree(process.pid)
                     await process.wait()
                 except asyncio.CancelledError:
-                    _stop_tree(process.pid)
+                    stop_command_tree(process.pid)
                     await process.wait()
                     raise
                 else:
-                    _stop_group(process.pid)  # a background child must not outlive its command
+                    stop_group(process.pid)  # a background child must not outlive its command
             composed, kept = await self._compose(stdout_file, stderr_file)
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
@@ -450,40 +449,6 @@ def _redact_files(files: Sequence[Path], redact: Callable[[str], str]) -> None:
 def _private_file(path: Path) -> Iterator[IO[bytes]]:
     with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as stream:
         yield stream
-
-
-def _stop_group(pid: int) -> None:
-    _signal_group(pid, signal.SIGKILL)
-
-
-def _stop_tree(pid: int) -> None:
-    """Freeze ``pid``'s group and every process below it, then kill them all.
-
-    Killing in any order lets a shell whose running child died first go on to its command's next
-    step (``sleep 30; touch done`` made ``done`` after a cancel): outside the sandbox when the
-    child went before its shell, inside it when bubblewrap's own session (``--new-session``, so
-    not in the group) was killed process by process. Frozen (SIGSTOP), nothing runs on, and a
-    stopped process starts no other; the tree is listed again until it holds no new process,
-    while its members are still known as its own (a child that left the group is found there)."""
-    frozen: set[int] = set()
-    _signal_group(pid, signal.SIGSTOP)
-    while found := ({pid} | descendant_pids(pid)) - frozen:
-        for member in found:
-            _signal(member, signal.SIGSTOP)
-        frozen |= found
-    _signal_group(pid, signal.SIGKILL)
-    for member in frozen:
-        _signal(member, signal.SIGKILL)
-
-
-def _signal_group(pid: int, signum: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signum)
-
-
-def _signal(pid: int, signum: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signum)
 
 
 def _one_line(text: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -38,6 +37,7 @@ from zett_tui.ui.textual_compat import default_prevented
 from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
 from zett_tui.ui.widgets.image_paste import ImagePaste
 from zett_tui.ui.widgets.keys_in_order import PassedKey, run_bindings
+from zett_tui.ui.widgets.prompt_history import PromptHistory
 from zett_tui.workspace.file_finder import FileIndex, FileMatch, ProjectFiles
 from zett_tui.workspace.prompt_log import append_prompt, load_prompts
 
@@ -48,55 +48,6 @@ if TYPE_CHECKING:
 FILE_RESULTS = 50
 #: Keys the completion menu may take.
 _MENU_KEYS = frozenset({"escape", "up", "down", "tab", "enter"})
-
-
-@dataclass
-class PromptHistory:
-    """Earlier prompts, browsed with Up/Down. The unsent draft is kept while browsing (Down past the
-    newest brings it back); editing a recalled prompt makes that the draft (browsing starts over)."""
-
-    entries: list[str]
-    limit: int = 500
-    _position: int | None = None
-    _draft: str = ""
-    _shown: str | None = None
-
-    def add(self, prompt: str) -> None:
-        if prompt.strip() and (not self.entries or self.entries[-1] != prompt):
-            self.entries.append(prompt)
-            del self.entries[: -self.limit]
-        self._position = None
-
-    def older(self, current: str) -> str | None:
-        if not self.entries:
-            return None
-        if self._position is None or current != self._shown:
-            self._draft = current
-            self._position = len(self.entries)
-        if self._position == 0:
-            return None
-        self._position -= 1
-        return self._show(self.entries[self._position])
-
-    def newer(self, current: str) -> str | None:
-        if self._position is None or current != self._shown:
-            self._position = None
-            return None
-        self._position += 1
-        if self._position >= len(self.entries):
-            self._position = None
-            return self._draft
-        return self._show(self.entries[self._position])
-
-    def prepend(self, earlier: list[str]) -> None:
-        """Older prompts (read from disk after start), before the ones of this run."""
-        self.entries[:0] = earlier
-        if self._position is not None:
-            self._position += len(earlier)
-
-    def _show(self, text: str) -> str:
-        self._shown = text
-        return text
 
 
 #: Seconds without a key, paste or click after which the prompt's cursor stops blinking and stays
@@ -257,6 +208,9 @@ class Composer(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         await self._handle_key(event)
         self._echo.after_input()  # drawn now, not at the next frame (speed/key_echo.py)
+        keys = getattr(self.screen, "keys_in_flight", None)
+        if keys is not None:  # the screen's frames waited for this key (speed/keys_first.py)
+            keys.handled()
 
     async def _handle_key(self, event: events.Key) -> None:
         self.wake_cursor()

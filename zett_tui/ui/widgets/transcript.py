@@ -13,22 +13,18 @@ How it stays cheap:
 - Updates are coalesced: `add` and `refresh_block` only record what changed and schedule one
   `_sync` with `call_later`. `_sync` re-measures the changed blocks, fixes the scroll position and
   refreshes. If a sync was expensive (a huge table still streaming), the next one waits four times as
-  long as it took, so updates never take more than about a fifth of the loop. Before it, what the
-  changed blocks will show is rendered in steps of a few milliseconds, one per turn of the event
-  loop (``Block.render_ahead``): a streamed answer's many new paragraphs no longer hold a typed key
-  for tens of milliseconds.
-  Nothing is scheduled while nothing changes: zero idle CPU.
-- Memory: blocks far from the viewport drop their rendered lines (heights are kept) once more than
-  `cache_budget_lines` lines are cached; they re-render when scrolled back into view.
+  long as it took. Before it, the changed blocks are rendered in steps of a few milliseconds, one per
+  loop turn (``Block.render_ahead``), and a key on its way to the prompt goes first (``hold_updates``):
+  a stream's new paragraphs do not hold a typed key. Nothing is scheduled while nothing changes.
+- Memory: far blocks drop their lines past `cache_budget_lines` (heights kept; re-rendered when seen).
 - Rendering ahead: after each update, the blocks within two pages above and three below the screen
-  that hold no lines are rendered one at a time in idle time, so the next page up or down is drawn
-  without rendering (a page of a 300-turn session costs one frame, not a frame plus Markdown).
+  that hold no lines are rendered one at a time in idle time: the next page is drawn without rendering.
 - Follow mode: at the bottom, new output keeps the view at the bottom. Any scroll away from the
   bottom (wheel, keys, scrollbar) stops following, and then new output never moves the view: the
   block under the top of the screen is the anchor. Scrolling back to the bottom resumes following.
-- Find (Ctrl+F, `find`): the query is counted in each block's text, not its render
-  (transcript_search.py); hits are highlighted only on the lines drawn, the current one strongly,
-  a hit broken by a soft wrap on both its rows (find_highlight.py).
+- Find (Ctrl+F, `find`), run by `TranscriptFinder` (transcript_find.py): the query is counted in
+  each block's text, not its render (transcript_search.py); hits are highlighted only on the lines
+  drawn, the current one strongly, a hit broken by a soft wrap on both its rows (find_highlight.py).
   While find is open the view does not follow new output; closing it goes back to where it was.
 - Copy: mouse selection copies the text as shown (Textual's selection, via `get_selection`);
   select-all (double click) and `plain_text`/`last_code_block` give the raw sources.
@@ -55,7 +51,7 @@ from textual.widget import Widget
 
 from zett_tui.ui.textual_compat import own_vertical_scrollbar, set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
-from zett_tui.ui.widgets.find_highlight import FindHighlight, match_styles
+from zett_tui.ui.widgets.find_highlight import match_styles
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
 from zett_tui.ui.widgets.transcript_blocks import (
     AnswerBlock,
@@ -65,7 +61,8 @@ from zett_tui.ui.widgets.transcript_blocks import (
     ToolBlock,
     UserBlock,
 )
-from zett_tui.ui.widgets.transcript_layout import BlockLayout, BlockList
+from zett_tui.ui.widgets.transcript_find import TranscriptFinder
+from zett_tui.ui.widgets.transcript_layout import Anchor, BlockLayout, BlockList
 from zett_tui.ui.widgets.transcript_render import (
     BACKGROUND_STYLES,
     BlockStyles,
@@ -75,7 +72,6 @@ from zett_tui.ui.widgets.transcript_render import (
     foreground_only,
     overlay,
 )
-from zett_tui.ui.widgets.transcript_search import FindState
 
 __all__ = [
     "AnswerBlock",
@@ -90,8 +86,6 @@ __all__ = [
 BlockT = TypeVar("BlockT", bound=Block)
 
 NEW_OUTPUT_BADGE = " ↓ new output (Ctrl+End) "
-_Anchor = tuple[str, int, float]
-"""("bottom", 0, 0) | ("block", index, fraction of it above the view) | ("pin", "reveal" or "show", index, row)"""
 _MAX_SELECTED_LINES = 20_000
 """A mouse selection copies at most this many rendered lines."""
 _STRIP_CACHE_SIZE = 400
@@ -104,14 +98,13 @@ _DRAWN_ROWS_KEPT = 1000
 """Rows whose drawn line is remembered; forgetting them only means repainting them next time."""
 _RENDER_AHEAD_STEP = 0.004
 """Seconds of rendering per event-loop turn before an update (a key typed meanwhile waits no longer)."""
+_HOLD_RETRY = 0.002  # seconds between two tries of an update while ``hold_updates`` says wait
 _PREFETCH_DELAY = 0.01
 """Pause between two blocks rendered ahead (seconds): input and frames go first."""
 _PREFETCH_MAX_LINES = 150
 """Taller blocks are not rendered ahead: rendering one would hold up a keystroke."""
-_FIND_PREPARE_BUDGET = 0.008
-"""Seconds of search-text conversion per idle step while find is open (a keystroke waits no longer)."""
 _FIND_KEY_BUDGET = 0.02
-"""Seconds a keystroke may spend converting blocks' text; the rest is counted in idle steps after."""
+"""Seconds a keystroke (`find`) may spend converting blocks' text; the rest is counted in idle steps after."""
 
 
 def resolve_block_styles(widget: Widget) -> BlockStyles:
@@ -245,15 +238,12 @@ class Transcript(ScrollView, can_focus=True):
         self._frame_selection: Selection | None = None
         self._drawn: dict[int, Line | None] = {}
         """The line last drawn at each virtual row (so an update repaints only the rows that changed)."""
-        self._find: FindState | None = None
-        self._find_styles: tuple[Style, Style] | None = None
-        self._find_highlight = FindHighlight()
-        self._pending_anchor: _Anchor | None = None
+        self._pending_anchor: Anchor | None = None
         """Where the next update puts the view (a find match, or back where the reader was)."""
-        self.on_find_changed: Callable[[], None] | None = None
-        """Called when new or changed output changes the number of matches while find is open."""
+        self._finder = TranscriptFinder(self, self._layout)
         self.sync_count = 0
         """How many times the layout was brought up to date (for tests and benchmarks)."""
+        self.hold_updates: Callable[[], bool] = lambda: False  # a typed key goes first (speed/keys_first)
 
     # ------------------------------------------------------------------ public API
 
@@ -313,10 +303,7 @@ class Transcript(ScrollView, can_focus=True):
         self._selected = None
         self._keep_on_screen = None
         self._pending_anchor = None
-        if self._find is not None:  # find stays open, on the new (empty) transcript
-            query, self._find = self._find.query, FindState(("bottom", 0, 0), (0, 0))
-            self._find.set_query(query, [])
-            self._find_highlight.forget()
+        self._finder.transcript_cleared()
         self._unseen_output = False
         self._following = True
         self._forget_strips()
@@ -361,143 +348,93 @@ class Transcript(ScrollView, can_focus=True):
         if block.expanded and self.on_expand is not None:
             self.on_expand(block)
 
-    # ------------------------------------------------------------------ find
+    # ------------------------------------------------------------------ find (transcript_find.py)
 
     @property
     def finding(self) -> bool:
         """Is a find open (see `open_find`)?"""
-        return self._find is not None
+        return self._finder.is_open
 
     @property
     def find_complete(self) -> bool:
         """Is every block counted (see `FindState.pending`)?"""
-        return self._find is None or not self._find.pending
+        return self._finder.complete
 
     @property
     def find_position(self) -> tuple[int, int]:
         """(the current match's number, how many matches); (0, 0) when nothing matches."""
-        state = self._find
-        return (state.number(), state.total) if state is not None else (0, 0)
+        return self._finder.position
+
+    @property
+    def on_find_changed(self) -> Callable[[], None] | None:
+        """Called when new or changed output changes the number of matches while find is open."""
+        return self._finder.on_changed
+
+    @on_find_changed.setter
+    def on_find_changed(self, callback: Callable[[], None] | None) -> None:
+        self._finder.on_changed = callback
 
     def open_find(self) -> None:
         """Start finding: remember where the reader is (`close_find` goes back there), stop following
         new output, and convert the blocks' text for searching in idle time."""
-        if self._find is not None:
-            return
-        layout = self._layout
-        top = round(self.scroll_y)
-        origin: _Anchor = ("bottom", 0, 0)
-        if not self._following and layout.blocks:
-            index = layout.block_at(top)
-            origin = ("block", index, (top - layout.tops[index]) / max(1, layout.heights[index]))
-        on_screen = (layout.block_at(top), layout.block_at(top + self._viewport_height() - 1))
-        self._find = FindState(origin, on_screen if layout.blocks else (0, 0))
-        self._find_highlight.forget()
-        self._set_following(False)
-        if self.is_attached:
-            self.set_timer(_PREFETCH_DELAY, self._prepare_find)
+        self._finder.open()
 
     def find(self, query: str) -> None:
         """Count `query` in every block and show the match nearest to where the reader was."""
-        if self._find is None:
-            self.open_find()
-        state = self._find
-        assert state is not None
-        state.set_query(query, self._layout.blocks, _FIND_KEY_BUDGET)
-        state.current = state.nearest()
-        state.jump_wanted = state.current is None and state.pending
-        self._show_current()
-        self._schedule_count()
+        self._finder.find(query, _FIND_KEY_BUDGET)
 
     def find_next(self, direction: int = 1) -> None:
         """Show the next match (`direction` 1) or the previous one (-1), wrapping around."""
-        state = self._find
-        if state is not None and state.total:
-            state.current = state.step(direction)
-            self._show_current()
+        self._finder.step(direction)
 
     def close_find(self) -> None:
         """End finding: collapse what find expanded and go back to where the reader was."""
-        state, self._find = self._find, None
-        if state is None:
-            return
-        self._find_highlight.forget()
-        self._collapse_found(state, keep=None)
-        if state.origin[0] == "bottom":
+        self._finder.close()
+
+    # What find asks of the transcript (`transcript_find.FindView`):
+
+    def reading_position(self) -> Anchor:
+        """Where the reader is: the bottom while following, else the block under the top of the
+        screen and how far into it."""
+        layout = self._layout
+        if self._following or not layout.blocks:
+            return ("bottom", 0, 0)
+        scroll_y = round(self.scroll_y)
+        index = layout.block_at(scroll_y)
+        return ("block", index, (scroll_y - layout.tops[index]) / max(1, layout.heights[index]))
+
+    def blocks_on_screen(self) -> tuple[int, int]:
+        """The first and last block on screen ((0, 0) when there is none)."""
+        layout = self._layout
+        if not layout.blocks:
+            return (0, 0)
+        top = round(self.scroll_y)
+        return (layout.block_at(top), layout.block_at(top + self._viewport_height() - 1))
+
+    def block_toggled(self, index: int) -> None:
+        """Block `index` was expanded or collapsed without `toggle_block` (find showing a hit):
+        re-measure it at the next update, as a toggle (not new output) that pins nothing."""
+        self._toggled.add(index)
+        self._dirty.add(index)
+        self._schedule_sync()
+
+    def move_view_to(self, anchor: Anchor) -> None:
+        """Put the view at `anchor` at the next update: a ("show", block, row) stays if that row is on
+        screen, else puts it a third down; a `reading_position` goes back there (following again if
+        it was the bottom)."""
+        if anchor[0] == "bottom":
             self._set_following(True)
         else:
-            self._pending_anchor = state.origin
-        self._schedule_sync()
-        self.refresh()
-
-    def _schedule_count(self) -> None:
-        state = self._find
-        if state is not None and state.pending and not state.counting and self.is_attached:
-            state.counting = True
-            self.set_timer(_PREFETCH_DELAY, self._count_more)
-
-    def _count_more(self) -> None:
-        """Count the blocks a keystroke left uncounted, a few milliseconds at a time."""
-        state = self._find
-        if state is None:
-            return
-        state.counting = False
-        if state.recount(self._layout.blocks, budget_s=_FIND_PREPARE_BUDGET):
-            self._counts_changed(state)
-        elif self.on_find_changed is not None:
-            self.on_find_changed()  # "…" goes once the count is complete
-        self._schedule_count()
-
-    def _prepare_find(self) -> None:
-        state = self._find
-        if state is not None:
-            blocks = self._layout.blocks
-            state.prepared = state.index.prepare(blocks, state.prepared, _FIND_PREPARE_BUDGET)
-            if state.prepared < len(blocks):
-                self.set_timer(_PREFETCH_DELAY, self._prepare_find)
-
-    def _collapse_found(self, state: FindState, keep: int | None) -> None:
-        """Collapse the blocks find expanded (but `keep`), if the reader left them expanded."""
-        for index in sorted(state.expanded - {keep}):
-            block = self._layout.blocks[index] if index < len(self._layout) else None
-            if block is not None and block.expanded and block.toggle():
-                self._toggled.add(index)
-                self._dirty.add(index)
-        state.expanded &= {keep}
-
-    def _show_current(self) -> None:
-        """Scroll the current match into view, expanding its block when the hit is in the hidden part."""
-        self.refresh()
-        state = self._find
-        layout = self._layout
-        if state is None or not layout.width:
-            return
-        self._collapse_found(state, keep=state.current[0] if state.current is not None else None)
-        if state.current is None:
-            self._schedule_sync()
-            return
-        index, nth = state.current
-        block = layout.blocks[index]
-        query = (state.needle, state.case_sensitive, state.counts[index])
-        hits = self._find_highlight.hits(index, layout.lines(index), *query)
-        if nth >= len(hits) and block.expandable and not block.expanded and block.toggle():
-            state.expanded.add(index)
-            self._toggled.add(index)
-            self._dirty.add(index)
-            hits = self._find_highlight.hits(index, layout.lines(index), *query)
-        first_row = hits[min(nth, len(hits) - 1)][0][0] if hits else 0
-        self._pending_anchor = ("show", index, first_row)
+            self._pending_anchor = anchor
         self._schedule_sync()
 
-    def _mark_matches(self, strip: Strip, virtual_y: int) -> Strip:
-        state = self._find
-        assert state is not None
-        if self._find_styles is None:
-            self._find_styles = match_styles(self)
-        layout = self._layout
-        index = layout.block_at(virtual_y)
-        at = (index, virtual_y - layout.body_top(index))
-        return self._find_highlight.mark_row(strip, state, at, layout.lines(index), self._find_styles)
+    def update_soon(self) -> None:
+        """Bring the layout and the view up to date at the next update (coalesced, like `add`)."""
+        self._schedule_sync()
+
+    def find_match_styles(self) -> tuple[Style, Style]:
+        """The styles of every find match and of the current one."""
+        return match_styles(self)
 
     # ------------------------------------------------------------------ styles
 
@@ -525,7 +462,7 @@ class Transcript(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._ctx_stale = True
-        self._find_styles = None
+        self._finder.forget_styles()
         base = self.rich_style if self.is_attached else None
         if base != self._base:
             self._base = base
@@ -568,8 +505,8 @@ class Transcript(ScrollView, can_focus=True):
             selection = self._frame_selection
             if selection is not None and (span := selection.get_span(virtual_y)) is not None:
                 strip = self._highlight(strip, *span)
-            if self._find is not None and self._find.needle:
-                strip = self._mark_matches(strip, virtual_y)
+            if self._finder.highlighting:
+                strip = self._finder.mark_row(strip, virtual_y)
             strip = strip.apply_offsets(0, virtual_y)
         if self._unseen_output and y == self._viewport_height() - 1 and width > len(NEW_OUTPUT_BADGE):
             badge = Segment(NEW_OUTPUT_BADGE, base + self._render_context().styles.new_output)
@@ -640,11 +577,11 @@ class Transcript(ScrollView, can_focus=True):
         self._sync_pending = True
         delay = self._next_sync_at - time.perf_counter()
         if delay > 0:
-            self.set_timer(delay, self._sync)
+            self.set_timer(delay, self._continue_sync)
         else:
-            self.call_later(self._sync)
+            self.call_later(self._continue_sync)
 
-    def _anchor(self) -> _Anchor:
+    def _anchor(self) -> Anchor:
         """What must stay put on screen through this update."""
         if self._pending_anchor is not None:
             anchor, self._pending_anchor = self._pending_anchor, None
@@ -653,14 +590,9 @@ class Transcript(ScrollView, can_focus=True):
             index, screen_offset, reveal = self._keep_on_screen
             self._keep_on_screen = None
             return ("reveal" if reveal else "pin", index, screen_offset)
-        layout = self._layout
-        if self._following or not layout.blocks:
-            return ("bottom", 0, 0)
-        scroll_y = round(self.scroll_y)
-        index = layout.block_at(scroll_y)
-        return ("block", index, (scroll_y - layout.tops[index]) / max(1, layout.heights[index]))
+        return self.reading_position()
 
-    def _target_y(self, anchor: _Anchor, viewport: int) -> int:
+    def _target_y(self, anchor: Anchor, viewport: int) -> int:
         """The scroll position that keeps `anchor` in place with the current heights."""
         kind, index, value = anchor
         layout = self._layout
@@ -735,7 +667,7 @@ class Transcript(ScrollView, can_focus=True):
             self._show_unseen(True)
         budget = max(self.cache_budget_lines, 8 * viewport)
         layout.evict(target - 2 * viewport, target + 3 * viewport, budget)
-        self._recount_matches()
+        self._finder.output_changed()
         cost = time.perf_counter() - started
         self._next_sync_at = time.perf_counter() + min(_MAX_SYNC_DELAY, 4 * cost)
         self._schedule_prefetch()
@@ -756,31 +688,12 @@ class Transcript(ScrollView, can_focus=True):
         )
 
     def _continue_sync(self) -> None:
-        if self.is_attached:
-            self._sync()
-        else:
+        if not self.is_attached:
             self._sync_pending = False
-
-    def _recount_matches(self) -> None:
-        """New or changed output while find is open: count again (only the blocks that changed)."""
-        state = self._find
-        if state is None or not state.needle:
-            return
-        if state.recount(self._layout.blocks, budget_s=_FIND_PREPARE_BUDGET):
-            self._counts_changed(state)
-        self._schedule_count()
-
-    def _counts_changed(self, state: FindState) -> None:
-        """Matches appeared or went (new output, or blocks counted after a keystroke). A first match
-        is shown when the keystroke found none yet; one in new output is only highlighted."""
-        if state.current is None and state.total:
-            state.current = state.nearest()
-            if state.jump_wanted:
-                state.jump_wanted = False
-                self._show_current()
-        self.refresh()
-        if self.on_find_changed is not None:
-            self.on_find_changed()
+        elif self.hold_updates():
+            self.set_timer(_HOLD_RETRY, self._continue_sync)
+        else:
+            self._sync()
 
     def _refresh_changed_rows(self, top: int, viewport: int) -> None:
         """Repaint the rows on screen whose line is not the one drawn there (in runs of rows). A stream

@@ -20,6 +20,10 @@ from typing import overload
 from zett_tui.ui.widgets.transcript_blocks import Block
 from zett_tui.ui.widgets.transcript_render import Line, RenderContext
 
+Anchor = tuple[str, int, float]
+"""What stays put on screen through an update: ("bottom", 0, 0), ("block", index, fraction of it
+above the view), or ("pin", "reveal" or "show", index, row of it)."""
+
 
 class BlockList(Sequence[Block]):
     """A read-only view of the transcript's blocks."""

@@ -11,11 +11,16 @@ with 40 lines, then a ~1.5 KB Markdown answer with a code block). The server run
 its own (``fake_server_process.py``), so its parsing of each request, the whole history, is not
 counted as the app's (``--server-in-process``: as before). At turn 100, 200, 300...: the process's
 PSS (``/proc/self/smaps_rollup``), after the whole collection zett runs when the user pauses
-(``long_lived_objects.collect_everything``), and what the transcript holds. At the last turn,
+(``ZettApp.collect_now``), and what the transcript holds. At the last turn,
 ``bench_long_session``'s page-scroll timing (10 pages up from the bottom, Home, 10 pages down).
 
 Printed: per tree, the median over runs of PSS at each measured turn, growth per 100 turns from
-turn 100 to the last, and the page-scroll median / p95 at the last turn.
+turn 100 to the last, the page-scroll median / p95 at the last turn, where the memory is (Python's
+arenas and the objects alive in them, the C heap in use and free, glibc's main and thread arenas,
+SQLite's own memory, threads), and what the session keeps of each turn (the transcript blocks of
+the first half of the session by kind, the history's packed copy: bytes a turn). ``--turn-peaks``
+also traces the turn after each measured one: the most it allocated at once, and how much of that
+was the history's load (the whole dialogue read back for the request).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -102,7 +108,115 @@ def heap_parts() -> dict[str, float]:
     info = mallinfo2()
     parts["c_heap_used"] = (info.uordblks + info.hblkhd) / 2**20
     parts["c_heap_free"] = info.fordblks / 2**20
+    parts["py_blocks_k"] = sys.getallocatedblocks() / 1000
+    parts["threads"] = float(len(os.listdir("/proc/self/task")))
+    parts.update(malloc_arenas())
+    parts["sqlite"] = sqlite_memory()
     return parts
+
+
+def sqlite_memory() -> float:
+    """The memory SQLite holds in this process (``sqlite3_status64(SQLITE_STATUS_MEMORY_USED)``,
+    every connection's page cache and statements), in MB; 0 where the library cannot be found."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("sqlite3")
+    if name is None:
+        return 0.0
+    library = ctypes.CDLL(name)  # the one ``_sqlite3`` loaded: the same file is mapped once
+    current, highest = ctypes.c_int64(), ctypes.c_int64()
+    library.sqlite3_status64.argtypes = [
+        ctypes.c_int,
+        ctypes.POINTER(ctypes.c_int64),
+        ctypes.POINTER(ctypes.c_int64),
+        ctypes.c_int,
+    ]
+    if library.sqlite3_status64(0, ctypes.byref(current), ctypes.byref(highest), 0) != 0:
+        return 0.0
+    return current.value / 2**20
+
+
+def malloc_arenas() -> dict[str, float]:
+    """glibc's arenas from ``malloc_info`` (its XML): how many, and the memory the main arena and
+    the threads' arenas hold from the system (MB), so growth in a thread's arena shows as such."""
+    import ctypes
+    import re
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    with tempfile.NamedTemporaryFile(mode="r") as out:
+        stream = libc.fopen(out.name.encode(), b"w")
+        if not stream:
+            return {}
+        libc.malloc_info(0, stream)
+        libc.fclose(stream)
+        text = out.read()
+    heaps = re.findall(r'<heap nr="(\d+)">.*?<system type="current" size="(\d+)"/>', text, re.S)
+    sizes = {int(number): int(size) / 2**20 for number, size in heaps}
+    mmapped = re.search(r'<total type="mmap" count="\d+" size="(\d+)"/>\s*<system type="current"', text)
+    return {
+        "arenas": float(len(sizes)),
+        "main_arena": sizes.get(0, 0.0),
+        "thread_arenas": sum(size for number, size in sizes.items() if number),
+        "mmapped": int(mmapped.group(1)) / 2**20 if mmapped else 0.0,
+    }
+
+
+def retained_bytes(root: Any) -> int:
+    """The bytes of the objects reachable from ``root`` that are its own: the walk stops at what a
+    block shares with the rest of the app (widgets, styles, classes, functions, modules)."""
+    import gc
+    import types
+
+    from rich.style import Style
+    from textual.dom import DOMNode
+
+    shared = (type, types.ModuleType, types.FunctionType, types.MethodType, DOMNode, Style)
+    seen: set[int] = set()
+    total = 0
+    todo = [root]
+    while todo:
+        thing = todo.pop()
+        if id(thing) in seen or (thing is not root and isinstance(thing, shared)):
+            continue
+        seen.add(id(thing))
+        total += sys.getsizeof(thing)
+        todo.extend(gc.get_referents(thing))
+    return total
+
+
+def kept_per_turn(app: Any, turns: int) -> dict[str, float]:
+    """What the session keeps of each turn, in bytes a turn: the transcript's blocks of the first
+    half of the session (far above the screen: what every turn keeps for good), by kind, and the
+    history's packed copy (``runtime.packed_records``), all turns."""
+    kept: dict[str, float] = {}
+    blocks = app.chat.transcript.blocks[: len(app.chat.transcript.blocks) // 2]
+    for block in blocks:
+        name = f"block:{type(block).__name__}"
+        kept[name] = kept.get(name, 0) + retained_bytes(block)
+    for name in list(kept):
+        kept[name] /= turns / 2
+    host = app.chat.host
+    files = getattr(host, "files", None)
+    store = getattr(getattr(files, "history", None), "storage", None)
+    known = getattr(store, "_known", {})
+    packed = sum(
+        len(data) for dialogue in known.values() for data in getattr(dialogue.records, "_packed", ())
+    )
+    kept["history_packed"] = packed / turns
+    return kept
+
+
+def quiet_moment(app: Any) -> None:
+    """What a pause of the user's brings: the app's ``collect_now`` (an older tree's app has
+    none: its quiet moment was ``long_lived_objects.collect_everything`` alone)."""
+    from zett_tui.core import long_lived_objects
+
+    getattr(app, "collect_now", long_lived_objects.collect_everything)()
 
 
 def percentile(samples: list[float], share: float) -> float:
@@ -110,17 +224,19 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
+async def session(turns: int, server_in_process: bool, turn_peaks: bool = False) -> dict[str, Any]:
     """One run in this process (the tree on ``sys.path`` is the one measured)."""
     from benchmarks import bench_long_session as driver
     from benchmarks.bench_transcript import make_answer
     from tests.fakes.llm_server import FakeLLMServer
-    from zett_tui.core import long_lived_objects
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.providers.build import ModelChoice, build_model
     from zett_tui.ui.app import ZettApp
 
     found: dict[str, Any] = {"pss": {}, "transcript": {}}
+    load_peaks: list[float] = []
+    if turn_peaks:
+        trace_history_loads(load_peaks)
     with FakeLLMServer() if server_in_process else server_process() as server:
         env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
         launch = LaunchSettings(
@@ -137,15 +253,28 @@ async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
             await run.wait(lambda: app.chat.host is not None)
             started = time.perf_counter()
             while run.turns < turns:
+                traced = turn_peaks and run.turns % MEASURE_EVERY == 0 and run.turns > 0
+                if traced:
+                    tracemalloc.start(1)
                 try:
                     await run.turn(make_answer(1_500, seed=run.turns + 1), 256)
                 except RuntimeError as error:  # a turn that never started or ended (a loaded machine)
                     found["failed_turns"] = found.get("failed_turns", 0) + 1
                     print(f"  turn {run.turns}: {error}", file=sys.stderr)
                     await run.wait(run.settled, 120)
+                if traced:
+                    found.setdefault("turn_peak", {})[run.turns] = tracemalloc.get_traced_memory()[1] / 2**20
+                    found.setdefault("load_peak", {})[run.turns] = max(load_peaks, default=0.0)
+                    load_peaks.clear()
+                    tracemalloc.stop()
+                    print(
+                        f"  turn {run.turns}: peak {found['turn_peak'][run.turns]:.1f} MB traced, of it the "
+                        f"history's load {found['load_peak'][run.turns]:.1f} MB",
+                        file=sys.stderr,
+                    )
                 if run.turns % MEASURE_EVERY == 0 or run.turns == turns:
                     await pilot.pause()
-                    long_lived_objects.collect_everything()  # what a pause of the user's brings
+                    quiet_moment(app)
                     found["pss"][run.turns] = pss_mb()
                     found.setdefault("heap", {})[run.turns] = heap_parts()
                     transcript = app.chat.transcript
@@ -154,12 +283,35 @@ async def session(turns: int, server_in_process: bool) -> dict[str, Any]:
                         "cached_lines": transcript._layout.cached_lines,
                     }
                     elapsed = time.perf_counter() - started
+                    parts = found["heap"][run.turns]
                     print(
-                        f"  turn {run.turns}: {found['pss'][run.turns]:.1f} MB, {elapsed:.0f} s",
+                        f"  turn {run.turns}: {found['pss'][run.turns]:.1f} MB, {elapsed:.0f} s; "
+                        + ", ".join(f"{name} {value:.1f}" for name, value in parts.items()),
                         file=sys.stderr,
                     )
+            found["kept_per_turn"] = kept_per_turn(app, run.turns)
             found["scroll"] = await run.scrolls()
     return found
+
+
+def trace_history_loads(peaks: list[float]) -> None:
+    """While tracemalloc runs, each history load (``HistoryStore.load``: the whole dialogue read
+    back for a request) adds to ``peaks`` the most it had allocated at once, in MB (other tasks'
+    allocations meanwhile included)."""
+    from zett_tui.runtime.history_store import HistoryStore
+
+    load = HistoryStore.load
+
+    async def traced(self: Any, session_id: str) -> Any:
+        if not tracemalloc.is_tracing():
+            return await load(self, session_id)
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        view = await load(self, session_id)
+        peaks.append((tracemalloc.get_traced_memory()[1] - before) / 2**20)
+        return view
+
+    HistoryStore.load = traced  # type: ignore[method-assign]
 
 
 def server_process() -> Any:
@@ -172,7 +324,7 @@ def server_process() -> Any:
     return module.ServerProcess(THIS_TREE)
 
 
-def child(turns: int, server_in_process: bool) -> None:
+def child(turns: int, server_in_process: bool, turn_peaks: bool) -> None:
     import zett_tui
     from benchmarks.bench_long_session import NOTES
     from zett_tui.core import long_lived_objects
@@ -188,14 +340,15 @@ def child(turns: int, server_in_process: bool) -> None:
         project.mkdir()
         (project / "notes.md").write_text(NOTES)
         with contextlib.chdir(project):
-            found = asyncio.run(session(turns, server_in_process))
+            found = asyncio.run(session(turns, server_in_process, turn_peaks))
     print(json.dumps(found))
 
 
-def spawn(tree: Path, turns: int, server_in_process: bool) -> dict[str, Any]:
+def spawn(tree: Path, turns: int, server_in_process: bool, turn_peaks: bool = False) -> dict[str, Any]:
     """A run in a process whose ``zett_tui``, ``tests`` and ``benchmarks`` come from ``tree``."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
     flags = ["--server-in-process"] if server_in_process else []
+    flags += ["--turn-peaks"] if turn_peaks else []
     result = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(turns), *flags],
         cwd=tree,
@@ -238,6 +391,12 @@ def report(name: str, runs: list[dict[str, Any]]) -> None:
                 for name in names
             )
         )
+    kept = runs[-1].get("kept_per_turn")
+    if kept:
+        print(
+            f"  kept per turn (last run, bytes): total {sum(kept.values()):,.0f}: "
+            + ", ".join(f"{name} {value:,.0f}" for name, value in sorted(kept.items()))
+        )
     held = runs[-1]["transcript"]
     print("  transcript (last run): " + ", ".join(f"turn {t}: {held[t]}" for t in sorted(held, key=int)))
 
@@ -257,10 +416,16 @@ def main() -> None:
         action="store_true",
         help="run the fake server in the measured process, as before (its parsing is then counted)",
     )
+    parser.add_argument(
+        "--turn-peaks",
+        action="store_true",
+        help="trace the turn after each measured one (tracemalloc): the peak of what it allocates, which "
+        "grows with the history each request sends; slows that turn, and its memory counts in later PSS",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.turns, args.server_in_process)
+        child(args.turns, args.server_in_process, args.turn_peaks)
         return
     if args.turns < 2 * MEASURE_EVERY:
         parser.error(f"--turns must be at least {2 * MEASURE_EVERY}")
@@ -273,7 +438,7 @@ def main() -> None:
 
     def lane(name: str, tree: Path, number: int) -> None:
         print(f"run {number + 1}/{args.runs}, {name}", file=sys.stderr)
-        found = spawn(tree, args.turns, args.server_in_process)
+        found = spawn(tree, args.turns, args.server_in_process, args.turn_peaks)
         results[name].append(found)
         print(f"run {number + 1}/{args.runs}, {name}: {json.dumps(found)}", file=sys.stderr)
 

@@ -25,7 +25,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_growth import pss_mb
+from benchmarks.bench_growth import pss_mb, quiet_moment
 
 OWN_CODE = ("zett_tui", "zett_agent", "textual", "rich", "markdown_it", "benchmarks", "tests")
 
@@ -71,7 +71,6 @@ async def session(
     from benchmarks import bench_long_session as driver
     from benchmarks.bench_transcript import make_answer
     from tests.fakes.llm_server import FakeLLMServer
-    from zett_tui.core import long_lived_objects
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.providers.build import ModelChoice, build_model
     from zett_tui.ui.app import ZettApp
@@ -98,7 +97,7 @@ async def session(
                 await run.turn(make_answer(1_500, seed=run.turns + 1), 256)
                 if run.turns in (start, end):
                     await pilot.pause()
-                    long_lived_objects.collect_everything()
+                    quiet_moment(app)
                     snapshots[run.turns] = (tracemalloc.take_snapshot(), pss_mb())
                     print(
                         f"  turn {run.turns}: {snapshots[run.turns][1]:.1f} MB PSS, "

@@ -184,3 +184,68 @@ async def test_a_burst_of_keys_is_drawn_at_most_once_per_gap_and_all_arrive() ->
             send_key(app, character)
         await wait_for(pilot, lambda: composer.text == "abcdefghij")
         assert 1 <= composer._echo.drawn <= 10
+
+
+async def test_the_immediate_echo_renders_the_prompt_alone_while_the_transcript_waits_for_its_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A partial update rendered every widget beside the region drawn (the whole transcript, its
+    scrollbar, the status line) and kept only the prompt's rows: the echo renders the prompt alone."""
+    from zett_tui.ui.speed import keys_first
+    from zett_tui.ui.widgets.status_line import StatusLine
+    from zett_tui.ui.widgets.transcript import Transcript
+
+    # the transcript's frame waits for the key (speed/keys_first.py), however long it takes to the prompt
+    monkeypatch.setattr(keys_first, "MAX_HOLD", 30.0)
+    app = make_app(ScriptedModel())
+    rendered: list[str] = []
+    async with ready_app(app) as pilot:
+        frames = record_frames(app, monkeypatch)
+        for kind in (Transcript, StatusLine, Composer):
+            original = kind.render_lines
+
+            def counting(self: Any, crop: Any, original: Any = original) -> Any:
+                rendered.append(type(self).__name__)
+                return original(self, crop)
+
+            monkeypatch.setattr(kind, "render_lines", counting)
+        seen: list[list[str]] = []
+        check_after_each_key(monkeypatch, lambda composer, event: seen.append(list(rendered)))
+        app.chat.transcript.refresh()  # the transcript waits for a frame, as while an answer streams
+        rendered.clear()
+        frames.clear()
+        send_key(app, MARK)
+        await wait_for(pilot, lambda: bool(seen))
+        assert any(MARK in frame for frame in frames)
+        assert seen == [["Composer"]]
+
+
+async def test_the_immediate_echo_renders_what_is_in_front_of_the_prompt_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The completion menu drawn over the prompt: drawing the prompt alone would cover it."""
+    from textual.geometry import Region
+
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        composer = app.chat.composer
+        compositor = app.chat._compositor
+        visible = compositor.visible_widgets
+        menu = app.chat.query_one("#completion-menu")
+        front = {menu: (Region(0, visible[composer][0].y, 10, 1), app.chat.region), **visible}
+        monkeypatch.setattr(compositor, "_visible_widgets", front)
+        drawn: list[dict[Any, Any]] = []
+        update = compositor.render_update
+
+        def recording(*args: Any, **kwargs: Any) -> Any:
+            drawn.append(dict(compositor._visible_widgets))
+            return update(*args, **kwargs)
+
+        monkeypatch.setattr(compositor, "render_update", recording)
+        from zett_tui.ui.textual_compat import paint_now
+
+        composer.refresh()
+        composer._repaint_required = True
+        paint_now(composer)
+        await pilot.pause()
+        assert drawn and menu in drawn[0] and len(drawn[0]) > 1

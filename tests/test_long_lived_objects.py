@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from tests.fakes.scripted_model import ScriptedModel
-from tests.ui_helpers import make_app, ready_app
+from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.ui_helpers import answers, idle, make_app, ready_app, submit, wait_for
 from zett_tui.ui import app as app_module
 
 # Run in a child process: freezing objects in the test process would keep every later test's garbage.
@@ -97,3 +97,40 @@ async def test_any_key_counts_as_the_user_being_there(collections: list[float]) 
         app._last_input = 0.0
         await pilot.press("a")
         assert time.monotonic() - app._last_input < app_module.QUIET_SECONDS
+
+
+def draw_lines_with_their_places(app: app_module.ZettApp, count: int) -> None:
+    """Render ``count`` lines as the transcript draws its lines: each with its place as a style."""
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    line = Strip([Segment("a line of an answer", Style(bold=True))])
+    for y in range(count):
+        line.apply_offsets(0, y).render(app.console)
+
+
+async def test_a_turns_end_forgets_the_styles_of_the_lines_it_drew() -> None:
+    from zett_tui.ui.speed.drawn_styles import drawn_styles_kept
+
+    app = make_app(ScriptedModel(*(text_step(f"answer {n}") for n in range(3))))
+    async with ready_app(app) as pilot:
+        for n in range(3):
+            draw_lines_with_their_places(app, 3000)
+            assert drawn_styles_kept() >= 3000
+            await submit(pilot, f"question {n}")
+            await wait_for(pilot, lambda: idle(app) and len(answers(app)) == n + 1)  # noqa: B023
+            assert drawn_styles_kept() < 1000  # the frames since the turn's end: one screen's
+
+
+async def test_the_quiet_moment_forgets_the_styles_of_lines_drawn_long_ago(collections: list[float]) -> None:
+    from zett_tui.ui.speed.drawn_styles import drawn_styles_kept
+
+    app = make_app(ScriptedModel())
+    async with ready_app(app):
+        draw_lines_with_their_places(app, 3000)
+        assert drawn_styles_kept() >= 3000
+        app._last_input = time.monotonic() - app_module.QUIET_SECONDS
+        app.collect_when_quiet()
+        assert len(collections) == 1
+        assert drawn_styles_kept() < 100

@@ -107,3 +107,34 @@ def test_the_box_drawn_before_the_app_needs_no_textual_and_no_rich(tmp_path) -> 
     loaded = json.loads(result.stdout.splitlines()[-1])
     heavy = ("textual", "rich", "zett_agent", "pydantic", "openai", "anthropic", "mcp", "zett_tui.ui")
     assert [name for name in loaded if name.split(".")[0] in heavy or name.startswith("zett_tui.ui")] == []
+
+
+def test_the_code_style_of_the_theme_is_imported_ahead_not_at_the_first_code_block() -> None:
+    """Its module was imported on the event loop at an answer's first code block, mid-stream."""
+    probe = (
+        "import sys\n"
+        "from zett_tui.ui.speed.deferred_imports import import_after_first_frame\n"
+        "before = 'pygments.styles.gh_dark' in sys.modules\n"
+        "import_after_first_frame('gh_dark')\n"
+        "import_after_first_frame('no-such-style')\n"  # a theme naming an unknown style: no failure here
+        "print(before, 'pygments.styles.gh_dark' in sys.modules)\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert found.stdout.split() == ["False", "True"]
+
+
+async def test_the_chat_imports_its_theme_s_code_style_with_the_rest(monkeypatch) -> None:
+    from tests.fakes.scripted_model import ScriptedModel
+    from tests.ui_helpers import make_app, ready_app
+    from zett_tui.ui.chat import screen
+    from zett_tui.ui.themes import code_theme_for
+    from zett_tui.ui.widgets.transcript_render import choose_code_theme
+
+    asked: list[str | None] = []
+    monkeypatch.setattr(screen, "import_after_first_frame", lambda code_theme=None: asked.append(code_theme))
+    app = make_app(ScriptedModel())
+    async with ready_app(app):
+        theme = app.current_theme
+        assert asked == [choose_code_theme(theme.dark, code_theme_for(theme))]

@@ -275,6 +275,52 @@ def test_text_area_still_handles_keys_where_the_composer_overrides() -> None:
     )
 
 
+def test_the_terminal_driver_still_hands_events_over_through_post_message_coroutines() -> None:
+    from textual.driver import Driver
+    from textual.drivers.linux_driver import LinuxDriver
+    from textual.message_pump import MessagePump
+
+    post = getattr(MessagePump, textual_compat.DRIVER_POST_METHOD, None)
+    _check(
+        post is not None and inspect.iscoroutinefunction(post) and _signature(post) == ["self", "message"],
+        "MessagePump._post_message(message) is gone or changed: ZettApp's override (a key counted as "
+        "it arrives, ui/speed/keys_first.py) would break or never run",
+    )
+    _check(
+        "self._app._post_message(" in inspect.getsource(Driver.send_message)
+        and "self._app._post_message(" in inspect.getsource(LinuxDriver),
+        "The terminal driver no longer hands events over with app._post_message: keys are no longer "
+        "counted as they arrive (ui/speed/keys_first.py), and the chat's frames do not wait for them",
+    )
+
+
+def test_a_partial_update_still_renders_the_widgets_the_compositor_lists_as_visible() -> None:
+    from textual._compositor import Compositor
+
+    _check(
+        "self.visible_widgets" in inspect.getsource(Compositor._get_renders)
+        and "self._visible_widgets" in inspect.getsource(Compositor.visible_widgets.fget),
+        "Compositor._get_renders no longer renders from visible_widgets (cached in _visible_widgets): "
+        "textual_compat._rendering_alone would no longer make the prompt's echo render the prompt alone",
+    )
+
+
+def test_the_screen_tick_the_chat_holds_for_keys_is_still_where_frames_are_drawn() -> None:
+    from textual.screen import Screen
+
+    tick = getattr(Screen, textual_compat.HELD_FRAME_METHOD, None)
+    _check(
+        tick is not None and not inspect.iscoroutinefunction(tick) and _signature(tick) == ["self"],
+        "Screen._on_timer_update() is gone or changed: the chat screen's frames would no longer wait "
+        "for a typed key (ui/speed/keys_first.py), or would never be drawn",
+    )
+    _check(
+        "self._update_timer.pause()" in inspect.getsource(tick),
+        "Screen._on_timer_update no longer pauses the update timer itself: a skipped tick "
+        "(ui/speed/keys_first.py) may stop the timer, and the frame would never come",
+    )
+
+
 def test_the_key_bindings_zett_runs_in_order_are_still_what_the_app_checks() -> None:
     _check(
         _source_hash(App._check_bindings) == "c9643552d942518a",
@@ -980,3 +1026,24 @@ async def test_a_request_s_first_phase_notice_comes_from_the_task_that_runs_it()
     _check(task is not None, "no task was seen at a request's LOADING_CONTEXT phase notice")
     _check(task is not reader, "the LOADING_CONTEXT notice came from the stream's reader, not the run")
     _check(runs_the_model, "the task at LOADING_CONTEXT is not the one that asks the model")
+
+
+def test_textual_still_caches_the_ansi_codes_of_styles_in_an_lru_cache() -> None:
+    """``ui.speed.drawn_styles`` empties that cache as each turn ends: each transcript line's style
+    is its own (its offset), and a full cache held ~8.6 MB of styles drawn long ago."""
+    from rich.color import ColorSystem
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from zett_tui.ui.speed.drawn_styles import drawn_styles_kept, forget_drawn_styles
+
+    render_ansi = Strip.render_ansi
+    _check(
+        hasattr(render_ansi, "cache_clear") and hasattr(render_ansi, "cache_info"),
+        "Strip.render_ansi is no longer an lru_cache: does Textual still keep the codes of every style "
+        "drawn? If not, ui.speed.drawn_styles has nothing to do (remove it); if elsewhere, empty that",
+    )
+    render_ansi(Style(bold=True, meta={"offset": (0, 1)}), ColorSystem.TRUECOLOR)
+    _check(drawn_styles_kept() >= 1, "Strip.render_ansi no longer fills its cache")
+    forget_drawn_styles()
+    _check(drawn_styles_kept() == 0, "emptying Strip.render_ansi's cache left entries in it")

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import TextArea
@@ -124,6 +125,16 @@ class ZettApp(App[str | None]):
 
         self.chat.typed_at_start = replay_typeahead(self)  # before the driver starts: these come first
 
+    def _post_message(
+        self, message: Message
+    ) -> Coroutine[Any, Any, bool]:  # textual_compat.DRIVER_POST_METHOD
+        """What the terminal driver calls in its input thread for each event (and awaits on the
+        loop): a key is counted here, so the chat's frames wait for it to reach the prompt from the
+        first event-loop turn on (``speed/keys_first``)."""
+        if isinstance(message, events.Key) and (message.is_printable or message.key == "backspace"):
+            self.chat.keys_in_flight.arrived()  # not Esc, Ctrl+C and the like: bindings take them
+        return super()._post_message(message)
+
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self._last_input = time.monotonic()
@@ -160,9 +171,17 @@ class ZettApp(App[str | None]):
             if self._quiet_timer is not None:
                 self._quiet_timer.stop()
                 self._quiet_timer = None
-            collect_everything()
+            self.collect_now()
         elif self._quiet_timer is None:
             self._quiet_timer = self.set_timer(max(1.0, QUIET_SECONDS - quiet_for), self._quiet_timer_fired)
+
+    def collect_now(self) -> None:
+        """What a quiet moment runs: forget the styles of lines drawn long ago
+        (``ui.speed.drawn_styles``), then collect the whole heap (``long_lived_objects``)."""
+        from zett_tui.ui.speed.drawn_styles import forget_drawn_styles
+
+        forget_drawn_styles()
+        collect_everything()
 
     def _quiet_timer_fired(self) -> None:
         self._quiet_timer = None

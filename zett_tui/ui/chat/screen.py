@@ -34,6 +34,8 @@ from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.session_start import PastSession
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
+from zett_tui.ui.speed.keys_first import KeysInFlight
+from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.keys_in_order import send_to_prompt
@@ -42,6 +44,7 @@ from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.todo_panel import TodoPanel
 from zett_tui.ui.widgets.transcript import Block, NoticeBlock, Transcript, UserBlock
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
+from zett_tui.ui.widgets.transcript_render import choose_code_theme
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -125,6 +128,8 @@ class ChatScreen(Screen[None]):
     def __init__(self, launch: LaunchSettings, commands: CommandList | None = None) -> None:
         super().__init__()
         self.launch = launch
+        #: Keys taken for the prompt and not handled yet: frames wait for them (``speed/keys_first``).
+        self.keys_in_flight = KeysInFlight()
         #: When Esc was last pressed at idle on an empty prompt (``action_cancel_turn``).
         self._last_idle_escape = 0.0
         #: The slash commands offered here (the app passes zett's; none without it).
@@ -152,7 +157,9 @@ class ChatScreen(Screen[None]):
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
+        transcript = Transcript(id="transcript")
+        transcript.hold_updates = self.keys_in_flight.waiting  # a typed key first (speed/keys_first)
+        yield transcript
         yield QueuedPrompts(self.turns.queue, id="queued-prompts")
         yield TodoPanel(id="todo-panel")
         menu = CompletionMenu(id="completion-menu")
@@ -324,6 +331,13 @@ class ChatScreen(Screen[None]):
         """Ctrl+G: the prompt in $VISUAL or $EDITOR."""
         self.composer.action_external_editor()
 
+    def _on_timer_update(self) -> None:  # textual_compat.HELD_FRAME_METHOD
+        """Draw what changed, unless a typed key is on its way to the prompt: the timer then keeps
+        running and its next tick draws, after the key (``speed/keys_first``)."""
+        if self.keys_in_flight.hold_frame():
+            return
+        super()._on_timer_update()
+
     def forward_key(self, event: events.Key | events.Paste) -> bool:
         """A key or paste the app caught for the prompt goes to it, in order (``keys_in_order``);
         False when it did not take it (or the prompt is not there: not composed yet, or going)."""
@@ -392,6 +406,7 @@ class ChatScreen(Screen[None]):
             lambda reading: self.run_worker(reading, group="changes-diff", exit_on_error=False),
         )
         self.composer.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
+        self.keys_in_flight.prompt = self.composer
         self.composer.focus()
         if self.typed_at_start:
             self.composer.insert(self.typed_at_start)
@@ -439,9 +454,14 @@ class ChatScreen(Screen[None]):
         finally:
             resume_collection()  # a no-op once the agent is ready (freeze_startup_objects resumed it)
 
+    def _code_theme(self) -> str:
+        """The Pygments style the transcript's code blocks will use (imported ahead, off the loop)."""
+        theme = self.app.current_theme
+        return choose_code_theme(theme.dark, code_theme_for(theme))
+
     async def _build_agent(self) -> None:
         try:
-            await asyncio.to_thread(import_after_first_frame)
+            await asyncio.to_thread(import_after_first_frame, self._code_theme())
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
         from zett_tui.entry.bootstrap import StartFailed

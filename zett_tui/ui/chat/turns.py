@@ -21,6 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from zett_tui.core.long_lived_objects import settle_after_turn
 from zett_tui.runtime.prompt_queue import PromptQueue
+from zett_tui.ui.speed.drawn_styles import forget_drawn_styles
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -249,6 +250,7 @@ class TurnRunner:
             self._presenter = None
             self.queue.forget_steers()
             chat.turn_settled()
+            forget_drawn_styles()
             settle_after_turn()
             chat.collect_when_quiet()
             chat.call_later(self.start_next)

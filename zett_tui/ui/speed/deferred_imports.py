@@ -13,6 +13,7 @@ slash command typed before it has, for one, imports the commands on the loop.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 
 #: In the order they are first needed: what a typed ``/`` or the first answer needs comes first.
@@ -34,11 +35,20 @@ AFTER_FIRST_FRAME = (
 WARM_LEXERS = ("python",)
 
 
-def import_after_first_frame() -> None:
-    """Import :data:`AFTER_FIRST_FRAME` and build :data:`WARM_LEXERS` (call it in a worker thread)."""
+def import_after_first_frame(code_theme: str | None = None) -> None:
+    """Import :data:`AFTER_FIRST_FRAME`, build :data:`WARM_LEXERS` and import the Pygments style
+    ``code_theme`` (call it in a worker thread). The style's module was imported on the event loop
+    at the answer's first code block, mid-stream (``benchmarks/bench_stream_hops.py`` lists what a
+    fresh zett imports while it streams)."""
     for name in AFTER_FIRST_FRAME:
         importlib.import_module(name)
     from zett_tui.ui.widgets.transcript_render import lexer_for
 
     for language in WARM_LEXERS:
         lexer_for(language)
+    if code_theme:
+        from pygments.styles import get_style_by_name
+        from pygments.util import ClassNotFound
+
+        with contextlib.suppress(ClassNotFound):  # a theme naming an unknown style: said when it is used
+            get_style_by_name(code_theme)

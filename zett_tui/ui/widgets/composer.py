@@ -208,6 +208,9 @@ class Composer(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         await self._handle_key(event)
         self._echo.after_input()  # drawn now, not at the next frame (speed/key_echo.py)
+        keys = getattr(self.screen, "keys_in_flight", None)
+        if keys is not None:  # the screen's frames waited for this key (speed/keys_first.py)
+            keys.handled()
 
     async def _handle_key(self, event: events.Key) -> None:
         self.wake_cursor()

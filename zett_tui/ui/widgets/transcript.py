@@ -13,16 +13,12 @@ How it stays cheap:
 - Updates are coalesced: `add` and `refresh_block` only record what changed and schedule one
   `_sync` with `call_later`. `_sync` re-measures the changed blocks, fixes the scroll position and
   refreshes. If a sync was expensive (a huge table still streaming), the next one waits four times as
-  long as it took, so updates never take more than about a fifth of the loop. Before it, what the
-  changed blocks will show is rendered in steps of a few milliseconds, one per turn of the event
-  loop (``Block.render_ahead``): a streamed answer's many new paragraphs no longer hold a typed key
-  for tens of milliseconds.
-  Nothing is scheduled while nothing changes: zero idle CPU.
-- Memory: blocks far from the viewport drop their rendered lines (heights are kept) once more than
-  `cache_budget_lines` lines are cached; they re-render when scrolled back into view.
+  long as it took. Before it, the changed blocks are rendered in steps of a few milliseconds, one per
+  loop turn (``Block.render_ahead``), and a key on its way to the prompt goes first (``hold_updates``):
+  a stream's new paragraphs do not hold a typed key. Nothing is scheduled while nothing changes.
+- Memory: far blocks drop their lines past `cache_budget_lines` (heights kept; re-rendered when seen).
 - Rendering ahead: after each update, the blocks within two pages above and three below the screen
-  that hold no lines are rendered one at a time in idle time, so the next page up or down is drawn
-  without rendering (a page of a 300-turn session costs one frame, not a frame plus Markdown).
+  that hold no lines are rendered one at a time in idle time: the next page is drawn without rendering.
 - Follow mode: at the bottom, new output keeps the view at the bottom. Any scroll away from the
   bottom (wheel, keys, scrollbar) stops following, and then new output never moves the view: the
   block under the top of the screen is the anchor. Scrolling back to the bottom resumes following.
@@ -102,6 +98,7 @@ _DRAWN_ROWS_KEPT = 1000
 """Rows whose drawn line is remembered; forgetting them only means repainting them next time."""
 _RENDER_AHEAD_STEP = 0.004
 """Seconds of rendering per event-loop turn before an update (a key typed meanwhile waits no longer)."""
+_HOLD_RETRY = 0.002  # seconds between two tries of an update while ``hold_updates`` says wait
 _PREFETCH_DELAY = 0.01
 """Pause between two blocks rendered ahead (seconds): input and frames go first."""
 _PREFETCH_MAX_LINES = 150
@@ -246,6 +243,7 @@ class Transcript(ScrollView, can_focus=True):
         self._finder = TranscriptFinder(self, self._layout)
         self.sync_count = 0
         """How many times the layout was brought up to date (for tests and benchmarks)."""
+        self.hold_updates: Callable[[], bool] = lambda: False  # a typed key goes first (speed/keys_first)
 
     # ------------------------------------------------------------------ public API
 
@@ -579,9 +577,9 @@ class Transcript(ScrollView, can_focus=True):
         self._sync_pending = True
         delay = self._next_sync_at - time.perf_counter()
         if delay > 0:
-            self.set_timer(delay, self._sync)
+            self.set_timer(delay, self._continue_sync)
         else:
-            self.call_later(self._sync)
+            self.call_later(self._continue_sync)
 
     def _anchor(self) -> Anchor:
         """What must stay put on screen through this update."""
@@ -690,10 +688,12 @@ class Transcript(ScrollView, can_focus=True):
         )
 
     def _continue_sync(self) -> None:
-        if self.is_attached:
-            self._sync()
-        else:
+        if not self.is_attached:
             self._sync_pending = False
+        elif self.hold_updates():
+            self.set_timer(_HOLD_RETRY, self._continue_sync)
+        else:
+            self._sync()
 
     def _refresh_changed_rows(self, top: int, viewport: int) -> None:
         """Repaint the rows on screen whose line is not the one drawn there (in runs of rows). A stream

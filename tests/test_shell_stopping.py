@@ -17,6 +17,7 @@ import pytest
 from zett_agent.sandbox.binaries import bwrap_path
 from zett_agent.sandbox.resources import descendant_pids
 
+from tests.fakes.host import live_processes_mentioning
 from zett_tui.runtime.shell import stopping
 
 
@@ -43,19 +44,7 @@ def _sandboxed(command: str, cwd: Path) -> subprocess.Popen[bytes]:
 
 def _alive(marker: str, *, exact: bool = False) -> list[int]:
     """Live processes whose command line holds ``marker`` (with ``exact``: is ``sleep <marker>``)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (entry / "stat").read_text().rpartition(")")[2].split()[0]
-        except (OSError, IndexError):
-            continue
-        hit = cmdline == f"sleep {marker} " if exact else marker in cmdline
-        if hit and state != "Z":
-            found.append(int(entry.name))
-    return found
+    return live_processes_mentioning(f"sleep\0{marker}\0" if exact else marker)
 
 
 def _wait(condition, seconds: float = 10.0) -> bool:

@@ -35,7 +35,7 @@ from zett_tui.ui.chat.session_start import PastSession
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.speed.keys_first import KeysInFlight
-from zett_tui.ui.themes import code_theme_for
+from zett_tui.ui.themes import syntax_theme_name
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.keys_in_order import send_to_prompt
@@ -44,7 +44,6 @@ from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.todo_panel import TodoPanel
 from zett_tui.ui.widgets.transcript import Block, NoticeBlock, Transcript, UserBlock
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
-from zett_tui.ui.widgets.transcript_render import choose_code_theme
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -454,14 +453,9 @@ class ChatScreen(Screen[None]):
         finally:
             resume_collection()  # a no-op once the agent is ready (freeze_startup_objects resumed it)
 
-    def _code_theme(self) -> str:
-        """The Pygments style the transcript's code blocks will use (imported ahead, off the loop)."""
-        theme = self.app.current_theme
-        return choose_code_theme(theme.dark, code_theme_for(theme))
-
     async def _build_agent(self) -> None:
         try:
-            await asyncio.to_thread(import_after_first_frame, self._code_theme())
+            await asyncio.to_thread(import_after_first_frame, syntax_theme_name(self.app.current_theme))
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
         from zett_tui.entry.bootstrap import StartFailed

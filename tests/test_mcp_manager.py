@@ -122,6 +122,30 @@ def test_a_missing_program_fails_with_the_reason_and_others_still_start(managers
         asyncio.run(manager.call_tool("nope", "x", {}))
 
 
+def test_a_server_started_again_after_a_failure_still_says_why_it_failed(managers: list[McpManager]) -> None:
+    """While a failed server is being started again, /mcp said "starting…" and the failure was
+    gone from the listing until the next one (a listing taken then showed no failure at all)."""
+    from zett_tui.runtime.mcp.manager import ServerStatus
+    from zett_tui.ui.chat.commands.mcp import describe_state
+
+    seen: list[str] = []
+
+    def changed() -> None:  # on the manager's loop, as each state is set
+        server = manager._servers.get("nope")
+        if server is not None and server.state is ServerState.STARTING and server.reason:
+            seen.append(server.reason)
+
+    manager = McpManager(
+        [McpServerConfig("nope", command="/nonexistent/server")], environ={}, on_change=changed
+    )
+    managers.append(manager)
+    manager.start()
+    wait_for(lambda: bool(seen))
+    assert seen[0].startswith("cannot start it") and "retrying" not in seen[0]
+    listed = describe_state(ServerStatus("nope", ServerState.STARTING, (), seen[0], "/nonexistent/server"))
+    assert listed == f"failed: {seen[0]}; starting again…"
+
+
 def test_a_missing_variable_fails_without_starting_anything(managers: list[McpManager]) -> None:
     manager = running(managers, fake(env={"TOKEN": "${NOT_SET_ANYWHERE}"}))
     wait_for(lambda: state(manager) is ServerState.FAILED)

@@ -130,9 +130,10 @@ class _Server:
     async def run(self) -> None:
         """Connect, serve until the connection ends, and start again after a growing pause."""
         backoff = _FIRST_BACKOFF
+        failure = ""  # why the last start failed: still said while it is started again
         while not self.stopping.is_set():
             started = time.monotonic()
-            self._set(ServerState.STARTING)
+            self._set(ServerState.STARTING, failure)
             try:
                 await self._connect_and_serve()
                 reason = "the server closed the connection"
@@ -159,6 +160,7 @@ class _Server:
             log.warning(
                 "MCP server %s stopped (%s); starting it again in %.0f s", self.config.name, reason, backoff
             )
+            failure = reason
             self._set(ServerState.FAILED, f"{reason}; retrying in {backoff:.0f} s")
             self.restart_now.clear()
             waiters = {

@@ -95,7 +95,8 @@ def describe_servers(statuses: list[ServerStatus]) -> str:
 
 
 def describe_state(status: ServerStatus) -> str:
-    """``ready with 3 tools``, ``failed: why``, ``disabled (...)`` or ``starting…``."""
+    """``ready with 3 tools``, ``failed: why``, ``disabled (...)`` or ``starting…`` (``failed: why;
+    starting again…`` while a server that failed is being started again: its failure stays said)."""
     if status.state is ServerState.READY:
         count = len(status.tools)
         return f"ready with {count} tool{'s' if count != 1 else ''}"
@@ -107,4 +108,6 @@ def describe_state(status: ServerStatus) -> str:
         return f"signed out (/mcp restart {status.name} signs in again)"
     if status.state is ServerState.SIGNING_IN:
         return "waiting for you to sign in in the browser"
+    if status.state is ServerState.STARTING and status.reason:
+        return f"failed: {status.reason}; starting again…"
     return "starting…"

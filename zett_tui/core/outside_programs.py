@@ -29,7 +29,9 @@ __all__ = [
     "writable_roots",
 ]
 
-_registered: list[Path] = []
+#: Registered folders, in the order they came (a dict as an ordered set: a long ``zett acp`` or a
+#: test process registers thousands of projects, and a lookup walks the path's parents, not these).
+_registered: dict[Path, None] = {}
 
 
 def _real(path: str | Path) -> Path:
@@ -39,9 +41,7 @@ def _real(path: str | Path) -> Path:
 def register_writable(paths: Iterable[Path]) -> None:
     """The sandbox of this process lets commands write these folders (added to what is known)."""
     for path in paths:
-        real = _real(path)
-        if real not in _registered:
-            _registered.append(real)
+        _registered[_real(path)] = None
 
 
 def writable_roots() -> list[Path]:
@@ -59,14 +59,15 @@ def writable_roots() -> list[Path]:
 def is_writable_by_sandbox(path: str | Path, roots: Iterable[Path] | None = None) -> bool:
     """Whether ``path`` (after its links) lies in a folder a sandboxed command may write."""
     real = _real(path)
-    return any(real == root or real.is_relative_to(root) for root in (roots or writable_roots()))
+    known = roots if isinstance(roots, (set, frozenset)) and roots else set(roots or writable_roots())
+    return real in known or any(parent in known for parent in real.parents)
 
 
 def safe_path(path: str | None = None, roots: Iterable[Path] | None = None) -> str:
     """``PATH`` (the process's by default) without relative entries and without any entry inside
     a folder a sandboxed command may write."""
     value = os.environ.get("PATH", os.defpath) if path is None else path
-    known = list(roots) if roots is not None else writable_roots()
+    known = set(roots) if roots is not None else set(writable_roots())
     kept = [
         entry
         for entry in value.split(os.pathsep)
@@ -78,7 +79,7 @@ def safe_path(path: str | None = None, roots: Iterable[Path] | None = None) -> s
 def find_program(name: str, roots: Iterable[Path] | None = None) -> str | None:
     """The program zett may start for ``name``: looked up on ``safe_path`` (an absolute ``name``
     is taken as it is, unless it lies where a sandboxed command writes)."""
-    known = list(roots) if roots is not None else writable_roots()
+    known = set(roots) if roots is not None else set(writable_roots())
     if os.path.isabs(name):
         if is_writable_by_sandbox(name, known) or not os.access(name, os.X_OK):
             return None

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,7 +93,7 @@ def _common_dir(git_dir: Path) -> Path | None:
     return Path(os.path.realpath(named if named.is_absolute() else git_dir / named))
 
 
-def _acceptable(git_dir: Path, own: Path, roots: Sequence[Path]) -> bool:
+def _acceptable(git_dir: Path, own: Path, roots: Collection[Path]) -> bool:
     """A git folder is usable when a sandboxed command cannot have written it: the project's own
     ``.git`` folder (read-only in the sandbox), or a folder outside everything it may write."""
     if not (git_dir / "HEAD").is_file():
@@ -113,7 +113,7 @@ def repository_of(folder: Path, roots: Sequence[Path] | None = None) -> Reposito
     """The repository holding ``folder``, found as git would, or None when there is none that zett
     may run git on (see the module docstring). An empty ``.git`` folder (zett's placeholder in a
     project without one) is passed over, as git passes it over."""
-    known = list(roots) if roots is not None else writable_roots()
+    known = set(roots) if roots is not None else set(writable_roots())
     start = Path(os.path.realpath(folder))
     for candidate in (start, *start.parents):
         dot_git = candidate / ".git"

@@ -53,12 +53,12 @@ from zett_tui.ui.textual_compat import own_vertical_scrollbar, set_virtual_size_
 from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.find_highlight import match_styles
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
+from zett_tui.ui.widgets.tool_block import ToolBlock
 from zett_tui.ui.widgets.transcript_blocks import (
     AnswerBlock,
     Block,
     NoticeBlock,
     ReasoningBlock,
-    ToolBlock,
     UserBlock,
 )
 from zett_tui.ui.widgets.transcript_find import TranscriptFinder

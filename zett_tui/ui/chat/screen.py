@@ -170,6 +170,7 @@ class ChatScreen(Screen[None]):
             history_file=paths.prompt_history_file(),
             commands=self.commands,
             queue=self.turns.queue,
+            key_handled=self.keys_in_flight.handled,
         )
         yield StatusLine(id="status").data_bind(
             ChatScreen.activity,

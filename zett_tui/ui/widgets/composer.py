@@ -139,10 +139,14 @@ class Composer(TextArea):
         history_file: Path | None = None,
         commands: CommandList | None = None,
         queue: PromptQueue | None = None,
+        key_handled: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         #: The chat's prompts waiting for the turn (Tab adds, Up takes back); None: no queue.
         self.queue = queue
+        #: Told after each key the prompt has handled (the chat's frames wait for it:
+        #: ``speed/keys_first.py``); None: nothing waits.
+        self._key_handled = key_handled
         self.prompt_history = PromptHistory(list(history or []))
         #: Where prompts are kept across sessions (read after mount, appended on each send).
         self.history_file = history_file
@@ -208,9 +212,8 @@ class Composer(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         await self._handle_key(event)
         self._echo.after_input()  # drawn now, not at the next frame (speed/key_echo.py)
-        keys = getattr(self.screen, "keys_in_flight", None)
-        if keys is not None:  # the screen's frames waited for this key (speed/keys_first.py)
-            keys.handled()
+        if self._key_handled is not None:
+            self._key_handled()
 
     async def _handle_key(self, event: events.Key) -> None:
         self.wake_cursor()

@@ -179,7 +179,7 @@ class ChatScreen(Screen[None]):
 
     @property
     def session(self) -> SessionCore | None:
-        """The session core, once the model is ready (``_open_session``)."""
+        """The session core, once the model is ready (``open_session``)."""
         return self.turns.session
 
     @property

@@ -126,15 +126,15 @@ class Composer(TextArea):
         self._turn_running = False
         self._dialogs_open = 0
         self.pastes = PasteStore()
-        self.menu = menu
-        #: What ``/`` completes (given by the chat; without it no command is offered).
-        self.commands = commands or CommandList(dict)
         self.project_files = ProjectFiles(project_root or Path.cwd())
         #: Runs the external editor; None hands it the terminal with ``App.suspend()``.
         self.run_editor: EditorRunner | None = None
-        #: The ``/`` and ``@`` menu's completion (None without a menu).
+        #: The ``/`` and ``@`` menu's completion (None without a menu); ``commands`` is what ``/``
+        #: completes (given by the chat; without it no command is offered).
         self.completion = (
-            PromptCompletion(self, menu, self.commands, self.project_files) if menu is not None else None
+            PromptCompletion(self, menu, commands or CommandList(dict), self.project_files)
+            if menu is not None
+            else None
         )
         #: The session's read rules, grants included, for the ``@`` chips (the chat sets it once the
         #: agent is ready); until then the project's own rules (made at the first ``@``).

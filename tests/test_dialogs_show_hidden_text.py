@@ -241,14 +241,14 @@ async def test_a_turns_diff_shows_a_file_names_escapes() -> None:
 
 
 def test_the_transcript_row_writes_out_what_a_command_hides() -> None:
-    from zett_tui.ui.widgets.transcript_blocks import ToolBlock
+    from zett_tui.ui.widgets.tool_block import ToolBlock
 
     row = ToolBlock("c1", "bash", "touch X # \x1b[2K\x1b[1Gecho hello \u202egnp.exe")
     assert row.key_arg == "touch X # \\x1b[2K\\x1b[1Gecho hello \\u202egnp.exe"
 
 
 def test_the_transcript_writes_out_what_output_hides_and_drops_only_colours() -> None:
-    from zett_tui.ui.widgets.transcript_blocks import ToolBlock
+    from zett_tui.ui.widgets.tool_block import ToolBlock
 
     row = ToolBlock("c1", "bash", "./build")
     row.finish("done", "\x1b[32mok\x1b[0m\nsecret\x1b[2K\x1b[1Gall fine\x07\nbar 10%\rbar 100%\n", 0.1)

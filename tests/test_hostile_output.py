@@ -26,8 +26,8 @@ from tests.ui_helpers import answers, idle, make_app, screen_text, submit, tools
 from zett_tui.core import paths
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.app import ZettApp
+from zett_tui.ui.widgets.tool_block import KEPT_OUTPUT_LABEL
 from zett_tui.ui.widgets.transcript import AnswerBlock, ToolBlock, Transcript
-from zett_tui.ui.widgets.transcript_blocks import KEPT_OUTPUT_LABEL
 
 SIZE = (100, 30)
 #: Characters a terminal acts on instead of showing: C0 (tab and newline never reach a strip), DEL, C1.

@@ -200,3 +200,28 @@ async def test_a_key_for_another_field_than_the_prompt_holds_nothing_back(
         handing_over = await asyncio.to_thread(app._post_message, events.Key("b", "b"))
         assert keys.waiting()  # the prompt has the focus again: counted
         assert await handing_over
+
+
+async def test_the_prompt_tells_whom_it_was_given_of_each_key_it_handled() -> None:
+    """The prompt is handed what to tell (``key_handled``), not looking for it on its screen: a
+    prompt on any screen reports its keys, and one given nothing still takes them."""
+    from textual.app import App, ComposeResult
+
+    told: list[str] = []
+
+    class TwoPrompts(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Composer(id="reporting", key_handled=lambda: told.append("handled"))
+            yield Composer(id="alone")
+
+    app = TwoPrompts()
+    async with app.run_test() as pilot:
+        reporting, alone = app.query_one("#reporting", Composer), app.query_one("#alone", Composer)
+        reporting.focus()
+        await pilot.press("a", "b")
+        await wait_for(pilot, lambda: reporting.text == "ab")
+        assert told == ["handled", "handled"]
+        alone.focus()
+        await pilot.press("c")
+        await wait_for(pilot, lambda: alone.text == "c")
+        assert told == ["handled", "handled"]

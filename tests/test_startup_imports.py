@@ -128,12 +128,14 @@ def test_the_code_style_of_the_theme_is_imported_ahead_not_at_the_first_code_blo
 async def test_the_chat_imports_its_theme_s_code_style_with_the_rest(monkeypatch) -> None:
     from tests.fakes.scripted_model import ScriptedModel
     from tests.ui_helpers import make_app, ready_app
-    from zett_tui.ui.chat import screen
+    from zett_tui.ui.chat import session_start
     from zett_tui.ui.themes import code_theme_for
     from zett_tui.ui.widgets.transcript_render import choose_code_theme
 
     asked: list[str | None] = []
-    monkeypatch.setattr(screen, "import_after_first_frame", lambda code_theme=None: asked.append(code_theme))
+    monkeypatch.setattr(
+        session_start, "import_after_first_frame", lambda code_theme=None: asked.append(code_theme)
+    )
     app = make_app(ScriptedModel())
     async with ready_app(app):
         theme = app.current_theme

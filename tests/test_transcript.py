@@ -10,6 +10,7 @@ from textual.widgets import Input
 
 from zett_tui.ui.widgets import transcript as transcript_module
 from zett_tui.ui.widgets import transcript_markdown
+from zett_tui.ui.widgets.tool_block import RAW_OUTPUT_LIMIT
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
     Block,
@@ -19,7 +20,6 @@ from zett_tui.ui.widgets.transcript import (
     Transcript,
     UserBlock,
 )
-from zett_tui.ui.widgets.transcript_blocks import RAW_OUTPUT_LIMIT
 from zett_tui.ui.widgets.transcript_layout import BlockLayout
 from zett_tui.ui.widgets.transcript_render import BlockStyles, RenderContext
 

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 from rich.style import Style
 
-from zett_tui.ui.widgets.transcript_blocks import AnswerBlock, ToolBlock, UserBlock
+from zett_tui.ui.widgets.tool_block import ToolBlock
+from zett_tui.ui.widgets.transcript_blocks import AnswerBlock, UserBlock
 from zett_tui.ui.widgets.transcript_find import TranscriptFinder
 from zett_tui.ui.widgets.transcript_layout import Anchor, BlockLayout
 from zett_tui.ui.widgets.transcript_render import BlockStyles, RenderContext

@@ -1,10 +1,11 @@
 """The chat screen: the composition root of the terminal UI.
 
-It lays out the transcript, composer and status line, opens the session (``entry/bootstrap``) and
-hands it to a ``SessionCore`` (``runtime/session.py``) that runs the turns, owns the queue and asks
-its questions through the chat's dialogs (``decisions.DecisionDialogs``, the core's asker). The
-core's state (activity, queued prompts, permission mode, context use) is held in this screen's
-reactives, which ``compose`` binds to the status line with ``data_bind``.
+It lays out the transcript, composer and status line, has ``session_start.SessionStart`` open the
+session (``entry/bootstrap``) and hands it to a ``SessionCore`` (``runtime/session.py``) that runs
+the turns, owns the queue and asks its questions through the chat's dialogs
+(``decisions.DecisionDialogs``, the core's asker). The core's state (activity, queued prompts,
+permission mode, context use) is held in this screen's reactives, which ``compose`` binds to the
+status line with ``data_bind``.
 """
 
 from __future__ import annotations
@@ -24,18 +25,15 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from zett_tui.core import paths
-from zett_tui.core.long_lived_objects import freeze_startup_objects, resume_collection
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.activity import Activity
 from zett_tui.runtime.prompt_queue import JOINER
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
-from zett_tui.ui.chat.session_start import PastSession
+from zett_tui.ui.chat.session_start import SessionStart
 from zett_tui.ui.chat.turns import TurnRunner
-from zett_tui.ui.speed.deferred_imports import import_after_first_frame
 from zett_tui.ui.speed.keys_first import KeysInFlight
-from zett_tui.ui.themes import syntax_theme_name
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.keys_in_order import send_to_prompt
@@ -46,8 +44,6 @@ from zett_tui.ui.widgets.transcript import Block, NoticeBlock, Transcript, UserB
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from textual import events
     from textual.command import Provider
     from textual.timer import Timer
@@ -138,8 +134,6 @@ class ChatScreen(Screen[None]):
         self.host: AgentHost | None = None
         self._dialogs: DecisionDialogs | None = None
         self.warmup_failed = False
-        #: How the past of a resumed session ended, once painted (``session_start``).
-        self._past = PastSession()
         self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
@@ -170,6 +164,7 @@ class ChatScreen(Screen[None]):
             history_file=paths.prompt_history_file(),
             commands=self.commands,
             queue=self.turns.queue,
+            key_handled=self.keys_in_flight.handled,
         )
         yield StatusLine(id="status").data_bind(
             ChatScreen.activity,
@@ -184,7 +179,7 @@ class ChatScreen(Screen[None]):
 
     @property
     def session(self) -> SessionCore | None:
-        """The session core, once the model is ready (``_open_session``)."""
+        """The session core, once the model is ready (``open_session``)."""
         return self.turns.session
 
     @property
@@ -236,10 +231,6 @@ class ChatScreen(Screen[None]):
         self.transcript.add(NoticeBlock(text, level))
 
     # -- what the helpers may do (``ui/chat/view.py``: ChatView) ------------------------------------
-
-    def _show_activity(self, activity: Activity) -> None:
-        """Before the session opens (starting, read-only, not ready); after, the core says it."""
-        self.activity, self.tools = activity, ""
 
     def _session_changed(self) -> None:
         """The session core's state changed: the reactives the status line is bound to follow."""
@@ -416,78 +407,31 @@ class ChatScreen(Screen[None]):
         status.is_demo = self.launch.is_demo
         for level, text in self.launch.notices:
             self.say(text, level)
-        if self.launch.resume_path is not None and self.launch.session_id:
-            # read in a thread (a session file can be hundreds of MB); the rest follows the painting
-            self.run_worker(self._show_past_session(self.launch.resume_path, self.launch.session_id))
-            return
-        self._open_for_input()
+        SessionStart(self, self.transcript, settings=lambda: self.launch).begin()  # past, then agent
 
-    async def _show_past_session(self, path: Path, session_id: str) -> None:
-        from zett_tui.ui.chat.session_start import show_past_session
+    # -- what the start-up hands back (``session_start.StartingChat``) ------------------------------
 
-        self._past = await show_past_session(
-            self.transcript, self.say, path, session_id, previews=self.launch.image_previews
+    def show_activity(self, activity: Activity) -> None:
+        """Before the session opens (starting, read-only, not ready); after, the core says it."""
+        self.activity, self.tools = activity, ""
+
+    def past_shown(self, answer_model: str | None) -> None:
+        self.turns.answer_model = answer_model or self.launch.model_label
+
+    def model_failed(self) -> None:
+        self.warmup_failed = True
+        self.turns.refuse_sends(
+            "Nothing was sent: the model could not start; see the message above.", "error"
         )
-        self.turns.answer_model = self._past.answer_model or self.launch.model_label
-        self._open_for_input()
 
-    def _open_for_input(self) -> None:
-        """After the past turns: say so when read-only, else build the agent."""
-        if self.launch.read_only:
-            self.say(
-                "Read-only: another zett is writing this session, so nothing is sent from here.", "warning"
-            )
-            self._show_activity(Activity.READ_ONLY)
-            self.call_after_refresh(resume_collection)
-            return
-        self.call_after_refresh(self._start_warm_up)
-
-    # -- warm-up: the agent is built after the first frame --------------------------------------
-
-    def _start_warm_up(self) -> None:
-        self.run_worker(self._warm_up(), group="warmup", exit_on_error=False)
-
-    async def _warm_up(self) -> None:
-        try:
-            await self._build_agent()
-        finally:
-            resume_collection()  # a no-op once the agent is ready (freeze_startup_objects resumed it)
-
-    async def _build_agent(self) -> None:
-        try:
-            await asyncio.to_thread(import_after_first_frame, syntax_theme_name(self.app.current_theme))
-        except Exception:  # only a head start: each use imports what it needs itself
-            log.warning("importing the rest of zett in a thread failed", exc_info=True)
-        from zett_tui.entry.bootstrap import StartFailed
-        from zett_tui.ui.chat.session_start import start_host
-
-        if self.launch.project_trust is not None:  # asked before the agent is built: it may load code
-            from zett_tui.ui.chat.trust_prompt import settle_project_trust
-
-            resume_collection()  # the question can stay open for as long as the user likes
-            await settle_project_trust(self, self.launch)
-        past = self._past if self.launch.resume_path is not None else None
-        try:  # the bootstrap ``zett -p`` and ``zett acp`` share
-            host, measured = await start_host(self, self.launch, past)
-        except StartFailed as error:
-            self.warmup_failed = True
-            self.turns.refuse_sends(
-                "Nothing was sent: the model could not start; see the message above.", "error"
-            )
-            self.say(f"Could not start the model: {error}", "error")
-            self._show_activity(Activity.NOT_READY)
-            return
+    def take_host(self, host: AgentHost, measured: ContextMeasured) -> None:
         self.show_context(measured, window_guessed=host.context_window_guessed)
         self.host = host
         self.composer.read_rules = host.read_access  # the @ chips follow the session's read grants
         self.composer.images.model_label = lambda: host.model_label  # pasted images fit its limits
         host.listen_between_turns(self._say_notice)
 
-        freeze_startup_objects()
-        self.run_worker(self._show_session_id(host.session_id), group="session-id", exit_on_error=False)
-        self._open_session(host)
-
-    def _open_session(self, host: AgentHost) -> None:
+    def open_session(self, host: AgentHost) -> None:
         """The session core runs the turns from now on; its questions go to the dialogs."""
         from zett_tui.runtime.session import SessionCore
 
@@ -497,12 +441,8 @@ class ChatScreen(Screen[None]):
         self.turns.attach(session)
         self._session_changed()
 
-    async def _show_session_id(self, session_id: str) -> None:
-        """The status line's id: the shortest prefix no other stored session shares (read off the loop)."""
-        from zett_tui.ui.chat.session_label import shown_session_id
-
-        directory = self.launch.host_overrides.get("sessions_dir")
-        self.status.session_id = await asyncio.to_thread(shown_session_id, session_id, directory)
+    def show_session_label(self, label: str) -> None:
+        self.status.session_id = label
 
     # -- prompts and turns ----------------------------------------------------------------------
 

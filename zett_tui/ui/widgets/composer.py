@@ -1,12 +1,12 @@
 """The prompt box: multi-line, Enter sends, Shift+Enter or Ctrl+J inserts a newline, Up/Down recall.
 
-It also completes ``/commands`` and ``@files`` in a menu above it, collapses large pastes into a
-placeholder (expanded again on submit), and hands the prompt to ``$EDITOR`` on Ctrl+G.
+It also completes ``/commands`` and ``@files`` in a menu above it (``prompt_completion.py``),
+collapses large pastes into a placeholder (expanded again on submit), and hands the prompt to
+``$EDITOR`` on Ctrl+G.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -18,37 +18,24 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import TextArea
-from textual.worker import get_current_worker
 
 from zett_tui.runtime.prompt_queue import PromptQueue
 from zett_tui.terminal import first_frame
 from zett_tui.ui.chat.commands.registry import CommandList
-from zett_tui.ui.chat.completion import (
-    CompletionContext,
-    command_completion,
-    command_items,
-    file_items,
-    find_context,
-)
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
 from zett_tui.ui.pastes import PasteStore
 from zett_tui.ui.speed.key_echo import KeyEcho
 from zett_tui.ui.textual_compat import default_prevented
-from zett_tui.ui.widgets.completion_menu import CompletionItem, CompletionMenu
+from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.image_paste import ImagePaste
 from zett_tui.ui.widgets.keys_in_order import PassedKey, run_bindings
+from zett_tui.ui.widgets.prompt_completion import FilesFound, FilesListed, PromptCompletion
 from zett_tui.ui.widgets.prompt_history import PromptHistory
-from zett_tui.workspace.file_finder import FileIndex, FileMatch, ProjectFiles
+from zett_tui.workspace.file_finder import ProjectFiles
 from zett_tui.workspace.prompt_log import append_prompt, load_prompts
 
 if TYPE_CHECKING:
     from zett_tui.runtime.files.read_access import ReadAccess
-
-#: How many files the ``@`` menu lists.
-FILE_RESULTS = 50
-#: Keys the completion menu may take.
-_MENU_KEYS = frozenset({"escape", "up", "down", "tab", "enter"})
-
 
 #: Seconds without a key, paste or click after which the prompt's cursor stops blinking and stays
 #: shown (as many terminals do with their own cursor): an idle zett then draws nothing at all.
@@ -114,21 +101,6 @@ class Composer(TextArea):
             self.text = text
             self.queue = queue
 
-    class FilesFound(Message, bubble=False):
-        """From the search thread: the files matching one ``@`` query."""
-
-        def __init__(self, generation: int, matches: list[FileMatch]) -> None:
-            super().__init__()
-            self.generation = generation
-            self.matches = matches
-
-    class FilesListed(Message, bubble=False):
-        """From the listing thread: the project's files are (re)listed, or ``problem`` says why not."""
-
-        def __init__(self, problem: str = "") -> None:
-            super().__init__()
-            self.problem = problem
-
     def __init__(
         self,
         *,
@@ -139,10 +111,14 @@ class Composer(TextArea):
         history_file: Path | None = None,
         commands: CommandList | None = None,
         queue: PromptQueue | None = None,
+        key_handled: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         #: The chat's prompts waiting for the turn (Tab adds, Up takes back); None: no queue.
         self.queue = queue
+        #: Told after each key the prompt has handled (the chat's frames wait for it:
+        #: ``speed/keys_first.py``); None: nothing waits.
+        self._key_handled = key_handled
         self.prompt_history = PromptHistory(list(history or []))
         #: Where prompts are kept across sessions (read after mount, appended on each send).
         self.history_file = history_file
@@ -150,18 +126,16 @@ class Composer(TextArea):
         self._turn_running = False
         self._dialogs_open = 0
         self.pastes = PasteStore()
-        self.menu = menu
-        #: What ``/`` completes (given by the chat; without it no command is offered).
-        self.commands = commands or CommandList(dict)
         self.project_files = ProjectFiles(project_root or Path.cwd())
         #: Runs the external editor; None hands it the terminal with ``App.suspend()``.
         self.run_editor: EditorRunner | None = None
-        self._completion: CompletionContext | None = None
-        self._dismissed: CompletionContext | None = None
-        self._search_generation = 0
-        self._search_lock = threading.Lock()
-        self._listing = False
-        self._listing_problem = ""
+        #: The ``/`` and ``@`` menu's completion (None without a menu); ``commands`` is what ``/``
+        #: completes (given by the chat; without it no command is offered).
+        self.completion = (
+            PromptCompletion(self, menu, commands or CommandList(dict), self.project_files)
+            if menu is not None
+            else None
+        )
         #: The session's read rules, grants included, for the ``@`` chips (the chat sets it once the
         #: agent is ready); until then the project's own rules (made at the first ``@``).
         self.read_rules: Callable[[], ReadAccess] | None = None
@@ -208,9 +182,8 @@ class Composer(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         await self._handle_key(event)
         self._echo.after_input()  # drawn now, not at the next frame (speed/key_echo.py)
-        keys = getattr(self.screen, "keys_in_flight", None)
-        if keys is not None:  # the screen's frames waited for this key (speed/keys_first.py)
-            keys.handled()
+        if self._key_handled is not None:
+            self._key_handled()
 
     async def _handle_key(self, event: events.Key) -> None:
         self.wake_cursor()
@@ -226,7 +199,8 @@ class Composer(TextArea):
 
     async def _take_key(self, event: events.Key) -> None:
         """The prompt's own keys: the menu's, paste placeholders, Enter, history; then typing."""
-        if self._menu_key(event.key) or self._paste_key(event.key):
+        completion = self.completion
+        if (completion is not None and completion.menu_key(event.key)) or self._paste_key(event.key):
             event.stop()
             event.prevent_default()
             return
@@ -254,31 +228,6 @@ class Composer(TextArea):
                 self._replace(recalled)
                 return
         await super()._on_key(event)
-
-    def _menu_key(self, key: str) -> bool:
-        """Keys the open completion menu takes: Esc closes it (and so stops no turn), Up/Down move,
-        Tab completes, Enter completes (or, on a complete command name, falls through to send)."""
-        menu = self.menu
-        if menu is None:
-            return False
-        if key in _MENU_KEYS:  # the menu follows the text as it is now, not as the last Changed saw it
-            self.update_completion()
-        if not menu.is_open:
-            return False
-        if key == "escape":
-            self._dismissed = self._completion
-            menu.close()
-            return True
-        selected = menu.selected
-        if selected is None:
-            return False
-        if key in ("up", "down"):
-            menu.move(-1 if key == "up" else 1)
-            return True
-        if key == "tab" or (key == "enter" and not self._is_complete_command(selected)):
-            self._accept(selected)
-            return True
-        return False
 
     def _queue_key(self, key: str) -> bool:
         """Keys the prompt queue takes (no completion open): during a turn Tab queues the prompt
@@ -324,10 +273,6 @@ class Composer(TextArea):
         else:
             self.placeholder = self.TURN_PLACEHOLDER if self._turn_running else self.IDLE_PLACEHOLDER
             self.border_title = None
-
-    def _is_complete_command(self, item: CompletionItem) -> bool:
-        context = self._completion
-        return context is not None and context.kind == "command" and item.value == context.query
 
     def _paste_key(self, key: str) -> bool:
         """Backspace just after (or Delete just before) a paste placeholder or an image's token
@@ -390,7 +335,8 @@ class Composer(TextArea):
         self.prompt_history.add(text)
         self.pastes.keep_only(self.prompt_history.entries)
         self.clear()
-        self._close_menu()
+        if self.completion is not None:
+            self.completion.close()
         expanded = self.pastes.expand(text)
         if self.history_file is not None:
             self.run_worker(
@@ -422,16 +368,17 @@ class Composer(TextArea):
         """Show a prompt from the history; a recalled ``/command`` opens no menu (Up keeps browsing)."""
         self.load_text(text)
         self.move_cursor(self.document.end)
-        self._close_menu()
-        self._dismissed = find_context(list(self.document.lines), self.cursor_location)
+        if self.completion is not None:
+            self.completion.recalled()
 
-    # -- completion -----------------------------------------------------------------------------
+    # -- after an edit: the menu (prompt_completion.py) and the attachment chips ----------------
 
     @on(TextArea.Changed)
     @on(TextArea.SelectionChanged)
     def _edited(self, event: TextArea.Changed | TextArea.SelectionChanged) -> None:
         if event.text_area is self:
-            self.update_completion()
+            if self.completion is not None:
+                self.completion.update()
             if isinstance(event, TextArea.Changed):
                 self.show_attachments()
 
@@ -458,114 +405,15 @@ class Composer(TextArea):
             self._project_rules = ReadAccess(self.project_files.root)
         return self._project_rules
 
-    def update_completion(self) -> None:
-        """Open, refresh or close the menu for where the cursor is now."""
-        if self.menu is None:
-            return
-        lines = list(self.document.lines)
-        context = None if self.selected_text else find_context(lines, self.cursor_location)
-        if context is None:
-            self._dismissed = None
-            self._close_menu()
-            return
-        if context == self._dismissed:
-            return  # closed with Esc; opens again once the query changes
-        self._dismissed = None
-        if context == self._completion and self.menu.is_open:
-            return  # same query: keep the highlight where it is
-        previous = self._completion
-        opened = previous is None or (previous.kind, previous.start) != (context.kind, context.start)
-        self._completion = context
-        if context.kind == "command":
-            items = command_items(context.query, self.commands)
-            if items:
-                self.menu.show(items, title="commands · Tab completes · Esc closes")
-            else:
-                self.menu.close()
-        else:
-            self._complete_file(context.query, opened)
-
-    def _close_menu(self) -> None:
-        self._completion = None
-        if self.menu is not None:
-            self.menu.close()
-
-    def _accept(self, item: CompletionItem) -> None:
-        context = self._completion
-        if context is None:
-            return
-        if context.kind == "command":
-            text = command_completion(item.value, self.commands)
-        else:
-            text = item.value + " "
-        result = self.replace(text, context.start, context.end)
-        self.move_cursor(result.end_location)
-
-    # -- @ files --------------------------------------------------------------------------------
-
-    def _complete_file(self, query: str, opened: bool) -> None:
-        files = self.project_files
-        if opened and files.stale:
-            self._start_listing()
-        if files.index is None:
-            message = self._listing_problem or "Listing the project's files…"
-            assert self.menu is not None
-            self.menu.show([], message=message)
-            return
-        self._search_files(files.index, query)
-
-    def _start_listing(self) -> None:
-        if self._listing:
-            return
-        self._listing = True
-        self.run_worker(self._list_files, thread=True, group="file-listing", exit_on_error=False)
-
-    def _list_files(self) -> None:
-        """In a thread: list the project's files (git ls-files, or a walk)."""
-        worker = get_current_worker()
-        try:
-            self.project_files.rebuild(lambda: worker.is_cancelled)
-        except Exception as error:  # a broken tree must not take the composer down
-            self.post_message(self.FilesListed(f"Could not list the project's files: {error}"))
-        else:
-            self.post_message(self.FilesListed())
-
     @on(FilesListed)
     def _files_listed(self, event: FilesListed) -> None:
-        self._listing = False
-        self._listing_problem = event.problem
-        context = self._completion
-        if context is not None and context.kind == "file":
-            self._complete_file(context.query, opened=False)
-
-    def _search_files(self, index: FileIndex, query: str) -> None:
-        """Search in a thread; only the newest search's result is shown."""
-        self._search_generation += 1
-        generation = self._search_generation
-
-        def search() -> None:
-            with self._search_lock:  # one search at a time; an outdated one is skipped
-                if generation != self._search_generation or get_current_worker().is_cancelled:
-                    return
-                matches = index.search(query, limit=FILE_RESULTS)
-            self.post_message(self.FilesFound(generation, matches))
-
-        self.run_worker(search, thread=True, group="file-search", exit_on_error=False)
+        if self.completion is not None:
+            self.completion.files_listed(event)
 
     @on(FilesFound)
     def _files_found(self, event: FilesFound) -> None:
-        context = self._completion
-        if event.generation != self._search_generation or context is None or context.kind != "file":
-            return
-        assert self.menu is not None
-        items = file_items(event.matches)
-        where = self.project_files.root.name or str(self.project_files.root)
-        index = self.project_files.index
-        count = f"{len(index):,} files in {where}" if index is not None else where
-        if items:
-            self.menu.show(items, title=f"{count} · Tab inserts · Esc closes")
-        else:
-            self.menu.show([], message=f"No file matches @{context.query} ({count})")
+        if self.completion is not None:
+            self.completion.files_found(event)
 
     # -- external editor ------------------------------------------------------------------------
 

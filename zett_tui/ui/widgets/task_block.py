@@ -13,13 +13,8 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from zett_tui.core.inert_text import make_inert
-from zett_tui.ui.widgets.transcript_blocks import (
-    _TOOL_ICONS,
-    ToolBlock,
-    _known,
-    _line,
-    _prefixed,
-)
+from zett_tui.ui.widgets.tool_block import _TOOL_ICONS, ToolBlock
+from zett_tui.ui.widgets.transcript_blocks import _known, _line, _prefixed
 from zett_tui.ui.widgets.transcript_render import Line, RenderContext
 
 #: Rows of a running subagent shown under its task row (the earlier ones are counted).

@@ -5,7 +5,7 @@
 - `one_line_visible`: a call's key argument on one line, every hidden character written out as an
   escape, with where the escapes are (a row draws them reversed, as the approval dialogs do).
 
-Pure text, no rendering: the row itself is ``transcript_blocks.ToolBlock``.
+Pure text, no rendering: the row itself is ``tool_block.ToolBlock``.
 """
 
 from __future__ import annotations

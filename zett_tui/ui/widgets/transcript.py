@@ -27,7 +27,9 @@ How it stays cheap:
   drawn, the current one strongly, a hit broken by a soft wrap on both its rows (find_highlight.py).
   While find is open the view does not follow new output; closing it goes back to where it was.
 - Copy: mouse selection copies the text as shown (Textual's selection, via `get_selection`);
-  select-all (double click) and `plain_text`/`last_code_block` give the raw sources.
+  select-all (double click) and `plain_text`/`last_code_block` give the raw sources. Lines become
+  strips, and the selection is drawn and copied, in transcript_strips.py.
+- The selection cursor (Alt+Up/Down, a click on a tool row) is `BlockCursor` (transcript_cursor.py).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Offset, Region, Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.selection import Selection
@@ -53,14 +55,15 @@ from zett_tui.ui.textual_compat import own_vertical_scrollbar, set_virtual_size_
 from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.find_highlight import match_styles
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
+from zett_tui.ui.widgets.tool_block import ToolBlock
 from zett_tui.ui.widgets.transcript_blocks import (
     AnswerBlock,
     Block,
     NoticeBlock,
     ReasoningBlock,
-    ToolBlock,
     UserBlock,
 )
+from zett_tui.ui.widgets.transcript_cursor import BlockCursor
 from zett_tui.ui.widgets.transcript_find import TranscriptFinder
 from zett_tui.ui.widgets.transcript_layout import Anchor, BlockLayout, BlockList
 from zett_tui.ui.widgets.transcript_render import (
@@ -72,6 +75,7 @@ from zett_tui.ui.widgets.transcript_render import (
     foreground_only,
     overlay,
 )
+from zett_tui.ui.widgets.transcript_strips import LineStrips, highlight_selection, line_text, selected_text
 
 __all__ = [
     "AnswerBlock",
@@ -86,12 +90,6 @@ __all__ = [
 BlockT = TypeVar("BlockT", bound=Block)
 
 NEW_OUTPUT_BADGE = " ↓ new output (Ctrl+End) "
-_MAX_SELECTED_LINES = 20_000
-"""A mouse selection copies at most this many rendered lines."""
-_STRIP_CACHE_SIZE = 400
-"""Strips kept for lines recently on screen (cleared wholesale when full). A few screens: each
-cached strip (and the copy Textual keeps with selection offsets) is some 30 objects the garbage
-collector walks on every full pass; 2,000 of them made those passes ~40 ms longer."""
 _MAX_SYNC_DELAY = 0.2
 """Upper bound of the back-off after an expensive sync (seconds)."""
 _DRAWN_ROWS_KEPT = 1000
@@ -219,8 +217,7 @@ class Transcript(ScrollView, can_focus=True):
         self._ctx_stale = True
         self._epoch = 0
         self._base: Style | None = None
-        self._based_styles: list[Style] = []
-        self._strips: dict[int, tuple[Line, Strip]] = {}
+        self._line_strips = LineStrips(lambda: self._render_context().style_table)
         self._sync_pending = False
         self._prefetch_pending = False
         self._next_sync_at = 0.0
@@ -228,13 +225,12 @@ class Transcript(ScrollView, can_focus=True):
         """Seconds spent rendering ahead of the update being prepared (``_render_ahead``)."""
         self._following = True
         self._unseen_output = False
-        self._selected: int | None = None
+        self._cursor = BlockCursor(self, self._layout)
         #: Told of each block the user expands (``ui/chat/changes_lines``: a turn's diff is read then).
         self.on_expand: Callable[[Block], None] | None = None
         self._programmatic_scroll = False
         self._keep_on_screen: tuple[int, int, bool] | None = None
         """(block, its row on screen, reveal) for the next update after an expand or collapse."""
-        self._mouse_down_at: tuple[int, int] | None = None
         self._frame_selection: Selection | None = None
         self._drawn: dict[int, Line | None] = {}
         """The line last drawn at each virtual row (so an update repaints only the rows that changed)."""
@@ -276,7 +272,7 @@ class Transcript(ScrollView, can_focus=True):
     @property
     def selected_block(self) -> Block | None:
         """The block under the selection cursor (expandable blocks only)."""
-        return None if self._selected is None else self._layout.blocks[self._selected]
+        return self._cursor.block
 
     def add(self, block: BlockT) -> BlockT:
         """Append a block; returns it."""
@@ -300,7 +296,7 @@ class Transcript(ScrollView, can_focus=True):
         self._dirty.clear()
         self._toggled.clear()
         self._appended_from = 0
-        self._selected = None
+        self._cursor.forget()
         self._keep_on_screen = None
         self._pending_anchor = None
         self._finder.transcript_cleared()
@@ -326,9 +322,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def line_text(self, y: int) -> str:
         """The plain text of virtual line `y` as rendered (for tests and tools)."""
-        found = self._layout.line_at(y)
-        line = found[1] if found is not None else None
-        return "".join(text for text, _style in line) if line is not None else ""
+        return line_text(self._layout, y)
 
     def update_now(self) -> None:
         """Run any pending update immediately (normally it runs on the next message-loop turn)."""
@@ -453,8 +447,7 @@ class Transcript(ScrollView, can_focus=True):
         return self._ctx
 
     def _forget_strips(self) -> None:
-        self._strips.clear()
-        self._based_styles = []
+        self._line_strips.forget()
 
     def _resolve_styles(self) -> BlockStyles:
         return resolve_block_styles(self)
@@ -497,14 +490,14 @@ class Transcript(ScrollView, can_focus=True):
         if line is None:
             strip = Strip.blank(width, base)
         else:
-            strip = self._strip(line, base)
+            strip = self._line_strips.strip(line, base, self._layout.width)
             if self._layout.width != width:
                 strip = strip.crop_extend(0, width, base)
-            if self._selected is not None and self._in_block(virtual_y, self._selected):
+            if self._cursor.covers(virtual_y):
                 strip = overlay(strip, Style(bgcolor=self._render_context().styles.selected.bgcolor))
             selection = self._frame_selection
             if selection is not None and (span := selection.get_span(virtual_y)) is not None:
-                strip = self._highlight(strip, *span)
+                strip = highlight_selection(strip, *span, self.screen)
             if self._finder.highlighting:
                 strip = self._finder.mark_row(strip, virtual_y)
             strip = strip.apply_offsets(0, virtual_y)
@@ -524,50 +517,9 @@ class Transcript(ScrollView, can_focus=True):
             self._schedule_sync()
         return line
 
-    def _in_block(self, y: int, index: int) -> bool:
-        return self._layout.body_top(index) <= y < self._layout.bottom(index)
-
-    def _strip(self, line: Line, base: Style) -> Strip:
-        """The `Strip` for a packed line, on the widget background.
-
-        Cached by line identity: lines of finished blocks are the same objects from frame to frame,
-        so scrolling and streaming (which shifts every line on screen) rebuild only new lines.
-        """
-        cached = self._strips.get(id(line))
-        if cached is not None and cached[0] is line:
-            return cached[1]
-        table = self._render_context().style_table
-        based = self._based_styles
-        if len(based) < len(table):
-            based.extend(base + style if style is not None else base for style in table[len(based) :])
-        strip = Strip([Segment(text, based[style_id]) for text, style_id in line], self._layout.width)
-        if len(self._strips) >= _STRIP_CACHE_SIZE:
-            self._strips.clear()
-        self._strips[id(line)] = (line, strip)
-        return strip
-
-    def _highlight(self, strip: Strip, start: int, end: int) -> Strip:
-        """`strip` with columns [start, end) in the screen's selection style (over code backgrounds too)."""
-        end = strip.cell_length if end < 0 else end
-        style = self.screen.get_component_rich_style("screen--selection")
-        if self.screen.get_component_styles("screen--selection").color.a == 0:
-            style = Style(bgcolor=style.bgcolor)  # a transparent foreground keeps the text colours
-        before, selected, after = strip.divide([start, end, strip.cell_length])
-        return Strip.join([before, overlay(selected, style), after])
-
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text as shown. Select-all copies every block's source instead (cheap, raw)."""
-        start, end = selection.start, selection.end
-        if start is None and end is None:
-            return "\n\n".join(block.plain_text() for block in self._layout.blocks), "\n"
-        first = start.y if start is not None else 0
-        last = min(end.y if end is not None else self._layout.total - 1, first + _MAX_SELECTED_LINES)
-        text = "\n".join(self.line_text(y).rstrip() for y in range(first, last + 1))
-        local = Selection(
-            None if start is None else Offset(start.x, 0),
-            None if end is None else Offset(end.x, end.y - first),
-        )
-        return local.extract(text), "\n"
+        return selected_text(self._layout, selection)
 
     # ------------------------------------------------------------------ updates
 
@@ -790,11 +742,11 @@ class Transcript(ScrollView, can_focus=True):
         self._schedule_sync()
 
     def on_focus(self) -> None:
-        if self._selected is not None:
+        if self._cursor.selected is not None:
             self.refresh()
 
     def on_blur(self) -> None:
-        if self._selected is not None:
+        if self._cursor.selected is not None:
             self.refresh()
 
     def action_scroll_end(self) -> None:
@@ -810,57 +762,28 @@ class Transcript(ScrollView, can_focus=True):
     def action_page_down(self) -> None:
         self.scroll_to(y=self.scroll_y + self._viewport_height(), animate=False)
 
-    # ------------------------------------------------------------------ the selection cursor
+    # ------------------------------------------------------------------ the selection cursor (transcript_cursor.py)
 
     def action_select_next(self) -> None:
-        layout = self._layout
-        start = self._selected if self._selected is not None else layout.block_at(round(self.scroll_y)) - 1
-        for index in range(start + 1, len(layout)):
-            if layout.blocks[index].expandable:
-                self._select(index)
-                return
+        self._cursor.select_next()
 
     def action_select_previous(self) -> None:
-        layout = self._layout
-        if self._selected is not None:
-            start = self._selected
-        else:
-            start = layout.block_at(round(self.scroll_y) + self._viewport_height() - 1) + 1
-        for index in range(min(start, len(layout)) - 1, -1, -1):
-            if layout.blocks[index].expandable:
-                self._select(index)
-                return
-
-    def _select(self, index: int) -> None:
-        self._selected = index
-        self.refresh()
-        top, bottom = self._layout.body_top(index), self._layout.bottom(index)
-        viewport = self._viewport_height()
-        if top < self.scroll_y:
-            self.scroll_to(y=top, animate=False)
-        elif min(bottom, top + viewport) > self.scroll_y + viewport:
-            self.scroll_to(y=min(top, bottom - viewport), animate=False)
+        self._cursor.select_previous()
 
     def action_toggle_selected(self) -> None:
-        if self._selected is not None:
-            self.toggle_block(self._layout.blocks[self._selected])
+        self._cursor.toggle_selected()
 
     def action_expand_selected(self) -> None:
-        block = self.selected_block
-        if block is not None and not block.expanded:
-            self.toggle_block(block)
+        self._cursor.expand_selected()
 
     def action_collapse_selected(self) -> None:
-        block = self.selected_block
-        if block is not None and block.expanded:
-            self.toggle_block(block)
+        self._cursor.collapse_selected()
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        self._mouse_down_at = (event.screen_x, event.screen_y)
+        self._cursor.pressed(event)
 
     def on_click(self, event: events.Click) -> None:
-        pressed_at, self._mouse_down_at = self._mouse_down_at, None
-        if event.chain > 1 or pressed_at not in (None, (event.screen_x, event.screen_y)):
+        if not self._cursor.is_plain_click(event):
             return  # a double click (select all) or the end of a drag (text selection)
         offset = event.get_content_offset(self)
         if offset is None:
@@ -871,12 +794,4 @@ class Transcript(ScrollView, can_focus=True):
         if self._unseen_output and on_badge:
             self.action_scroll_end()
             return
-        layout = self._layout
-        y = round(self.scroll_y) + offset.y
-        if not layout.blocks or y >= layout.total:
-            return
-        index = layout.block_at(y)
-        if layout.blocks[index].expandable and y >= layout.body_top(index):
-            self._selected = index
-            self.toggle_block(layout.blocks[index])
-            self.refresh()
+        self._cursor.click_row(round(self.scroll_y) + offset.y)

@@ -1,7 +1,7 @@
 """The conversation history the model context is restored from: zett-agent's SQLite storage,
 redacted and able to ride out a disk that fails.
 
-Four things are added around ``SQLiteSessionStorage``:
+Five things are added around ``SQLiteSessionStorage``:
 
 - **Redaction.** Every message is stored as the :class:`~zett_tui.core.redact.Redactor` leaves it, so
   neither the database nor a context restored from it holds a credential. The runtime keeps the
@@ -17,6 +17,10 @@ Four things are added around ``SQLiteSessionStorage``:
 - **Conversation rewinds** (``checkpoints``, ``sessions.rewind_marks``). The requests a rewind
   took out of the model's context stay stored, and ``load`` leaves them out, with any summary made
   of another conversation than the model's now (:mod:`~zett_tui.runtime.rewound_history`).
+- **Reads of what is new.** Once a session was read whole, a ``load`` (every request makes one)
+  reads only the rows stored since and takes the rest from the packed memory copy, when the
+  database shows that copy is current (:mod:`~zett_tui.runtime.history_since`); the stored system
+  messages no request restores are then left out of the view.
 - **A damaged file at start.** :func:`~zett_tui.runtime.history_open.open_history` has the file checked before the runtime uses it
   (``history_damage``): a damaged one is set aside and a fresh history started.
 

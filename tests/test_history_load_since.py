@@ -282,3 +282,31 @@ async def test_a_session_s_requests_carry_what_a_resumed_session_s_would(
         await resumed.aclose()
     # the resumed session's request: the same dialogue read whole, up to its own new prompt
     assert dialogue(later.requests[0])[: len(continued)] == continued
+
+
+async def test_a_message_appended_while_the_new_rows_are_read_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The context estimate can load while a turn appends: what lands after the rows were read
+    stays in the copy, after them, and the next load has it as the database does."""
+    path = tmp_path / "h.sqlite3"
+    storage = SQLiteSessionStorage(path)
+    store = HistoryStore(storage, redact=Redactor())
+    pages = storage.list_raw_messages
+    try:
+        for number in range(3):
+            await turn(store, number)
+
+        async def appended_meanwhile(session_id: str, **kwargs: Any) -> Any:
+            page = await pages(session_id, **kwargs)
+            monkeypatch.setattr(storage, "list_raw_messages", pages)
+            await store.append(session_id, "r3", UserMessage(content="typed meanwhile"))
+            return page
+
+        monkeypatch.setattr(storage, "list_raw_messages", appended_meanwhile)
+        view = await store.load("s")
+        assert [record.message.content for record in view.raw_tail][-2:] == ["answer 2", "typed meanwhile"]
+        assert as_loaded(await store.load("s")) == as_loaded(await whole_load(path))
+    finally:
+        monkeypatch.undo()
+        await store.close()

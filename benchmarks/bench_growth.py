@@ -20,7 +20,8 @@ arenas and the objects alive in them, the C heap in use and free, glibc's main a
 SQLite's own memory, threads), and what the session keeps of each turn (the transcript blocks of
 the first half of the session by kind, the history's packed copy: bytes a turn). ``--turn-peaks``
 also traces the turn after each measured one: the most it allocated at once, and how much of that
-was the history's load (the whole dialogue read back for the request).
+was the history's load (the dialogue given back for the request: read whole from SQLite by a tree
+before ``runtime.history_since``, the rows since the last load and the packed copy after it).
 """
 
 from __future__ import annotations
@@ -295,8 +296,8 @@ async def session(turns: int, server_in_process: bool, turn_peaks: bool = False)
 
 
 def trace_history_loads(peaks: list[float]) -> None:
-    """While tracemalloc runs, each history load (``HistoryStore.load``: the whole dialogue read
-    back for a request) adds to ``peaks`` the most it had allocated at once, in MB (other tasks'
+    """While tracemalloc runs, each history load (``HistoryStore.load``: the dialogue given back
+    for a request) adds to ``peaks`` the most it had allocated at once, in MB (other tasks'
     allocations meanwhile included)."""
     from zett_tui.runtime.history_store import HistoryStore
 

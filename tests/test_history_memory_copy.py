@@ -32,6 +32,17 @@ async def turns(store: HistoryStore, count: int) -> None:
         await store.append("s", f"r{number}", AssistantMessage(content=f"answer {number}"))
 
 
+def unreadable(storage: SQLiteSessionStorage, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every read of ``storage`` fails as a dying disk's would (a load reads the whole dialogue, or
+    only the rows since the last one: ``runtime.history_since``)."""
+
+    async def failing(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(errno.EIO, "Input/output error")
+
+    for read in ("load", "list_raw_messages", "get_session"):
+        monkeypatch.setattr(storage, read, failing)
+
+
 def contents(view: Any) -> list[str]:
     return [record.message.content for record in view.raw_tail]
 
@@ -58,10 +69,7 @@ async def test_the_memory_copy_serves_the_whole_dialogue_when_the_database_canno
         await turns(store, 3)
         await store.append("s", "r3", UserMessage(content="after the last load"))
 
-        async def unreadable(session_id: str) -> Any:
-            raise OSError(errno.EIO, "Input/output error")
-
-        monkeypatch.setattr(storage, "load", unreadable)
+        unreadable(storage, monkeypatch)
         view = await store.load("s")
         expected = [text for n in range(3) for text in (f"question {n}", f"answer {n}")]
         assert contents(view) == [*expected, "after the last load"]
@@ -139,10 +147,7 @@ async def test_the_memory_copy_keeps_no_system_message_and_still_serves_the_dial
         assert len(known.records) == 80  # the dialogue only: 160 records were stored
         assert known.last_sequence == 160
 
-        async def unreadable(session_id: str) -> Any:
-            raise OSError(errno.EIO, "Input/output error")
-
-        monkeypatch.setattr(storage, "load", unreadable)
+        unreadable(storage, monkeypatch)
         view = await store.load("s")
         assert contents(view) == [text for n in range(40) for text in (f"question {n}", f"answer {n}")]
         assert await store.append("s", "r40", UserMessage(content="while unreadable")) == 161

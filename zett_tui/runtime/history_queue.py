@@ -109,6 +109,10 @@ class KnownDialogue:
     view: SessionView
     records: PackedRecords = field(default_factory=PackedRecords)
     snapshot: ContextSnapshot | None = None
+    #: The records up to this sequence, and the snapshot, are the database's as it last gave them
+    #: (later ones are this process's own, made as it appended them); None: not known to be, and
+    #: the next load reads the whole dialogue (``runtime.history_since``).
+    read_through: int | None = None
 
     @classmethod
     def from_view(cls, view: SessionView, previous: KnownDialogue | None = None) -> KnownDialogue:
@@ -129,6 +133,15 @@ class KnownDialogue:
     def compact(self, snapshot: ContextSnapshot) -> None:
         self.snapshot = snapshot
         self.records.keep_after(snapshot.compacted_through_sequence)
+        if self.read_through is not None:
+            self.read_through = max(self.read_through, snapshot.compacted_through_sequence)
+
+    def take_stored(self, view: SessionView, after: int, stored: list[RawMessageRecord]) -> None:
+        """The database's records after ``after`` (all of them, in order) and its session fields
+        (``view``: what it says of the session, no records) in place of what was kept for them."""
+        self.view = view
+        self.records.put_stored(after, stored)
+        self.read_through = stored[-1].sequence if stored else after
 
     def apply(self, operation: Waiting) -> None:
         if isinstance(operation, WaitingAppend):

@@ -1,7 +1,7 @@
 """The conversation history the model context is restored from: zett-agent's SQLite storage,
 redacted and able to ride out a disk that fails.
 
-Four things are added around ``SQLiteSessionStorage``:
+Five things are added around ``SQLiteSessionStorage``:
 
 - **Redaction.** Every message is stored as the :class:`~zett_tui.core.redact.Redactor` leaves it, so
   neither the database nor a context restored from it holds a credential. The runtime keeps the
@@ -17,6 +17,10 @@ Four things are added around ``SQLiteSessionStorage``:
 - **Conversation rewinds** (``checkpoints``, ``sessions.rewind_marks``). The requests a rewind
   took out of the model's context stay stored, and ``load`` leaves them out, with any summary made
   of another conversation than the model's now (:mod:`~zett_tui.runtime.rewound_history`).
+- **Reads of what is new.** Once a session was read whole, a ``load`` (every request makes one)
+  reads only the rows stored since and takes the rest from the packed memory copy, when the
+  database shows that copy is current (:mod:`~zett_tui.runtime.history_since`); the stored system
+  messages no request restores are then left out of the view.
 - **A damaged file at start.** :func:`~zett_tui.runtime.history_open.open_history` has the file checked before the runtime uses it
   (``history_damage``): a damaged one is set aside and a fresh history started.
 
@@ -63,6 +67,7 @@ from zett_tui.runtime.history_queue import (
     empty_view,
     with_waiting,
 )
+from zett_tui.runtime.history_since import load_since
 from zett_tui.runtime.rewound_history import SUMMARY_NOTE, RewoundHistory, summary_note, without
 
 log = logging.getLogger(__name__)
@@ -182,9 +187,17 @@ class HistoryStore:
         return view.model_copy(update={"raw_tail": await asyncio.to_thread(loaded)})
 
     async def _load(self, session_id: str) -> SessionView:
+        waited = any(operation.session_id == session_id for operation in self._queue.waiting)
         written = await self._queue.write_if_due()
+        known = self._known.get(session_id)
         try:
-            view = await self.storage.load(session_id)
+            view = None
+            if known is not None and not waited:  # the rows since the last load (``history_since``)
+                view = await load_since(self.storage, session_id, known)
+                if view is not None and self._known.get(session_id) is not known:
+                    view = None  # replaced meanwhile: read it whole
+            if view is None:
+                view = self._with_waiting(session_id, await self.storage.load(session_id))
         except Exception as error:
             if storage_fault(error) is None:
                 raise
@@ -196,9 +209,7 @@ class HistoryStore:
         if written:
             self._queue.recovered()
         hidden = frozenset(self.hidden_requests(session_id))
-        return await self._rewound.as_the_model_sees_it(
-            session_id, self._with_waiting(session_id, view), hidden, self._raw_records
-        )
+        return await self._rewound.as_the_model_sees_it(session_id, view, hidden, self._raw_records)
 
     async def _raw_records(self, session_id: str, through: int) -> list[RawMessageRecord]:
         """The stored messages up to sequence ``through``, and those waiting to be written."""
@@ -220,9 +231,12 @@ class HistoryStore:
         return records
 
     def _with_waiting(self, session_id: str, view: SessionView) -> SessionView:
-        """``view`` plus what waits to be written; remembered as the memory copy."""
+        """``view`` plus what waits to be written; remembered as the memory copy (the database's
+        through its last record when nothing waits: the next load reads only what follows)."""
         known = KnownDialogue.from_view(view, self._known.get(session_id))
         waiting = [operation for operation in self._queue.waiting if operation.session_id == session_id]
+        if not waiting:
+            known.read_through = known.last_sequence
         for operation in waiting:
             known.apply(operation)
         self._known[session_id] = known

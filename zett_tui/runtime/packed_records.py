@@ -7,10 +7,11 @@ request builds its own from each ``load``) and grew by some 20 KB of small objec
 pickle's size for a message of a few KB), a record is one bytes object the garbage collector never
 walks; it is unpacked only on the rare read that needs it.
 
-System messages are not kept. Each request stores its own (zett's prompt, the tool guidelines, the
-working folder: some 3.7 KB packed, more than the turn's dialogue), yet no request restores them
-(zett-agent's persistence leaves them out, and the current config supplies them): kept, they were
-most of this copy, one set per turn. Their sequence still counts for ``last_sequence``.
+System messages are not kept (but for one marked ``include_in_messages``, which a request would
+replay). Each request stores its own (zett's prompt, the tool guidelines, the working folder: some
+3.7 KB packed, more than the turn's dialogue), yet no request restores them (zett-agent's
+persistence leaves them out, and the current config supplies them): kept, they were most of this
+copy, one set per turn. Their sequence still counts for ``last_sequence``.
 
 Records are immutable once stored, so a record read again (each turn's ``load`` returns the whole
 dialogue) reuses the bytes packed before instead of being pickled again. The pickles never leave
@@ -58,7 +59,7 @@ class PackedRecords:
         self._add(record, None)
 
     def _add(self, record: RawMessageRecord, packed: bytes | None) -> None:
-        if isinstance(record.message, SystemMessage):
+        if isinstance(record.message, SystemMessage) and not record.message.include_in_messages:
             self._last_sequence = max(self._last_sequence, record.sequence)
             return
         self._keys.append(_key(record))
@@ -66,6 +67,25 @@ class PackedRecords:
             packed = zlib.compress(pickle.dumps(record, pickle.HIGHEST_PROTOCOL), 1)
         self._packed.append(packed)
         self._last_sequence = record.sequence
+
+    def put_stored(self, after: int, stored: Iterable[RawMessageRecord]) -> None:
+        """``stored`` (every stored record after sequence ``after``, in order, as the database gives
+        them) in place of the records kept for that range: the ones this process made when it
+        appended them (its own ids and times). Records kept past the last of ``stored`` (appended
+        while it was read) stay after it."""
+        pairs = list(zip(self._keys, self._packed, strict=True))
+        self._keys = [key for key, _ in pairs if key[1] <= after]
+        self._packed = [packed for key, packed in pairs if key[1] <= after]
+        self._last_sequence = self._keys[-1][1] if self._keys else 0
+        self._last_sequence = max(self._last_sequence, after)
+        for record in stored:
+            self._add(record, None)
+        through = self._last_sequence
+        for key, packed in pairs:
+            if key[1] > through:
+                self._keys.append(key)
+                self._packed.append(packed)
+                self._last_sequence = key[1]
 
     def keep_after(self, sequence: int) -> None:
         """Forget the records up to ``sequence`` (a compaction summarised them)."""

@@ -69,12 +69,23 @@ TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
 
 class ServerProcess:
-    """``tests.fakes.llm_server`` in its own process (its CPU is not ours), answering ``default``."""
+    """``tests.fakes.llm_server`` in its own process (its CPU is not ours), answering ``default``:
+    as fast as it can, or paced (``delay`` seconds before each ``chunk``-character delta)."""
 
-    def __init__(self, folder: Path, default: str, replies: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        default: str,
+        replies: list[dict[str, Any]] | None = None,
+        *,
+        chunk: int = CHUNK,
+        delay: float = 0.0,
+    ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / "script.json"
-        default_reply = {"kind": "text", "content": default}
+        default_reply: dict[str, Any] = {"kind": "text", "content": default, "chunk": chunk}
+        if delay:
+            default_reply["delay"] = delay
         script.write_text(json.dumps({"replies": replies or [], "default": default_reply}))
         self.requests_log = folder / "requests.jsonl"
         self.process = subprocess.Popen(

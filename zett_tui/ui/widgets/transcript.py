@@ -70,6 +70,7 @@ from zett_tui.ui.widgets.transcript_render import (
     RenderContext,
     choose_code_theme,
     foreground_only,
+    line_strip,
     overlay,
 )
 
@@ -536,11 +537,9 @@ class Transcript(ScrollView, can_focus=True):
         cached = self._strips.get(id(line))
         if cached is not None and cached[0] is line:
             return cached[1]
-        table = self._render_context().style_table
-        based = self._based_styles
-        if len(based) < len(table):
-            based.extend(base + style if style is not None else base for style in table[len(based) :])
-        strip = Strip([Segment(text, based[style_id]) for text, style_id in line], self._layout.width)
+        strip = line_strip(
+            line, self._render_context().style_table, self._based_styles, base, self._layout.width
+        )
         if len(self._strips) >= _STRIP_CACHE_SIZE:
             self._strips.clear()
         self._strips[id(line)] = (line, strip)

@@ -177,6 +177,9 @@ class Pty:
         self.ready_at: float | None = None
         #: When the program last wrote more than a cursor blink's worth of output.
         self.last_output = self.started
+        #: Bytes read from the program, and seconds this process spent parsing them (pyte).
+        self.bytes_read = 0
+        self.parse_seconds = 0.0
 
     def pump(self, timeout: float) -> bool:
         """Read what the program wrote within ``timeout`` (returns at the first bytes); False if none."""
@@ -188,7 +191,10 @@ class Pty:
             self.last_output = time.perf_counter()
         if OSC11_QUERY in data:
             self.child.send(OSC11_REPLY)
+        parsing = time.perf_counter()
         self.stream.feed(data)
+        self.parse_seconds += time.perf_counter() - parsing
+        self.bytes_read += len(data)
         if self.first_frame is None and self.composer() is not None:
             self.first_frame = time.perf_counter()
         if self.ready_at is None and self.idle():

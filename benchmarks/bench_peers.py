@@ -30,6 +30,10 @@ bare Textual app (``benchmarks/minimal_app.py``) is the baseline for what needs 
    app with zett-agent consuming the same answer and drawing none of it
    (``benchmarks/minimal_streaming_app.py``), typed at the same way from Enter until its status
    line says idle again. Median and p95 over every key of every run.
+   Also printed: what the program wrote to the terminal meanwhile (KiB a second) and the share of
+   that time this process spent parsing it (pyte, pure Python, ~2-3 us a byte): it shares the two
+   cores with the program, and a key's echo is seen only once everything written before it is
+   parsed, so a program that writes more pays for it here more than in a real terminal.
 7. **key echo while a paced answer streams**: the same, against a second server sending the same
    answer at a model's pace (``--paced-rate`` deltas of ``PACED_CHUNK`` characters a second, about a
    token each: 100 by default, as hosted models stream), so every program types its
@@ -300,6 +304,7 @@ def echo_while_streaming(
         if program.prompt(pty):  # the prompt line still shows what was sent: wait until it is cleared
             wait(pty, lambda: not program.prompt(pty), 10)
         typed = 0
+        output, parsing, typing = pty.bytes_read, pty.parse_seconds, time.perf_counter()
         while streaming() and typed < ECHO_KEYS:
             key, expected = (LATER_KEY, LATER_KEY) if not program.prompt(pty) else ("\x7f", "")
             written = time.perf_counter()
@@ -311,6 +316,13 @@ def echo_while_streaming(
             samples.setdefault(f"{program.name}.{figure}", []).append(shown - written)
             typed += 1
             pty.idle_for(max(0.0, written + ECHO_EVERY - time.perf_counter()))
+        seconds = max(time.perf_counter() - typing, 1e-3)
+        samples.setdefault(f"{program.name}.{figure}_output", []).append(
+            (pty.bytes_read - output) / 1024 / seconds
+        )
+        samples.setdefault(f"{program.name}.{figure}_parsing", []).append(
+            (pty.parse_seconds - parsing) / seconds
+        )
 
 
 def process_tree(pid: int) -> list[int]:
@@ -382,6 +394,10 @@ def report(samples: dict[str, list[float]], names: list[str], paced_rate: float)
         value = statistics.median(values)
         if unit.startswith("echo"):
             return f"{value * 1000:.0f} / {percentile(values, 0.95) * 1000:.0f} ms ({len(values)} keys)"
+        if unit == "rate":
+            return (
+                f"{value:.0f} KiB/s, parsed in {statistics.median(samples[key[:-7] + '_parsing']) * 100:.0f}%"
+            )
         if unit == "n":
             return f"{value:.0f}"
         return f"{value:.0f} MB" if unit == "MB" else f"{value:.3f} s" if unit == "s" else f"{value:.2f} s"
@@ -401,6 +417,12 @@ def report(samples: dict[str, list[float]], names: list[str], paced_rate: float)
             "echo_paced",
             "echo",
         ),
+        (
+            "the program's output while typed at (flood), and this process's share parsing it",
+            "echo_output",
+            "rate",
+        ),
+        ("the same, the paced answer", "echo_paced_output", "rate"),
     ]
     table = [("figure", *names)]
     table += [(label, *(cell(f"{name}.{key}", unit) for name in names)) for label, key, unit in rows]

@@ -219,8 +219,9 @@ def join_runs(pairs: Iterable[tuple[str, int]]) -> Line:
     Rich splits a line wherever its source had a token boundary (Pygments gives a name, a dot and
     the next name three segments of one colour), and every segment costs each frame that shows the
     line: Textual styles, filters and cuts it, and writes it to the terminal as its own escape
-    sequence and reset. Joined, a screen of code is drawn in about 40% fewer segments and bytes
-    (``benchmarks/bench_stream_hops.py`` prints the bytes); the cells are the same.
+    sequence and reset. Joined (here and in ``line_strip``), the 58 KB benchmark answer has 42%
+    fewer segments, and a screen of its code is written in 17% fewer bytes and 10% less CPU
+    (8.9 KiB, 3.1-3.4 ms against 10.7 KiB, 3.7 ms); the cells are the same.
     """
     joined: list[tuple[str, int]] = []
     for text, style_id in pairs:

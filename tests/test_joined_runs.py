@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from rich.style import Style
 
 from zett_tui.ui.widgets.transcript import AnswerBlock, Transcript
@@ -42,7 +44,7 @@ def test_a_code_block_packs_into_runs_of_distinct_styles_with_the_same_cells() -
     lines = ctx.render(_syntax(CODE.rstrip(), "python", ctx), 60)
     assert [cells(line, ctx) for line in lines] == unjoined_cells(ctx, 60)
     for line in lines:
-        assert all(left[1] != right[1] for left, right in zip(line, line[1:], strict=False)), line
+        assert all(left[1] != right[1] for left, right in pairwise(line)), line
     highlighted = sum(len(line) > 2 for line in lines)
     assert highlighted >= 5  # still highlighted: names, keywords and strings keep their own colours
 
@@ -69,4 +71,4 @@ async def test_the_transcript_draws_a_streamed_code_block_in_joined_segments() -
         assert any("key = (width, block.version)" in row.text for row in rows)
         for row in rows:  # each segment carries its column (for selection): compare without it
             styles = [segment.style and segment.style.clear_meta_and_links() for segment in row]
-            assert all(left != right for left, right in zip(styles, styles[1:], strict=False)), row.text
+            assert all(left != right for left, right in pairwise(styles)), row.text

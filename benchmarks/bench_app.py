@@ -69,12 +69,23 @@ TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
 
 class ServerProcess:
-    """``tests.fakes.llm_server`` in its own process (its CPU is not ours), answering ``default``."""
+    """``tests.fakes.llm_server`` in its own process (its CPU is not ours), answering ``default``:
+    as fast as it can, or paced (``delay`` seconds before each ``chunk``-character delta)."""
 
-    def __init__(self, folder: Path, default: str, replies: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        default: str,
+        replies: list[dict[str, Any]] | None = None,
+        *,
+        chunk: int = CHUNK,
+        delay: float = 0.0,
+    ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / "script.json"
-        default_reply = {"kind": "text", "content": default}
+        default_reply: dict[str, Any] = {"kind": "text", "content": default, "chunk": chunk}
+        if delay:
+            default_reply["delay"] = delay
         script.write_text(json.dumps({"replies": replies or [], "default": default_reply}))
         self.requests_log = folder / "requests.jsonl"
         self.process = subprocess.Popen(
@@ -166,6 +177,9 @@ class Pty:
         self.ready_at: float | None = None
         #: When the program last wrote more than a cursor blink's worth of output.
         self.last_output = self.started
+        #: Bytes read from the program, and seconds this process spent parsing them (pyte).
+        self.bytes_read = 0
+        self.parse_seconds = 0.0
 
     def pump(self, timeout: float) -> bool:
         """Read what the program wrote within ``timeout`` (returns at the first bytes); False if none."""
@@ -177,7 +191,10 @@ class Pty:
             self.last_output = time.perf_counter()
         if OSC11_QUERY in data:
             self.child.send(OSC11_REPLY)
+        parsing = time.perf_counter()
         self.stream.feed(data)
+        self.parse_seconds += time.perf_counter() - parsing
+        self.bytes_read += len(data)
         if self.first_frame is None and self.composer() is not None:
             self.first_frame = time.perf_counter()
         if self.ready_at is None and self.idle():

@@ -30,6 +30,17 @@ bare Textual app (``benchmarks/minimal_app.py``) is the baseline for what needs 
    app with zett-agent consuming the same answer and drawing none of it
    (``benchmarks/minimal_streaming_app.py``), typed at the same way from Enter until its status
    line says idle again. Median and p95 over every key of every run.
+   Also printed: what the program wrote to the terminal meanwhile (KiB a second) and the share of
+   that time this process spent parsing it (pyte, pure Python, ~2-3 us a byte): it shares the two
+   cores with the program, and a key's echo is seen only once everything written before it is
+   parsed, so a program that writes more pays for it here more than in a real terminal.
+7. **key echo while a paced answer streams**: the same, against a second server sending the same
+   answer at a model's pace (``--paced-rate`` deltas of ``PACED_CHUNK`` characters a second, about a
+   token each: 100 by default, as hosted models stream), so every program types its
+   ``ECHO_KEYS`` keys while its answer arrives as a real one would. Figure 6 (the flood: the
+   whole answer as fast as the server can send it) compares programs at different moments:
+   zett draws it in under a second, so all its keys are typed while its process is saturated,
+   while a peer that needs a minute for it gets most of its keys typed between deltas.
 """
 
 from __future__ import annotations
@@ -75,6 +86,9 @@ ECHO_EVERY = 0.05
 ECHO_KEYS = 60
 #: A typed key not shown after this long counts as lost (and ends that run's typing).
 ECHO_TIMEOUT = 5.0
+#: The paced stream's deltas: characters each (about one token) and how many a second by default.
+PACED_CHUNK = 4
+PACED_RATE = 100.0
 
 
 def _screen_text(pty: Pty) -> str:
@@ -260,8 +274,10 @@ def echo_while_streaming(
     cwd: Path,
     samples: dict[str, list[float]],
     last: str,
+    figure: str = "echo",
 ) -> None:
-    """Figure 6: keys typed while the answer streams, each until the prompt line shows it."""
+    """Figures 6 and 7: keys typed while the answer streams, each until the prompt line shows it
+    (the samples are ``NAME.FIGURE``)."""
     env = program.configure(home, server)
     with spawned(program.args, env, cwd, program.executable) as pty:
         if wait(pty, lambda: program.prompt(pty) is not None, 60) is None:
@@ -288,17 +304,25 @@ def echo_while_streaming(
         if program.prompt(pty):  # the prompt line still shows what was sent: wait until it is cleared
             wait(pty, lambda: not program.prompt(pty), 10)
         typed = 0
+        output, parsing, typing = pty.bytes_read, pty.parse_seconds, time.perf_counter()
         while streaming() and typed < ECHO_KEYS:
             key, expected = (LATER_KEY, LATER_KEY) if not program.prompt(pty) else ("\x7f", "")
             written = time.perf_counter()
             pty.child.send(key)
             shown = wait(pty, lambda expected=expected: (program.prompt(pty) or "") == expected, ECHO_TIMEOUT)  # type: ignore[misc]
             if shown is None:
-                samples.setdefault(f"{program.name}.echo_lost", []).append(1.0)
+                samples.setdefault(f"{program.name}.{figure}_lost", []).append(1.0)
                 return
-            samples.setdefault(f"{program.name}.echo", []).append(shown - written)
+            samples.setdefault(f"{program.name}.{figure}", []).append(shown - written)
             typed += 1
             pty.idle_for(max(0.0, written + ECHO_EVERY - time.perf_counter()))
+        seconds = max(time.perf_counter() - typing, 1e-3)
+        samples.setdefault(f"{program.name}.{figure}_output", []).append(
+            (pty.bytes_read - output) / 1024 / seconds
+        )
+        samples.setdefault(f"{program.name}.{figure}_parsing", []).append(
+            (pty.parse_seconds - parsing) / seconds
+        )
 
 
 def process_tree(pid: int) -> list[int]:
@@ -359,7 +383,7 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def report(samples: dict[str, list[float]], names: list[str]) -> None:
+def report(samples: dict[str, list[float]], names: list[str], paced_rate: float) -> None:
     def cell(key: str, unit: str) -> str:
         values = samples.get(key)
         lost = len(samples.get(key + "_lost", []))
@@ -368,8 +392,12 @@ def report(samples: dict[str, list[float]], names: list[str]) -> None:
         if not values:
             return "-"
         value = statistics.median(values)
-        if unit == "echo":
+        if unit.startswith("echo"):
             return f"{value * 1000:.0f} / {percentile(values, 0.95) * 1000:.0f} ms ({len(values)} keys)"
+        if unit == "rate":
+            return (
+                f"{value:.0f} KiB/s, parsed in {statistics.median(samples[key[:-7] + '_parsing']) * 100:.0f}%"
+            )
         if unit == "n":
             return f"{value:.0f}"
         return f"{value:.0f} MB" if unit == "MB" else f"{value:.3f} s" if unit == "s" else f"{value:.2f} s"
@@ -384,6 +412,17 @@ def report(samples: dict[str, list[float]], names: list[str]) -> None:
         ("processes", "processes", "n"),
         (f"CPU per {IDLE_WINDOW:.0f} s idle", "idle", "cpu"),
         ("key echo while streaming, median / p95 (bare app: + zett-agent)", "echo", "echo"),
+        (
+            f"the same, the answer paced at {paced_rate:.0f} deltas of {PACED_CHUNK} characters a second",
+            "echo_paced",
+            "echo",
+        ),
+        (
+            "the program's output while typed at (flood), and this process's share parsing it",
+            "echo_output",
+            "rate",
+        ),
+        ("the same, the paced answer", "echo_paced_output", "rate"),
     ]
     table = [("figure", *names)]
     table += [(label, *(cell(f"{name}.{key}", unit) for name in names)) for label, key, unit in rows]
@@ -401,7 +440,15 @@ def main() -> None:
         "--against", type=Path, help="another zett tree (a checkout), measured in turn with this one"
     )
     parser.add_argument(
-        "--echo-only", action="store_true", help="only figure 6, key echo while streaming (a few minutes)"
+        "--echo-only",
+        action="store_true",
+        help="only figures 6 and 7, key echo while streaming (a few minutes)",
+    )
+    parser.add_argument(
+        "--paced-rate",
+        type=float,
+        default=PACED_RATE,
+        help=f"figure 7's deltas a second ({PACED_CHUNK} characters each; 0: no figure 7)",
     )
     args = parser.parse_args()
     load_before = os.getloadavg()
@@ -409,6 +456,11 @@ def main() -> None:
     text = make_answer()
     last = "".join(text.split())[-LAST_CHARACTERS:]
     server = ServerProcess(work / "server", text)
+    paced = (
+        ServerProcess(work / "server-paced", text, chunk=PACED_CHUNK, delay=1 / args.paced_rate)
+        if args.paced_rate > 0
+        else None
+    )
     cwd = work / "project"
     cwd.mkdir()
     samples: dict[str, list[float]] = {}
@@ -422,20 +474,28 @@ def main() -> None:
                     answer(program, work / f"home-{program.name}-answer-{run}", server, cwd, samples, last)
                 echo_home = work / f"home-{program.name}-echo-{run}"
                 echo_while_streaming(program, echo_home, server, cwd, samples, last)
+                if paced is not None:
+                    paced_home = work / f"home-{program.name}-paced-{run}"
+                    echo_while_streaming(program, paced_home, paced, cwd, samples, last, "echo_paced")
             if not args.echo_only:
                 bare(work / f"home-bare-{run}", server, cwd, samples)
             echo_home = work / f"home-bare-echo-{run}"
             echo_while_streaming(BARE_STREAMING, echo_home, server, cwd, samples, last)
+            if paced is not None:
+                paced_home = work / f"home-bare-paced-{run}"
+                echo_while_streaming(BARE_STREAMING, paced_home, paced, cwd, samples, last, "echo_paced")
             print(f"  run {run + 1}/{args.runs} done", file=sys.stderr)
     finally:
         server.close()
+        if paced is not None:
+            paced.close()
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
     print(
         f"zett bench_peers: {os.cpu_count()} CPUs, {time.perf_counter() - started:.0f} s, medians of "
         f"{args.runs}; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
     )
-    report(samples, [program.name for program in chosen] + [BARE.name])
+    report(samples, [program.name for program in chosen] + [BARE.name], args.paced_rate)
 
 
 if __name__ == "__main__":

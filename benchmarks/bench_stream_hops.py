@@ -8,7 +8,8 @@ garbage collection managed as the CLI does. Every callback the loop runs (``asyn
 is timed, wall and CPU of the loop's thread, from Enter until the answer is on screen. Meanwhile a
 thread types a key every ``KEY_EVERY`` seconds as a terminal driver's input thread would (through
 ``Driver.send_message``), each timed until a frame shows it. Printed per run: the steps' median
-and p95, how many took over 4 / 16 ms, the longest, the collections; then the keys' echo and, per
+and p95, how many took over 4 / 16 ms, the longest, the collections, the frames drawn and what they
+would write to a terminal (KiB, as Textual's driver encodes them); then the keys' echo and, per
 key, the time of the steps of ``DESCRIBED`` seconds or more that ran while it was on its way, by
 kind (a frame, a widget's messages, the transcript's update, the stream); with ``--top``, the
 longest steps and those of most CPU. Run 0 is the process's first: first-use costs land in it.
@@ -132,6 +133,7 @@ async def one_run(
         await pilot.pause(1.0)  # the idle warm-up after the first frame
         clock = FrameClock(app)
         chat.composer.load_text("go")
+        frames_before, written_before = clock.frames, clock.written
 
         def rendered() -> bool:
             found = [block for block in chat.transcript.blocks if isinstance(block, AnswerBlock)]
@@ -189,6 +191,8 @@ async def one_run(
             "steps": list(timer.steps),
             "collections": list(timer.collections),
             "keys": keys,
+            "frames": clock.frames - frames_before,
+            "written": clock.written - written_before,
         }
 
 
@@ -206,6 +210,26 @@ def _kind(what: str) -> str:
     return head + (rest.split(")", 1)[1] if rest else "")
 
 
+#: Kinds of step compared early and late in the answer: (label, what their description holds).
+PHASED = (("frames", "screen_update"), ("transcript updates", "Transcript._continue_sync"))
+
+
+def early_and_late(steps: list[tuple[float, float, float, str]], kind: tuple[str, str]) -> str:
+    """``kind``'s described steps in the run's first and last third: count, median and longest ms."""
+    label, marker = kind
+    if not steps:
+        return f"{label}: -"
+    first, last = steps[0][0], steps[-1][0]
+    third = (last - first) / 3
+    found = [(start, took) for start, took, _, what in steps if marker in what]
+    parts = []
+    for name, low, high in (("early", first, first + third), ("late", last - third, last + 1)):
+        times = sorted(took * 1000 for start, took in found if low <= start < high)
+        figures = f"{len(times)}, {statistics.median(times):.1f}, {times[-1]:.1f}" if times else "0"
+        parts.append(f"{name} {figures}")
+    return f"{label}: " + "; ".join(parts)
+
+
 def waited_behind(
     keys: list[tuple[float, float | None]], steps: list[tuple[float, float, float, str]]
 ) -> dict[str, float]:
@@ -221,7 +245,7 @@ def waited_behind(
     return found
 
 
-async def main_async(runs: int, top: int) -> None:
+async def main_async(runs: int, top: int, with_keys: bool = True) -> None:
     answer = make_answer()
     timer = StepTimer()
     with tempfile.TemporaryDirectory() as folder:
@@ -231,13 +255,16 @@ async def main_async(runs: int, top: int) -> None:
         project.mkdir()
         timer.install()
         try:
-            outcomes = [await one_run(server, project, answer, timer) for _ in range(runs + 1)]
+            outcomes = [
+                await one_run(server, project, answer, timer, with_keys=with_keys) for _ in range(runs + 1)
+            ]
         finally:
             timer.uninstall()
             server.close()
     print("run 0 is the process's first (first-use costs land in it)")
     print(
         "run | wall s | steps | median ms | p95 ms | >4 ms | >16 ms | longest ms | collections (gen 2) | longest ms"
+        " | frames | written KiB"
     )
     longest: list[tuple[float, float, str]] = []
     for number, outcome in enumerate(outcomes):
@@ -248,9 +275,16 @@ async def main_async(runs: int, top: int) -> None:
             f"{p95 * 1000:.2f} | {sum(t > 0.004 for t in times)} | {sum(t > 0.016 for t in times)} | "
             f"{times[-1] * 1000:.1f} | {len(outcome['collections'])} "
             f"({sum(g == 2 for g, _ in outcome['collections'])}) | "
-            f"{max((t for _, t in outcome['collections']), default=0) * 1000:.1f}"
+            f"{max((t for _, t in outcome['collections']), default=0) * 1000:.1f} | "
+            f"{outcome['frames']} | {outcome['written'] / 1024:.0f}"
         )
         longest.extend(step[1:] for step in outcome["steps"] if step[1] >= 0.004)
+    print(
+        f"\nsteps of {DESCRIBED * 1000:.0f} ms or more early and late in the answer (its first and last "
+        "third of the run), per run: count, median and longest ms"
+    )
+    for number, outcome in enumerate(outcomes):
+        print(f"{number} | " + " | ".join(early_and_late(outcome["steps"], kind) for kind in PHASED))
     echoes = [shown - sent for outcome in outcomes for sent, shown in outcome["keys"] if shown is not None]
     lost = sum(shown is None for outcome in outcomes for _, shown in outcome["keys"])
     if echoes:
@@ -280,12 +314,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=3, help="measured runs, after one warm-up run")
     parser.add_argument("--top", type=int, default=12, help="list the longest steps (0: none)")
+    parser.add_argument(
+        "--no-keys", action="store_true", help="type nothing: the frames and output are the answer's alone"
+    )
     args = parser.parse_args()
     print(f"load average before: {Path('/proc/loadavg').read_text().split()[:3]}", file=sys.stderr)
     from zett_tui.core import long_lived_objects
 
     long_lived_objects.pause_collection()  # as the CLI does: the app freezes what start-up made
-    asyncio.run(main_async(args.runs, args.top))
+    asyncio.run(main_async(args.runs, args.top, not args.no_keys))
     print(f"load average after: {Path('/proc/loadavg').read_text().split()[:3]}", file=sys.stderr)
 
 

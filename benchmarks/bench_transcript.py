@@ -155,6 +155,8 @@ class FrameClock:
     def __init__(self, app: App[Any]) -> None:
         self.app = app
         self.frames = 0
+        #: Characters of escape sequences and text the frames would write to the terminal.
+        self.written = 0
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[float]]] = []
         original = app._display
 
@@ -163,7 +165,7 @@ class FrameClock:
             if renderable is None:
                 return
             if hasattr(renderable, "render_segments"):
-                renderable.render_segments(app.console)
+                self.written += len(renderable.render_segments(app.console))
             self.frames += 1
             now = time.perf_counter()
             for waiter in list(self._waiters):

@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Offset
 from textual.selection import Selection
 from textual.strip import Strip
 
-from zett_tui.ui.widgets.transcript_render import overlay
+from zett_tui.ui.widgets.transcript_render import line_strip, overlay
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -58,11 +57,7 @@ class LineStrips:
         cached = self._strips.get(id(line))
         if cached is not None and cached[0] is line:
             return cached[1]
-        style_table = self._style_table()
-        based = self._based_styles
-        if len(based) < len(style_table):
-            based.extend(base + style if style is not None else base for style in style_table[len(based) :])
-        strip = Strip([Segment(text, based[style_id]) for text, style_id in line], width)
+        strip = line_strip(line, self._style_table(), self._based_styles, base, width)
         if len(self._strips) >= _STRIP_CACHE_SIZE:
             self._strips.clear()
         self._strips[id(line)] = (line, strip)

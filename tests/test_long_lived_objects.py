@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.ui_helpers import answers, idle, make_app, ready_app, submit, wait_for
+from tests.ui_helpers import answers, make_app, ready_app, submit, wait_for
 from zett_tui.ui import app as app_module
 
 # Run in a child process: freezing objects in the test process would keep every later test's garbage.
@@ -119,7 +119,9 @@ async def test_a_turns_end_forgets_the_styles_of_the_lines_it_drew() -> None:
             draw_lines_with_their_places(app, 3000)
             assert drawn_styles_kept() >= 3000
             await submit(pilot, f"question {n}")
-            await wait_for(pilot, lambda: idle(app) and len(answers(app)) == n + 1)  # noqa: B023
+            # settled, not only idle: the worker's end (which empties the cache) is handled after
+            # the worker stops running, and a slow run saw idle before that
+            await wait_for(pilot, lambda: app.chat.turns.settled and len(answers(app)) == n + 1)  # noqa: B023
             assert drawn_styles_kept() < 1000  # the frames since the turn's end: one screen's
 
 

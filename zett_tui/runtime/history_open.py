@@ -50,6 +50,9 @@ async def open_history(
     Raises:
         HistoryUnavailableError: the file is damaged and could not be moved out of the way.
     """
+    from zett_tui.runtime.sqlite_stop import stop_once
+
+    stop_once()  # a connection stopped twice must not hang the quit
     notify = notify or (lambda text, level: None)
     timeout = BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
     storage: Any

@@ -652,6 +652,30 @@ async def test_text_added_to_the_last_line_repaints_only_that_row() -> None:
         assert "The last one grows and grows" in pilot.app.export_screenshot().replace("&#160;", " ")
 
 
+async def test_a_frame_drawn_before_the_update_renders_none_of_the_blocks_just_added(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A resumed session adds its blocks at once; on a loaded machine a frame can come before the
+    update that places them, while the view is still at the top: it must not render the top."""
+    monkeypatch.setattr(transcript_module, "_PREFETCH_DELAY", 3600.0)
+    async with Host().run_test(size=(60, 20)) as pilot:
+        transcript = pilot.app.query_one(Transcript)
+        answers = []
+        for index in range(200):
+            answer = transcript.add(AnswerBlock())
+            assert isinstance(answer, AnswerBlock)
+            answer.append(f"Answer {index} " + "with some words " * 10)
+            answer.finish()
+            answers.append(answer)
+        for y in range(20):  # the frame: every row of the screen, at the old scroll position
+            transcript.render_line(y)
+        assert not [answer for answer in answers if answer.render_count]
+        await settle(pilot)
+        rendered = [answer for answer in answers if answer.render_count]
+        assert len(rendered) < 20, [answers.index(a) for a in rendered]
+        assert screen_text(transcript)[-1].strip().endswith("words")
+
+
 async def test_bulk_add_renders_only_what_is_near_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
     # Rendering ahead in idle time (the prefetch) is not what this counts: on a loaded machine it
     # would have rendered more blocks by the time the count is taken.

@@ -507,7 +507,12 @@ class Transcript(ScrollView, can_focus=True):
         return strip
 
     def _line_for_screen(self, y: int) -> Line | None:
-        found = self._layout.line_at(y)
+        layout = self._layout
+        if 0 <= y < layout.total and layout.block_at(y) >= self._appended_from:
+            # Added since the last update, which has not placed it yet: a frame drawn before that
+            # update (a loaded machine) would render the blocks at the top of a resumed session.
+            return None
+        found = layout.line_at(y)
         if found is None:
             return None
         index, line = found

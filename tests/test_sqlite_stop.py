@@ -14,8 +14,12 @@ async def test_a_close_that_meets_a_forced_stop_ends() -> None:
     connection = await aiosqlite.connect(":memory:")
     closing = asyncio.ensure_future(connection.close())
     await asyncio.sleep(0)  # close() has asked the connection's thread to close and waits
-    connection.stop()  # what SQLAlchemy's force close does when the graceful close was cancelled
+    stopped = connection.stop()  # what SQLAlchemy's force close does when the graceful close was cancelled
     await asyncio.wait_for(asyncio.shield(closing), 10)  # without stop_once: waits forever
+    assert stopped is not None
+    await asyncio.wait_for(stopped, 10)  # the thread ended, answering before the loop closes
+    connection._thread.join(10)
+    assert not connection._thread.is_alive()
 
 
 async def test_a_stop_of_a_running_connection_still_ends_its_thread() -> None:

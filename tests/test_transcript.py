@@ -652,6 +652,18 @@ async def test_text_added_to_the_last_line_repaints_only_that_row() -> None:
         assert "The last one grows and grows" in pilot.app.export_screenshot().replace("&#160;", " ")
 
 
+def add_finished_answers(transcript: Transcript, count: int) -> list[AnswerBlock]:
+    """``count`` finished answers added at once, as a resumed session adds its past."""
+    answers = []
+    for index in range(count):
+        answer = transcript.add(AnswerBlock())
+        assert isinstance(answer, AnswerBlock)
+        answer.append(f"Answer {index} " + "with some words " * 10)
+        answer.finish()
+        answers.append(answer)
+    return answers
+
+
 async def test_a_frame_drawn_before_the_update_renders_none_of_the_blocks_just_added(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -660,13 +672,7 @@ async def test_a_frame_drawn_before_the_update_renders_none_of_the_blocks_just_a
     monkeypatch.setattr(transcript_module, "_PREFETCH_DELAY", 3600.0)
     async with Host().run_test(size=(60, 20)) as pilot:
         transcript = pilot.app.query_one(Transcript)
-        answers = []
-        for index in range(200):
-            answer = transcript.add(AnswerBlock())
-            assert isinstance(answer, AnswerBlock)
-            answer.append(f"Answer {index} " + "with some words " * 10)
-            answer.finish()
-            answers.append(answer)
+        answers = add_finished_answers(transcript, 200)
         for y in range(20):  # the frame: every row of the screen, at the old scroll position
             transcript.render_line(y)
         assert not [answer for answer in answers if answer.render_count]
@@ -682,13 +688,7 @@ async def test_bulk_add_renders_only_what_is_near_the_screen(monkeypatch: pytest
     monkeypatch.setattr(transcript_module, "_PREFETCH_DELAY", 3600.0)
     async with Host().run_test(size=(60, 20)) as pilot:
         transcript = pilot.app.query_one(Transcript)
-        answers = []
-        for index in range(200):
-            answer = transcript.add(AnswerBlock())
-            assert isinstance(answer, AnswerBlock)
-            answer.append(f"Answer {index} " + "with some words " * 10)
-            answer.finish()
-            answers.append(answer)
+        answers = add_finished_answers(transcript, 200)
         await settle(pilot)
         rendered = [answer for answer in answers if answer.render_count]
         assert len(rendered) < 20, [answers.index(a) for a in rendered]

@@ -21,11 +21,12 @@ from zett_agent.messages import (
 )
 from zett_agent.model import ModelRequest, ReasoningEffort
 
+from tests.fakes.host import host_options
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.ui_helpers import idle, make_app, notices, ready_app, submit, wait_for
 from zett_tui.runtime.compaction import ContextCompaction, estimate_text_tokens, estimate_tokens
 from zett_tui.runtime.events import ContextMeasured, Notice, TextChunk, TurnFinished, UIEvent
-from zett_tui.runtime.host import AgentHost, HostOptions
+from zett_tui.runtime.host import AgentHost
 from zett_tui.ui.app import ZettApp
 
 #: A long answer: 20k characters, about 5.7k estimated tokens.
@@ -47,17 +48,6 @@ class Events(list[UIEvent]):
 
     def notices(self) -> list[str]:
         return [event.text for event in self if isinstance(event, Notice)]
-
-
-def host_options(tmp_path: Path, model: ScriptedModel, **kwargs: object) -> HostOptions:
-    return HostOptions(
-        model_factory=lambda: model,
-        model_label="scripted",
-        sessions_dir=tmp_path / "sessions",
-        history_db=tmp_path / "history.sqlite3",
-        tool_output_dir=tmp_path / "tool-output",
-        **kwargs,  # type: ignore[arg-type]
-    )
 
 
 def made(app: ZettApp, model: ScriptedModel, requests: int) -> bool:

@@ -20,11 +20,12 @@ from zett_agent.messages import (
 )
 from zett_agent.storage import SQLiteSessionStorage
 
+from tests.fakes.host import host_options
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from zett_tui.core.redact import Redactor
 from zett_tui.runtime import agent_compat
 from zett_tui.runtime.history_store import HistoryStore
-from zett_tui.runtime.host import AgentHost, HostOptions
+from zett_tui.runtime.host import AgentHost
 
 
 class Reads:
@@ -231,17 +232,6 @@ async def test_a_storage_whose_snapshot_cannot_be_read_alone_is_read_whole(
 
 
 # -- the runtime over it --------------------------------------------------------------------------
-
-
-def host_options(tmp_path: Path, model: ScriptedModel, **kwargs: Any) -> HostOptions:
-    return HostOptions(
-        model_factory=lambda: model,
-        model_label="scripted",
-        sessions_dir=tmp_path / "sessions",
-        history_db=tmp_path / "history.sqlite3",
-        tool_output_dir=tmp_path / "tool-output",
-        **kwargs,
-    )
 
 
 def dialogue(request: Any) -> list[Any]:

@@ -44,6 +44,18 @@ class Collector:
         return "".join(event.text for event in self.of(TextChunk))
 
 
+def host_options(tmp_path: Path, model: ScriptedModel, **kwargs: Any) -> HostOptions:
+    """Options of a host on ``model`` whose sessions, history and tool output live in ``tmp_path``."""
+    return HostOptions(
+        model_factory=lambda: model,
+        model_label="scripted",
+        sessions_dir=tmp_path / "sessions",
+        history_db=tmp_path / "history.sqlite3",
+        tool_output_dir=tmp_path / "tool-output",
+        **kwargs,
+    )
+
+
 async def make_host(model: ScriptedModel, **kwargs: Any) -> AgentHost:
     """A started host on ``model``; the caller closes it (or uses the ``hosts`` fixture)."""
     host = AgentHost(HostOptions(model_factory=lambda: model, model_label="scripted", **kwargs))

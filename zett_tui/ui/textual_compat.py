@@ -21,6 +21,15 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
+# A screen's compositor and the updates it renders for the terminal (``ui/speed/terminal_scroll``
+# subclasses them to start an update with a scroll of the terminal's rows). On an upgrade: check
+# ``Screen._compositor_refresh`` still writes ``Compositor.render_update()``'s result (``None``, a
+# ``ChopsUpdate`` or a ``LayoutUpdate``) through ``CompositorUpdate.render_segments``, and that
+# only a screenshot asks it for ``full=True``.
+from textual._compositor import ChopsUpdate as ChopsUpdate
+from textual._compositor import Compositor as Compositor
+from textual._compositor import CompositorUpdate as CompositorUpdate
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
@@ -276,6 +285,26 @@ def default_prevented(event: Message) -> bool:
     """
     prevented: bool = event._no_default_action
     return prevented
+
+
+def screen_compositor(screen: Screen) -> Compositor:
+    """``screen``'s compositor (``Screen._compositor``: what lays out and renders its widgets)."""
+    compositor: Compositor = screen._compositor
+    return compositor
+
+
+def install_compositor(screen: Screen, compositor: Compositor) -> None:
+    """Give ``screen`` (just made, nothing laid out yet) ``compositor`` instead of its own.
+
+    Touches ``Screen._compositor``, which ``Screen.__init__`` sets and everything else reads."""
+    screen._compositor = compositor
+
+
+def forget_rendered_rows(widget: Widget) -> None:
+    """Forget the rows ``widget`` rendered (``Widget._styles_cache``, keyed by row on screen), so
+    that the next frame that asks for one renders it again, without asking for any. For a widget
+    whose rows the terminal itself moved: each row now shows another line than the one cached."""
+    widget._styles_cache.clear()
 
 
 def own_vertical_scrollbar(widget: Widget, make: Callable[[], ScrollBar]) -> ScrollBar:

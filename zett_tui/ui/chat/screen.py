@@ -34,6 +34,8 @@ from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.session_start import SessionStart
 from zett_tui.ui.chat.turns import TurnRunner
 from zett_tui.ui.speed.keys_first import KeysInFlight
+from zett_tui.ui.speed.terminal_scroll import ScrollingCompositor
+from zett_tui.ui.textual_compat import install_compositor
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
 from zett_tui.ui.widgets.keys_in_order import send_to_prompt
@@ -122,6 +124,8 @@ class ChatScreen(Screen[None]):
 
     def __init__(self, launch: LaunchSettings, commands: CommandList | None = None) -> None:
         super().__init__()
+        #: The transcript's scrolls move the terminal's rows instead of drawing them again.
+        install_compositor(self, ScrollingCompositor())
         self.launch = launch
         #: Keys taken for the prompt and not handled yet: frames wait for them (``speed/keys_first``).
         self.keys_in_flight = KeysInFlight()

@@ -51,7 +51,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zett_tui.ui.textual_compat import own_vertical_scrollbar, set_virtual_size_quietly
+from zett_tui.ui.speed.terminal_scroll import request_scroll
+from zett_tui.ui.textual_compat import forget_rendered_rows, own_vertical_scrollbar, set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.find_highlight import match_styles
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
@@ -93,6 +94,8 @@ NEW_OUTPUT_BADGE = " ↓ new output (Ctrl+End) "
 _MAX_SYNC_DELAY = 0.2
 """Upper bound of the back-off after an expensive sync (seconds)."""
 _DRAWN_ROWS_KEPT = 1000
+_BADGED = object()
+"""In ``Transcript._drawn``: the row drawn with the new-output badge over its line."""
 """Rows whose drawn line is remembered; forgetting them only means repainting them next time."""
 _RENDER_AHEAD_STEP = 0.004
 """Seconds of rendering per event-loop turn before an update (a key typed meanwhile waits no longer)."""
@@ -232,8 +235,9 @@ class Transcript(ScrollView, can_focus=True):
         self._keep_on_screen: tuple[int, int, bool] | None = None
         """(block, its row on screen, reveal) for the next update after an expand or collapse."""
         self._frame_selection: Selection | None = None
-        self._drawn: dict[int, Line | None] = {}
-        """The line last drawn at each virtual row (so an update repaints only the rows that changed)."""
+        self._drawn: dict[int, object] = {}
+        """The line last drawn at each virtual row (so an update repaints only the rows that changed);
+        ``_BADGED`` where the new-output badge was drawn over it (it stays at the screen's bottom)."""
         self._pending_anchor: Anchor | None = None
         """Where the next update puts the view (a find match, or back where the reader was)."""
         self._finder = TranscriptFinder(self, self._layout)
@@ -502,6 +506,7 @@ class Transcript(ScrollView, can_focus=True):
                 strip = self._finder.mark_row(strip, virtual_y)
             strip = strip.apply_offsets(0, virtual_y)
         if self._unseen_output and y == self._viewport_height() - 1 and width > len(NEW_OUTPUT_BADGE):
+            self._drawn[virtual_y] = _BADGED
             badge = Segment(NEW_OUTPUT_BADGE, base + self._render_context().styles.new_output)
             strip = Strip.join([strip.crop(0, width - badge.cell_length), Strip([badge])])
         return strip
@@ -652,19 +657,48 @@ class Transcript(ScrollView, can_focus=True):
         else:
             self._sync()
 
-    def _refresh_changed_rows(self, top: int, viewport: int) -> None:
+    def _refresh_changed_rows(self, top: int, viewport: int, *, whole_rows: bool = False) -> None:
         """Repaint the rows on screen whose line is not the one drawn there (in runs of rows). A stream
-        that adds to its last paragraph repaints a few rows, not the screen."""
+        that adds to its last paragraph repaints a few rows, not the screen. ``whole_rows``: their
+        padding too (rows the terminal scrolled in are blank)."""
         drawn, layout = self._drawn, self._layout
+        repaint = self._refresh_whole_rows if whole_rows else self.refresh_lines
         run_start: int | None = None
         for y in range(top, top + viewport + 1):
             found = layout.line_at(y) if y < top + viewport else None
-            changed = y < top + viewport and (y not in drawn or drawn[y] is not (found and found[1]))
+            changed = y < top + viewport and (y not in drawn or drawn[y] != (found and found[1]))
             if changed and run_start is None:
                 run_start = y
             elif not changed and run_start is not None:
-                self.refresh_lines(run_start, y - run_start)
+                repaint(run_start, y - run_start)
                 run_start = None
+
+    def _refresh_whole_rows(self, start: int, count: int) -> None:
+        """Repaint virtual rows ``start``.. across the widget's whole width, padding included."""
+        self.refresh(
+            Region(-self.content_offset.x, start - self.scroll_offset.y, self.outer_size.width, count)
+        )
+
+    def _scroll_terminal(self, old: int, new: int) -> bool:
+        """Have the terminal move the rows on screen from view ``old`` to ``new`` itself, and repaint
+        only the rows that do not then show their line (``speed/terminal_scroll``); False when it
+        cannot (the caller repaints them all)."""
+        try:
+            region, content = self.region, self.scrollable_content_region
+        except Exception:  # not on a screen's map (being mounted or removed)
+            return False
+        viewport = content.height
+        band = Region(region.x, region.y + content.y, region.width, viewport)
+        if not request_scroll(self, band, new - old):
+            return False
+        forget_rendered_rows(self)
+        kept = range(max(old, new), min(old, new) + viewport)  # rows on screen before and after
+        self._drawn = {y: line for y, line in self._drawn.items() if y in kept}
+        self._refresh_changed_rows(new, viewport, whole_rows=True)
+        bar = self.vertical_scrollbar
+        bar.position = new
+        bar.refresh(bar.size.region)  # the terminal moved its column too
+        return True
 
     def _schedule_prefetch(self) -> None:
         if not self._prefetch_pending and self.is_attached:
@@ -736,8 +770,10 @@ class Transcript(ScrollView, can_focus=True):
         self._set_following(round(new) >= self.max_scroll_y)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        if not self._programmatic_scroll and round(new_value) != round(old_value):
+        old, new = round(old_value), round(new_value)
+        if old == new or not self._scroll_terminal(old, new):
+            super().watch_scroll_y(old_value, new_value)
+        if not self._programmatic_scroll and old != new:
             self._schedule_sync()
 
     def on_resize(self, event: events.Resize) -> None:

@@ -1,0 +1,120 @@
+"""A terminal (pyte) fed every frame the app writes, checked after each against the screen the app
+means: what it would draw now from nothing.
+
+``TerminalMirror.watch(app, monkeypatch)`` wraps ``App._display`` (which gets each update even
+headless, and writes it only to a real terminal) and feeds ``render_segments`` to a pyte screen,
+exactly the text a terminal would get. After each frame the whole screen is rendered afresh
+(``Compositor.render_strips``, which leaves what is waiting to be drawn alone) into a second pyte
+screen, and the transcript's rows of the two are compared cell by cell: character, colours, bold,
+italics, underline, reverse. A row left stale (a scroll that moved a row the app did not mean to
+keep) differs there, and keeps differing until something draws it again.
+
+The app has one-frame lags of its own (the find bar's echo is drawn a frame before the matches it
+highlights), so a difference counts when the next frame that is checked still has one, or when the
+app is idle (``settled``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyte
+import pytest
+from textual._compositor import LayoutUpdate
+from textual.geometry import Region
+
+from zett_tui.ui.textual_compat import screen_compositor
+
+_CELL_FIELDS = ("data", "fg", "bg", "bold", "italics", "underscore", "reverse")
+
+
+def _fresh_screen(width: int, height: int) -> tuple[pyte.Screen, pyte.Stream]:
+    screen = pyte.Screen(width, height)
+    return screen, pyte.Stream(screen)
+
+
+def _cells(screen: pyte.Screen, y: int) -> list[tuple[object, ...]]:
+    row = screen.buffer[y]
+    return [tuple(getattr(row[x], name) for name in _CELL_FIELDS) for x in range(screen.columns)]
+
+
+@dataclass
+class TerminalMirror:
+    app: Any
+    width: int
+    height: int
+    frames: list[str] = field(default_factory=list)
+    #: The first frames (index, row, what the terminal shows, what the app means) that differed.
+    differences: list[tuple[int, int, str, str]] = field(default_factory=list)
+    checked: int = 0
+    #: The differences of the last frame checked, not counted yet (a lag the next frame may end).
+    lagging: list[tuple[int, int, str, str]] = field(default_factory=list)
+    #: Whether a frame drew the whole screen since watching began: the frames before it drew on
+    #: what the mirror never saw.
+    whole: bool = False
+
+    def __post_init__(self) -> None:
+        self.screen, self.stream = _fresh_screen(self.width, self.height)
+
+    @classmethod
+    def watch(cls, app: Any, monkeypatch: pytest.MonkeyPatch) -> TerminalMirror:
+        width, height = app.size
+        mirror = cls(app, width, height)
+        display = app._display
+
+        def mirrored(screen: Any, renderable: Any) -> None:
+            if renderable is not None:
+                mirror.whole = mirror.whole or isinstance(renderable, LayoutUpdate)
+                mirror.feed(renderable.render_segments(app.console))
+            display(screen, renderable)
+
+        monkeypatch.setattr(app, "_display", mirrored)
+        app.screen.refresh()  # the next frame draws it all
+        return mirror
+
+    def feed(self, written: str) -> None:
+        width, height = self.app.size
+        if (width, height) != (self.width, self.height):  # resized: the terminal keeps what fits
+            self.width, self.height = width, height
+            self.screen.resize(height, width)
+        self.frames.append(written)
+        self.stream.feed(written)
+        if self.whole:
+            self.check()
+
+    def check(self) -> None:
+        """Compare the transcript's rows on the terminal with a full render of the screen the app
+        shows now (the other rows may draw the time: a spinner, a clock)."""
+        compositor = screen_compositor(self.app.screen)
+        swapped = compositor._visible_widgets  # a key's echo draws with the prompt alone listed
+        if swapped is not None and self.app.chat.transcript not in swapped:
+            return  # that frame leaves the rest, changed or not, to the next one
+        compositor._visible_widgets = None
+        try:
+            strips = compositor.render_strips()
+        finally:
+            compositor._visible_widgets = swapped
+        meant, stream = _fresh_screen(self.width, self.height)
+        full = LayoutUpdate([[strip] for strip in strips], Region(0, 0, self.width, self.height))
+        stream.feed(full.render_segments(self.app.console))
+        self.checked += 1
+        band = self.app.chat.transcript.region
+        found = [
+            (len(self.frames) - 1, y, self.screen.display[y], meant.display[y])
+            for y in range(band.y, min(band.bottom, self.height))
+            if _cells(self.screen, y) != _cells(meant, y)
+        ]
+        if found and self.lagging and len(self.differences) < 5:
+            self.differences.extend(self.lagging[:2] + found[:2])
+        self.lagging = found
+
+    def settled(self) -> None:
+        """The app is idle: the terminal must show what it means, with no lag left."""
+        self.lagging = []
+        self.check()
+        if self.lagging:
+            self.differences.extend(self.lagging[:3])
+
+    def written(self) -> int:
+        return sum(len(frame.encode()) for frame in self.frames)

@@ -16,6 +16,7 @@ app is idle (``settled``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,8 @@ class TerminalMirror:
     app: Any
     width: int
     height: int
+    #: The rows compared (a region of the screen): the transcript's unless told.
+    rows: Callable[[Any], Region] = lambda app: app.chat.transcript.region
     frames: list[str] = field(default_factory=list)
     #: The first frames (index, row, what the terminal shows, what the app means) that differed.
     differences: list[tuple[int, int, str, str]] = field(default_factory=list)
@@ -58,9 +61,11 @@ class TerminalMirror:
         self.screen, self.stream = _fresh_screen(self.width, self.height)
 
     @classmethod
-    def watch(cls, app: Any, monkeypatch: pytest.MonkeyPatch) -> TerminalMirror:
+    def watch(
+        cls, app: Any, monkeypatch: pytest.MonkeyPatch, rows: Callable[[Any], Region] | None = None
+    ) -> TerminalMirror:
         width, height = app.size
-        mirror = cls(app, width, height)
+        mirror = cls(app, width, height) if rows is None else cls(app, width, height, rows)
         display = app._display
 
         def mirrored(screen: Any, renderable: Any) -> None:
@@ -84,12 +89,12 @@ class TerminalMirror:
             self.check()
 
     def check(self) -> None:
-        """Compare the transcript's rows on the terminal with a full render of the screen the app
-        shows now (the other rows may draw the time: a spinner, a clock)."""
+        """Compare the rows watched on the terminal with a full render of the screen the app shows
+        now (the other rows may draw the time: a spinner, a clock)."""
         compositor = screen_compositor(self.app.screen)
         swapped = compositor._visible_widgets  # a key's echo draws with the prompt alone listed
-        if swapped is not None and self.app.chat.transcript not in swapped:
-            return  # that frame leaves the rest, changed or not, to the next one
+        if swapped is not None and not any(self.rows(self.app).overlaps(region) for region, _ in swapped.values()):
+            return  # a frame of another widget alone leaves the rest, changed or not, to the next one
         compositor._visible_widgets = None
         try:
             strips = compositor.render_strips()
@@ -99,7 +104,7 @@ class TerminalMirror:
         full = LayoutUpdate([[strip] for strip in strips], Region(0, 0, self.width, self.height))
         stream.feed(full.render_segments(self.app.console))
         self.checked += 1
-        band = self.app.chat.transcript.region
+        band = self.rows(self.app)
         found = [
             (len(self.frames) - 1, y, self.screen.display[y], meant.display[y])
             for y in range(band.y, min(band.bottom, self.height))

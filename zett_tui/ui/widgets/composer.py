@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from textual import events, on
 from textual.actions import SkipAction
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import TextArea
@@ -25,7 +26,7 @@ from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
 from zett_tui.ui.pastes import PasteStore
 from zett_tui.ui.speed.key_echo import KeyEcho
-from zett_tui.ui.textual_compat import default_prevented
+from zett_tui.ui.textual_compat import default_prevented, own_bindings
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.image_paste import ImagePaste
 from zett_tui.ui.widgets.keys_in_order import PassedKey, run_bindings
@@ -40,6 +41,10 @@ if TYPE_CHECKING:
 #: Seconds without a key, paste or click after which the prompt's cursor stops blinking and stays
 #: shown (as many terminals do with their own cursor): an idle zett then draws nothing at all.
 BLINK_SECONDS = 5.0
+
+
+#: TextArea's own actions that change only the text, the cursor or the selection (``TextArea.BINDINGS``).
+_TEXT_ACTIONS = ("cursor_", "delete_", "undo", "redo", "select_")
 
 
 class Composer(TextArea):
@@ -58,6 +63,10 @@ class Composer(TextArea):
         border: round $primary;
     }
     """
+
+    _typing = False
+    """While TextArea handles a typed key or runs its own text or cursor action for one: its
+    repaints stay inside the border (``refresh``)."""
 
     BINDINGS = [
         Binding("ctrl+j", "newline", "Newline", show=False, tooltip="Insert a new line"),
@@ -194,7 +203,11 @@ class Composer(TextArea):
             return
         await self._take_key(event)
         if in_order and not default_prevented(event):
-            await run_bindings(self, event, priority=False)
+            self._typing = self._edits_text_only(event.key)
+            try:
+                await run_bindings(self, event, priority=False)
+            finally:
+                self._typing = False
             event.stop()  # it has had its bindings here: not again on a screen opened since
 
     async def _take_key(self, event: events.Key) -> None:
@@ -227,7 +240,35 @@ class Composer(TextArea):
                 event.prevent_default()
                 self._replace(recalled)
                 return
-        await super()._on_key(event)
+        self._typing = True
+        try:
+            await super()._on_key(event)
+        finally:
+            self._typing = False
+
+    def _edits_text_only(self, key: str) -> bool:
+        """Whether ``key`` runs one of TextArea's own text and cursor actions (Backspace, Ctrl+W,
+        the arrows...), which change what is inside the border and nothing else."""
+        bindings = list(own_bindings(self, key))
+        return bool(bindings) and all(binding.action.startswith(_TEXT_ACTIONS) for binding in bindings)
+
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        """A whole repaint asked for while a key is typed is the text's, not the border's.
+
+        TextArea repaints the whole widget at every keystroke (its ``selection`` is a reactive that
+        repaints), so each echo wrote the border's two rows again with the text's: ~1.3 of ~0.45 KiB
+        a key at 120 columns, over SSH on every key. Typing changes neither the border nor the
+        widget's size (a change of height is a layout, drawn whole)."""
+        if self._typing and not regions and repaint and not layout and not recompose:
+            padding, inside = self.styles.padding, self.content_size
+            regions = (
+                Region(
+                    -padding.left, -padding.top, inside.width + padding.width, inside.height + padding.height
+                ),
+            )
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _queue_key(self, key: str) -> bool:
         """Keys the prompt queue takes (no completion open): during a turn Tab queues the prompt
@@ -393,7 +434,7 @@ class Composer(TextArea):
             chips = "  ".join(preview_chips(text, self._rules(), self.project_files.root))
         if "[Image #" in text:
             chips = "  ".join(part for part in (chips, *self.images.chips(text)) if part)
-        if chips != self.border_subtitle:
+        if chips != (self.border_subtitle or ""):  # None at first: setting "" repaints the border
             self.border_subtitle = chips
 
     def _rules(self) -> ReadAccess:

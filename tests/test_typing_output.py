@@ -1,0 +1,61 @@
+"""A typed key, Backspace or an arrow repaints the prompt's text, not its border
+(``Composer.refresh``): the terminal still shows exactly what the app means after every key,
+wrapping and unwrapping lines included."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.fakes.scripted_model import ScriptedModel
+from tests.terminal_mirror import TerminalMirror
+from tests.ui_helpers import make_app, ready_app
+from zett_tui.ui.widgets.composer import Composer
+
+
+def rows_written(frame: str) -> set[int]:
+    return {int(row) - 1 for row in re.findall(r"\x1b\[(\d+);\d+H", frame)}
+
+
+async def test_typing_draws_the_text_alone_and_the_terminal_shows_what_the_app_means(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=(40, 20)) as pilot:
+        composer = app.chat.composer
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.chat.composer.region)
+        await pilot.pause(0.1)
+        top, bottom = composer.region.y, composer.region.bottom - 1
+        typed_from = len(mirror.frames)
+        await pilot.press(*"hello", "backspace", "left", "left", "right", "end", "ctrl+w", *"well")
+        await pilot.pause(0.1)
+        assert composer.text == "well"
+        single_line = mirror.frames[typed_from:]
+        assert single_line and all(top not in rows_written(f) and bottom not in rows_written(f) for f in single_line)
+        await pilot.press(*" and more words than the prompt holds on one row", "backspace", "left", "x")
+        await pilot.pause(0.1)
+        assert composer.region.height > 3  # it wrapped: a taller prompt, drawn whole
+        await pilot.press("end")
+        for _ in range(len(composer.text)):
+            await pilot.press("backspace")
+        await pilot.pause(0.2)
+        assert composer.text == "" and composer.region.height == 3
+        mirror.settled()
+    assert mirror.differences == []
+
+
+async def test_a_repaint_outside_typing_is_still_the_whole_prompt() -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        composer = app.chat.composer
+        asked: list[object] = []
+        monkeypatch = pytest.MonkeyPatch()
+        original = Composer._set_dirty
+        monkeypatch.setattr(Composer, "_set_dirty", lambda self, *regions: (asked.append(regions), original(self, *regions))[1])
+        try:
+            composer.refresh()
+        finally:
+            monkeypatch.undo()
+        assert asked == [()]  # the border too (a focus change recolours it)
+        await pilot.pause()

@@ -12,11 +12,13 @@ Everything else (hover, grab, colours, a new size) repaints as in Textual.
 from __future__ import annotations
 
 from math import ceil
-from typing import Self
+from typing import Self, cast
 
 from rich.console import RenderableType
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
+
+from zett_tui.ui.textual_compat import forget_rendered_rows
 
 #: (cells, first eighth of the thumb, last eighth) or None when the bar draws no thumb.
 Thumb = tuple[int, int, int] | None
@@ -87,6 +89,28 @@ class SteadyScrollBar(ScrollBar):
         self._check_pending = False
         if self._look() != self._drawn:
             super().refresh()
+
+    def moved_by_terminal(self, shift: int) -> None:
+        """The terminal moved this (vertical) bar's rows up by ``shift`` (down when negative) with
+        the widget it scrolls (``speed/terminal_scroll``), its position already set: repaint the
+        rows that do not now show what the bar draws there, the thumb's old and new rows and the
+        rows brought in, or all of them when more than the thumb moved (a colour, the size)."""
+        forget_rendered_rows(self)  # each cached row is now another row's
+        drawn, look = self._drawn, self._look()
+        if drawn is None or look is None or drawn[1:] != look[1:] or drawn[0] is None or look[0] is None:
+            super().refresh(self.size.region)
+            return
+        height, steps = self.size.height, len(self.renderer.VERTICAL_BARS)
+        before, after = cast("tuple[int, int, int]", drawn[0]), cast("tuple[int, int, int]", look[0])
+        if not self.vertical or before[0] != after[0] or before[0] != height:
+            super().refresh(self.size.region)
+            return
+        brought_in = range(height - shift, height) if shift > 0 else range(-shift)
+        rows = {row - shift for row in range(before[1] // steps, ceil(before[2] / steps))}
+        rows |= set(range(after[1] // steps, ceil(after[2] / steps))) | set(brought_in)
+        for row in sorted(row for row in rows if 0 <= row < height):
+            super().refresh(Region(0, row, self.size.width, 1))
+        self._drawn = look  # what the terminal will show once those rows are drawn
 
     def render(self) -> RenderableType:
         self._drawn = self._look()

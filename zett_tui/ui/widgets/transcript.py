@@ -697,7 +697,10 @@ class Transcript(ScrollView, can_focus=True):
         self._refresh_changed_rows(new, viewport, whole_rows=True)
         bar = self.vertical_scrollbar
         bar.position = new
-        bar.refresh(bar.size.region)  # the terminal moved its column too
+        if isinstance(bar, SteadyScrollBar):  # the terminal moved its column too
+            bar.moved_by_terminal(new - old)
+        else:
+            bar.refresh(bar.size.region)
         return True
 
     def _schedule_prefetch(self) -> None:

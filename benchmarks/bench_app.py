@@ -43,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -410,6 +410,27 @@ def openai_factory(server: ServerProcess) -> Callable[[], Any]:
 
     env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
     return lambda: build_model(ModelChoice("openai", "gpt-test"), {}, env)
+
+
+@contextlib.asynccontextmanager
+async def running_zett(
+    server: ServerProcess, project: Path, size: tuple[int, int] = HEADLESS_SIZE, *, warm: float = 0.0
+) -> AsyncIterator[tuple[Any, Any]]:
+    """ZettApp headless against ``server``, once its host is up (and ``warm`` seconds after, for
+    the idle warm-up after the first frame): ``(app, pilot)``."""
+    from zett_tui.entry.launch import LaunchSettings
+    from zett_tui.ui.app import ZettApp
+
+    launch = LaunchSettings(
+        model_label="openai:gpt-test", model_factory=openai_factory(server), bell=False, cwd=project
+    )
+    app = ZettApp(launch)
+    async with app.run_test(size=size) as pilot:
+        while app.chat.host is None:
+            await pilot.pause(0.02)
+        if warm:
+            await pilot.pause(warm)
+        yield app, pilot
 
 
 async def floor_once(server: ServerProcess, project: Path) -> tuple[float, float]:

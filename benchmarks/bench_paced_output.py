@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_app import ServerProcess, openai_factory
+from benchmarks.bench_app import ServerProcess, running_zett
 from benchmarks.bench_transcript import FrameClock, make_answer
 
 CHUNK = 4
@@ -28,18 +28,8 @@ CHUNK = 4
 async def one_run(
     server: ServerProcess, project: Path, size: tuple[int, int], seconds: float
 ) -> tuple[float, float]:
-    from zett_tui.entry.launch import LaunchSettings
-    from zett_tui.ui.app import ZettApp
-
-    launch = LaunchSettings(
-        model_label="openai:gpt-test", model_factory=openai_factory(server), bell=False, cwd=project
-    )
-    app = ZettApp(launch)
-    async with app.run_test(size=size) as pilot:
+    async with running_zett(server, project, size, warm=1.0) as (app, pilot):
         chat = app.chat
-        while chat.host is None:
-            await pilot.pause(0.02)
-        await pilot.pause(1.0)  # the idle warm-up after the first frame
         clock = FrameClock(app)
         chat.composer.load_text("go")
         await pilot.press("enter")

@@ -93,7 +93,9 @@ class TerminalMirror:
         now (the other rows may draw the time: a spinner, a clock)."""
         compositor = screen_compositor(self.app.screen)
         swapped = compositor._visible_widgets  # a key's echo draws with the prompt alone listed
-        if swapped is not None and not any(self.rows(self.app).overlaps(region) for region, _ in swapped.values()):
+        if swapped is not None and not any(
+            self.rows(self.app).overlaps(region) for region, _ in swapped.values()
+        ):
             return  # a frame of another widget alone leaves the rest, changed or not, to the next one
         compositor._visible_widgets = None
         try:

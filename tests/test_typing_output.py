@@ -32,7 +32,9 @@ async def test_typing_draws_the_text_alone_and_the_terminal_shows_what_the_app_m
         await pilot.pause(0.1)
         assert composer.text == "well"
         single_line = mirror.frames[typed_from:]
-        assert single_line and all(top not in rows_written(f) and bottom not in rows_written(f) for f in single_line)
+        assert single_line and all(
+            top not in rows_written(f) and bottom not in rows_written(f) for f in single_line
+        )
         await pilot.press(*" and more words than the prompt holds on one row", "backspace", "left", "x")
         await pilot.pause(0.1)
         assert composer.region.height > 3  # it wrapped: a taller prompt, drawn whole
@@ -52,7 +54,11 @@ async def test_a_repaint_outside_typing_is_still_the_whole_prompt() -> None:
         asked: list[object] = []
         monkeypatch = pytest.MonkeyPatch()
         original = Composer._set_dirty
-        monkeypatch.setattr(Composer, "_set_dirty", lambda self, *regions: (asked.append(regions), original(self, *regions))[1])
+        monkeypatch.setattr(
+            Composer,
+            "_set_dirty",
+            lambda self, *regions: (asked.append(regions), original(self, *regions))[1],
+        )
         try:
             composer.refresh()
         finally:

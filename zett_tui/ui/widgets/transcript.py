@@ -54,6 +54,7 @@ from textual.widget import Widget
 from zett_tui.ui.speed.terminal_scroll import request_scroll
 from zett_tui.ui.textual_compat import forget_rendered_rows, own_vertical_scrollbar, set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
+from zett_tui.ui.widgets.drawn_rows import DrawnRows
 from zett_tui.ui.widgets.find_highlight import match_styles
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
 from zett_tui.ui.widgets.tool_block import ToolBlock
@@ -93,9 +94,6 @@ BlockT = TypeVar("BlockT", bound=Block)
 NEW_OUTPUT_BADGE = " ↓ new output (Ctrl+End) "
 _MAX_SYNC_DELAY = 0.2
 """Upper bound of the back-off after an expensive sync (seconds)."""
-_DRAWN_ROWS_KEPT = 1000
-_BADGED = object()
-"""In ``Transcript._drawn``: the row drawn with the new-output badge over its line."""
 """Rows whose drawn line is remembered; forgetting them only means repainting them next time."""
 _RENDER_AHEAD_STEP = 0.004
 """Seconds of rendering per event-loop turn before an update (a key typed meanwhile waits no longer)."""
@@ -235,9 +233,7 @@ class Transcript(ScrollView, can_focus=True):
         self._keep_on_screen: tuple[int, int, bool] | None = None
         """(block, its row on screen, reveal) for the next update after an expand or collapse."""
         self._frame_selection: Selection | None = None
-        self._drawn: dict[int, object] = {}
-        """The line last drawn at each virtual row (so an update repaints only the rows that changed);
-        ``_BADGED`` where the new-output badge was drawn over it (it stays at the screen's bottom)."""
+        self._drawn = DrawnRows()
         self._pending_anchor: Anchor | None = None
         """Where the next update puts the view (a find match, or back where the reader was)."""
         self._finder = TranscriptFinder(self, self._layout)
@@ -488,9 +484,7 @@ class Transcript(ScrollView, can_focus=True):
         base = self._base_style()
         virtual_y = self.scroll_offset.y + y
         line = self._line_for_screen(virtual_y) if self._layout.width else None
-        if len(self._drawn) > _DRAWN_ROWS_KEPT:
-            self._drawn.clear()
-        self._drawn[virtual_y] = line
+        self._drawn.drew(virtual_y, line)
         if line is None:
             strip = Strip.blank(width, base)
         else:
@@ -506,7 +500,7 @@ class Transcript(ScrollView, can_focus=True):
                 strip = self._finder.mark_row(strip, virtual_y)
             strip = strip.apply_offsets(0, virtual_y)
         if self._unseen_output and y == self._viewport_height() - 1 and width > len(NEW_OUTPUT_BADGE):
-            self._drawn[virtual_y] = _BADGED
+            self._drawn.drew_badge(virtual_y)
             badge = Segment(NEW_OUTPUT_BADGE, base + self._render_context().styles.new_output)
             strip = Strip.join([strip.crop(0, width - badge.cell_length), Strip([badge])])
         return strip
@@ -661,17 +655,9 @@ class Transcript(ScrollView, can_focus=True):
         """Repaint the rows on screen whose line is not the one drawn there (in runs of rows). A stream
         that adds to its last paragraph repaints a few rows, not the screen. ``whole_rows``: their
         padding too (rows the terminal scrolled in are blank)."""
-        drawn, layout = self._drawn, self._layout
         repaint = self._refresh_whole_rows if whole_rows else self.refresh_lines
-        run_start: int | None = None
-        for y in range(top, top + viewport + 1):
-            found = layout.line_at(y) if y < top + viewport else None
-            changed = y < top + viewport and (y not in drawn or drawn[y] != (found and found[1]))
-            if changed and run_start is None:
-                run_start = y
-            elif not changed and run_start is not None:
-                repaint(run_start, y - run_start)
-                run_start = None
+        for start, count in self._drawn.changed_runs(top, viewport, self._layout.line_at):
+            repaint(start, count)
 
     def _refresh_whole_rows(self, start: int, count: int) -> None:
         """Repaint virtual rows ``start``.. across the widget's whole width, padding included."""
@@ -692,8 +678,7 @@ class Transcript(ScrollView, can_focus=True):
         if not request_scroll(self, band, new - old):
             return False
         forget_rendered_rows(self)
-        kept = range(max(old, new), min(old, new) + viewport)  # rows on screen before and after
-        self._drawn = {y: line for y, line in self._drawn.items() if y in kept}
+        self._drawn.scrolled(old, new, viewport)
         self._refresh_changed_rows(new, viewport, whole_rows=True)
         bar = self.vertical_scrollbar
         bar.position = new

@@ -307,6 +307,20 @@ def forget_rendered_rows(widget: Widget) -> None:
     widget._styles_cache.clear()
 
 
+def move_waiting_repaints(widget: Widget, shift: int) -> None:
+    """The terminal is to move ``widget``'s rows up by ``shift`` (down when negative) before the
+    next frame draws the rows that wait to be repainted (``Widget._repaint_regions``, kept relative
+    to the widget and placed on screen only when that frame is drawn): what waits to be replaced
+    will then be ``shift`` rows higher, so the rows there wait too. The rows first asked for stay
+    asked for (they will show other lines, which drawing again shows right)."""
+    waiting = widget._repaint_regions
+    if not waiting:
+        return
+    outer = widget.outer_size.region
+    moved = {moved for region in waiting if (moved := region.translate((0, -shift)).intersection(outer))}
+    waiting.update(moved)
+
+
 def own_vertical_scrollbar(widget: Widget, make: Callable[[], ScrollBar]) -> ScrollBar:
     """``widget``'s vertical scrollbar, created by ``make`` the first time (Textual creates a plain
     ``ScrollBar``); for a ``vertical_scrollbar`` property that overrides Textual's.

@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import ControlType, Segment
 
-from zett_tui.ui.textual_compat import ChopsUpdate, Compositor, CompositorUpdate, screen_compositor
+from zett_tui.ui.textual_compat import (
+    ChopsUpdate,
+    Compositor,
+    CompositorUpdate,
+    move_waiting_repaints,
+    screen_compositor,
+)
 
 if TYPE_CHECKING:
     from textual.geometry import Region
@@ -179,4 +185,8 @@ def request_scroll(widget: Widget, band: Region, shift: int) -> bool:
     for other, (region, clip) in compositor.visible_widgets.items():
         if other not in allowed and region.intersection(clip).overlaps(band):
             return False
-    return compositor.pending.add(band.y, band.height, shift, scrolled)
+    if not compositor.pending.add(band.y, band.height, shift, scrolled):
+        return False
+    for moved in scrolled:  # repaints asked for before this scroll (an earlier one in this frame)
+        move_waiting_repaints(moved, shift)
+    return True

@@ -11,7 +11,7 @@ from textual import events
 
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.terminal_mirror import TerminalMirror
-from tests.test_terminal_scroll import ANSWER, scrolls, streamed
+from tests.test_terminal_scroll import ANSWER, Dialog, scrolls, streamed
 from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
 
 
@@ -160,3 +160,51 @@ async def test_a_tiny_terminal(monkeypatch: pytest.MonkeyPatch, height: int) -> 
         await pilot.pause(0.1)
         mirror.settled()
     assert mirror.differences == []
+
+
+async def test_a_tool_row_selected_and_toggled_while_the_answer_streams_below(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = make_app(
+        ScriptedModel(
+            tool_step("c1", "read_file", {"path": "missing.txt"}),
+            text_step(ANSWER, chunk=16, delay=0.003),
+        )
+    )
+    async with ready_app(app) as pilot:
+        mirror = TerminalMirror.watch(app, monkeypatch)
+        await submit(pilot, "go")
+        transcript = app.chat.transcript
+        await wait_for(pilot, lambda: "Part 2" in transcript.blocks[-1].plain_text())
+        transcript.focus()
+        for key in ("alt+up", "enter", "alt+down", "alt+up", "enter", "alt+up", "enter"):
+            await pilot.press(key)
+            await pilot.pause(0.03)
+        await wait_for(pilot, lambda: idle(app))
+        await pilot.pause(0.1)
+        mirror.settled()
+    assert mirror.differences == []
+
+
+async def test_a_resize_and_a_dialog_while_a_scroll_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(ScriptedModel(text_step(ANSWER, chunk=4000)))
+    async with ready_app(app) as pilot:
+        mirror = TerminalMirror.watch(app, monkeypatch)
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: idle(app))
+        transcript = app.chat.transcript
+        transcript.scroll_to(y=transcript.scroll_y - 3, animate=False, immediate=True)
+        await pilot.resize_terminal(90, 26)
+        await pilot.pause(0.1)
+        transcript.scroll_to(y=transcript.scroll_y - 2, animate=False, immediate=True)
+        app.push_screen(Dialog())
+        await pilot.pause(0.1)
+        transcript.scroll_to(y=transcript.scroll_y + 4, animate=False, immediate=True)
+        app.pop_screen()
+        await pilot.pause(0.1)
+        transcript.scroll_to(y=transcript.scroll_y + 1, animate=False, immediate=True)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.2)
+        mirror.settled()
+    assert mirror.differences == []
+    assert mirror.checked >= 3

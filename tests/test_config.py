@@ -106,6 +106,7 @@ def test_each_layer_overrides_the_one_below(ws: Workspace) -> None:
         [ui]
         theme = "user-theme"
         animations = false
+        terminal_scroll = false
         """
     )
     ws.write_project(
@@ -122,7 +123,9 @@ def test_each_layer_overrides_the_one_below(ws: Workspace) -> None:
     with_flags = ws.load_clean(env=env, flags={"model": "demo", "reasoning_effort": None})
     assert with_flags.model == "demo"
     assert with_flags.reasoning_effort == "high"  # None means the flag was not given
-    assert with_flags.ui == UISettings(theme="project-theme", bell=True, animations=False)
+    assert with_flags.ui == UISettings(
+        theme="project-theme", bell=True, animations=False, terminal_scroll=False
+    )
     assert with_flags.sources == (ws.user_config, ws.project_config)
 
 
@@ -313,7 +316,7 @@ def test_unknown_key_is_skipped_with_a_suggestion_and_the_rest_applies(ws: Works
             "[ui]\ncolour = 1\n",
             2,
             "ui.colour",
-            "unknown key (known here: theme, bell, notify, animations, image_previews)",
+            "unknown key (known here: theme, bell, notify, animations, image_previews, terminal_scroll)",
         ),
         (
             '[ui]\ntheme = "nord"\nmodel = "demo"\n',

@@ -30,9 +30,11 @@ ANSWER = "\n\n".join(
 During = Callable[[Any, Any], Awaitable[None]]
 
 
-async def streamed(monkeypatch: pytest.MonkeyPatch, during: During | None = None) -> TerminalMirror:
+async def streamed(
+    monkeypatch: pytest.MonkeyPatch, during: During | None = None, **launch: Any
+) -> TerminalMirror:
     """Stream ``ANSWER`` at a model's pace with every frame mirrored; ``during`` runs once it has begun."""
-    app = make_app(ScriptedModel(text_step(ANSWER, chunk=16, delay=0.003)))
+    app = make_app(ScriptedModel(text_step(ANSWER, chunk=16, delay=0.003)), **launch)
     async with ready_app(app) as pilot:
         mirror = TerminalMirror.watch(app, monkeypatch)
         await submit(pilot, "go")
@@ -84,6 +86,13 @@ async def test_a_fast_answer_is_drawn_right_after_every_frame(monkeypatch: pytes
     mirror = await streamed(monkeypatch)
     assert mirror.differences == []
     assert mirror.checked >= 10 and scrolls(mirror) >= 3
+
+
+async def test_with_terminal_scroll_off_every_row_is_drawn_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[ui] terminal_scroll = false``: for a terminal that would leave stale rows."""
+    mirror = await streamed(monkeypatch, terminal_scroll=False)
+    assert mirror.differences == [] and mirror.checked >= 10
+    assert scrolls(mirror) == 0
 
 
 async def test_a_toast_over_the_transcript_is_not_moved_with_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -86,6 +86,10 @@ class UISettings:
     """Spinners and other motion; turn off on slow links or for screen readers."""
     image_previews: bool = False
     """Show a small preview (coloured cells, two pixels each) under each image sent."""
+    terminal_scroll: bool = True
+    """Let the terminal move the transcript's rows when it scrolls (scrolling margins), drawing only
+    the rows brought in: a fraction of the output, over SSH too. ``false``: every row is drawn
+    again, for a terminal that leaves stale rows."""
 
 
 @dataclass(frozen=True)
@@ -292,6 +296,7 @@ UI_SCHEMA: Mapping[str, Setting] = {
     "notify": Setting(convert_notify),
     "animations": Setting(convert_bool),
     "image_previews": Setting(convert_bool),
+    "terminal_scroll": Setting(convert_bool),
 }
 
 SANDBOX_SCHEMA: Mapping[str, Setting] = {

@@ -45,6 +45,8 @@ class LaunchSettings:
     animations: bool = True
     #: ``[ui] image_previews``: a small preview under each image sent.
     image_previews: bool = False
+    #: ``[ui] terminal_scroll``: the terminal moves the transcript's rows (``ui/speed/terminal_scroll``).
+    terminal_scroll: bool = True
     redact: Callable[[str], str] | None = None
     #: Turns a failure into one human line naming the provider, its key variable and address.
     describe_error: Callable[[BaseException], str] | None = None

@@ -144,6 +144,7 @@ def prepare_launch(
         theme=settings.ui.theme,
         animations=settings.ui.animations,
         image_previews=settings.ui.image_previews,
+        terminal_scroll=settings.ui.terminal_scroll,
         redact=redact,
         describe_error=explain,
         extensions=settings.extensions,

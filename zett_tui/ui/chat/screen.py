@@ -124,8 +124,8 @@ class ChatScreen(Screen[None]):
 
     def __init__(self, launch: LaunchSettings, commands: CommandList | None = None) -> None:
         super().__init__()
-        #: The transcript's scrolls move the terminal's rows instead of drawing them again.
-        install_compositor(self, ScrollingCompositor())
+        if launch.terminal_scroll:  # the transcript's scrolls move the terminal's rows
+            install_compositor(self, ScrollingCompositor())
         self.launch = launch
         #: Keys taken for the prompt and not handled yet: frames wait for them (``speed/keys_first``).
         self.keys_in_flight = KeysInFlight()

@@ -4,7 +4,7 @@ whatever else happens on screen meanwhile (a toast, a dialog, a resize, the read
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import pyte
@@ -18,6 +18,7 @@ from tests.terminal_mirror import TerminalMirror
 from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
 from zett_tui.ui.speed.terminal_scroll import PendingScroll, scroll_sequence
 from zett_tui.ui.widgets import transcript as transcript_module
+from zett_tui.ui.widgets.transcript import Transcript
 
 #: Markdown of many rows and styles: headings, lists, code, emphasis.
 ANSWER = "\n\n".join(
@@ -188,18 +189,32 @@ async def test_a_menu_and_the_find_bar_opened_while_it_streams(monkeypatch: pyte
     assert mirror.differences == []
 
 
-async def test_the_reader_scrolling_a_few_rows_up_and_back_down(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rows that left the screen come back blank from the terminal: they are drawn again."""
+async def after_an_answer(
+    monkeypatch: pytest.MonkeyPatch, steps: Sequence[Callable[[Transcript], object]]
+) -> TerminalMirror:
+    """A whole answer on screen; then each step moves the view (before a frame), and its frame is
+    waited for. The mirror, settled."""
     app = make_app(ScriptedModel(text_step(ANSWER, chunk=400)))
     async with ready_app(app) as pilot:
         mirror = TerminalMirror.watch(app, monkeypatch)
         await submit(pilot, "go")
         await wait_for(pilot, lambda: idle(app))
-        transcript = app.chat.transcript
-        for rows in (-3, -2, 2, 3, -4, 4):
+        for step in steps:
             drawn = len(mirror.frames)
-            transcript.scroll_to(y=transcript.scroll_y + rows, animate=False)
+            step(app.chat.transcript)
             await wait_for(pilot, lambda drawn=drawn: len(mirror.frames) > drawn)  # type: ignore[misc]
         mirror.settled()
+    return mirror
+
+
+def scroll_by(rows: int) -> Callable[[Transcript], object]:
+    return lambda transcript: transcript.scroll_to(
+        y=transcript.scroll_y + rows, animate=False, immediate=True
+    )
+
+
+async def test_the_reader_scrolling_a_few_rows_up_and_back_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows that left the screen come back blank from the terminal: they are drawn again."""
+    mirror = await after_an_answer(monkeypatch, [scroll_by(rows) for rows in (-3, -2, 2, 3, -4, 4)])
     assert mirror.differences == []
     assert scrolls(mirror) >= 6

@@ -4,32 +4,24 @@ from nothing (``tests/terminal_mirror.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from textual import events
 
-from tests.fakes.scripted_model import ScriptedModel, text_step
-from tests.terminal_mirror import TerminalMirror
-from tests.test_terminal_scroll import ANSWER, scrolls, streamed
-from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
+from tests.test_terminal_scroll import after_an_answer, scroll_by, scrolls, streamed
+from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
 
 
 async def test_a_screenshot_taken_while_a_scroll_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     """A screenshot renders the whole screen for no terminal: the scroll still waits for the frame
     that draws the rows it brings in, then both reach the terminal."""
-    app = make_app(ScriptedModel(text_step(ANSWER, chunk=4000)))
-    async with ready_app(app) as pilot:
-        mirror = TerminalMirror.watch(app, monkeypatch)
-        await submit(pilot, "go")
-        await wait_for(pilot, lambda: idle(app))
-        transcript = app.chat.transcript
-        for rows in (-3, 2, -1, 2):
-            drawn = len(mirror.frames)
-            transcript.scroll_to(y=transcript.scroll_y + rows, animate=False, immediate=True)
-            app.export_screenshot()
-            await wait_for(pilot, lambda drawn=drawn: len(mirror.frames) > drawn)  # type: ignore[misc]
-        mirror.settled()
+
+    def scroll_and_screenshot(rows: int) -> Callable[[Transcript], object]:
+        return lambda transcript: (scroll_by(rows)(transcript), transcript.app.export_screenshot())
+
+    mirror = await after_an_answer(monkeypatch, [scroll_and_screenshot(rows) for rows in (-3, 2, -1, 2)])
     assert mirror.differences == []
     assert scrolls(mirror) >= 4
 
@@ -68,18 +60,42 @@ async def test_page_up_animated_and_ctrl_end_while_it_streams(monkeypatch: pytes
 async def test_a_scroll_refused_after_one_accepted_in_the_same_frame(monkeypatch: pytest.MonkeyPatch) -> None:
     """A row, then a page, before one frame: the page would move every row out of the band, so it is
     refused and the transcript drawn whole, after the first scroll that the frame still writes."""
-    app = make_app(ScriptedModel(text_step(ANSWER, chunk=4000)))
-    async with ready_app(app) as pilot:
-        mirror = TerminalMirror.watch(app, monkeypatch)
-        await submit(pilot, "go")
-        await wait_for(pilot, lambda: idle(app))
-        transcript = app.chat.transcript
-        page = transcript.scrollable_content_region.height
-        for first, second in ((-1, -page), (2, page - 4), (-3, -page)):
-            drawn = len(mirror.frames)
-            transcript.scroll_to(y=transcript.scroll_y + first, animate=False, immediate=True)
-            transcript.scroll_to(y=transcript.scroll_y + second, animate=False, immediate=True)
-            await wait_for(pilot, lambda drawn=drawn: len(mirror.frames) > drawn)  # type: ignore[misc]
-        mirror.settled()
+
+    def two_scrolls(first: int, second: Callable[[int], int]) -> Callable[[Transcript], object]:
+        """``first`` rows, then ``second(page)`` rows, before one frame."""
+
+        def both(transcript: Transcript) -> None:
+            scroll_by(first)(transcript)
+            scroll_by(second(transcript.scrollable_content_region.height))(transcript)
+
+        return both
+
+    mirror = await after_an_answer(
+        monkeypatch,
+        [
+            two_scrolls(-1, lambda page: -page),
+            two_scrolls(2, lambda page: page - 4),
+            two_scrolls(-3, lambda page: -page),
+        ],
+    )
+    assert mirror.differences == []
+    assert scrolls(mirror) >= 3
+
+
+async def test_the_new_output_badge_stays_on_the_bottom_row_as_the_reader_scrolls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The badge is drawn over the bottom row: rows the terminal moves there (the reader scrolls up)
+    showed none, so that row is drawn again."""
+    mirror = await after_an_answer(
+        monkeypatch,
+        [
+            scroll_by(-10),
+            lambda transcript: transcript.add(NoticeBlock("More output below")),
+            scroll_by(-2),
+            scroll_by(-1),
+            scroll_by(2),
+        ],
+    )
     assert mirror.differences == []
     assert scrolls(mirror) >= 3

@@ -28,6 +28,10 @@ class DrawnRows:
     def drew_badge(self, y: int) -> None:
         self._rows[y] = _BADGED
 
+    def forget(self, y: int) -> None:
+        """Row ``y`` is to be drawn again whatever its line (the badge goes over it now)."""
+        self._rows.pop(y, None)
+
     def changed_runs(
         self, top: int, viewport: int, line_at: Callable[[int], tuple[int, Line | None] | None]
     ) -> Iterator[tuple[int, int]]:

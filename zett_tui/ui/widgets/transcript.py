@@ -679,6 +679,8 @@ class Transcript(ScrollView, can_focus=True):
             return False
         forget_rendered_rows(self)
         self._drawn.scrolled(old, new, viewport)
+        if self._unseen_output:  # the badge stays on the bottom row: what moved there has none
+            self._drawn.forget(new + viewport - 1)
         self._refresh_changed_rows(new, viewport, whole_rows=True)
         bar = self.vertical_scrollbar
         bar.position = new

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from textual.geometry import Region
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -23,12 +24,21 @@ class ActivitySpinner:
     """Owned by one widget, whose ``render`` asks for ``glyph()``; ``set_busy`` starts and stops it."""
 
     def __init__(
-        self, widget: Widget, *, frames: str = SPINNER_FRAMES, fps: float = FRAMES_PER_SECOND
+        self,
+        widget: Widget,
+        *,
+        frames: str = SPINNER_FRAMES,
+        fps: float = FRAMES_PER_SECOND,
+        cell: Region | None = None,
     ) -> None:
+        """``cell``: where in ``widget`` (its content) the glyph is drawn, when nothing else there
+        changes with time: each turn repaints only that cell (the status line's 120 columns were
+        written 8 times a second for one character); None: the whole widget."""
         self.widget = widget
         self.frames = frames
         self.fps = min(fps, FRAMES_PER_SECOND)
         self.busy = False
+        self.cell = cell
         self._timer: Timer | None = None
 
     @property
@@ -43,10 +53,16 @@ class ActivitySpinner:
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
         if busy and self._timer is None and self.animated:
-            self._timer = self.widget.set_interval(1 / self.fps, self.widget.refresh, name="activity-spinner")
+            self._timer = self.widget.set_interval(1 / self.fps, self._turn, name="activity-spinner")
         elif not busy and self._timer is not None:
             self._timer.stop()
             self._timer = None
+
+    def _turn(self) -> None:
+        if self.cell is None:
+            self.widget.refresh()
+        else:
+            self.widget.refresh(self.cell)
 
     def glyph(self) -> str:
         """The character to show now: a spinner frame, the still busy dot, or the idle circle."""

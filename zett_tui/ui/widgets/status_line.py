@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -71,7 +72,8 @@ class StatusLine(Widget):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.spinner = ActivitySpinner(self)
+        # The glyph is the line's first character (``render``), and nothing else on it moves.
+        self.spinner = ActivitySpinner(self, cell=Region(0, 0, 1, 1))
 
     def watch_activity(self, activity: Activity) -> None:
         self.spinner.set_busy(activity not in self.STILL_ACTIVITIES)

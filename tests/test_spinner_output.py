@@ -1,0 +1,43 @@
+"""The busy spinner repaints its own cell, not the status line's whole row, 8 times a second
+(``ActivitySpinner(cell=...)``): over SSH that row was ~0.25 KiB a turn of the spinner."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.terminal_mirror import TerminalMirror
+from tests.ui_helpers import make_app, ready_app, submit, wait_for
+from zett_tui.ui.widgets.activity import SPINNER_FRAMES
+
+
+async def test_the_spinner_turns_and_writes_only_its_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = asyncio.Event()
+    app = make_app(ScriptedModel(text_step("Thinking about it", gate=gate)))
+    async with ready_app(app) as pilot:
+        status = app.chat.status
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: status.spinner.running)
+        await pilot.pause(0.3)  # the turn's start is drawn; from here only the spinner moves
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.chat.status.region)
+        await pilot.pause(0.2)  # the full frame the mirror asks for
+        watched_from = len(mirror.frames)
+        await pilot.pause(0.8)
+        ticks = mirror.frames[watched_from:]
+        row, column = status.region.y + 1, status.region.x + 1  # 1-based: the padding cell, then the glyph
+        gate.set()
+    on_status_row = [
+        (column_drawn, text)
+        for frame in ticks
+        for row_drawn, column_drawn, text in re.findall(
+            r"\x1b\[(\d+);(\d+)H([^\x1b]*(?:\x1b\[[0-9;]*m[^\x1b]*)*)", frame
+        )
+        if int(row_drawn) == row
+    ]  # (column, what was written from there) for each part of a frame on the status line's row
+    glyphs = {glyph for _, text in on_status_row for glyph in text if glyph in SPINNER_FRAMES}
+    assert len(on_status_row) >= 3 and len(glyphs) >= 2  # it turns
+    for column_drawn, text in on_status_row:
+        assert int(column_drawn) == column and len(text) < 80, text  # its cell, not the row

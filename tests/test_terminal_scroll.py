@@ -17,7 +17,7 @@ from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.terminal_mirror import TerminalMirror
 from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
 from zett_tui.ui.speed.terminal_scroll import PendingScroll, scroll_sequence
-from zett_tui.ui.widgets import transcript as transcript_module
+from zett_tui.ui.widgets import row_repaint
 from zett_tui.ui.widgets.transcript import Transcript
 
 #: Markdown of many rows and styles: headings, lists, code, emphasis.
@@ -77,7 +77,7 @@ async def test_a_paced_answer_scrolls_the_terminal_and_writes_a_fraction(
     mirror, written = await paced_after_a_full_screen(monkeypatch)
     assert mirror.differences == []
     assert mirror.checked >= 10 and scrolls(mirror) >= 3  # few frames on a loaded machine: still some
-    monkeypatch.setattr(transcript_module, "request_scroll", lambda *args: False)
+    monkeypatch.setattr(row_repaint, "request_scroll", lambda *args: False)
     drawn_whole, written_whole = await paced_after_a_full_screen(monkeypatch)
     assert drawn_whole.differences == [] and scrolls(drawn_whole) == 0
     assert written * 5 < written_whole * 3  # under 60% (the benchmark: ~27%, bench_paced_output)

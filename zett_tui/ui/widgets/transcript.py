@@ -51,11 +51,10 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zett_tui.ui.speed.terminal_scroll import request_scroll
-from zett_tui.ui.textual_compat import forget_rendered_rows, own_vertical_scrollbar, set_virtual_size_quietly
+from zett_tui.ui.textual_compat import own_vertical_scrollbar, set_virtual_size_quietly
 from zett_tui.ui.themes import code_theme_for
-from zett_tui.ui.widgets.drawn_rows import DrawnRows
 from zett_tui.ui.widgets.find_highlight import match_styles
+from zett_tui.ui.widgets.row_repaint import RowRepaint
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
 from zett_tui.ui.widgets.tool_block import ToolBlock
 from zett_tui.ui.widgets.transcript_blocks import (
@@ -233,7 +232,7 @@ class Transcript(ScrollView, can_focus=True):
         self._keep_on_screen: tuple[int, int, bool] | None = None
         """(block, its row on screen, reveal) for the next update after an expand or collapse."""
         self._frame_selection: Selection | None = None
-        self._drawn = DrawnRows()
+        self._row_repaint = RowRepaint(self, self._layout.line_at, lambda: self._unseen_output)
         self._pending_anchor: Anchor | None = None
         """Where the next update puts the view (a find match, or back where the reader was)."""
         self._finder = TranscriptFinder(self, self._layout)
@@ -484,7 +483,7 @@ class Transcript(ScrollView, can_focus=True):
         base = self._base_style()
         virtual_y = self.scroll_offset.y + y
         line = self._line_for_screen(virtual_y) if self._layout.width else None
-        self._drawn.drew(virtual_y, line)
+        self._row_repaint.drawn.drew(virtual_y, line)
         if line is None:
             strip = Strip.blank(width, base)
         else:
@@ -500,7 +499,7 @@ class Transcript(ScrollView, can_focus=True):
                 strip = self._finder.mark_row(strip, virtual_y)
             strip = strip.apply_offsets(0, virtual_y)
         if self._unseen_output and y == self._viewport_height() - 1 and width > len(NEW_OUTPUT_BADGE):
-            self._drawn.drew_badge(virtual_y)
+            self._row_repaint.drawn.drew_badge(virtual_y)
             badge = Segment(NEW_OUTPUT_BADGE, base + self._render_context().styles.new_output)
             strip = Strip.join([strip.crop(0, width - badge.cell_length), Strip([badge])])
         return strip
@@ -616,7 +615,7 @@ class Transcript(ScrollView, can_focus=True):
         elif resized:
             self.refresh()
         elif visible_changed:
-            self._refresh_changed_rows(target, viewport)
+            self._row_repaint.changed_rows(target, viewport)
         if anchor[0] in ("pin", "reveal"):
             self._set_following(target >= layout.total - viewport)
         if new_below and not self._following:
@@ -650,45 +649,6 @@ class Transcript(ScrollView, can_focus=True):
             self.set_timer(_HOLD_RETRY, self._continue_sync)
         else:
             self._sync()
-
-    def _refresh_changed_rows(self, top: int, viewport: int, *, whole_rows: bool = False) -> None:
-        """Repaint the rows on screen whose line is not the one drawn there (in runs of rows). A stream
-        that adds to its last paragraph repaints a few rows, not the screen. ``whole_rows``: their
-        padding too (rows the terminal scrolled in are blank)."""
-        repaint = self._refresh_whole_rows if whole_rows else self.refresh_lines
-        for start, count in self._drawn.changed_runs(top, viewport, self._layout.line_at):
-            repaint(start, count)
-
-    def _refresh_whole_rows(self, start: int, count: int) -> None:
-        """Repaint virtual rows ``start``.. across the widget's whole width, padding included."""
-        self.refresh(
-            Region(-self.content_offset.x, start - self.scroll_offset.y, self.outer_size.width, count)
-        )
-
-    def _scroll_terminal(self, old: int, new: int) -> bool:
-        """Have the terminal move the rows on screen from view ``old`` to ``new`` itself, and repaint
-        only the rows that do not then show their line (``speed/terminal_scroll``); False when it
-        cannot (the caller repaints them all)."""
-        try:
-            region, content = self.region, self.scrollable_content_region
-        except Exception:  # not on a screen's map (being mounted or removed)
-            return False
-        viewport = content.height
-        band = Region(region.x, region.y + content.y, region.width, viewport)
-        if not request_scroll(self, band, new - old):
-            return False
-        forget_rendered_rows(self)
-        self._drawn.scrolled(old, new, viewport)
-        if self._unseen_output:  # the badge stays on the bottom row: what moved there has none
-            self._drawn.forget(new + viewport - 1)
-        self._refresh_changed_rows(new, viewport, whole_rows=True)
-        bar = self.vertical_scrollbar
-        bar.position = new
-        if isinstance(bar, SteadyScrollBar):  # the terminal moved its column too
-            bar.moved_by_terminal(new - old)
-        else:
-            bar.refresh(bar.size.region)
-        return True
 
     def _schedule_prefetch(self) -> None:
         if not self._prefetch_pending and self.is_attached:
@@ -761,7 +721,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         old, new = round(old_value), round(new_value)
-        if old == new or not self._scroll_terminal(old, new):
+        if old == new or not self._row_repaint.scrolled(old, new):
             super().watch_scroll_y(old_value, new_value)
         if not self._programmatic_scroll and old != new:
             self._schedule_sync()

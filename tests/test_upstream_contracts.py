@@ -305,6 +305,35 @@ def test_a_partial_update_still_renders_the_widgets_the_compositor_lists_as_visi
     )
 
 
+def test_the_compositor_the_terminal_scroll_relies_on() -> None:
+    """``ui/speed/terminal_scroll`` and ``textual_compat.screen_compositor`` / ``install_compositor``
+    / ``forget_rendered_rows`` / ``move_waiting_repaints``: the names they touch, and that only a
+    screenshot asks the compositor for a full render (the terminal scroll leaves it waiting then)."""
+    from textual.screen import Screen
+
+    screen, widget = Screen(), Widget()
+    _check(
+        isinstance(screen._compositor, textual_compat.Compositor)
+        and callable(getattr(widget._styles_cache, "clear", None))
+        and isinstance(widget._repaint_regions, set),
+        "Screen._compositor, Widget._styles_cache or Widget._repaint_regions changed: the terminal "
+        "scroll (ui/speed/terminal_scroll.py) would break; set [ui] terminal_scroll = false meanwhile",
+    )
+    refresh = inspect.getsource(Screen._compositor_refresh)
+    _check(
+        "self._compositor.render_update(" in refresh
+        and "full=True" not in refresh
+        and "app._display(self, update)" in refresh
+        and "render_update(\n            full=True" in inspect.getsource(App.export_screenshot),
+        "Screen._compositor_refresh no longer writes a partial render_update() to the terminal, or "
+        "full=True no longer means a screenshot: ScrollingCompositor would write a scroll no frame draws",
+    )
+    _check(
+        "render_segments(" in inspect.getsource(App._display),
+        "App._display no longer writes CompositorUpdate.render_segments(): the scroll would not be written",
+    )
+
+
 def test_the_screen_tick_the_chat_holds_for_keys_is_still_where_frames_are_drawn() -> None:
     from textual.screen import Screen
 

@@ -65,8 +65,8 @@ class Composer(TextArea):
     """
 
     _typing = False
-    """While TextArea handles a typed key or runs its own text or cursor action for one: its
-    repaints stay inside the border (``refresh``)."""
+    """While TextArea handles a typed key or runs its own text or cursor action for one, or the
+    cursor rests or wakes: its repaints stay inside the border (``refresh``)."""
 
     BINDINGS = [
         Binding("ctrl+j", "newline", "Newline", show=False, tooltip="Insert a new line"),
@@ -165,14 +165,23 @@ class Composer(TextArea):
             self._rest_timer = self.set_timer(BLINK_SECONDS, self._rest_cursor, name="cursor rest")
         if self._blink_rested:
             self._blink_rested = False
-            self.cursor_blink = self.app.animation_level != "none"  # blinking is motion too
+            self._set_blink(self.app.animation_level != "none")  # blinking is motion too
 
     def _rest_cursor(self) -> None:
         """No input for ``BLINK_SECONDS``: the cursor stays shown and stops blinking."""
         self._rest_timer = None
         if self.cursor_blink:
-            self.cursor_blink = False
+            self._set_blink(False)
             self._blink_rested = True
+
+    def _set_blink(self, blink: bool) -> None:
+        """``cursor_blink`` set as the cursor rests or wakes: the reactive repaints the whole widget,
+        but only the cursor's cell, inside the border, changes (``refresh``)."""
+        typing, self._typing = self._typing, True
+        try:
+            self.cursor_blink = blink
+        finally:
+            self._typing = typing
 
     def watch_cursor_blink(self, blink: bool) -> None:
         """Blinking switched on or off by anyone (reduced motion): a key does not undo that."""

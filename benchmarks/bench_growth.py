@@ -56,9 +56,9 @@ def pss_mb() -> float:
 
 
 def heap_parts() -> dict[str, float]:
-    """Where the process's memory is, in MB: Python's object allocator (its arenas, and the bytes
-    of the objects alive in them: the difference is free space held by arenas a survivor keeps
-    open) and the C heap (glibc ``mallinfo2``: bytes in use, and free bytes not returned).
+    """Where the process's memory is, in MB: Python's object allocator (its arenas, the bytes of
+    the objects alive in them, and the two kinds of free space in them: free blocks in pools still
+    in use, and whole pools unused in an arena a survivor keeps open) and the C heap (glibc ``mallinfo2``: bytes in use, and free bytes not returned).
 
     ``sys._debugmallocstats`` writes to the C ``stderr``; it is read back through a temporary file.
     """
@@ -66,23 +66,19 @@ def heap_parts() -> dict[str, float]:
     import re
 
     parts: dict[str, float] = {}
-    with tempfile.TemporaryFile(mode="w+") as stats:
-        sys.stderr.flush()
-        saved = os.dup(2)
-        try:
-            os.dup2(stats.fileno(), 2)
-            sys._debugmallocstats()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        stats.seek(0)
-        text = stats.read()
+    text = pymalloc_stats()
     arenas = re.search(r"(\d+) arenas \* (\d+) bytes/arena", text)
     if arenas:
         parts["pymalloc_arenas"] = int(arenas.group(1)) * int(arenas.group(2)) / 2**20
     used = re.search(r"# bytes in allocated blocks\s*=\s*([\d,]+)", text)
     if used:
         parts["pymalloc_used"] = int(used.group(1).replace(",", "")) / 2**20
+    free = re.search(r"# bytes in available blocks\s*=\s*([\d,]+)", text)
+    if free:
+        parts["pymalloc_free_blocks"] = int(free.group(1).replace(",", "")) / 2**20
+    unused = re.search(r"(\d+) unused pools \* (\d+) bytes", text)
+    if unused:
+        parts["pymalloc_unused_pools"] = int(unused.group(1)) * int(unused.group(2)) / 2**20
 
     class MallInfo2(ctypes.Structure):
         _fields_ = [
@@ -114,6 +110,33 @@ def heap_parts() -> dict[str, float]:
     parts.update(malloc_arenas())
     parts["sqlite"] = sqlite_memory()
     return parts
+
+
+def pymalloc_stats() -> str:
+    """What ``sys._debugmallocstats`` says (it writes to the C ``stderr``: read back through a
+    temporary file)."""
+    with tempfile.TemporaryFile(mode="w+") as stats:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(stats.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        stats.seek(0)
+        return stats.read()
+
+
+def pymalloc_classes() -> dict[int, tuple[int, int, int]]:
+    """Python's object allocator by block size: ``{size: (pools, blocks in use, free blocks)}``."""
+    import re
+
+    found: dict[int, tuple[int, int, int]] = {}
+    for row in re.finditer(r"^\s*\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$", pymalloc_stats(), re.M):
+        size, pools, used, free = (int(value) for value in row.groups())
+        found[size] = (pools, used, free)
+    return found
 
 
 def sqlite_memory() -> float:

@@ -22,10 +22,11 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from benchmarks.bench_growth import pss_mb, quiet_moment
+from benchmarks.bench_growth import heap_parts, pss_mb, pymalloc_classes, quiet_moment
 
 OWN_CODE = ("zett_tui", "zett_agent", "textual", "rich", "markdown_it", "benchmarks", "tests")
 
@@ -43,6 +44,94 @@ def _where(trace: tracemalloc.Traceback, frames: int) -> str:
         if len(shown) == frames:
             break
     return " <- ".join(shown)
+
+
+class Moment(NamedTuple):
+    """What is measured at a snapshot turn, after the quiet moment's collection."""
+
+    snapshot: tracemalloc.Snapshot | None
+    pss: float
+    census: Counter[str]
+    heap: dict[str, float]
+    caches: dict[str, int]
+    classes: dict[int, tuple[int, int, int]]
+
+
+def caches(app: Any) -> dict[str, int]:
+    """The entries of the caches a long session could fill: Textual's ANSI codes by style, Rich's
+    style caches, the transcript's rendered lines."""
+    from rich.style import Style
+    from textual.strip import Strip
+
+    found: dict[str, int] = {"transcript_cached_lines": app.chat.transcript._layout.cached_lines}
+    for name, function in (
+        ("strip_render_ansi", Strip.render_ansi),
+        ("style_add", Style._add),
+        ("style_combine", Style.combine),
+        ("style_chain", Style.chain),
+        ("style_parse", Style.parse),
+    ):
+        info = getattr(function, "cache_info", None)
+        if info is not None:
+            found[name] = int(info().currsize)
+    return found
+
+
+def census() -> Counter[str]:
+    """The objects the collector tracks, counted by type (``module.Name``): what the traced sizes
+    above do not say, how many of each kind outlive their turn."""
+    import gc
+
+    gc.unfreeze()  # the quiet moment's collection froze the survivors: frozen objects are not listed
+    try:
+        alive = gc.get_objects()
+    finally:
+        gc.freeze()
+    counts: Counter[str] = Counter()
+    for thing in alive:
+        kind = type(thing)
+        counts[f"{kind.__module__}.{kind.__qualname__}"] += 1
+    return counts
+
+
+def report_census(before: Counter[str], after: Counter[str], turns: int, top: int) -> None:
+    scale = 100 / turns
+    grown = sorted(((after[name] - before[name], name) for name in after), reverse=True)
+    print(f"\nobjects alive by type (gc-tracked), per 100 turns; at the end {sum(after.values()):,}")
+    for change, name in grown[:top]:
+        if change <= 0:
+            break
+        print(f"  {change * scale:+9.0f}  {name} (now {after[name]:,})")
+
+
+def report_classes(
+    before: dict[int, tuple[int, int, int]], after: dict[int, tuple[int, int, int]], turns: int
+) -> None:
+    """Python's allocator by block size, per 100 turns: pools held, and the KB of blocks in use and
+    free in them (free growing while in-use does not is fragmentation)."""
+    scale = 100 / turns
+    print("\npymalloc by block size, per 100 turns (pools, KB in use, KB free):")
+    for size in sorted(set(before) | set(after)):
+        pools0, used0, free0 = before.get(size, (0, 0, 0))
+        pools1, used1, free1 = after.get(size, (0, 0, 0))
+        if pools0 != pools1 or used0 != used1:
+            print(
+                f"  {size:4d} B: pools {pools0} -> {pools1} ({(pools1 - pools0) * scale:+.0f}), "
+                f"in use {(used1 - used0) * size * scale / 1024:+.0f} KB, "
+                f"free {(free1 - free0) * size * scale / 1024:+.0f} KB"
+            )
+
+
+def report_heap(before: dict[str, float], after: dict[str, float], turns: int) -> None:
+    scale = 100 / turns
+    print(
+        "\nheap (MB), start -> end (per 100 turns): "
+        + ", ".join(
+            f"{name} {before.get(name, 0):.1f} -> {after.get(name, 0):.1f} "
+            f"({(after.get(name, 0) - before.get(name, 0)) * scale:+.2f})"
+            for name in sorted(after)
+        )
+    )
 
 
 def report(
@@ -65,9 +154,7 @@ def report(
             )
 
 
-async def session(
-    start: int, end: int, frames: int, trace_from: int
-) -> tuple[Any, Any, float, float, dict[str, Any]]:
+async def session(start: int, end: int, frames: int, trace_from: int) -> tuple[list[Moment], dict[str, Any]]:
     from benchmarks import bench_long_session as driver
     from benchmarks.bench_transcript import make_answer
     from tests.fakes.llm_server import FakeLLMServer
@@ -75,7 +162,7 @@ async def session(
     from zett_tui.providers.build import ModelChoice, build_model
     from zett_tui.ui.app import ZettApp
 
-    snapshots: dict[int, tuple[tracemalloc.Snapshot, float]] = {}
+    moments: dict[int, Moment] = {}
     with FakeLLMServer() as server:
         env = {"OPENAI_API_KEY": "sk-bench-dummy", "OPENAI_BASE_URL": server.openai_base_url}
         launch = LaunchSettings(
@@ -98,17 +185,19 @@ async def session(
                 if run.turns in (start, end):
                     await pilot.pause()
                     quiet_moment(app)
-                    snapshots[run.turns] = (tracemalloc.take_snapshot(), pss_mb())
+                    snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
+                    moments[run.turns] = Moment(
+                        snapshot, pss_mb(), census(), heap_parts(), caches(app), pymalloc_classes()
+                    )
                     print(
-                        f"  turn {run.turns}: {snapshots[run.turns][1]:.1f} MB PSS, "
+                        f"  turn {run.turns}: {moments[run.turns].pss:.1f} MB PSS, "
                         f"{tracemalloc.get_traced_memory()[0] / 2**20:.1f} MB traced, "
                         f"{time.perf_counter() - started:.0f} s",
                         file=sys.stderr,
                     )
             transcript = app.chat.transcript
             held = {"blocks": len(transcript.blocks), "cached_lines": transcript._layout.cached_lines}
-    (first, first_pss), (last, last_pss) = snapshots[start], snapshots[end]
-    return first, last, first_pss, last_pss, held
+    return [moments[start], moments[end]], held
 
 
 def main() -> None:
@@ -137,15 +226,18 @@ def main() -> None:
         project.mkdir()
         (project / "notes.md").write_text(NOTES)
         with contextlib.chdir(project):
-            first, last, first_pss, last_pss, held = asyncio.run(
-                session(args.start, args.end, args.frames, args.trace_from)
-            )
+            (first, last), held = asyncio.run(session(args.start, args.end, args.frames, args.trace_from))
     turns = args.end - args.start
     print(
-        f"zett trace_growth: turn {args.start} -> {args.end}: PSS {first_pss:.1f} -> {last_pss:.1f} MB "
-        f"({(last_pss - first_pss) * 100 / turns:+.1f} MB per 100 turns); transcript at the end: {held}"
+        f"zett trace_growth: turn {args.start} -> {args.end}: PSS {first.pss:.1f} -> {last.pss:.1f} MB "
+        f"({(last.pss - first.pss) * 100 / turns:+.1f} MB per 100 turns); transcript at the end: {held}"
     )
-    report(first, last, turns, args.top, args.frames)
+    print(f"caches: {first.caches} -> {last.caches}")
+    report_heap(first.heap, last.heap, turns)
+    report_classes(first.classes, last.classes, turns)
+    report_census(first.census, last.census, turns, args.top)
+    if first.snapshot is not None and last.snapshot is not None:
+        report(first.snapshot, last.snapshot, turns, args.top, args.frames)
 
 
 if __name__ == "__main__":

@@ -55,6 +55,19 @@ def pss_mb() -> float:
     return 0.0
 
 
+def pss_kinds() -> dict[str, float]:
+    """The process's PSS in MB by kind: anonymous memory (its heaps: what a session's growth is
+    made of) and files mapped (libraries; their share falls and rises as other processes map the
+    same files, so two PSS figures taken while other Pythons ran differ by it alone)."""
+    kinds: dict[str, float] = {}
+    with open("/proc/self/smaps_rollup") as rollup:
+        for line in rollup:
+            name, _, rest = line.partition(":")
+            if name in ("Pss_Anon", "Pss_File"):
+                kinds[name.lower()] = int(rest.split()[0]) / 1024
+    return kinds
+
+
 def heap_parts() -> dict[str, float]:
     """Where the process's memory is, in MB: Python's object allocator (its arenas, the bytes of
     the objects alive in them, and the two kinds of free space in them: free blocks in pools still
@@ -65,7 +78,7 @@ def heap_parts() -> dict[str, float]:
     import ctypes
     import re
 
-    parts: dict[str, float] = {}
+    parts: dict[str, float] = pss_kinds()
     text = pymalloc_stats()
     arenas = re.search(r"(\d+) arenas \* (\d+) bytes/arena", text)
     if arenas:

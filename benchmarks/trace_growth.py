@@ -179,12 +179,14 @@ async def session(start: int, end: int, frames: int, trace_from: int) -> tuple[l
             await run.wait(lambda: app.chat.host is not None)
             started = time.perf_counter()
             while run.turns < end:
-                if run.turns == trace_from:
+                if run.turns == trace_from and not tracemalloc.is_tracing():
                     tracemalloc.start(frames)
                 await run.turn(make_answer(1_500, seed=run.turns + 1), 256)
                 if run.turns in (start, end):
                     await pilot.pause()
                     quiet_moment(app)
+                    if run.turns == trace_from:  # tracing from here: this snapshot is its start
+                        tracemalloc.start(frames)
                     snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
                     moments[run.turns] = Moment(
                         snapshot, pss_mb(), census(), heap_parts(), caches(app), pymalloc_classes()

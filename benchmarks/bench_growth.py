@@ -68,9 +68,33 @@ def pss_kinds() -> dict[str, float]:
     return kinds
 
 
+def resident_heaps() -> dict[str, float]:
+    """How much of glibc's heaps is resident, in MB (``/proc/self/smaps``): the main arena (the
+    ``[heap]`` mapping) and the threads' arenas (anonymous mappings at a 64 MB boundary, where glibc
+    places each). Free chunks ``malloc_trim`` could not return (holes smaller than a page between
+    blocks in use) count here, not in ``c_heap_used``."""
+    import re
+
+    found = {"rss_main_heap": 0.0, "rss_thread_heaps": 0.0}
+    kind: str | None = None
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = re.match(r"([0-9a-f]+)-[0-9a-f]+ rw-p 0+ 00:00 0\s*(\S*)$", line)
+            if head:
+                start, name = int(head.group(1), 16), head.group(2)
+                kind = "rss_main_heap" if name == "[heap]" else None
+                if not name and start % (64 << 20) == 0:
+                    kind = "rss_thread_heaps"
+            elif re.match(r"[0-9a-f]+-[0-9a-f]+ ", line):
+                kind = None
+            elif kind is not None and line.startswith("Rss:"):
+                found[kind] += int(line.split()[1]) / 1024
+    return found
+
+
 def heap_parts() -> dict[str, float]:
-    """Where the process's memory is, in MB: Python's object allocator (its arenas, the bytes of
-    the objects alive in them, and the two kinds of free space in them: free blocks in pools still
+    """Where the process's memory is, in MB: Python's object allocator (its arenas now and at their
+    most since the start, the bytes of the objects alive in them, and the two kinds of free space in them: free blocks in pools still
     in use, and whole pools unused in an arena a survivor keeps open) and the C heap (glibc ``mallinfo2``: bytes in use, and free bytes not returned).
 
     ``sys._debugmallocstats`` writes to the C ``stderr``; it is read back through a temporary file.
@@ -83,6 +107,9 @@ def heap_parts() -> dict[str, float]:
     arenas = re.search(r"(\d+) arenas \* (\d+) bytes/arena", text)
     if arenas:
         parts["pymalloc_arenas"] = int(arenas.group(1)) * int(arenas.group(2)) / 2**20
+    highest = re.search(r"# arenas highwater mark\s*=\s*([\d,]+)", text)
+    if arenas and highest:
+        parts["pymalloc_arenas_peak"] = int(highest.group(1).replace(",", "")) * int(arenas.group(2)) / 2**20
     used = re.search(r"# bytes in allocated blocks\s*=\s*([\d,]+)", text)
     if used:
         parts["pymalloc_used"] = int(used.group(1).replace(",", "")) / 2**20
@@ -121,6 +148,7 @@ def heap_parts() -> dict[str, float]:
     parts["py_blocks_k"] = sys.getallocatedblocks() / 1000
     parts["threads"] = float(len(os.listdir("/proc/self/task")))
     parts.update(malloc_arenas())
+    parts.update(resident_heaps())
     parts["sqlite"] = sqlite_memory()
     return parts
 
@@ -175,8 +203,9 @@ def sqlite_memory() -> float:
 
 
 def malloc_arenas() -> dict[str, float]:
-    """glibc's arenas from ``malloc_info`` (its XML): how many, and the memory the main arena and
-    the threads' arenas hold from the system (MB), so growth in a thread's arena shows as such."""
+    """glibc's arenas from ``malloc_info`` (its XML): how many, the memory the main arena and the
+    threads' arenas hold from the system, and how much of it is free chunks (MB), so growth in a
+    thread's arena, and free space kept in one, show as such."""
     import ctypes
     import re
 
@@ -192,13 +221,26 @@ def malloc_arenas() -> dict[str, float]:
         libc.malloc_info(0, stream)
         libc.fclose(stream)
         text = out.read()
-    heaps = re.findall(r'<heap nr="(\d+)">.*?<system type="current" size="(\d+)"/>', text, re.S)
-    sizes = {int(number): int(size) / 2**20 for number, size in heaps}
+    sizes: dict[int, float] = {}
+    free: dict[int, float] = {}
+    for heap in re.finditer(r'<heap nr="(\d+)">(.*?)</heap>', text, re.S):
+        number, body = int(heap.group(1)), heap.group(2)
+        current = re.search(r'<system type="current" size="(\d+)"/>', body)
+        sizes[number] = int(current.group(1)) / 2**20 if current else 0.0
+        free[number] = (
+            sum(
+                int(size)
+                for size in re.findall(r'<total type="(?:fast|rest)" count="\d+" size="(\d+)"/>', body)
+            )
+            / 2**20
+        )
     mmapped = re.search(r'<total type="mmap" count="\d+" size="(\d+)"/>\s*<system type="current"', text)
     return {
         "arenas": float(len(sizes)),
         "main_arena": sizes.get(0, 0.0),
+        "main_arena_free": free.get(0, 0.0),
         "thread_arenas": sum(size for number, size in sizes.items() if number),
+        "thread_arenas_free": sum(size for number, size in free.items() if number),
         "mmapped": int(mmapped.group(1)) / 2**20 if mmapped else 0.0,
     }
 
@@ -405,6 +447,11 @@ def report(name: str, runs: list[dict[str, Any]]) -> None:
     pss = {turn: statistics.median(run["pss"][turn] for run in runs) for turn in turns}
     first, last = MEASURE_EVERY, turns[-1]
     growth = [(run["pss"][last] - run["pss"][first]) * 100 / (last - first) for run in runs]
+    anonymous = [
+        (run["heap"][str(last)]["pss_anon"] - run["heap"][str(first)]["pss_anon"]) * 100 / (last - first)
+        for run in runs
+        if "pss_anon" in run.get("heap", {}).get(str(first), {})
+    ]
     scroll = [sample for run in runs for sample in run["scroll"]]
     failed = sum(run.get("failed_turns", 0) for run in runs)
     print(f"{name}: {len(runs)} runs" + (f" ({failed} turns did not complete in time)" if failed else ""))
@@ -413,6 +460,11 @@ def report(name: str, runs: list[dict[str, Any]]) -> None:
         f"  growth per 100 turns, turn {first} -> {last}: median {statistics.median(growth):+.1f} MB "
         f"(runs: {', '.join(f'{value:+.1f}' for value in growth)})"
     )
+    if anonymous:
+        print(
+            f"  of it anonymous memory (the heaps, not the libraries' share): median "
+            f"{statistics.median(anonymous):+.1f} MB (runs: {', '.join(f'{value:+.1f}' for value in anonymous)})"
+        )
     print(
         f"  page scroll at turn {last}: median {statistics.median(scroll) * 1000:.1f} ms, "
         f"p95 {percentile(scroll, 0.95) * 1000:.1f} ms ({len(scroll)} pages)"

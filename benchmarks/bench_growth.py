@@ -70,25 +70,33 @@ def pss_kinds() -> dict[str, float]:
 
 def resident_heaps() -> dict[str, float]:
     """How much of glibc's heaps is resident, in MB (``/proc/self/smaps``): the main arena (the
-    ``[heap]`` mapping) and the threads' arenas (anonymous mappings at a 64 MB boundary, where glibc
-    places each). Free chunks ``malloc_trim`` could not return (holes smaller than a page between
-    blocks in use) count here, not in ``c_heap_used``."""
+    ``[heap]`` mapping) and the threads' arenas (each a 64 MB reservation at a 64 MB boundary: a
+    read-write part, then the rest not yet given any access). Free chunks ``malloc_trim`` could not
+    return (holes smaller than a page between blocks in use) count here, not in ``c_heap_used``."""
     import re
 
-    found = {"rss_main_heap": 0.0, "rss_thread_heaps": 0.0}
-    kind: str | None = None
+    reserved = 64 << 20
+    mappings: list[tuple[int, int, str, str, float]] = []
     with open("/proc/self/smaps") as smaps:
         for line in smaps:
-            head = re.match(r"([0-9a-f]+)-[0-9a-f]+ rw-p 0+ 00:00 0\s*(\S*)$", line)
+            head = re.match(r"([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \d+\s*(\S*)$", line)
             if head:
-                start, name = int(head.group(1), 16), head.group(2)
-                kind = "rss_main_heap" if name == "[heap]" else None
-                if not name and start % (64 << 20) == 0:
-                    kind = "rss_thread_heaps"
-            elif re.match(r"[0-9a-f]+-[0-9a-f]+ ", line):
-                kind = None
-            elif kind is not None and line.startswith("Rss:"):
-                found[kind] += int(line.split()[1]) / 1024
+                first, last = int(head.group(1), 16), int(head.group(2), 16)
+                mappings.append((first, last, head.group(3), head.group(4), 0.0))
+            elif line.startswith("Rss:") and mappings:
+                first, last, access, name, _ = mappings[-1]
+                mappings[-1] = (first, last, access, name, int(line.split()[1]) / 1024)
+    found = {"rss_main_heap": 0.0, "rss_thread_heaps": 0.0}
+    for number, (first, last, access, name, resident) in enumerate(mappings):
+        if name == "[heap]":
+            found["rss_main_heap"] += resident
+        elif not name and access == "rw-p" and first % reserved == 0:
+            rest = mappings[number + 1] if number + 1 < len(mappings) else None
+            whole = last - first == reserved
+            if whole or (
+                rest is not None and rest[0] == last and rest[2] == "---p" and rest[1] - first == reserved
+            ):
+                found["rss_thread_heaps"] += resident
     return found
 
 

@@ -5,11 +5,16 @@ Run: ``python -m benchmarks.trace_growth --from 100 --to 200``. Tracing slows th
 ``bench_growth`` drives it (``bench_long_session``'s turn: a ``read_file`` row, then a ~1.5 KB
 Markdown answer), with the fake server in this process (its recorded requests are dropped after each
 turn). tracemalloc starts at ``--trace-from`` (turn 0 by default: an entry a bounded cache drops
-must have been traced to count as freed), and at ``--from`` and ``--to``, after the collection zett
-runs when the user pauses, it takes a snapshot. Printed: the allocations that grew most between
-them, grouped by file and by traceback (``--frames`` deep, innermost first), in KB per 100 turns,
-and the process's PSS at both turns (tracemalloc's own memory included: compare PSS with
-``bench_growth``, not this).
+must have been traced to count as freed; ``--trace-from -1``: no tracing, the figures below only,
+at full speed), and at ``--from`` and ``--to``, after the collection zett runs when the user
+pauses, it takes a snapshot. Printed: the process's PSS at both turns (tracemalloc's own memory
+included: compare PSS with ``bench_growth``, not this); the entries of the caches a long session
+could fill (Textual's and Rich's style caches, the transcript's rendered lines); where the memory
+is (``bench_growth.heap_parts``); Python's allocator by block size (pools held, bytes in use and
+free: free growing where in-use does not is fragmentation); the objects the collector tracks that
+grew in number, by type (frozen ones included); and, traced, the allocations that grew most
+between them, grouped by file and by traceback (``--frames`` deep, innermost first), in KB per
+100 turns.
 """
 
 from __future__ import annotations

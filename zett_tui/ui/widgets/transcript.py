@@ -643,6 +643,8 @@ class Transcript(ScrollView, can_focus=True):
         )
 
     def _continue_sync(self) -> None:
+        if not self._sync_pending:  # run already (`update_now`): its timer has nothing to do
+            return
         if not self.is_attached:
             self._sync_pending = False
         elif self.hold_updates():

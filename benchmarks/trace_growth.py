@@ -10,7 +10,8 @@ at full speed), and at ``--from`` and ``--to``, after the collection zett runs w
 pauses, it takes a snapshot. Printed: the process's PSS at both turns (tracemalloc's own memory
 included: compare PSS with ``bench_growth``, not this); the entries of the caches a long session
 could fill (Textual's and Rich's style caches, the transcript's rendered lines); where the memory
-is (``bench_growth.heap_parts``); Python's allocator by block size (pools held, bytes in use and
+is (``bench_growth.heap_parts``; Python's allocator's figures only without tracing, which hides
+them); Python's allocator by block size (pools held, bytes in use and
 free: free growing where in-use does not is fragmentation); the objects the collector tracks that
 grew in number, by type (frozen ones included); and, traced, the allocations that grew most
 between them, grouped by file and by traceback (``--frames`` deep, innermost first), in KB per
@@ -115,6 +116,9 @@ def report_classes(
     """Python's allocator by block size, per 100 turns: pools held, and the KB of blocks in use and
     free in them (free growing while in-use does not is fragmentation)."""
     scale = 100 / turns
+    if not before or not after:
+        print("\npymalloc by block size: not while tracing (tracemalloc hides the allocator's figures)")
+        return
     print("\npymalloc by block size, per 100 turns (pools, KB in use, KB free):")
     for size in sorted(set(before) | set(after)):
         pools0, used0, free0 = before.get(size, (0, 0, 0))

@@ -26,12 +26,13 @@ How it stays cheap:
   select-all (double click) and `plain_text`/`last_code_block` give the raw sources. Lines become
   strips, and the selection is drawn and copied, in transcript_strips.py.
 - The selection cursor (Alt+Up/Down, a click on a tool row) is `BlockCursor` (transcript_cursor.py).
+- The blocks' look (the `transcript--*` component classes, resolved into the styles they render
+  with, kept until the CSS or theme changes) is `TranscriptStyles` (transcript_styles.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from typing import ClassVar, TypeVar
 
 from rich.segment import Segment
@@ -43,10 +44,8 @@ from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.widget import Widget
 
 from zett_tui.ui.textual_compat import own_vertical_scrollbar, set_virtual_size_quietly
-from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.find_highlight import match_styles
 from zett_tui.ui.widgets.row_repaint import RowRepaint
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
@@ -61,16 +60,9 @@ from zett_tui.ui.widgets.transcript_blocks import (
 from zett_tui.ui.widgets.transcript_cursor import BlockCursor
 from zett_tui.ui.widgets.transcript_find import TranscriptFinder
 from zett_tui.ui.widgets.transcript_layout import Anchor, BlockLayout, BlockList
-from zett_tui.ui.widgets.transcript_render import (
-    BACKGROUND_STYLES,
-    BlockStyles,
-    Line,
-    RenderContext,
-    choose_code_theme,
-    foreground_only,
-    overlay,
-)
-from zett_tui.ui.widgets.transcript_strips import LineStrips, highlight_selection, line_text, selected_text
+from zett_tui.ui.widgets.transcript_render import Line, RenderContext, overlay
+from zett_tui.ui.widgets.transcript_strips import highlight_selection, line_text, selected_text
+from zett_tui.ui.widgets.transcript_styles import BLOCK_COMPONENT_CLASSES, BLOCK_RULES, TranscriptStyles
 from zett_tui.ui.widgets.transcript_updates import TranscriptUpdates
 
 __all__ = [
@@ -90,88 +82,20 @@ _FIND_KEY_BUDGET = 0.02
 """Seconds a keystroke (`find`) may spend converting blocks' text; the rest is counted in idle steps after."""
 
 
-def resolve_block_styles(widget: Widget) -> BlockStyles:
-    """The rich styles of the `transcript--*` component classes, as `widget` resolves them."""
-    if not widget.is_attached:
-        return BlockStyles.plain()
-    values: dict[str, Style] = {}
-    for field_name in (field.name for field in fields(BlockStyles)):
-        style = widget.get_component_rich_style(f"transcript--{field_name.replace('_', '-')}")
-        values[field_name] = style if field_name in BACKGROUND_STYLES else foreground_only(style)
-    return BlockStyles(**values)
-
-
 class Transcript(ScrollView, can_focus=True):
     """The conversation: user prompts, streamed answers, reasoning, tool rows and notices."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "transcript--user",
-        "transcript--user-marker",
-        "transcript--label",
-        "transcript--muted",
-        "transcript--reasoning",
-        "transcript--heading",
-        "transcript--link",
-        "transcript--inline-code",
-        "transcript--code-block",
-        "transcript--quote",
-        "transcript--bullet",
-        "transcript--table-border",
-        "transcript--table-header",
-        "transcript--tool-name",
-        "transcript--tool-arg",
-        "transcript--tool-output",
-        "transcript--state-running",
-        "transcript--state-done",
-        "transcript--state-failed",
-        "transcript--state-cancelled",
-        "transcript--notice-info",
-        "transcript--notice-warning",
-        "transcript--notice-error",
-        "transcript--notice-decision",
-        "transcript--selected",
-        "transcript--new-output",
-        "transcript--find-match",
-        "transcript--find-current",
-    }
-
-    DEFAULT_CSS = """
-    Transcript {
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(BLOCK_COMPONENT_CLASSES)
+    DEFAULT_CSS = f"""
+    Transcript {{
         background: $surface;
         color: $foreground;
         overflow-x: hidden;
         overflow-y: scroll;
         scrollbar-size-vertical: 1;
         padding: 0 1;
-        & > .transcript--user { background: $primary 12%; color: $text; }
-        & > .transcript--user-marker { color: $primary; }
-        & > .transcript--label { color: $text-muted; }
-        & > .transcript--muted { color: $text-muted; }
-        & > .transcript--reasoning { color: $text-muted; text-style: italic; }
-        & > .transcript--heading { color: $text-accent; text-style: bold; }
-        & > .transcript--link { color: $text-primary; text-style: underline; }
-        & > .transcript--inline-code { color: $text-accent; background: $foreground 8%; }
-        & > .transcript--code-block { background: $background; }
-        & > .transcript--quote { color: $text-muted; text-style: italic; }
-        & > .transcript--bullet { color: $text-accent; }
-        & > .transcript--table-border { color: $text-muted; }
-        & > .transcript--table-header { color: $text; text-style: bold; }
-        & > .transcript--tool-name { color: $text; text-style: bold; }
-        & > .transcript--tool-arg { color: $text-muted; }
-        & > .transcript--tool-output { color: $text; }
-        & > .transcript--state-running { color: $text-warning; }
-        & > .transcript--state-done { color: $text-success; }
-        & > .transcript--state-failed { color: $text-error; }
-        & > .transcript--state-cancelled { color: $text-warning; }
-        & > .transcript--notice-info { color: $text-muted; }
-        & > .transcript--notice-warning { color: $text-warning; }
-        & > .transcript--notice-error { color: $text-error; }
-        & > .transcript--notice-decision { color: $text-accent; }
-        & > .transcript--selected { background: $accent 15%; }
-        & > .transcript--new-output { background: $accent 40%; color: $text; text-style: bold; }
-        & > .transcript--find-match { background: $warning 35%; }
-        & > .transcript--find-current { background: $warning; color: $background; text-style: bold; }
-    }
+{BLOCK_RULES}
+    }}
     """
 
     #: Keys for reading: the transcript's own when it has the focus, and the chat screen's, so that
@@ -195,11 +119,7 @@ class Transcript(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._layout = BlockLayout(self._render_context)
         self._updates = TranscriptUpdates(self, self._layout, self._render_context)
-        self._ctx: RenderContext | None = None
-        self._ctx_stale = True
-        self._epoch = 0
-        self._base: Style | None = None
-        self._line_strips = LineStrips(lambda: self._render_context().style_table)
+        self._styles = TranscriptStyles(self)
         self._following = True
         self._unseen_output = False
         self._cursor = BlockCursor(self, self._layout)
@@ -395,42 +315,18 @@ class Transcript(ScrollView, can_focus=True):
         """The styles of every find match and of the current one."""
         return match_styles(self)
 
-    # ------------------------------------------------------------------ styles
+    # ------------------------------------------------------------------ styles (transcript_styles.py)
 
     def _render_context(self) -> RenderContext:
-        if self._ctx is None or self._ctx_stale:
-            self._ctx_stale = False
-            styles = self._resolve_styles()
-            theme = self.app.current_theme if self.is_attached else None
-            dark = theme.dark if theme is not None else True
-            code_theme = choose_code_theme(dark, code_theme_for(theme) if theme is not None else None)
-            if self._ctx is None or self._ctx.styles != styles or code_theme != self._ctx.code_theme_name:
-                self._epoch += 1
-                self._ctx = RenderContext(styles, dark=dark, epoch=self._epoch, code_theme=code_theme)
-                self._forget_strips()
-                self.refresh()
-        return self._ctx
+        return self._styles.context()
 
     def _forget_strips(self) -> None:
-        self._line_strips.forget()
-
-    def _resolve_styles(self) -> BlockStyles:
-        return resolve_block_styles(self)
+        self._styles.strips.forget()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._ctx_stale = True
+        self._styles.changed()
         self._finder.forget_styles()
-        base = self.rich_style if self.is_attached else None
-        if base != self._base:
-            self._base = base
-            self._forget_strips()
-
-    def _base_style(self) -> Style:
-        """The widget's own style (background), cached until the styles change."""
-        if self._base is None:
-            self._base = self.rich_style
-        return self._base
 
     # ------------------------------------------------------------------ rendering
 
@@ -446,14 +342,14 @@ class Transcript(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self._content_width()
-        base = self._base_style()
+        base = self._styles.base()
         virtual_y = self.scroll_offset.y + y
         line = self._line_for_screen(virtual_y) if self._layout.width else None
         self._row_repaint.drawn.drew(virtual_y, line)
         if line is None:
             strip = Strip.blank(width, base)
         else:
-            strip = self._line_strips.strip(line, base, self._layout.width)
+            strip = self._styles.strips.strip(line, base, self._layout.width)
             if self._layout.width != width:
                 strip = strip.crop_extend(0, width, base)
             if self._cursor.covers(virtual_y):

@@ -119,7 +119,7 @@ class Transcript(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._layout = BlockLayout(self._render_context)
         self._updates = TranscriptUpdates(self, self._layout, self._render_context)
-        self._styles = TranscriptStyles(self)
+        self._styling = TranscriptStyles(self)
         self._following = True
         self._unseen_output = False
         self._cursor = BlockCursor(self, self._layout)
@@ -318,14 +318,14 @@ class Transcript(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ styles (transcript_styles.py)
 
     def _render_context(self) -> RenderContext:
-        return self._styles.context()
+        return self._styling.context()
 
     def _forget_strips(self) -> None:
-        self._styles.strips.forget()
+        self._styling.strips.forget()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._styles.changed()
+        self._styling.changed()
         self._finder.forget_styles()
 
     # ------------------------------------------------------------------ rendering
@@ -342,14 +342,14 @@ class Transcript(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self._content_width()
-        base = self._styles.base()
+        base = self._styling.base()
         virtual_y = self.scroll_offset.y + y
         line = self._line_for_screen(virtual_y) if self._layout.width else None
         self._row_repaint.drawn.drew(virtual_y, line)
         if line is None:
             strip = Strip.blank(width, base)
         else:
-            strip = self._styles.strips.strip(line, base, self._layout.width)
+            strip = self._styling.strips.strip(line, base, self._layout.width)
             if self._layout.width != width:
                 strip = strip.crop_extend(0, width, base)
             if self._cursor.covers(virtual_y):

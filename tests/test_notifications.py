@@ -238,11 +238,16 @@ def fake_tmux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str) -> P
     return asked
 
 
-async def turn_without_focus_events(terminal: list[str]) -> str:
+async def turn_without_focus_events(terminal: list[str], asked: Path) -> str:
+    """A turn ends with no focus events from the terminal: tmux is asked (``asked`` is written)
+    whether zett's pane is in view; what zett wrote to the terminal once the answer is in."""
     app = make_app(ScriptedModel(text_step("Tidied.")), notify="auto")
     async with ready_app(app) as pilot:
         await submit(pilot, "Tidy the README")
         await wait_for(pilot, lambda: idle(app))
+        # The turn's end reaches the attention helper after the turn is idle, on a loaded machine
+        # after a few frames: wait for tmux to be asked, then for the answer to be acted on.
+        await wait_for(pilot, asked.exists)
         await wait_for(pilot, lambda: not [w for w in app.workers if w.group == "attention" and w.is_running])
     return "".join(terminal)
 
@@ -251,7 +256,7 @@ async def test_tmux_without_focus_events_is_asked_whether_the_pane_is_in_view(
     terminal: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     asked = fake_tmux(tmp_path, monkeypatch, "101")  # zett's window is not the current one
-    written = await turn_without_focus_events(terminal)
+    written = await turn_without_focus_events(terminal, asked)
     assert asked.read_text() == f"display-message -p -t %7 {tmux_pane.FORMAT}\n"
     assert f"{ESC}Ptmux;{ESC}{ESC}]9;zett: done - Tidy the README{BEL}{ESC}\\" in written
     assert TITLE_DONE in written
@@ -273,7 +278,7 @@ async def test_tmux_pane_in_view_gets_nothing(
     terminal: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     asked = fake_tmux(tmp_path, monkeypatch, "111")
-    assert await turn_without_focus_events(terminal) == ""
+    assert await turn_without_focus_events(terminal, asked) == ""
     assert asked.exists()
 
 

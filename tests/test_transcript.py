@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from textual.app import App, ComposeResult
@@ -714,6 +715,22 @@ async def test_updates_are_coalesced_and_nothing_runs_when_idle() -> None:
         assert not transcript.update_pending
         syncs = transcript.sync_count
         await pilot.pause(0.2)
+        assert transcript.sync_count == syncs
+
+
+async def test_an_update_run_now_is_not_run_again_when_its_timer_fires() -> None:
+    async with Host().run_test(size=(60, 20)) as pilot:
+        transcript = pilot.app.query_one(Transcript)
+        answer = transcript.add(AnswerBlock())
+        assert isinstance(answer, AnswerBlock)
+        await settle(pilot)
+        transcript._updates._next_sync_at = time.perf_counter() + 0.1  # backing off after a costly update
+        answer.append("more text ")
+        transcript.refresh_block(answer)
+        assert transcript.update_pending
+        transcript.update_now()
+        syncs = transcript.sync_count
+        await pilot.pause(0.3)
         assert transcript.sync_count == syncs
 
 

@@ -272,6 +272,8 @@ class TranscriptUpdates:
         )
 
     def _continue_sync(self) -> None:
+        if not self._sync_pending:  # run already (the view's `update_now`): its timer has nothing to do
+            return
         view = self._view
         if not view.is_attached:
             self._sync_pending = False

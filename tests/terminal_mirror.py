@@ -16,16 +16,20 @@ app is idle (``settled``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyte
 import pytest
 from textual._compositor import LayoutUpdate
+from textual._styles_cache import StylesCache
 from textual.geometry import Region
+from textual.strip import Strip
 
 from zett_tui.ui.textual_compat import screen_compositor
+from zett_tui.ui.widgets.drawn_rows import DrawnRows
 
 _CELL_FIELDS = ("data", "fg", "bg", "bold", "italics", "underscore", "reverse")
 
@@ -38,6 +42,47 @@ def _fresh_screen(width: int, height: int) -> tuple[pyte.Screen, pyte.Stream]:
 def _cells(screen: pyte.Screen, y: int) -> list[tuple[object, ...]]:
     row = screen.buffer[y]
     return [tuple(getattr(row[x], name) for name in _CELL_FIELDS) for x in range(screen.columns)]
+
+
+def _styled_cells(strip: Strip) -> list[tuple[str, object, object]]:
+    """Each cell of ``strip``: its character, its style without meta, and its meta (what a click
+    on it does, the offsets selection reads)."""
+    return [
+        (char, None if style is None else style.clear_meta_and_links(), None if style is None else style.meta)
+        for text, style, _control in strip
+        for char in text
+    ]
+
+
+@contextmanager
+def _rendered_afresh(widgets: Any, app: Any) -> Iterator[dict[Any, StylesCache]]:
+    """While inside, every widget renders its rows from nothing (a new ``StylesCache``), and the
+    transcript does not record what it renders as drawn (a render that never reaches the terminal).
+    Gives each widget's own cache, put back on the way out."""
+    caches = {widget: widget._styles_cache for widget in widgets}
+    row_repaint = app.chat.transcript._row_repaint
+    drawn = row_repaint.drawn
+    for widget in caches:
+        widget._styles_cache = StylesCache()
+    row_repaint.drawn = DrawnRows()
+    try:
+        yield caches
+    finally:
+        for widget, cache in caches.items():
+            widget._styles_cache = cache
+        row_repaint.drawn = drawn
+
+
+def _cache_lies(widget: Any, kept: StylesCache) -> list[int]:
+    """The rows ``widget`` keeps rendered (``kept``, its own cache, the rows not marked to render
+    again) that the render from nothing just made (its cache now) draws otherwise: a row the
+    terminal scroll moved with its cache that shows, or does when clicked, something else there."""
+    fresh = widget._styles_cache._cache
+    return sorted(
+        y
+        for y, strip in kept._cache.items()
+        if y not in kept._dirty_lines and y in fresh and _styled_cells(strip) != _styled_cells(fresh[y])
+    )
 
 
 @dataclass
@@ -99,7 +144,9 @@ class TerminalMirror:
             return  # a frame of another widget alone leaves the rest, changed or not, to the next one
         compositor._visible_widgets = None
         try:
-            strips = compositor.render_strips()
+            with _rendered_afresh(compositor.visible_widgets, self.app) as kept:
+                strips = compositor.render_strips()
+                lies = [(widget, _cache_lies(widget, kept[widget])) for widget in self._cached(compositor)]
         finally:
             compositor._visible_widgets = swapped
         meant, stream = _fresh_screen(self.width, self.height)
@@ -112,9 +159,20 @@ class TerminalMirror:
             for y in range(band.y, min(band.bottom, self.height))
             if _cells(self.screen, y) != _cells(meant, y)
         ]
+        found += [
+            (len(self.frames) - 1, y, f"{type(widget).__name__} row {y}: rendered before", "rendered now")
+            for widget, rows in lies
+            for y in rows
+        ]
         if found and self.lagging and len(self.differences) < 5:
             self.differences.extend(self.lagging[:2] + found[:2])
         self.lagging = found
+
+    def _cached(self, compositor: Any) -> list[Any]:
+        """The widgets of the watched rows whose rows the terminal scroll moves with their cache."""
+        transcript = self.app.chat.transcript
+        wanted = (transcript, transcript.vertical_scrollbar)
+        return [widget for widget in wanted if widget in compositor.visible_widgets]
 
     def settled(self) -> None:
         """The app is idle: the terminal must show what it means, with no lag left."""

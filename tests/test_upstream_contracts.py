@@ -307,7 +307,7 @@ def test_a_partial_update_still_renders_the_widgets_the_compositor_lists_as_visi
 
 def test_the_compositor_the_terminal_scroll_relies_on() -> None:
     """``ui/speed/terminal_scroll`` and ``textual_compat.screen_compositor`` / ``install_compositor``
-    / ``forget_rendered_rows`` / ``move_waiting_repaints``: the names they touch, and that only a
+    / ``shift_rendered_rows`` / ``move_waiting_repaints``: the names they touch, and that only a
     screenshot asks the compositor for a full render (the terminal scroll leaves it waiting then)."""
     from textual.screen import Screen
 
@@ -318,6 +318,16 @@ def test_the_compositor_the_terminal_scroll_relies_on() -> None:
         and isinstance(widget._repaint_regions, set),
         "Screen._compositor, Widget._styles_cache or Widget._repaint_regions changed: the terminal "
         "scroll (ui/speed/terminal_scroll.py) would break; set [ui] terminal_scroll = false meanwhile",
+    )
+    cache = widget._styles_cache
+    rows_cached = inspect.getsource(type(cache).render)
+    _check(
+        isinstance(getattr(cache, "_cache", None), dict)
+        and isinstance(getattr(cache, "_dirty_lines", None), set)
+        and "self._cache[y] = strip" in rows_cached
+        and "self._dirty_lines.__contains__" in rows_cached,
+        "StylesCache no longer keeps a widget's rendered rows in _cache (row -> strip) with the rows "
+        "to render again in _dirty_lines: textual_compat.shift_rendered_rows would keep wrong rows",
     )
     refresh = inspect.getsource(Screen._compositor_refresh)
     _check(

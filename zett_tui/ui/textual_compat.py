@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from textual.message import Message
     from textual.screen import Screen
     from textual.scrollbar import ScrollBar
+    from textual.strip import Strip
     from textual.widget import Widget
 
 log = logging.getLogger(__name__)
@@ -300,11 +301,27 @@ def install_compositor(screen: Screen, compositor: Compositor) -> None:
     screen._compositor = compositor
 
 
-def forget_rendered_rows(widget: Widget) -> None:
-    """Forget the rows ``widget`` rendered (``Widget._styles_cache``, keyed by row on screen), so
-    that the next frame that asks for one renders it again, without asking for any. For a widget
-    whose rows the terminal itself moved: each row now shows another line than the one cached."""
-    widget._styles_cache.clear()
+def shift_rendered_rows(widget: Widget, shift: int, rows: range, *, render_again: Iterable[int] = ()) -> None:
+    """The terminal moved ``widget``'s ``rows`` up by ``shift`` (down when negative): the rows it
+    rendered there (``Widget._styles_cache``, keyed by row) are now ``shift`` rows higher, so keep
+    each one where it went instead of rendering them all again at the next frame, which renders the
+    whole widget (``Compositor._get_renders``). Rows of ``rows`` brought in have nothing kept and
+    are rendered; rows outside ``rows`` stay as they were; ``render_again``: rows to render again
+    without repainting them (what they show on the terminal is right; what they carry is not).
+
+    Touches ``StylesCache._cache`` (row -> strip) and ``_dirty_lines`` (rows to render again)."""
+    cache = widget._styles_cache
+    kept: dict[int, Strip] = {}
+    for row, strip in cache._cache.items():
+        if row not in rows:
+            kept[row] = strip
+        elif (row - shift) in rows:
+            kept[row - shift] = strip
+    cache._cache = kept
+    dirty = cache._dirty_lines
+    moved = {row - shift for row in dirty if row in rows and (row - shift) in rows}
+    dirty |= moved  # rows asked for before the move: rendered again where they were and went
+    dirty.update(render_again)
 
 
 def move_waiting_repaints(widget: Widget, shift: int) -> None:

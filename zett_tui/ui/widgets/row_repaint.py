@@ -10,7 +10,7 @@ from textual.geometry import Region
 from textual.scroll_view import ScrollView
 
 from zett_tui.ui.speed.terminal_scroll import request_scroll
-from zett_tui.ui.textual_compat import forget_rendered_rows
+from zett_tui.ui.textual_compat import shift_rendered_rows
 from zett_tui.ui.widgets.drawn_rows import DrawnRows
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
 from zett_tui.ui.widgets.transcript_render import Line
@@ -60,7 +60,8 @@ class RowRepaint:
         band = Region(region.x, region.y + content.y, region.width, viewport)
         if not request_scroll(view, band, new - old):
             return False
-        forget_rendered_rows(view)
+        top = content.y - region.y
+        shift_rendered_rows(view, new - old, range(top, top + viewport))
         self.drawn.scrolled(old, new, viewport)
         if self._badge_shown():  # the badge stays on the bottom row: what moved there has none
             self.drawn.forget(new + viewport - 1)

@@ -18,7 +18,7 @@ from rich.console import RenderableType
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 
-from zett_tui.ui.textual_compat import forget_rendered_rows
+from zett_tui.ui.textual_compat import shift_rendered_rows
 
 #: (cells, first eighth of the thumb, last eighth) or None when the bar draws no thumb.
 Thumb = tuple[int, int, int] | None
@@ -95,7 +95,6 @@ class SteadyScrollBar(ScrollBar):
         the widget it scrolls (``speed/terminal_scroll``), its position already set: repaint the
         rows that do not now show what the bar draws there, the thumb's old and new rows and the
         rows brought in, or all of them when more than the thumb moved (a colour, the size)."""
-        forget_rendered_rows(self)  # each cached row is now another row's
         drawn, look = self._drawn, self._look()
         if drawn is None or look is None or drawn[1:] != look[1:] or drawn[0] is None or look[0] is None:
             super().refresh(self.size.region)
@@ -105,10 +104,14 @@ class SteadyScrollBar(ScrollBar):
         if not self.vertical or before[0] != after[0] or before[0] != height:
             super().refresh(self.size.region)
             return
+        was = range(before[1] // steps - shift, ceil(before[2] / steps) - shift)
+        now = range(after[1] // steps, ceil(after[2] / steps))
+        # The track above the thumb scrolls up when clicked, below it down (ScrollBarRender): the
+        # track between the old thumb and the new one looks the same but clicks the other way.
+        between = range(min(was.start, now.start), max(was.stop, now.stop))
+        shift_rendered_rows(self, shift, range(height), render_again=between)
         brought_in = range(height - shift, height) if shift > 0 else range(-shift)
-        rows = {row - shift for row in range(before[1] // steps, ceil(before[2] / steps))}
-        rows |= set(range(after[1] // steps, ceil(after[2] / steps))) | set(brought_in)
-        for row in sorted(row for row in rows if 0 <= row < height):
+        for row in sorted(row for row in {*was, *now, *brought_in} if 0 <= row < height):
             super().refresh(Region(0, row, self.size.width, 1))
         self._drawn = look  # what the terminal will show once those rows are drawn
 

@@ -211,7 +211,7 @@ def _kind(what: str) -> str:
 
 
 #: Kinds of step compared early and late in the answer: (label, what their description holds).
-PHASED = (("frames", "screen_update"), ("transcript updates", "Transcript._continue_sync"))
+PHASED = (("frames", "screen_update"), ("transcript updates", "TranscriptUpdates._continue_sync"))
 
 
 def early_and_late(steps: list[tuple[float, float, float, str]], kind: tuple[str, str]) -> str:

@@ -195,9 +195,9 @@ async def test_export_into_a_folder_linked_out_of_the_project_writes_nothing(
 async def test_shift_tab_shows_the_mode_in_the_status_line_and_stacks_no_toasts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from zett_tui.ui.chat import screen
+    from zett_tui.ui.widgets import status_line
 
-    monkeypatch.setattr(screen, "MODE_NOTE_SECONDS", 0.5)
+    monkeypatch.setattr(status_line, "MODE_NOTE_SECONDS", 0.5)
     app = make_app(ScriptedModel())
     async with ready_app(app, size=(160, 30)) as pilot:
         before = len(app._notifications)

@@ -9,8 +9,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
-from zett_tui.ui.widgets import transcript as transcript_module
-from zett_tui.ui.widgets import transcript_markdown
+from zett_tui.ui.widgets import transcript_markdown, transcript_updates
 from zett_tui.ui.widgets.tool_block import RAW_OUTPUT_LIMIT
 from zett_tui.ui.widgets.transcript import (
     AnswerBlock,
@@ -153,7 +152,7 @@ async def test_a_large_update_is_rendered_over_several_loop_turns_and_shown_whol
     the answer's text still arrives whole and in order, in one update."""
     import asyncio
 
-    monkeypatch.setattr(transcript_module, "_RENDER_AHEAD_STEP", 0.0)  # one paragraph a step
+    monkeypatch.setattr(transcript_updates, "_RENDER_AHEAD_STEP", 0.0)  # one paragraph a step
     async with Host().run_test(size=(60, 20)) as pilot:
         transcript = pilot.app.query_one(Transcript)
         answer = transcript.add(AnswerBlock())
@@ -671,7 +670,7 @@ async def test_a_frame_drawn_before_the_update_renders_none_of_the_blocks_just_a
 ) -> None:
     """A resumed session adds its blocks at once; on a loaded machine a frame can come before the
     update that places them, while the view is still at the top: it must not render the top."""
-    monkeypatch.setattr(transcript_module, "_PREFETCH_DELAY", 3600.0)
+    monkeypatch.setattr(transcript_updates, "_PREFETCH_DELAY", 3600.0)
     async with Host().run_test(size=(60, 20)) as pilot:
         transcript = pilot.app.query_one(Transcript)
         answers = add_finished_answers(transcript, 200)
@@ -687,7 +686,7 @@ async def test_a_frame_drawn_before_the_update_renders_none_of_the_blocks_just_a
 async def test_bulk_add_renders_only_what_is_near_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
     # Rendering ahead in idle time (the prefetch) is not what this counts: on a loaded machine it
     # would have rendered more blocks by the time the count is taken.
-    monkeypatch.setattr(transcript_module, "_PREFETCH_DELAY", 3600.0)
+    monkeypatch.setattr(transcript_updates, "_PREFETCH_DELAY", 3600.0)
     async with Host().run_test(size=(60, 20)) as pilot:
         transcript = pilot.app.query_one(Transcript)
         answers = add_finished_answers(transcript, 200)
@@ -725,7 +724,7 @@ async def test_an_update_run_now_is_not_run_again_when_its_timer_fires() -> None
         answer = transcript.add(AnswerBlock())
         assert isinstance(answer, AnswerBlock)
         await settle(pilot)
-        transcript._next_sync_at = time.perf_counter() + 0.1  # backing off after a costly update
+        transcript._updates._next_sync_at = time.perf_counter() + 0.1  # backing off after a costly update
         answer.append("more text ")
         transcript.refresh_block(answer)
         assert transcript.update_pending

@@ -48,7 +48,6 @@ from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 if TYPE_CHECKING:
     from textual import events
     from textual.command import Provider
-    from textual.timer import Timer
 
     from zett_tui.checkpoints.store import CheckpointStore
     from zett_tui.core.todo_items import TodoItem
@@ -61,9 +60,6 @@ if TYPE_CHECKING:
     from zett_tui.ui.chat.view import ChatApp
 
 log = logging.getLogger(__name__)
-
-#: How long the status line says what a new permission mode means.
-MODE_NOTE_SECONDS = 4.0
 
 
 def _chat_commands() -> type[Provider]:
@@ -138,7 +134,6 @@ class ChatScreen(Screen[None]):
         self.host: AgentHost | None = None
         self._dialogs: DecisionDialogs | None = None
         self.warmup_failed = False
-        self._mode_note_timer: Timer | None = None
         #: The only code that starts or stops a turn.
         self.turns = TurnRunner(self, answer_model=launch.model_label)
         if launch.read_only:
@@ -509,21 +504,13 @@ class ChatScreen(Screen[None]):
 
     def set_mode(self, mode: PermissionMode, note: str = "") -> None:
         """Switch the mode through the session core (the status line follows it:
-        ``_session_changed``), and show ``note`` beside it for ``MODE_NOTE_SECONDS``: each change
-        replaces the last, none stacks."""
+        ``_session_changed``), and show ``note`` beside it for a few seconds (``show_mode_note``)."""
         session = self.turns.session
         if session is None:  # the model is still starting: there is no mode to switch yet
             return
         session.set_mode(mode)
         if note:
-            self.status.mode_note = note
-            if self._mode_note_timer is not None:
-                self._mode_note_timer.stop()
-            self._mode_note_timer = self.set_timer(MODE_NOTE_SECONDS, self._clear_mode_note)
-
-    def _clear_mode_note(self) -> None:
-        self.status.mode_note = ""
-        self._mode_note_timer = None
+            self.status.show_mode_note(note)
 
     # -- stopping -------------------------------------------------------------------------------
 

@@ -16,27 +16,21 @@ from textual.widget import Widget
 
 from zett_tui.core.inert_text import make_inert, make_visible
 from zett_tui.ui.themes import code_theme_for
-from zett_tui.ui.widgets.transcript import Transcript, resolve_block_styles
 from zett_tui.ui.widgets.transcript_markdown import MarkdownStream
 from zett_tui.ui.widgets.transcript_render import Line, RenderContext, choose_code_theme
-
-
-def _transcript_rules() -> str:
-    """The transcript's component-class rules (its colours for headings, code, links...), so the two
-    always look alike, whatever a theme or a later change does to them."""
-    return "\n".join(
-        line for line in Transcript.DEFAULT_CSS.splitlines() if line.strip().startswith("& > .transcript--")
-    )
+from zett_tui.ui.widgets.transcript_styles import BLOCK_COMPONENT_CLASSES, BLOCK_RULES, resolve_block_styles
 
 
 class MarkdownView(Widget):
     """Markdown text, rendered as a finished transcript answer."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(Transcript.COMPONENT_CLASSES)
+    #: The transcript's component classes and rules (its colours for headings, code, links...), so
+    #: the two always look alike, whatever a theme or a later change does to them.
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(BLOCK_COMPONENT_CLASSES)
     DEFAULT_CSS = f"""
     MarkdownView {{
         height: auto;
-{_transcript_rules()}
+{BLOCK_RULES}
     }}
     """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.geometry import Region
 from textual.reactive import reactive
@@ -10,6 +12,12 @@ from textual.widget import Widget
 from zett_tui.providers.context_window import describe_context
 from zett_tui.runtime.activity import Activity, describe_activity
 from zett_tui.ui.widgets.activity import BUSY_STILL, ActivitySpinner
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+#: How long the line says what a new permission mode means (``show_mode_note``).
+MODE_NOTE_SECONDS = 4.0
 
 
 def format_tokens(count: int) -> str:
@@ -21,7 +29,8 @@ def format_tokens(count: int) -> str:
 
 
 class StatusLine(Widget):
-    """Shows state only; every field is a reactive set by the chat screen."""
+    """Shows state only; every field is a reactive set by the chat screen (the mode note goes by
+    itself: ``show_mode_note``)."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -74,9 +83,22 @@ class StatusLine(Widget):
         super().__init__(name=name, id=id, classes=classes)
         # The glyph is the line's first character (``render``), and nothing else on it moves.
         self.spinner = ActivitySpinner(self, cell=Region(0, 0, 1, 1))
+        self._mode_note_timer: Timer | None = None
 
     def watch_activity(self, activity: Activity) -> None:
         self.spinner.set_busy(activity not in self.STILL_ACTIVITIES)
+
+    def show_mode_note(self, note: str) -> None:
+        """Show ``note`` beside the permission mode for ``MODE_NOTE_SECONDS``: each note replaces the
+        last, none stacks."""
+        self.mode_note = note
+        if self._mode_note_timer is not None:
+            self._mode_note_timer.stop()
+        self._mode_note_timer = self.set_timer(MODE_NOTE_SECONDS, self._clear_mode_note)
+
+    def _clear_mode_note(self) -> None:
+        self.mode_note = ""
+        self._mode_note_timer = None
 
     def show_context(
         self, tokens: int, window: int, *, estimated: bool, window_guessed: bool | None = None

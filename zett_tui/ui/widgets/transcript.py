@@ -10,15 +10,11 @@ How it stays cheap:
   searched with `bisect`. A block not yet rendered at the current width has an *estimated* height; it
   gets exact when it comes near the viewport. So a resize, or adding 300 turns at once, renders only
   what is on (or next to) the screen.
-- Updates are coalesced: `add` and `refresh_block` only record what changed and schedule one
-  `_sync` with `call_later`. `_sync` re-measures the changed blocks, fixes the scroll position and
-  refreshes. If a sync was expensive (a huge table still streaming), the next one waits four times as
-  long as it took. Before it, the changed blocks are rendered in steps of a few milliseconds, one per
-  loop turn (``Block.render_ahead``), and a key on its way to the prompt goes first (``hold_updates``):
-  a stream's new paragraphs do not hold a typed key. Nothing is scheduled while nothing changes.
+- Updates are coalesced: `add` and `refresh_block` only record what changed, and
+  `TranscriptUpdates` (transcript_updates.py) schedules one update for all of it, renders the changed
+  blocks ahead of it in small steps (a typed key goes first: ``hold_updates``), finds where the view
+  goes, and renders the pages around the screen in idle time after it. `_sync` applies an update.
 - Memory: far blocks drop their lines past `cache_budget_lines` (heights kept; re-rendered when seen).
-- Rendering ahead: after each update, the blocks within two pages above and three below the screen
-  that hold no lines are rendered one at a time in idle time: the next page is drawn without rendering.
 - Follow mode: at the bottom, new output keeps the view at the bottom. Any scroll away from the
   bottom (wheel, keys, scrollbar) stops following, and then new output never moves the view: the
   block under the top of the screen is the anchor. Scrolling back to the bottom resumes following.
@@ -30,14 +26,13 @@ How it stays cheap:
   select-all (double click) and `plain_text`/`last_code_block` give the raw sources. Lines become
   strips, and the selection is drawn and copied, in transcript_strips.py.
 - The selection cursor (Alt+Up/Down, a click on a tool row) is `BlockCursor` (transcript_cursor.py).
+- The blocks' look (the `transcript--*` component classes, resolved into the styles they render
+  with, kept until the CSS or theme changes) is `TranscriptStyles` (transcript_styles.py).
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from typing import ClassVar, TypeVar
 
 from rich.segment import Segment
@@ -49,10 +44,8 @@ from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.widget import Widget
 
 from zett_tui.ui.textual_compat import own_vertical_scrollbar, set_virtual_size_quietly
-from zett_tui.ui.themes import code_theme_for
 from zett_tui.ui.widgets.find_highlight import match_styles
 from zett_tui.ui.widgets.row_repaint import RowRepaint
 from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
@@ -67,16 +60,10 @@ from zett_tui.ui.widgets.transcript_blocks import (
 from zett_tui.ui.widgets.transcript_cursor import BlockCursor
 from zett_tui.ui.widgets.transcript_find import TranscriptFinder
 from zett_tui.ui.widgets.transcript_layout import Anchor, BlockLayout, BlockList
-from zett_tui.ui.widgets.transcript_render import (
-    BACKGROUND_STYLES,
-    BlockStyles,
-    Line,
-    RenderContext,
-    choose_code_theme,
-    foreground_only,
-    overlay,
-)
-from zett_tui.ui.widgets.transcript_strips import LineStrips, highlight_selection, line_text, selected_text
+from zett_tui.ui.widgets.transcript_render import Line, RenderContext, overlay
+from zett_tui.ui.widgets.transcript_strips import highlight_selection, line_text, selected_text
+from zett_tui.ui.widgets.transcript_styles import BLOCK_COMPONENT_CLASSES, BLOCK_RULES, TranscriptStyles
+from zett_tui.ui.widgets.transcript_updates import TranscriptUpdates
 
 __all__ = [
     "AnswerBlock",
@@ -91,102 +78,24 @@ __all__ = [
 BlockT = TypeVar("BlockT", bound=Block)
 
 NEW_OUTPUT_BADGE = " ↓ new output (Ctrl+End) "
-_MAX_SYNC_DELAY = 0.2
-"""Upper bound of the back-off after an expensive sync (seconds)."""
-"""Rows whose drawn line is remembered; forgetting them only means repainting them next time."""
-_RENDER_AHEAD_STEP = 0.004
-"""Seconds of rendering per event-loop turn before an update (a key typed meanwhile waits no longer)."""
-_HOLD_RETRY = 0.002  # seconds between two tries of an update while ``hold_updates`` says wait
-_PREFETCH_DELAY = 0.01
-"""Pause between two blocks rendered ahead (seconds): input and frames go first."""
-_PREFETCH_MAX_LINES = 150
-"""Taller blocks are not rendered ahead: rendering one would hold up a keystroke."""
 _FIND_KEY_BUDGET = 0.02
 """Seconds a keystroke (`find`) may spend converting blocks' text; the rest is counted in idle steps after."""
-
-
-def resolve_block_styles(widget: Widget) -> BlockStyles:
-    """The rich styles of the `transcript--*` component classes, as `widget` resolves them."""
-    if not widget.is_attached:
-        return BlockStyles.plain()
-    values: dict[str, Style] = {}
-    for field_name in (field.name for field in fields(BlockStyles)):
-        style = widget.get_component_rich_style(f"transcript--{field_name.replace('_', '-')}")
-        values[field_name] = style if field_name in BACKGROUND_STYLES else foreground_only(style)
-    return BlockStyles(**values)
 
 
 class Transcript(ScrollView, can_focus=True):
     """The conversation: user prompts, streamed answers, reasoning, tool rows and notices."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "transcript--user",
-        "transcript--user-marker",
-        "transcript--label",
-        "transcript--muted",
-        "transcript--reasoning",
-        "transcript--heading",
-        "transcript--link",
-        "transcript--inline-code",
-        "transcript--code-block",
-        "transcript--quote",
-        "transcript--bullet",
-        "transcript--table-border",
-        "transcript--table-header",
-        "transcript--tool-name",
-        "transcript--tool-arg",
-        "transcript--tool-output",
-        "transcript--state-running",
-        "transcript--state-done",
-        "transcript--state-failed",
-        "transcript--state-cancelled",
-        "transcript--notice-info",
-        "transcript--notice-warning",
-        "transcript--notice-error",
-        "transcript--notice-decision",
-        "transcript--selected",
-        "transcript--new-output",
-        "transcript--find-match",
-        "transcript--find-current",
-    }
-
-    DEFAULT_CSS = """
-    Transcript {
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(BLOCK_COMPONENT_CLASSES)
+    DEFAULT_CSS = f"""
+    Transcript {{
         background: $surface;
         color: $foreground;
         overflow-x: hidden;
         overflow-y: scroll;
         scrollbar-size-vertical: 1;
         padding: 0 1;
-        & > .transcript--user { background: $primary 12%; color: $text; }
-        & > .transcript--user-marker { color: $primary; }
-        & > .transcript--label { color: $text-muted; }
-        & > .transcript--muted { color: $text-muted; }
-        & > .transcript--reasoning { color: $text-muted; text-style: italic; }
-        & > .transcript--heading { color: $text-accent; text-style: bold; }
-        & > .transcript--link { color: $text-primary; text-style: underline; }
-        & > .transcript--inline-code { color: $text-accent; background: $foreground 8%; }
-        & > .transcript--code-block { background: $background; }
-        & > .transcript--quote { color: $text-muted; text-style: italic; }
-        & > .transcript--bullet { color: $text-accent; }
-        & > .transcript--table-border { color: $text-muted; }
-        & > .transcript--table-header { color: $text; text-style: bold; }
-        & > .transcript--tool-name { color: $text; text-style: bold; }
-        & > .transcript--tool-arg { color: $text-muted; }
-        & > .transcript--tool-output { color: $text; }
-        & > .transcript--state-running { color: $text-warning; }
-        & > .transcript--state-done { color: $text-success; }
-        & > .transcript--state-failed { color: $text-error; }
-        & > .transcript--state-cancelled { color: $text-warning; }
-        & > .transcript--notice-info { color: $text-muted; }
-        & > .transcript--notice-warning { color: $text-warning; }
-        & > .transcript--notice-error { color: $text-error; }
-        & > .transcript--notice-decision { color: $text-accent; }
-        & > .transcript--selected { background: $accent 15%; }
-        & > .transcript--new-output { background: $accent 40%; color: $text; text-style: bold; }
-        & > .transcript--find-match { background: $warning 35%; }
-        & > .transcript--find-current { background: $warning; color: $background; text-style: bold; }
-    }
+{BLOCK_RULES}
+    }}
     """
 
     #: Keys for reading: the transcript's own when it has the focus, and the chat screen's, so that
@@ -209,32 +118,16 @@ class Transcript(ScrollView, can_focus=True):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._layout = BlockLayout(self._render_context)
-        self._dirty: set[int] = set()
-        self._toggled: set[int] = set()
-        """Blocks the user expanded or collapsed since the last update (not "new output")."""
-        self._appended_from = 0
-        self._ctx: RenderContext | None = None
-        self._ctx_stale = True
-        self._epoch = 0
-        self._base: Style | None = None
-        self._line_strips = LineStrips(lambda: self._render_context().style_table)
-        self._sync_pending = False
-        self._prefetch_pending = False
-        self._next_sync_at = 0.0
-        self._ahead_cost = 0.0
-        """Seconds spent rendering ahead of the update being prepared (``_render_ahead``)."""
+        self._updates = TranscriptUpdates(self, self._layout, self._render_context)
+        self._styling = TranscriptStyles(self)
         self._following = True
         self._unseen_output = False
         self._cursor = BlockCursor(self, self._layout)
         #: Told of each block the user expands (``ui/chat/changes_lines``: a turn's diff is read then).
         self.on_expand: Callable[[Block], None] | None = None
         self._programmatic_scroll = False
-        self._keep_on_screen: tuple[int, int, bool] | None = None
-        """(block, its row on screen, reveal) for the next update after an expand or collapse."""
         self._frame_selection: Selection | None = None
         self._row_repaint = RowRepaint(self, self._layout.line_at, lambda: self._unseen_output)
-        self._pending_anchor: Anchor | None = None
-        """Where the next update puts the view (a find match, or back where the reader was)."""
         self._finder = TranscriptFinder(self, self._layout)
         self.sync_count = 0
         """How many times the layout was brought up to date (for tests and benchmarks)."""
@@ -261,12 +154,12 @@ class Transcript(ScrollView, can_focus=True):
     @property
     def update_pending(self) -> bool:
         """Is a coalesced update waiting to run?"""
-        return self._sync_pending
+        return self._updates.pending
 
     @property
     def rendering_ahead(self) -> bool:
-        """Are blocks near the screen still being rendered in idle time (see `_prefetch`)?"""
-        return self._prefetch_pending
+        """Are blocks near the screen still being rendered in idle time (`TranscriptUpdates`)?"""
+        return self._updates.rendering_ahead
 
     @property
     def selected_block(self) -> Block | None:
@@ -276,7 +169,7 @@ class Transcript(ScrollView, can_focus=True):
     def add(self, block: BlockT) -> BlockT:
         """Append a block; returns it."""
         self._layout.append(block)
-        self._schedule_sync()
+        self._updates.soon()
         return block
 
     def refresh_block(self, block: Block) -> None:
@@ -286,18 +179,13 @@ class Transcript(ScrollView, can_focus=True):
         """
         index = self._layout.index_of(block)
         if index is not None:
-            self._dirty.add(index)
-            self._schedule_sync()
+            self._updates.block_changed(index)
 
     def clear(self) -> None:
         """Remove every block."""
         self._layout.clear()
-        self._dirty.clear()
-        self._toggled.clear()
-        self._appended_from = 0
+        self._updates.clear()
         self._cursor.forget()
-        self._keep_on_screen = None
-        self._pending_anchor = None
         self._finder.transcript_cleared()
         self._unseen_output = False
         self._following = True
@@ -334,10 +222,10 @@ class Transcript(ScrollView, can_focus=True):
         if index is None or not block.toggle():
             return
         top = layout.body_top(index)
-        if top >= self.scroll_y:
-            self._keep_on_screen = (index, top - round(self.scroll_y) - layout.gaps[index], block.expanded)
-        self._toggled.add(index)
-        self.refresh_block(block)
+        if top >= self.scroll_y:  # its first line stays on that row of the screen
+            row = top - round(self.scroll_y) - layout.gaps[index]
+            self._updates.keep_on_screen(index, row, block.expanded)
+        self._updates.block_toggled(index)
         if block.expanded and self.on_expand is not None:
             self.on_expand(block)
 
@@ -407,9 +295,7 @@ class Transcript(ScrollView, can_focus=True):
     def block_toggled(self, index: int) -> None:
         """Block `index` was expanded or collapsed without `toggle_block` (find showing a hit):
         re-measure it at the next update, as a toggle (not new output) that pins nothing."""
-        self._toggled.add(index)
-        self._dirty.add(index)
-        self._schedule_sync()
+        self._updates.block_toggled(index)
 
     def move_view_to(self, anchor: Anchor) -> None:
         """Put the view at `anchor` at the next update: a ("show", block, row) stays if that row is on
@@ -417,54 +303,30 @@ class Transcript(ScrollView, can_focus=True):
         it was the bottom)."""
         if anchor[0] == "bottom":
             self._set_following(True)
+            self._updates.soon()
         else:
-            self._pending_anchor = anchor
-        self._schedule_sync()
+            self._updates.move_view_to(anchor)
 
     def update_soon(self) -> None:
         """Bring the layout and the view up to date at the next update (coalesced, like `add`)."""
-        self._schedule_sync()
+        self._updates.soon()
 
     def find_match_styles(self) -> tuple[Style, Style]:
         """The styles of every find match and of the current one."""
         return match_styles(self)
 
-    # ------------------------------------------------------------------ styles
+    # ------------------------------------------------------------------ styles (transcript_styles.py)
 
     def _render_context(self) -> RenderContext:
-        if self._ctx is None or self._ctx_stale:
-            self._ctx_stale = False
-            styles = self._resolve_styles()
-            theme = self.app.current_theme if self.is_attached else None
-            dark = theme.dark if theme is not None else True
-            code_theme = choose_code_theme(dark, code_theme_for(theme) if theme is not None else None)
-            if self._ctx is None or self._ctx.styles != styles or code_theme != self._ctx.code_theme_name:
-                self._epoch += 1
-                self._ctx = RenderContext(styles, dark=dark, epoch=self._epoch, code_theme=code_theme)
-                self._forget_strips()
-                self.refresh()
-        return self._ctx
+        return self._styling.context()
 
     def _forget_strips(self) -> None:
-        self._line_strips.forget()
-
-    def _resolve_styles(self) -> BlockStyles:
-        return resolve_block_styles(self)
+        self._styling.strips.forget()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._ctx_stale = True
+        self._styling.changed()
         self._finder.forget_styles()
-        base = self.rich_style if self.is_attached else None
-        if base != self._base:
-            self._base = base
-            self._forget_strips()
-
-    def _base_style(self) -> Style:
-        """The widget's own style (background), cached until the styles change."""
-        if self._base is None:
-            self._base = self.rich_style
-        return self._base
 
     # ------------------------------------------------------------------ rendering
 
@@ -480,14 +342,14 @@ class Transcript(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self._content_width()
-        base = self._base_style()
+        base = self._styling.base()
         virtual_y = self.scroll_offset.y + y
         line = self._line_for_screen(virtual_y) if self._layout.width else None
         self._row_repaint.drawn.drew(virtual_y, line)
         if line is None:
             strip = Strip.blank(width, base)
         else:
-            strip = self._line_strips.strip(line, base, self._layout.width)
+            strip = self._styling.strips.strip(line, base, self._layout.width)
             if self._layout.width != width:
                 strip = strip.crop_extend(0, width, base)
             if self._cursor.covers(virtual_y):
@@ -506,7 +368,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def _line_for_screen(self, y: int) -> Line | None:
         layout = self._layout
-        if 0 <= y < layout.total and layout.block_at(y) >= self._appended_from:
+        if 0 <= y < layout.total and not self._updates.is_placed(layout.block_at(y)):
             # Added since the last update, which has not placed it yet: a frame drawn before that
             # update (a loaded machine) would render the blocks at the top of a resumed session.
             return None
@@ -516,8 +378,7 @@ class Transcript(ScrollView, can_focus=True):
         index, line = found
         if not self._layout.is_settled(index):
             # Scrolled onto a block whose height was estimated: fix the layout on the next turn.
-            self._dirty.add(index)
-            self._schedule_sync()
+            self._updates.block_changed(index)
         return line
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
@@ -526,153 +387,32 @@ class Transcript(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ updates
 
-    def _schedule_sync(self) -> None:
-        if self._sync_pending or not self.is_attached:
-            return
-        self._sync_pending = True
-        delay = self._next_sync_at - time.perf_counter()
-        if delay > 0:
-            self.set_timer(delay, self._continue_sync)
-        else:
-            self.call_later(self._continue_sync)
-
-    def _anchor(self) -> Anchor:
-        """What must stay put on screen through this update."""
-        if self._pending_anchor is not None:
-            anchor, self._pending_anchor = self._pending_anchor, None
-            return anchor
-        if self._keep_on_screen is not None:
-            index, screen_offset, reveal = self._keep_on_screen
-            self._keep_on_screen = None
-            return ("reveal" if reveal else "pin", index, screen_offset)
-        return self.reading_position()
-
-    def _target_y(self, anchor: Anchor, viewport: int) -> int:
-        """The scroll position that keeps `anchor` in place with the current heights."""
-        kind, index, value = anchor
-        layout = self._layout
-        bottom = max(0, layout.total - viewport)
-        if kind == "bottom":
-            return bottom
-        if kind == "show":  # a find match: stay if its row is on screen, else put it a third down
-            row, top = layout.body_top(index) + round(value), round(self.scroll_y)
-            if top <= row < top + viewport - 1:
-                return max(0, min(bottom, top))
-            return max(0, min(bottom, row - viewport // 3))
-        if kind in ("pin", "reveal"):
-            pinned = layout.tops[index] - round(value)
-            if kind == "reveal":  # scroll down to show what was expanded, never past the block's top
-                pinned = max(pinned, min(layout.bottom(index) - viewport, layout.body_top(index)))
-            return max(0, min(bottom, pinned))
-        return max(0, min(bottom, layout.tops[index] + round(value * layout.heights[index])))
-
     def _sync(self) -> None:
-        """Bring heights, virtual size and scroll position up to date; refresh what changed."""
-        self._sync_pending = False
-        width = self._content_width()
-        viewport = self._viewport_height()
-        if width <= 0 or viewport <= 0:
+        """Bring heights, virtual size and scroll position up to date (``TranscriptUpdates.measure``);
+        refresh what changed."""
+        width, viewport = self._content_width(), self._viewport_height()
+        update = self._updates.measure(width, viewport)
+        if update is None:
             return
-        ahead_started = time.perf_counter()
-        more = self._render_ahead(width)
-        self._ahead_cost += time.perf_counter() - ahead_started
-        if more:
-            self._sync_pending = True
-            asyncio.get_running_loop().call_soon(self._continue_sync)
-            return
-        started = time.perf_counter() - self._ahead_cost  # the back-off counts the steps ahead too
-        self._ahead_cost = 0.0
         self.sync_count += 1
-        layout = self._layout
-        old_scroll = round(self.scroll_y)
-        anchor = self._anchor()
-        resized = width != layout.width
-        if resized:
-            layout.set_width(width)
+        layout, target = self._layout, update.target
+        if update.resized:
             self._forget_strips()
-        first_changed = len(layout)
-        visible_changed = new_below = self._appended_from < len(layout)
-        self._appended_from = len(layout)
-        for index in sorted(self._dirty):
-            if index >= len(layout):
-                continue
-            top, bottom = layout.tops[index], layout.bottom(index)
-            visible_changed = visible_changed or (top < old_scroll + viewport and bottom > old_scroll)
-            new_below = new_below or (bottom > old_scroll + viewport and index not in self._toggled)
-            if layout.measure(index):
-                first_changed = min(first_changed, index)
-        self._dirty.clear()
-        self._toggled.clear()
-        layout.rebuild_tops(first_changed)
-        target = self._target_y(anchor, viewport)
-        for _ in range(4):
-            if not layout.measure_range(target - viewport // 2, target + viewport + viewport // 2):
-                break
-            target = self._target_y(anchor, viewport)
         self._set_virtual_size(Size(width, layout.total))
-        if target != old_scroll:
+        if target != update.scroll_was:
             self._scroll_to_y(target)
-        elif resized:
+        elif update.resized:
             self.refresh()
-        elif visible_changed:
+        elif update.visible_changed:
             self._row_repaint.changed_rows(target, viewport)
-        if anchor[0] in ("pin", "reveal"):
+        if update.pinned:
             self._set_following(target >= layout.total - viewport)
-        if new_below and not self._following:
+        if update.new_below and not self._following:
             self._show_unseen(True)
         budget = max(self.cache_budget_lines, 8 * viewport)
         layout.evict(target - 2 * viewport, target + 3 * viewport, budget)
         self._finder.output_changed()
-        cost = time.perf_counter() - started
-        self._next_sync_at = time.perf_counter() + min(_MAX_SYNC_DELAY, 4 * cost)
-        self._schedule_prefetch()
-
-    def _render_ahead(self, width: int) -> bool:
-        """Render for up to ``_RENDER_AHEAD_STEP`` what the changed blocks will show (a streamed
-        answer's new finished paragraphs); True while some is left. Each step is one turn of the event
-        loop, so a key typed meanwhile is handled between two steps, not after all of them; the update
-        that shows them comes once they are all rendered, so there are no more frames than before."""
-        if not self._dirty:
-            return False
-        deadline = time.perf_counter() + _RENDER_AHEAD_STEP
-        layout, ctx = self._layout, self._render_context()
-        return any(
-            layout.blocks[index].render_ahead(width, ctx, deadline)
-            for index in sorted(self._dirty)
-            if index < len(layout)
-        )
-
-    def _continue_sync(self) -> None:
-        if not self._sync_pending:  # run already (`update_now`): its timer has nothing to do
-            return
-        if not self.is_attached:
-            self._sync_pending = False
-        elif self.hold_updates():
-            self.set_timer(_HOLD_RETRY, self._continue_sync)
-        else:
-            self._sync()
-
-    def _schedule_prefetch(self) -> None:
-        if not self._prefetch_pending and self.is_attached:
-            self._prefetch_pending = True
-            self.set_timer(_PREFETCH_DELAY, self._prefetch)
-
-    def _prefetch(self) -> None:
-        """Render one block of the pages around the screen that is not rendered yet, then the next.
-
-        So the next page up or down (whose blocks may have been dropped from memory, or never
-        rendered at this width) is drawn without rendering anything. Only lines are rendered here:
-        heights are fixed when a block comes near the screen, so the view never moves.
-        """
-        self._prefetch_pending = False
-        viewport = self._viewport_height()
-        if viewport <= 0 or self._sync_pending:
-            return
-        top = round(self.scroll_y)
-        index = self._layout.unrendered_near(top - 2 * viewport, top + 3 * viewport, _PREFETCH_MAX_LINES)
-        if index is not None:
-            self._layout.lines(index)
-            self._schedule_prefetch()
+        self._updates.done()
 
     def _set_virtual_size(self, size: Size) -> None:
         """Update the virtual size without a screen layout pass.
@@ -726,13 +466,13 @@ class Transcript(ScrollView, can_focus=True):
         if old == new or not self._row_repaint.scrolled(old, new):
             super().watch_scroll_y(old_value, new_value)
         if not self._programmatic_scroll and old != new:
-            self._schedule_sync()
+            self._updates.soon()
 
     def on_resize(self, event: events.Resize) -> None:
         self._sync()
 
     def on_mount(self) -> None:
-        self._schedule_sync()
+        self._updates.soon()
 
     def on_focus(self) -> None:
         if self._cursor.selected is not None:

@@ -15,6 +15,7 @@ from zett_tui.ui.speed.deferred_imports import AFTER_FIRST_FRAME, import_after_f
 
 #: Packages and modules that must not be imported before the first frame.
 AFTER_THE_FIRST_FRAME = (
+    "ctypes",
     "anthropic",
     "openai",
     "httpx",

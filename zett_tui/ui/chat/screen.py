@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from zett_tui.core import paths
+from zett_tui.core.heap_arenas import share_one_heap
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.activity import Activity
 from zett_tui.runtime.prompt_queue import JOINER
@@ -406,7 +407,13 @@ class ChatScreen(Screen[None]):
         status.is_demo = self.launch.is_demo
         for level, text in self.launch.notices:
             self.say(text, level)
+        self.call_after_refresh(self._after_first_frame)  # before the agent's warm-up, queued below
         SessionStart(self, self.transcript, settings=lambda: self.launch).begin()  # past, then agent
+
+    def _after_first_frame(self) -> None:
+        """The threads share one heap from now on, before the first that lives for the session."""
+        share_one_heap()
+        self.composer.load_history()
 
     # -- what the start-up hands back (``session_start.StartingChat``) ------------------------------
 

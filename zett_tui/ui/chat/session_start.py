@@ -16,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from zett_tui.core.heap_arenas import share_one_heap
 from zett_tui.core.long_lived_objects import freeze_startup_objects, resume_collection
 from zett_tui.runtime.activity import Activity
 from zett_tui.ui.chat.changes_lines import notice_block
@@ -220,7 +219,6 @@ class SessionStart:
 
     async def _build_agent(self) -> None:
         chat = self._chat
-        share_one_heap()  # before the first thread that works per turn: the one below
         try:
             await asyncio.to_thread(import_after_first_frame, syntax_theme_name(chat.app.current_theme))
         except Exception:  # only a head start: each use imports what it needs itself

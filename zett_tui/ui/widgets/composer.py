@@ -396,7 +396,9 @@ class Composer(TextArea):
             )
         self.post_message(self.Submitted(self, expanded, queue=queue))
 
-    def on_mount(self) -> None:
+    def load_history(self) -> None:
+        """Read the earlier prompts in a thread. The chat starts it after the first frame, once its
+        threads share one heap (``core.heap_arenas``): the thread it starts stays for the session."""
         if self.history_file is not None:
             self.run_worker(self._load_history, thread=True, group="prompt-log")
 

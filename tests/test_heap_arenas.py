@@ -111,9 +111,7 @@ async def test_zett_p_sets_the_limit_before_its_first_thread_and_the_history_s(
     assert started_after("_worker")  # the to_thread pool's
 
 
-async def test_the_chat_sets_the_limit_before_its_first_thread(
-    project_dir: Path, events: list[str]
-) -> None:
+async def test_the_chat_sets_the_limit_before_its_first_thread(project_dir: Path, events: list[str]) -> None:
     from zett_tui.ui.app import ZettApp
 
     launch = LaunchSettings(

@@ -311,11 +311,11 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def share_one_heap() -> None:
-    """The threads' one glibc heap, set as zett sets it (``core/heap_arenas.py``); a tree before it
-    has none, and its threads keep a heap each."""
+def limit_heaps() -> None:
+    """The limit on glibc heaps, set as zett sets it (``core/heap_arenas.py``); in a tree before it
+    each thread keeps a heap of its own."""
     try:
-        from zett_tui.core.heap_arenas import share_one_heap as shared
+        from zett_tui.core.heap_arenas import limit_heaps as shared
     except ImportError:
         return
     shared()
@@ -343,7 +343,7 @@ async def session(turns: int, server_in_process: bool, turn_peaks: bool = False)
             cwd=Path.cwd(),
             context_window=1_000_000_000,
         )
-        share_one_heap()  # as zett does before its first worker thread: the warm-up starts some
+        limit_heaps()  # as zett does before its first worker thread: the warm-up starts some
         await driver.warm_up(launch, server)
         app = ZettApp(launch)
         async with app.run_test(size=driver.SIZE) as pilot:

@@ -1,4 +1,4 @@
-"""zett's threads share one glibc heap: the limit is set once, before the threads that work per
+"""zett's threads share a few glibc heaps: the limit is set once, before the threads that work per
 turn start (the history's aiosqlite thread, the ``to_thread`` pool), and never off glibc or when
 the user chose ``MALLOC_ARENA_MAX`` themselves. glibc's ``mallopt`` is faked: no memory sizes."""
 
@@ -45,13 +45,13 @@ def events(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
 
 def test_the_limit_is_one_heap_and_set_once(events: list[str]) -> None:
-    assert heap_arenas.share_one_heap(env={})
-    assert not heap_arenas.share_one_heap(env={})
+    assert heap_arenas.limit_heaps(env={})
+    assert not heap_arenas.limit_heaps(env={})
     assert events == [f"mallopt(-8, {heap_arenas.HEAPS})"]
 
 
 def test_a_user_who_set_malloc_arena_max_keeps_their_choice(events: list[str]) -> None:
-    assert not heap_arenas.share_one_heap(env={"MALLOC_ARENA_MAX": "4"})
+    assert not heap_arenas.limit_heaps(env={"MALLOC_ARENA_MAX": "4"})
     assert events == []
 
 
@@ -59,7 +59,7 @@ def test_the_process_environment_is_read_when_none_is_given(
     events: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MALLOC_ARENA_MAX", "2")
-    assert not heap_arenas.share_one_heap()
+    assert not heap_arenas.limit_heaps()
     assert events == []
 
 
@@ -69,7 +69,7 @@ def test_nothing_happens_off_linux(monkeypatch: pytest.MonkeyPatch, platform: st
     monkeypatch.setattr(heap_arenas, "_done", False)
     monkeypatch.setattr(sys, "platform", platform)
     monkeypatch.setattr("ctypes.CDLL", lambda name: loaded.append(name))
-    assert not heap_arenas.share_one_heap(env={})
+    assert not heap_arenas.limit_heaps(env={})
     assert loaded == []
 
 
@@ -81,13 +81,13 @@ def test_nothing_happens_off_glibc(monkeypatch: pytest.MonkeyPatch, failure: Bas
     monkeypatch.setattr(heap_arenas, "_done", False)
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setattr("ctypes.CDLL", no_glibc)
-    assert not heap_arenas.share_one_heap(env={})
+    assert not heap_arenas.limit_heaps(env={})
 
 
 def test_glibc_refusing_the_limit_is_not_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(heap_arenas, "_done", False)
     monkeypatch.setattr(heap_arenas, "_mallopt", lambda: lambda option, value: 0)
-    assert not heap_arenas.share_one_heap(env={})
+    assert not heap_arenas.limit_heaps(env={})
 
 
 def first_thread_after_the_limit(events: list[str]) -> Callable[[str], bool]:

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from zett_tui.acp.capabilities import initialize_result
-from zett_tui.core.heap_arenas import share_one_heap
+from zett_tui.core.heap_arenas import limit_heaps
 
 #: The first line is read up to this size; a longer one goes to the SDK unread.
 FIRST_LINE_LIMIT = 1024 * 1024
@@ -32,7 +32,7 @@ def run(model: str | None, reasoning_effort: str | None, env: Any) -> int:
     if answer is not None:
         os.write(protocol_fd, answer)
         initialize, first = first, b""
-    share_one_heap()  # before the SDK's and the history's threads; after the answer, not before it
+    limit_heaps()  # before the SDK's and the history's threads; after the answer, not before it
     from zett_tui.acp.serve import serve
     from zett_tui.acp.server import AcpOptions
 

@@ -1,4 +1,4 @@
-"""Let zett's threads share one glibc heap instead of each keeping its own (``mallopt(M_ARENA_MAX)``).
+"""Keep zett to two glibc heaps instead of one for each thread (``mallopt(M_ARENA_MAX, 2)``).
 
 glibc gives a thread its own heap (an "arena") the first time it allocates, up to eight per core,
 and keeps it for the thread's life and then for the next thread. zett's worker threads (the
@@ -9,9 +9,15 @@ them (``bench_growth``: the threads' heaps 4.9 -> 8.8 MB resident from turn 100 
 it free). With the limit set, a thread that starts later allocates from a heap that already
 exists, and the holes one turn leaves are filled by the next.
 
+Two, not one: with one heap the memory was the same (``bench_growth``, both at once: anonymous
+memory 96.1 MB at turn 300 either way) but page scrolls at turn 300 were slower (median / p95
+24.0 / 35.8 ms against 18.5 / 30.8): every thread's allocations went through the main heap's lock
+and its free lists, the event loop's among them.
+
 The limit applies only to threads that have not allocated yet, so it is set before the threads
-that work per turn start: the chat sets it after the first frame, before the warm-up's first
-thread (``ctypes`` costs a few milliseconds to import, which the first frame does not wait for);
+that work per turn start: the chat sets it after the first frame, before the prompt history's
+thread and the agent's warm-up (``ctypes`` costs a few milliseconds to import, which the first
+frame does not wait for);
 ``zett -p`` and ``zett acp`` before they open the history. Threads already running then (the
 terminal driver's input and writer threads) keep the heaps they have.
 
@@ -28,8 +34,8 @@ from collections.abc import Callable, Mapping
 
 #: ``M_ARENA_MAX`` in glibc's ``malloc.h``.
 M_ARENA_MAX = -8
-#: How many heaps the threads share (the main thread's own included). See README's memory rows.
-HEAPS = 1
+#: How many heaps the whole process has, the main thread's included (see the module's docstring).
+HEAPS = 2
 #: The variable through which a user sets the number of heaps themselves.
 USER_SETTING = "MALLOC_ARENA_MAX"
 
@@ -51,8 +57,9 @@ def _mallopt() -> Callable[[int, int], int] | None:
     return mallopt
 
 
-def share_one_heap(env: Mapping[str, str] | None = None) -> bool:
+def limit_heaps(env: Mapping[str, str] | None = None) -> bool:
     """Limit the process to ``HEAPS`` glibc heaps, once; True when the limit was set by this call.
+    Threads already running keep the heap they have; the ones that start later take one of these.
 
     False when it was already done, when the user set ``MALLOC_ARENA_MAX``, off glibc, or when
     glibc refused.

@@ -30,10 +30,10 @@ class StartFailed(Exception):
 
 async def load_files(launch: LaunchSettings, warn: Callable[[str], None]) -> WorkspaceFiles:
     """The project's and the user's Markdown commands and skills (none when they cannot be read)."""
-    from zett_tui.core.heap_arenas import share_one_heap
+    from zett_tui.core.heap_arenas import limit_heaps
     from zett_tui.workspace.extension_folders import WorkspaceFiles, load_workspace_files
 
-    share_one_heap()  # ``zett -p``: before its first thread (a no-op when the chat or ACP did it)
+    limit_heaps()  # ``zett -p``: before its first thread (a no-op when the chat or ACP did it)
     try:
         files = await asyncio.to_thread(load_workspace_files, launch.cwd, dict(os.environ))
     except Exception as error:  # the session runs without them

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from zett_tui.core import paths
-from zett_tui.core.heap_arenas import share_one_heap
+from zett_tui.core.heap_arenas import limit_heaps
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.activity import Activity
 from zett_tui.runtime.prompt_queue import JOINER
@@ -411,8 +411,9 @@ class ChatScreen(Screen[None]):
         SessionStart(self, self.transcript, settings=lambda: self.launch).begin()  # past, then agent
 
     def _after_first_frame(self) -> None:
-        """The threads share one heap from now on, before the first that lives for the session."""
-        share_one_heap()
+        """The threads share a few heaps from now on (``core.heap_arenas``), set before the first that
+        lives for the session: the prompt history's, then the agent's."""
+        limit_heaps()
         self.composer.load_history()
 
     # -- what the start-up hands back (``session_start.StartingChat``) ------------------------------

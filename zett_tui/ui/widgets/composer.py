@@ -398,7 +398,7 @@ class Composer(TextArea):
 
     def load_history(self) -> None:
         """Read the earlier prompts in a thread. The chat starts it after the first frame, once its
-        threads share one heap (``core.heap_arenas``): the thread it starts stays for the session."""
+        threads share a few heaps (``core.heap_arenas``): the thread it starts stays for the session."""
         if self.history_file is not None:
             self.run_worker(self._load_history, thread=True, group="prompt-log")
 

@@ -9,9 +9,14 @@ screen, and the transcript's rows of the two are compared cell by cell: characte
 italics, underline, reverse. A row left stale (a scroll that moved a row the app did not mean to
 keep) differs there, and keeps differing until something draws it again.
 
-The app has one-frame lags of its own (the find bar's echo is drawn a frame before the matches it
-highlights), so a difference counts when the next frame that is checked still has one, or when the
-app is idle (``settled``).
+The rows the app keeps rendered (``Widget._styles_cache``) are compared too: the fresh render
+renders every row from nothing, and each row the transcript and its scrollbar keep, not marked to
+render again, must be what that render made, meta included (what a click does there).
+
+The app has lags of its own (the find bar's echo is drawn a frame before the matches it
+highlights; a block's new text is rendered before the transcript's update asks for its rows), so
+a row's difference counts when that row still differs at the next frame checked, with no update of
+the transcript pending and no repaint of that row asked for, or when the app is idle (``settled``).
 """
 
 from __future__ import annotations
@@ -164,9 +169,26 @@ class TerminalMirror:
             for widget, rows in lies
             for y in rows
         ]
-        if found and self.lagging and len(self.differences) < 5:
-            self.differences.extend(self.lagging[:2] + found[:2])
+        # A row counts when it still differs at the next checked frame, with the transcript's update
+        # done and the row not asked for: a block whose text changed is drawn anew (``render_line``)
+        # before its update asks for its rows, and the rows asked for reach the compositor with the
+        # widget's next update, after the frame that may be drawn meanwhile.
+        before = {y for _, y, _, _ in self.lagging} - self._rows_asked_for(compositor)
+        counted = [] if self.app.chat.transcript.update_pending else [d for d in found if d[1] in before]
+        if counted and len(self.differences) < 5:
+            self.differences.extend([d for d in self.lagging if d[1] in {y for _, y, _, _ in counted}][:2])
+            self.differences.extend(counted[:2])
         self.lagging = found
+
+    def _rows_asked_for(self, compositor: Any) -> set[int]:
+        """The screen's rows the transcript or its scrollbar asked to repaint that no frame has drawn
+        yet (``Widget._repaint_regions`` reach the compositor with the widget's next update)."""
+        rows: set[int] = set()
+        for widget in self._cached(compositor):
+            placed = widget.region
+            for region in widget._repaint_regions:
+                rows.update(range(placed.y + region.y, placed.y + region.bottom))
+        return rows
 
     def _cached(self, compositor: Any) -> list[Any]:
         """The widgets of the watched rows whose rows the terminal scroll moves with their cache."""

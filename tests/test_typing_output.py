@@ -5,6 +5,7 @@ wrapping and unwrapping lines included."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -34,23 +35,36 @@ async def nothing_waits_in_the_prompt(pilot: Pilot[Any], composer: Composer) -> 
     raise AssertionError("the prompt never finished drawing")
 
 
+async def watch_the_prompt(
+    pilot: Pilot[Any], monkeypatch: pytest.MonkeyPatch
+) -> tuple[TerminalMirror, Callable[[list[str]], bool]]:
+    """The prompt's rows mirrored from now on, once nothing waits to be drawn in it; and whether
+    frames were written without a row of its border (the border as it is now)."""
+    composer = pilot.app.chat.composer
+    mirror = TerminalMirror.watch(pilot.app, monkeypatch, rows=lambda app: app.chat.composer.region)
+    await nothing_waits_in_the_prompt(pilot, composer)
+    top, bottom = composer.region.y, composer.region.bottom - 1
+
+    def no_border_row(frames: list[str]) -> bool:
+        return bool(frames) and all(
+            top not in rows_written(f) and bottom not in rows_written(f) for f in frames
+        )
+
+    return mirror, no_border_row
+
+
 async def test_typing_draws_the_text_alone_and_the_terminal_shows_what_the_app_means(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     app = make_app(ScriptedModel())
     async with ready_app(app, size=(40, 20)) as pilot:
         composer = app.chat.composer
-        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.chat.composer.region)
-        await nothing_waits_in_the_prompt(pilot, composer)
-        top, bottom = composer.region.y, composer.region.bottom - 1
+        mirror, no_border_row = await watch_the_prompt(pilot, monkeypatch)
         typed_from = len(mirror.frames)
         await pilot.press(*"hello", "backspace", "left", "left", "right", "end", "ctrl+w", *"well")
         await pilot.pause(0.1)
         assert composer.text == "well"
-        single_line = mirror.frames[typed_from:]
-        assert single_line and all(
-            top not in rows_written(f) and bottom not in rows_written(f) for f in single_line
-        )
+        assert no_border_row(mirror.frames[typed_from:])
         await pilot.press(*" and more words than the prompt holds on one row", "backspace", "left", "x")
         await pilot.pause(0.1)
         assert composer.region.height > 3  # it wrapped: a taller prompt, drawn whole
@@ -72,16 +86,13 @@ async def test_the_cursor_resting_and_waking_draws_no_border_row(monkeypatch: py
     app = make_app(ScriptedModel())
     async with ready_app(app, size=(40, 20)) as pilot:
         composer = app.chat.composer
-        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.chat.composer.region)
-        await nothing_waits_in_the_prompt(pilot, composer)
-        top, bottom = composer.region.y, composer.region.bottom - 1
+        mirror, no_border_row = await watch_the_prompt(pilot, monkeypatch)
         watched_from = len(mirror.frames)
         await wait_for(pilot, lambda: not composer.cursor_blink)
         await pilot.press("a")
         await pilot.pause(0.05)
         assert composer.cursor_blink and composer.text == "a"
-        frames = mirror.frames[watched_from:]
-        assert frames and all(top not in rows_written(f) and bottom not in rows_written(f) for f in frames)
+        assert no_border_row(mirror.frames[watched_from:])
         mirror.settled()
     assert mirror.differences == []
 

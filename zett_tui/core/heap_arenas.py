@@ -29,8 +29,9 @@ such setting, and nothing happens.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Mapping
+
+from zett_tui.core.glibc import glibc_function
 
 #: ``M_ARENA_MAX`` in glibc's ``malloc.h``.
 M_ARENA_MAX = -8
@@ -44,17 +45,7 @@ _done = False
 
 def _mallopt() -> Callable[[int, int], int] | None:
     """glibc's ``mallopt``; None elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes  # here, not at start-up: the first frame does not need it
-
-    try:
-        mallopt = ctypes.CDLL("libc.so.6").mallopt
-    except (OSError, AttributeError):  # not glibc
-        return None
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
-    return mallopt
+    return glibc_function("mallopt", ("c_int", "c_int"), "c_int")
 
 
 def limit_heaps(env: Mapping[str, str] | None = None) -> bool:

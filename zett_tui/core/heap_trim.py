@@ -13,24 +13,15 @@ Elsewhere than glibc (musl, macOS) there is no such call, and this does nothing.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from functools import cache
+
+from zett_tui.core.glibc import glibc_function
 
 
 @cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes  # here, not at start-up: the first frame does not need it
-
-    try:
-        trim = ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    return trim
+    return glibc_function("malloc_trim", ("c_size_t",), "c_int")
 
 
 def return_free_memory() -> bool:

@@ -61,7 +61,7 @@ def _styled_cells(strip: Strip) -> list[tuple[str, object, object]]:
 
 @contextmanager
 def _rendered_afresh(widgets: Any, app: Any) -> Iterator[dict[Any, StylesCache]]:
-    """While inside, every widget renders its rows from nothing (a new ``StylesCache``), and the
+    """While inside, ``widgets`` render their rows from nothing (a new ``StylesCache``), and the
     transcript does not record what it renders as drawn (a render that never reaches the terminal).
     Gives each widget's own cache, put back on the way out."""
     caches = {widget: widget._styles_cache for widget in widgets}
@@ -86,7 +86,10 @@ def _cache_lies(widget: Any, kept: StylesCache) -> list[int]:
     return sorted(
         y
         for y, strip in kept._cache.items()
-        if y not in kept._dirty_lines and y in fresh and _styled_cells(strip) != _styled_cells(fresh[y])
+        if y not in kept._dirty_lines
+        and y in fresh
+        and strip != fresh[y]
+        and _styled_cells(strip) != _styled_cells(fresh[y])
     )
 
 
@@ -149,16 +152,25 @@ class TerminalMirror:
             return  # a frame of another widget alone leaves the rest, changed or not, to the next one
         compositor._visible_widgets = None
         try:
-            with _rendered_afresh(compositor.visible_widgets, self.app) as kept:
+            band = self.rows(self.app)
+            in_band = [
+                widget
+                for widget, (region, clip) in compositor.visible_widgets.items()
+                if region.intersection(clip).overlaps(band)
+            ]
+            with _rendered_afresh(in_band, self.app) as kept:
                 strips = compositor.render_strips()
-                lies = [(widget, _cache_lies(widget, kept[widget])) for widget in self._cached(compositor)]
+                lies = [
+                    (widget, _cache_lies(widget, kept[widget]))
+                    for widget in self._cached(compositor)
+                    if widget in kept
+                ]
         finally:
             compositor._visible_widgets = swapped
         meant, stream = _fresh_screen(self.width, self.height)
         full = LayoutUpdate([[strip] for strip in strips], Region(0, 0, self.width, self.height))
         stream.feed(full.render_segments(self.app.console))
         self.checked += 1
-        band = self.rows(self.app)
         found = [
             (len(self.frames) - 1, y, self.screen.display[y], meant.display[y])
             for y in range(band.y, min(band.bottom, self.height))

@@ -314,7 +314,6 @@ def test_the_compositor_the_terminal_scroll_relies_on() -> None:
     screen, widget = Screen(), Widget()
     _check(
         isinstance(screen._compositor, textual_compat.Compositor)
-        and callable(getattr(widget._styles_cache, "clear", None))
         and isinstance(widget._repaint_regions, set),
         "Screen._compositor, Widget._styles_cache or Widget._repaint_regions changed: the terminal "
         "scroll (ui/speed/terminal_scroll.py) would break; set [ui] terminal_scroll = false meanwhile",

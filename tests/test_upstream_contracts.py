@@ -387,6 +387,23 @@ def test_the_driver_still_makes_its_parser_from_the_name_zett_replaces() -> None
     _check(keys == ["a", "b"], f"the reply-filtering parser passes the terminal's answer through: {keys}")
 
 
+def test_the_driver_input_loop_and_signal_handlers_zett_relies_on_when_the_terminal_goes() -> None:
+    from textual.drivers import linux_driver
+
+    loop = inspect.getsource(linux_driver.LinuxDriver.run_input_thread)
+    _check(
+        "while not self.exit_event.is_set()" in loop,
+        "LinuxDriver.run_input_thread no longer loops on exit_event: textual_compat.stop_reading_terminal "
+        "would not stop it spinning on a hung-up terminal",
+    )
+    setup = inspect.getsource(linux_driver.LinuxDriver.__init__)
+    _check(
+        "signal.SIGTSTP" in setup and "signal.SIGCONT" in setup,
+        "LinuxDriver no longer installs its SIGTSTP/SIGCONT handlers when made: check where it does, and "
+        "that terminal/resume_guard.py still wraps them after the driver exists",
+    )
+
+
 # -- zett-agent --------------------------------------------------------------------------------------
 
 

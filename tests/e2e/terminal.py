@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -16,8 +17,16 @@ class Terminal:
     """A pseudo-terminal of a fixed size with ``zett`` running in it."""
 
     def __init__(
-        self, args: list[str], *, env: Mapping[str, str], cwd: Path, columns: int = 120, rows: int = 36
+        self,
+        args: list[str],
+        *,
+        env: Mapping[str, str],
+        cwd: Path,
+        columns: int = 120,
+        rows: int = 36,
+        ignore_hangup: bool = False,
     ) -> None:
+        """``ignore_hangup``: zett starts with SIGHUP ignored, as under ``nohup``."""
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.child = pexpect.spawn(
@@ -27,6 +36,7 @@ class Terminal:
             cwd=str(cwd),
             dimensions=(rows, columns),
             timeout=30,
+            preexec_fn=(lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) if ignore_hangup else None,
         )
 
     def pump(self, seconds: float = 0.05) -> None:
@@ -77,6 +87,22 @@ class Terminal:
             raise AssertionError(f"zett did not exit; the screen shows:\n{self.text()}")
         self.child.close()
         return self.child.exitstatus if self.child.exitstatus is not None else -1
+
+    def hang_up(self) -> None:
+        """Close the terminal as a dropped connection or a closed window does: its other side goes
+        away, the kernel hangs it up (and sends zett, its session leader, SIGHUP and SIGCONT)."""
+        self.child.ptyproc.fileobj.close()
+
+    def wait_exit_without_terminal(self, timeout: float = 30.0) -> int:
+        """After :meth:`hang_up`: zett's exit status (128 + n when a signal n ended it)."""
+        deadline = time.monotonic() + timeout
+        while self.child.isalive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if self.child.isalive():
+            os.kill(self.child.pid, signal.SIGKILL)
+            raise AssertionError(f"zett was still running {timeout:.0f} s after its terminal was closed")
+        process = self.child.ptyproc
+        return process.exitstatus if process.exitstatus is not None else 128 + (process.signalstatus or 0)
 
     def close(self) -> None:
         if self.child.isalive():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import time
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -23,6 +24,8 @@ from zett_tui.core import paths
 from zett_tui.core.long_lived_objects import collect_everything, full_collection_due, full_collection_overdue
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.mcp.lifetime import ProcessMcp
+from zett_tui.terminal.hangup import Ending, EndWatch
+from zett_tui.terminal.resume_guard import resume_only_after_suspend
 from zett_tui.ui.app_messages import (
     CopyRequested,
     EffortChosen,
@@ -45,6 +48,7 @@ from zett_tui.ui.textual_compat import (
     keep_exception_for_tests,
     keep_terminal_replies_out_of_input,
     remember_copied_text,
+    stop_reading_terminal,
 )
 from zett_tui.ui.themes import MONOCHROME_CSS, READABLE_CSS, start_themes, theme_variable_defaults
 
@@ -97,6 +101,8 @@ class ZettApp(App[str | None]):
         self.mcp = ProcessMcp()
         #: Notifications and the terminal title when zett needs the user (``ui/attention.py``).
         self.attention = Attention(self, lambda: self.chat.launch.notify, lambda: self.chat.dialog_waiting)
+        #: The terminal gone, SIGHUP or SIGTERM: quit as the user would (``terminal/hangup.py``).
+        self.end_watch = EndWatch(self._ended_from_outside)
         #: After Textual's own: on a 16-colour terminal, pairs the downgrade spoils are fixed.
         self._zett_filters: list[LineFilter] = (
             [ReadableIn16Colours()] if runs_in_16_colours(self.console.color_system) else []
@@ -115,6 +121,9 @@ class ZettApp(App[str | None]):
     async def on_mount(self) -> None:
         """Hold the app's queue until the composer has focus: the first keys (typed at start-up and
         replayed, or read by the driver) are handled after this, so none goes nowhere."""
+        if not self.is_headless:
+            self.end_watch.start(asyncio.get_running_loop(), _terminal_fd())
+            resume_only_after_suspend()
         with contextlib.suppress(TimeoutError):  # a chat that failed to mount is reported, not waited for
             await asyncio.wait_for(self.chat.ready_for_keys.wait(), timeout=10)
         if self._open_sessions_at_start:
@@ -159,7 +168,16 @@ class ZettApp(App[str | None]):
 
     def on_unmount(self) -> None:
         """However zett ends (quit, crash, the test harness), while the driver still writes."""
+        self.end_watch.stop()
         self.attention.closing()
+
+    def _ended_from_outside(self, ending: Ending) -> None:
+        """The terminal is gone or a stop signal came: quit as Ctrl+Q does (the turn is cancelled
+        and recorded), with the status a shell expects. A dead terminal's input threads are told to
+        stop first: they would spin on its end-of-file while zett closes."""
+        if ending.terminal_gone:
+            stop_reading_terminal(self)
+        self.run_worker(self.action_quit(status=ending.status), group="quit")
 
     def collect_when_quiet(self) -> None:
         """Once a whole garbage collection is due (``long_lived_objects``), run it when the user
@@ -346,14 +364,14 @@ class ZettApp(App[str | None]):
             old.transcript.clear()  # it stays below, closed and empty
             await self.push_screen(self.chat)
 
-    async def action_quit(self) -> None:
-        """Quit cleanly: a running turn is cancelled and recorded before the app exits."""
+    async def action_quit(self, status: int = 0) -> None:
+        """Quit cleanly: a running turn is cancelled and recorded before the app exits with ``status``."""
         if self._quitting:
             return
         self._quitting = True
         await self.chat.shutdown()
         await asyncio.to_thread(self.mcp.stop)
-        self.exit(self.chat.session_id)
+        self.exit(self.chat.session_id, return_code=status)
 
     # -- crash safety: no traceback (with prompts and keys in its locals) reaches the screen ----
 
@@ -371,6 +389,14 @@ class ZettApp(App[str | None]):
             message=f"zett stopped after an internal error ({type(error).__name__}). "
             f"Your session is saved; details are in {paths.log_file()}.",
         )
+
+
+def _terminal_fd() -> int | None:
+    """The terminal the driver reads keys from (its standard input), if it has one."""
+    try:
+        return sys.__stdin__.fileno() if sys.__stdin__ is not None else None
+    except (OSError, ValueError):
+        return None
 
 
 def _builtin_commands() -> Mapping[str, SlashCommand]:

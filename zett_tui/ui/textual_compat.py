@@ -121,6 +121,19 @@ def terminal_driver(app: App[Any]) -> Driver | None:
     return app._driver
 
 
+def stop_reading_terminal(app: App[Any]) -> None:
+    """Tell the terminal driver's input threads to stop, for a terminal that is gone: on a hung-up
+    terminal they read end-of-file in a loop that never waits. The driver's own stop then skips
+    what needs the terminal (joining them, switching mouse reports off).
+
+    Touches ``LinuxDriver.exit_event`` (the event its input loop checks and ``disable_input``
+    sets). On an upgrade: check ``run_input_thread`` still loops ``while not exit_event.is_set()``.
+    """
+    event = getattr(app._driver, "exit_event", None)
+    if event is not None:
+        event.set()
+
+
 def select_theme_before_start(app: App[Any], name: str) -> None:
     """Select a theme before the app runs, without the re-parse of every stylesheet that the
     theme watcher schedules (~15 ms before the first frame): what the watcher does, minus that.

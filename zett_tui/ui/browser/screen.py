@@ -39,6 +39,7 @@ from zett_tui.ui.browser.session_actions import (
     export_in_background,
     say_exported,
 )
+from zett_tui.ui.browser.status_lines import damage_status, listing_status, search_status
 from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.session_rows import SessionRow, short_folder
@@ -296,41 +297,19 @@ class SessionBrowser(Screen[None]):
         return "all folders" if self.all_folders else short_folder(str(self.cwd))
 
     def _update_scope_line(self) -> None:
-        if self.summaries is None:
-            text = "Loading sessions…"
-        elif not self.summaries:
-            text = "No sessions yet: they appear here after your first prompt."
-        elif self.search_text.strip():
-            text = self._search_status()
-        else:
-            count = len(self.scoped())
-            text = f"{self._scope_note}{count:,} session{'s' if count != 1 else ''} in {self._where()}"
-        self.scope_line.update(text)
-
-    def _search_status(self) -> str:
-        found = len(self.search.results)
-        done, total = self.search.searched
         query = self.search_text.strip()
-        matches = f"{found:,} session{'s match' if found != 1 else ' matches'} “{query}”"
-        if self.search.running:
-            return f"Searching {self._where()}… {done:,} of {total:,} sessions read · {matches}"
-        if not found:
-            return f"No session in {self._where()} contains “{query}”."
-        return f"{matches} ({total:,} searched in {self._where()})"
+        if self.summaries and query:
+            text = search_status(self.search, query, self._where())
+        else:
+            text = listing_status(self.summaries, len(self.scoped()), self._where(), self._scope_note)
+        self.scope_line.update(text)
 
     def _show_damage(self, notices: list[ReadNotice]) -> None:
         damage = self.query_one("#damage", Static)
-        files = sorted({notice.path.name for notice in notices})
-        if not files:
-            damage.remove_class("-shown")
-            return
-        first = notices[0]
-        where = f" line {first.line_no}" if first.line_no else ""
-        more = f" (and {len(notices) - 1} more)" if len(notices) > 1 else ""
-        plural = "s have parts that" if len(files) != 1 else " has a part that"
-        detail = f"{first.path.name}{where}: {first.reason}{more}"
-        damage.update(f"⚠ {len(files)} session file{plural} cannot be read: {detail}")
-        damage.add_class("-shown")
+        text = damage_status(notices)
+        if text:
+            damage.update(text)
+        damage.set_class(bool(text), "-shown")
 
     def action_toggle_scope(self) -> None:
         self.all_folders = not self.all_folders

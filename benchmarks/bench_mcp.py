@@ -33,8 +33,10 @@ from mcp.client.stdio import stdio_client
 from mcp.types import Tool
 
 from zett_tui.config.mcp_servers import McpServerConfig
-from zett_tui.runtime.mcp.manager import McpManager, ServerState, _Server
+from zett_tui.runtime.mcp.manager import McpManager
+from zett_tui.runtime.mcp.oauth import log_sign_in_url
 from zett_tui.runtime.mcp.results import to_model_result
+from zett_tui.runtime.mcp.server_connection import ServerConnection, ServerState
 from zett_tui.runtime.mcp.tools import build_tools
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +66,7 @@ def start_five() -> tuple[float, float]:
 
 def two_hundred_tools() -> float:
     manager = McpManager([fake("big")], environ={})
-    server = _Server(fake("big"), {}, lambda: None)
+    server = ServerConnection(fake("big"), {}, lambda: None, log_sign_in_url)
     schema = {
         "type": "object",
         "title": "Arguments",

@@ -653,7 +653,8 @@ def test_a_project_mcp_server_whose_script_a_command_rewrote_does_not_start_agai
 
     from zett_tui.config import trust
     from zett_tui.config.mcp_servers import McpServerConfig
-    from zett_tui.runtime.mcp.manager import McpManager, ServerState
+    from zett_tui.runtime.mcp.manager import McpManager
+    from zett_tui.runtime.mcp.server_connection import ServerState
 
     root = Path(__file__).resolve().parent.parent
     script = place.project / "tools" / "docs_server.py"

@@ -223,7 +223,8 @@ async def test_a_user_mcp_server_script_in_the_project_runs_only_as_allowed(plac
 
     from zett_tui.config import pinned_files
     from zett_tui.config.mcp_servers import McpServerConfig
-    from zett_tui.runtime.mcp.manager import McpManager, ServerState
+    from zett_tui.runtime.mcp.manager import McpManager
+    from zett_tui.runtime.mcp.server_connection import ServerState
 
     root = Path(__file__).resolve().parent.parent
     script = place.project / "tools" / "docs_server.py"

@@ -17,7 +17,7 @@ from tests.fakes.scripted_model import ScriptedModel, last_tool_result, text_ste
 from tests.test_dialogs import dialog_closed, open_dialog, shown
 from tests.ui_helpers import dialog_armed, idle, make_app, notices, prompts, ready_app, submit, wait_for
 from zett_tui.config.mcp_servers import McpServerConfig
-from zett_tui.runtime.mcp.manager import ServerState
+from zett_tui.runtime.mcp.server_connection import ServerState
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.ui.app import ZettApp
 from zett_tui.ui.modals.choice_dialog import ChoiceDialog
@@ -147,7 +147,7 @@ async def test_the_status_line_says_when_a_server_failed_and_clears_when_all_are
 
 def test_the_status_words() -> None:
     from zett_tui.runtime.mcp.lifetime import status_line
-    from zett_tui.runtime.mcp.manager import ServerStatus
+    from zett_tui.runtime.mcp.server_connection import ServerStatus
 
     assert status_line([ServerStatus("a", ServerState.READY)]) == ""
     assert status_line(

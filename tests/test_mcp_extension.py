@@ -14,7 +14,8 @@ from zett_agent.messages import ToolCall
 
 from zett_tui.config.mcp_servers import McpServerConfig
 from zett_tui.runtime.mcp.extension import Answer, McpRefused, McpToolsExtension
-from zett_tui.runtime.mcp.manager import McpManager, ServerState
+from zett_tui.runtime.mcp.manager import McpManager
+from zett_tui.runtime.mcp.server_connection import ServerState
 from zett_tui.runtime.modes import PermissionMode
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from zett_tui.config.mcp_servers import McpServerConfig
-from zett_tui.runtime.mcp.manager import McpManager, McpUnavailable, ServerState
+from zett_tui.runtime.mcp.manager import McpManager, McpUnavailable
+from zett_tui.runtime.mcp.server_connection import ServerState
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,7 +126,7 @@ def test_a_missing_program_fails_with_the_reason_and_others_still_start(managers
 def test_a_server_started_again_after_a_failure_still_says_why_it_failed(managers: list[McpManager]) -> None:
     """While a failed server is being started again, /mcp said "starting…" and the failure was
     gone from the listing until the next one (a listing taken then showed no failure at all)."""
-    from zett_tui.runtime.mcp.manager import ServerStatus
+    from zett_tui.runtime.mcp.server_connection import ServerStatus
     from zett_tui.ui.chat.commands.mcp import describe_state
 
     seen: list[str] = []
@@ -223,7 +224,8 @@ def test_a_killed_zett_leaves_no_server_behind(tmp_path: Path) -> None:
     script.write_text(
         "import asyncio, sys, time\n"
         "from tests.test_mcp_manager import fake, wait_for, state\n"
-        "from zett_tui.runtime.mcp.manager import McpManager, ServerState\n"
+        "from zett_tui.runtime.mcp.manager import McpManager\n"
+        "from zett_tui.runtime.mcp.server_connection import ServerState\n"
         "manager = McpManager([fake()], environ={})\n"
         "manager.start()\n"
         "wait_for(lambda: state(manager) is ServerState.READY)\n"

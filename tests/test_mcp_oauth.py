@@ -22,7 +22,8 @@ from tests.fakes.oauth_mcp_server import OAuthMcpServer, play_browser
 from tests.test_mcp_manager import wait_for
 from zett_tui.config.mcp_servers import McpServerConfig
 from zett_tui.runtime.mcp import oauth_tokens
-from zett_tui.runtime.mcp.manager import _FIRST_BACKOFF, McpManager, ServerState, ServerStatus
+from zett_tui.runtime.mcp.manager import McpManager
+from zett_tui.runtime.mcp.server_connection import _FIRST_BACKOFF, ServerState, ServerStatus
 
 
 class SignIns:

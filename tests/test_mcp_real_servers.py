@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from zett_tui.config.mcp_servers import McpServerConfig
-from zett_tui.runtime.mcp.manager import McpManager, ServerState
+from zett_tui.runtime.mcp.manager import McpManager
+from zett_tui.runtime.mcp.server_connection import ServerState
 from zett_tui.runtime.mcp.tools import build_tools
 
 

@@ -12,9 +12,10 @@ from mcp.types import CallToolResult, ImageContent, ResourceLink, TextContent
 from zett_agent.messages import ImageContent as AgentImage
 
 from zett_tui.config.mcp_servers import McpServerConfig
-from zett_tui.runtime.mcp.manager import McpManager, ServerState
+from zett_tui.runtime.mcp.manager import McpManager
 from zett_tui.runtime.mcp.policy import Decision, decide, tool_key
 from zett_tui.runtime.mcp.results import McpToolError, bound, to_model_result
+from zett_tui.runtime.mcp.server_connection import ServerState
 from zett_tui.runtime.modes import PermissionMode
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from zett_tui.config.mcp_servers import McpServerConfig
-from zett_tui.runtime.mcp.manager import McpManager, ServerState
+from zett_tui.runtime.mcp.manager import McpManager
+from zett_tui.runtime.mcp.server_connection import ServerState
 from zett_tui.runtime.mcp.tools import build_tools, model_name
 
 ROOT = Path(__file__).resolve().parent.parent

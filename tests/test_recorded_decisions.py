@@ -12,7 +12,8 @@ import pytest
 
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.recorded_decisions import turn_decisions
-from zett_tui.sessions.recorded_turns import NoteBlock, ToolView, TurnView, load_last_turns
+from zett_tui.sessions.recorded_turns import load_last_turns
+from zett_tui.sessions.turn_views import NoteBlock, ToolView, TurnView
 
 CHILD_DECLINED = "✗ You declined: write_file notes.txt (subagent general: bump x)"
 MAIN_ALLOWED = "✓ You allowed: echo hi"

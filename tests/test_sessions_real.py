@@ -26,14 +26,9 @@ from zett_tui.sessions.index import SessionIndex, SessionSummary
 from zett_tui.sessions.lock import SessionLock
 from zett_tui.sessions.naming import meta_path
 from zett_tui.sessions.reader import ReadNotice
-from zett_tui.sessions.recorded_turns import (
-    ReasoningBlock,
-    TextBlock,
-    ToolView,
-    load_last_turns,
-    load_transcript,
-)
+from zett_tui.sessions.recorded_turns import load_last_turns, load_transcript
 from zett_tui.sessions.search import search_sessions
+from zett_tui.sessions.turn_views import ReasoningBlock, TextBlock, ToolView
 
 SESSION = "0190aaaa-real-session"
 ZETT: dict[str, Any] = {

@@ -17,8 +17,9 @@ from zett_tui.sessions.export import fence, turn_markdown, write_export, write_m
 from zett_tui.sessions.index import SessionIndex, SessionSummary
 from zett_tui.sessions.naming import session_path
 from zett_tui.sessions.reader import ReadNotice
-from zett_tui.sessions.recorded_turns import NoteBlock, ToolView, load_last_turns, load_transcript
+from zett_tui.sessions.recorded_turns import load_last_turns, load_transcript
 from zett_tui.sessions.search import SearchHit, search_sessions
+from zett_tui.sessions.turn_views import NoteBlock, ToolView
 
 
 def user(content: Any) -> dict[str, Any]:

@@ -190,7 +190,8 @@ async def test_search_is_offered_only_when_turned_on_and_shown_as_rows(
 async def test_a_resumed_session_shows_the_search_rows_before_the_answer(
     anthropic: tuple[str, list[dict[str, Any]]], tmp_path: Any
 ) -> None:
-    from zett_tui.sessions.recorded_turns import NoteBlock, TextBlock, iter_turns
+    from zett_tui.sessions.recorded_turns import iter_turns
+    from zett_tui.sessions.turn_views import NoteBlock, TextBlock
 
     sessions = tmp_path / "sessions"
     live = await run(

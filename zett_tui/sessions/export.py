@@ -22,14 +22,14 @@ from zett_tui.sessions.image_files import image_path
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.read_notices import ReadNotices, report_lines
 from zett_tui.sessions.reader import Notices, iter_records
-from zett_tui.sessions.recorded_turns import (
+from zett_tui.sessions.recorded_turns import iter_turns
+from zett_tui.sessions.turn_views import (
     NoteBlock,
     ReasoningBlock,
     SubagentView,
     TextBlock,
     ToolView,
     TurnView,
-    iter_turns,
 )
 
 Redact = Callable[[str], str]

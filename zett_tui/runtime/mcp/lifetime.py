@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when a server starts: the app imports this module before its first frame
     from zett_tui.config.mcp_servers import McpServerConfig
-    from zett_tui.runtime.mcp.manager import McpManager, ServerStatus
+    from zett_tui.runtime.mcp.manager import McpManager
     from zett_tui.runtime.mcp.oauth import OnUrl
+    from zett_tui.runtime.mcp.server_connection import ServerStatus
 
 _POLL_SECONDS = 0.05
 
@@ -48,7 +49,7 @@ def stop_for_process(manager: McpManager) -> None:
 async def settled(manager: McpManager, timeout: float) -> None:
     """Returns once no enabled server is still starting, or after ``timeout`` seconds not counting
     the time a server waits for the user to sign in (that wait has its own bound)."""
-    from zett_tui.runtime.mcp.manager import ServerState
+    from zett_tui.runtime.mcp.server_connection import ServerState
 
     deadline = time.monotonic() + timeout
     while True:
@@ -74,7 +75,7 @@ async def started_for_one_turn(
     manager = start_for_process(servers, on_sign_in_url=show_url)
     if manager is None:
         return None
-    from zett_tui.runtime.mcp.manager import ServerState
+    from zett_tui.runtime.mcp.server_connection import ServerState
 
     await settled(manager, max(server.startup_timeout for server in servers) + 1.0)
     for status in manager.statuses():
@@ -87,7 +88,7 @@ async def started_for_one_turn(
 
 def status_line(statuses: Sequence[ServerStatus]) -> str:
     """The status line's word on the servers: empty when every enabled one is ready."""
-    from zett_tui.runtime.mcp.manager import ServerState
+    from zett_tui.runtime.mcp.server_connection import ServerState
 
     starting = sum(status.state is ServerState.STARTING for status in statuses)
     signing_in = sum(status.state is ServerState.SIGNING_IN for status in statuses)

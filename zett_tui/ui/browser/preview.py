@@ -10,9 +10,10 @@ from pathlib import Path
 from zett_tui.sessions.index import SessionSummary
 from zett_tui.sessions.read_notices import ReadNotices
 from zett_tui.sessions.reader import TurnRecord, iter_records
-from zett_tui.sessions.recorded_turns import TurnView, load_last_turns, turn_view
+from zett_tui.sessions.recorded_turns import load_last_turns, turn_view
 from zett_tui.sessions.rewind_marks import mark_of, read_rewound
 from zett_tui.sessions.search import SearchHit
+from zett_tui.sessions.turn_views import TurnView
 from zett_tui.ui.chat.past_turns import show_turn
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
 

@@ -26,17 +26,21 @@ from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from zett_tui.core import paths
-from zett_tui.sessions.export_file import export_to_file, free_export_path
-from zett_tui.sessions.ids import short_ids
 from zett_tui.sessions.index import SessionSummary
-from zett_tui.sessions.lock import SessionBusy
 from zett_tui.sessions.reader import ReadNotice
 from zett_tui.sessions.scan import list_all_sessions
 from zett_tui.ui.app_messages import OpenSession
 from zett_tui.ui.browser.preview import PreviewPage, load_preview, paint_preview
 from zett_tui.ui.browser.search import SearchProgress, SessionSearch
+from zett_tui.ui.browser.session_actions import (
+    Exported,
+    busy_text,
+    delete_after_asking,
+    export_in_background,
+    say_exported,
+)
+from zett_tui.ui.browser.status_lines import damage_status, listing_status, search_status
 from zett_tui.ui.key_names import binding_label
-from zett_tui.ui.modals.choice_dialog import Choice, ChoiceDialog
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.session_rows import SessionRow, short_folder
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
@@ -50,7 +54,6 @@ SEARCH_DEBOUNCE = 0.15
 PREVIEW_DEBOUNCE = 0.12
 #: Narrower than this, the preview is hidden and the list takes the whole width.
 PREVIEW_MIN_WIDTH = 100
-DELETE, KEEP = "delete", "keep"
 
 
 class SessionBrowser(Screen[None]):
@@ -137,14 +140,6 @@ class SessionBrowser(Screen[None]):
             super().__init__()
             self.generation = generation
             self.page = page
-
-    class Exported(Message):
-        def __init__(self, target: Path, turns: int, unreadable: int, error: str | None = None) -> None:
-            super().__init__()
-            self.target = target
-            self.turns = turns
-            self.unreadable = unreadable
-            self.error = error
 
     def __init__(
         self,
@@ -302,41 +297,19 @@ class SessionBrowser(Screen[None]):
         return "all folders" if self.all_folders else short_folder(str(self.cwd))
 
     def _update_scope_line(self) -> None:
-        if self.summaries is None:
-            text = "Loading sessions…"
-        elif not self.summaries:
-            text = "No sessions yet: they appear here after your first prompt."
-        elif self.search_text.strip():
-            text = self._search_status()
-        else:
-            count = len(self.scoped())
-            text = f"{self._scope_note}{count:,} session{'s' if count != 1 else ''} in {self._where()}"
-        self.scope_line.update(text)
-
-    def _search_status(self) -> str:
-        found = len(self.search.results)
-        done, total = self.search.searched
         query = self.search_text.strip()
-        matches = f"{found:,} session{'s match' if found != 1 else ' matches'} “{query}”"
-        if self.search.running:
-            return f"Searching {self._where()}… {done:,} of {total:,} sessions read · {matches}"
-        if not found:
-            return f"No session in {self._where()} contains “{query}”."
-        return f"{matches} ({total:,} searched in {self._where()})"
+        if self.summaries and query:
+            text = search_status(self.search, query, self._where())
+        else:
+            text = listing_status(self.summaries, len(self.scoped()), self._where(), self._scope_note)
+        self.scope_line.update(text)
 
     def _show_damage(self, notices: list[ReadNotice]) -> None:
         damage = self.query_one("#damage", Static)
-        files = sorted({notice.path.name for notice in notices})
-        if not files:
-            damage.remove_class("-shown")
-            return
-        first = notices[0]
-        where = f" line {first.line_no}" if first.line_no else ""
-        more = f" (and {len(notices) - 1} more)" if len(notices) > 1 else ""
-        plural = "s have parts that" if len(files) != 1 else " has a part that"
-        detail = f"{first.path.name}{where}: {first.reason}{more}"
-        damage.update(f"⚠ {len(files)} session file{plural} cannot be read: {detail}")
-        damage.add_class("-shown")
+        text = damage_status(notices)
+        if text:
+            damage.update(text)
+        damage.set_class(bool(text), "-shown")
 
     def action_toggle_scope(self) -> None:
         self.all_folders = not self.all_folders
@@ -456,7 +429,7 @@ class SessionBrowser(Screen[None]):
             self.app.notify("That is the session you are in.")
             return
         if summary.in_use:
-            self.notify(_busy_text(summary), severity="warning", markup=False)
+            self.notify(busy_text(summary), severity="warning", markup=False)
             return
         self.search.stop()
         if summary.cwd and os.path.normpath(summary.cwd) not in self._folders:
@@ -478,37 +451,15 @@ class SessionBrowser(Screen[None]):
             )
             return
         if summary.in_use:
-            self.notify(_busy_text(summary), severity="warning", markup=False)
+            self.notify(busy_text(summary), severity="warning", markup=False)
             return
         self.run_worker(self._delete(summary), group="delete", exclusive=True, exit_on_error=False)
 
     async def _delete(self, summary: SessionSummary) -> None:
-        from zett_tui.sessions.manage import delete_session
-
-        # The one dialog where the safe answer comes first: Enter on a dialog that just opened
-        # must not delete a session.
-        dialog = ChoiceDialog(
-            f"Delete session “{summary.title}”? This removes its transcript and history.",
-            None,
-            [Choice("Keep", KEEP), Choice("Delete", DELETE, "deny")],
-            decline_value=KEEP,
-            key_help="Enter choose · ↑/↓ move · 1-2 pick · Esc keep",
-        )
-        picked = await self.app.push_screen_wait(dialog)
-        if picked is None or picked.value != DELETE:
-            return
         history = self.history_database if self.history_database is not None else paths.history_db()
-        try:
-            await delete_session(summary, history)
-        except SessionBusy as error:
-            self.notify(f"Not deleted: {error}", severity="warning", markup=False)
-            return
-        except Exception as error:  # a file or database error: say so, keep the browser going
-            log.warning("session delete failed", exc_info=True)
-            self.notify(f"Could not delete the session: {error}", severity="error", markup=False)
-            return
-        self._forget(summary)
-        self.notify(f"Deleted session “{summary.title}”.", markup=False)
+        if await delete_after_asking(self, summary, history):
+            self._forget(summary)
+            self.notify(f"Deleted session “{summary.title}”.", markup=False)
 
     def _forget(self, summary: SessionSummary) -> None:
         if self.summaries is not None:
@@ -524,31 +475,11 @@ class SessionBrowser(Screen[None]):
         row = self.session_list.highlighted
         if row is None:
             return
-        summary = row.summary
-        everyone = list(self.summaries or [summary])
-
-        def export() -> None:
-            short = short_ids(everyone).get(summary.session_id, summary.session_id)
-            target = free_export_path(self.cwd, short)
-            try:
-                turns, notices = export_to_file(summary, "md", target)
-            except OSError as error:
-                self.post_message(self.Exported(target, 0, 0, str(error.strerror or error)))
-                return
-            self.post_message(self.Exported(target, turns, len(notices)))
-
-        self.run_worker(export, thread=True, group="export", exit_on_error=False)
+        export_in_background(self, row.summary, list(self.summaries or [row.summary]), self.cwd)
 
     @on(Exported)
     def _exported(self, message: Exported) -> None:
-        if message.error is not None:
-            self.notify(f"Could not write {message.target}: {message.error}", severity="error", markup=False)
-            return
-        unreadable = (
-            f" ({message.unreadable} unreadable part(s) noted at the end)" if message.unreadable else ""
-        )
-        plural = "s" if message.turns != 1 else ""
-        self.notify(f"Exported {message.turns} turn{plural} to {message.target}{unreadable}", markup=False)
+        say_exported(self, message)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is not WorkerState.ERROR:
@@ -560,11 +491,6 @@ class SessionBrowser(Screen[None]):
             severity="error",
             markup=False,
         )
-
-
-def _busy_text(summary: SessionSummary) -> str:
-    pid = f" (process {summary.in_use_by})" if summary.in_use_by and summary.in_use_by > 0 else ""
-    return f"That session is open in another zett{pid}; close it there first."
 
 
 def _folder_forms(folder: Path) -> set[str]:

@@ -5,7 +5,7 @@ its hits back in small batches, the first one at once; the batches land in the b
 here, one row per session with its matching turns counted. A new query or folder filter stops the
 running search through its ``threading.Event``, and a generation number drops the batches a
 stopped search had already posted. The screen decides when a search starts (after a pause in
-typing) and what the scope line and the preview say.
+typing), what the preview says, and when the scope line (``status_lines``) says how it goes.
 """
 
 from __future__ import annotations

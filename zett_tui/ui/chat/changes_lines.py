@@ -14,7 +14,7 @@ from zett_tui.ui.widgets.transcript_blocks import Block, NoticeBlock
 if TYPE_CHECKING:
     from zett_tui.checkpoints.store import CheckpointStore
     from zett_tui.runtime.events import Notice
-    from zett_tui.sessions.recorded_turns import NoteBlock
+    from zett_tui.sessions.turn_views import NoteBlock
     from zett_tui.ui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)

@@ -14,15 +14,9 @@ from zett_tui.core import paths
 from zett_tui.core.todo_items import TODO_TOOL, todos_from_arguments
 from zett_tui.runtime.files.attachments import typed_part
 from zett_tui.sessions.read_notices import ReadNotices
-from zett_tui.sessions.recorded_turns import (
-    NoteBlock,
-    TextBlock,
-    ToolView,
-    TranscriptPage,
-    TurnView,
-    load_last_turns,
-)
-from zett_tui.sessions.recorded_turns import ReasoningBlock as PastReasoning
+from zett_tui.sessions.recorded_turns import load_last_turns
+from zett_tui.sessions.turn_views import NoteBlock, TextBlock, ToolView, TranscriptPage, TurnView
+from zett_tui.sessions.turn_views import ReasoningBlock as PastReasoning
 from zett_tui.ui.chat.changes_lines import recorded_changes_block
 from zett_tui.ui.widgets.steer_block import SteerBlock
 from zett_tui.ui.widgets.task_block import TaskBlock

@@ -57,7 +57,7 @@ async def show_past_session(
     """Paint the session's last turns (read in a thread: a session file can be hundreds of MB) and
     say whether it was resumed or forked."""
     from zett_tui.sessions.meta import forked_from
-    from zett_tui.sessions.recorded_turns import TextBlock
+    from zett_tui.sessions.turn_views import TextBlock
     from zett_tui.ui.chat.past_turns import last_labelled_model, load_past_session, paint_past_session
 
     past = await load_past_session(path, previews=previews)

@@ -55,7 +55,7 @@ def extensions_command(ctx: CommandContext, arguments: str) -> None:
 def allow_user_files(ctx: CommandContext) -> None:
     """Pin what the user's extensions and MCP servers run from writable folders, as it is now."""
     from zett_tui.config.pinned_files import allow, unpinned
-    from zett_tui.runtime.mcp.manager import user_server_files
+    from zett_tui.runtime.mcp.server_connection import user_server_files
 
     if ctx.host is None:
         ctx.say("zett is still starting; try again in a moment.", "info")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zett_tui.core import paths
-from zett_tui.runtime.mcp.manager import ServerState, ServerStatus
+from zett_tui.runtime.mcp.server_connection import ServerState, ServerStatus
 from zett_tui.runtime.mcp.tools import model_name
 from zett_tui.ui.chat.commands.registry import slash_command
 

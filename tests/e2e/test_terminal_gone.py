@@ -73,3 +73,35 @@ def test_sigterm_mid_answer_puts_the_terminal_back_and_records_the_turn(llm_serv
     tail = b"".join(written)
     assert b"\x1b[?1049l" in tail  # the alternate screen left: the shell's screen is back
     assert_the_turn_was_recorded_by_quitting(home)
+
+
+def test_a_suspended_zett_draws_its_whole_screen_again_when_continued(llm_server, tmp_path: Path) -> None:
+    """SIGTSTP (as a shell's job control sends it), then SIGCONT (``fg``): the screen was the
+    shell's meanwhile, so every line of zett's comes back, not only what changed since."""
+    home = tmp_path / "e2e-home"
+    project = tmp_path / "e2e-project"
+    project.mkdir()
+    env = zett_env(home, OPENAI_API_KEY=KEY, OPENAI_BASE_URL=llm_server.openai_base_url)
+    terminal = Terminal(["--model", "openai:gpt-test"], env=env, cwd=project)
+    written: list[bytes] = []
+    try:
+        terminal.wait_for_text("○ idle")  # the agent is ready: nothing of the start-up is drawn later
+        terminal.send("typed before the suspend")
+        terminal.wait_for_text("typed before the suspend")
+        os.kill(terminal.child.pid, signal.SIGTSTP)
+        terminal.wait_for(lambda _shown: terminal.child.ptyproc.isalive() and _stopped(terminal.child.pid))
+        terminal.on_output = written.append  # type: ignore[method-assign]
+        os.kill(terminal.child.pid, signal.SIGCONT)
+        terminal.wait_for(lambda _shown: b"openai:gpt-test" in b"".join(written))
+        assert b"typed before the suspend" in b"".join(written)
+        terminal.send(" and after")
+        terminal.wait_for_text("typed before the suspend and after")
+        terminal.send("\x11")  # Ctrl+Q
+        assert terminal.wait_exit() == 0
+    finally:
+        terminal.close()
+
+
+def _stopped(pid: int) -> bool:
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] == "T"

@@ -124,6 +124,7 @@ class ZettApp(App[str | None]):
         if not self.is_headless:
             self.end_watch.start(asyncio.get_running_loop(), _terminal_fd())
             resume_only_after_suspend()
+            self.app_resume_signal.subscribe(self, self._resumed)
         with contextlib.suppress(TimeoutError):  # a chat that failed to mount is reported, not waited for
             await asyncio.wait_for(self.chat.ready_for_keys.wait(), timeout=10)
         if self._open_sessions_at_start:
@@ -170,6 +171,11 @@ class ZettApp(App[str | None]):
         """However zett ends (quit, crash, the test harness), while the driver still writes."""
         self.end_watch.stop()
         self.attention.closing()
+
+    def _resumed(self, _app: App[Any]) -> None:
+        """Back from a suspend (SIGTSTP, then ``fg``): the terminal's screen was the shell's, so
+        every cell is drawn again. Textual does this after ``App.suspend()``, not after a signal."""
+        self.refresh(layout=True)
 
     def _ended_from_outside(self, ending: Ending) -> None:
         """The terminal is gone or a stop signal came: quit as Ctrl+Q does (the turn is cancelled

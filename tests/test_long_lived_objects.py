@@ -51,6 +51,55 @@ def test_each_turn_collects_its_garbage_and_freezes_what_stays() -> None:
     assert result.stdout.strip() == "ok", result.stderr
 
 
+# A turn that keeps many objects (an answer's lines, in cycles): counted full passes, with the hold
+# and without (Python's default threshold then runs several in the turn).
+FULL_PASSES_IN_A_TURN = """
+import gc, sys
+from zett_tui.core import long_lived_objects as objects
+
+class Node:
+    def __init__(self):
+        self.me = self
+
+objects.pause_collection()
+objects.freeze_startup_objects()
+full = []
+gc.callbacks.append(lambda phase, info: phase == "start" and info["generation"] == 2 and full.append(1))
+if sys.argv[1] == "held":
+    objects.hold_full_collections()
+kept = [Node() for _ in range(300_000)]
+during = len(full)
+objects.settle_after_turn()  # the turn's end: one full pass, then the usual thresholds
+assert gc.get_threshold()[2] == objects._OLDEST_THRESHOLD
+print(during)
+"""
+
+
+@pytest.mark.parametrize("held", [True, False], ids=["held", "python-default"])
+def test_a_turns_full_collections_wait_for_its_end(held: bool) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", FULL_PASSES_IN_A_TURN, "held" if held else "default"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    during = int(result.stdout)
+    assert (during == 0) if held else (during > 0)  # the default: what the hold is for
+
+
+async def test_a_turn_holds_full_collections_when_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zett_tui.ui.chat import turns as turns_module
+
+    held: list[bool] = []
+    monkeypatch.setattr(turns_module, "hold_full_collections", lambda: held.append(True))
+    app = make_app(ScriptedModel(text_step("an answer")))
+    async with ready_app(app) as pilot:
+        await submit(pilot, "a question")
+        await wait_for(pilot, lambda: app.chat.turns.settled and len(answers(app)) == 1)
+    assert held == [True]
+
+
 def test_without_the_cli_nothing_is_frozen_per_turn() -> None:
     from zett_tui.core import long_lived_objects as objects
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import Worker, WorkerState
 
-from zett_tui.core.long_lived_objects import settle_after_turn
+from zett_tui.core.long_lived_objects import hold_full_collections, settle_after_turn
 from zett_tui.runtime.prompt_queue import PromptQueue
 from zett_tui.ui.speed.drawn_styles import forget_drawn_styles
 
@@ -260,6 +260,7 @@ class TurnRunner:
     def _begin(self, presenter: TurnPresenter, about: str, model: str, *, steerable: bool) -> None:
         self._presenter = presenter
         self._about, self._ended = about, None
+        hold_full_collections()
         self._turn_model = model
         self._steerable = steerable
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from zett_tui.acp.redacted_log import log_redaction
 from zett_tui.core.logs import setup_logging
+from zett_tui.core.redacted_log import log_redaction
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from zett_tui import __version__
 from zett_tui.core import long_lived_objects
+from zett_tui.entry.standard_streams import STANDARD_NAMES, fill_closed_descriptors
 from zett_tui.terminal import first_frame, typeahead
 
 if TYPE_CHECKING:
@@ -147,6 +148,13 @@ def build_sessions_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    closed = fill_closed_descriptors()  # before any file is opened: it would take a closed one's number
+    if closed & {1, 2}:
+        missing = " and ".join(f"standard {STANDARD_NAMES[fd]}" for fd in sorted(closed & {1, 2}))
+        open_one = sys.stderr if 2 not in closed else sys.stdout
+        with contextlib.suppress(OSError, ValueError):
+            print(f"zett: {missing} is closed: nowhere to write to", file=open_one)
+        return EXIT_USAGE
     long_lived_objects.pause_collection()  # until the app is warm, or now for anything else
     try:
         code = _run(arguments, os.environ)
@@ -158,6 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_OK
     except Exception as error:  # the last line of defence: a short line, details in the log
+        from zett_tui.core.redacted_log import ensure_redacted_log
+
+        ensure_redacted_log()  # not set up yet (``zett sessions``...): the traceback would be printed
         log.critical("zett failed", exc_info=True)
         from zett_tui.core import paths
 

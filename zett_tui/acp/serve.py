@@ -8,9 +8,9 @@ import json
 from typing import TYPE_CHECKING, Any, cast
 
 from zett_tui.acp.folders import FolderProcesses, child_command
-from zett_tui.acp.redacted_log import setup_redacted_log
 from zett_tui.acp.server import AcpOptions, ZettAcpAgent
 from zett_tui.acp.transport import LINE_LIMIT, protocol_streams, screen_lines
+from zett_tui.core.redacted_log import setup_redacted_log
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent

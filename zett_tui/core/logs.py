@@ -46,6 +46,11 @@ class _PrivateRotatingHandler(logging.handlers.RotatingFileHandler):
 _installed: list[logging.Handler] = []
 
 
+def logging_is_set_up() -> bool:
+    """True once :func:`setup_logging` has installed its handler."""
+    return bool(_installed)
+
+
 def setup_logging(
     redact: Callable[[str], str], *, level: int = logging.INFO, path: Path | None = None
 ) -> Path:

@@ -1,6 +1,7 @@
-"""``zett acp``'s log: zett's log file, every record redacted like the app's.
+"""zett's log file, every record redacted like the app's, for where no settings are read: ``zett
+acp`` at its start, and the CLI's report of an internal error that came before the log was set up.
 
-The redactor is built at the first record, not at start: ``initialize`` is answered before
+The redactor is built at the first record, not at start: ``zett acp`` answers ``initialize`` before
 ``core.redact`` (and what it imports) is loaded.
 """
 
@@ -33,3 +34,13 @@ def setup_redacted_log() -> Path:
     from zett_tui.core.logs import setup_logging
 
     return setup_logging(log_redaction())
+
+
+def ensure_redacted_log() -> None:
+    """Set the log up as :func:`setup_redacted_log` does unless something already did: a record
+    logged before that goes to Python's last-resort handler, which prints it, traceback and all,
+    on standard error."""
+    from zett_tui.core.logs import logging_is_set_up
+
+    if not logging_is_set_up():
+        setup_redacted_log()

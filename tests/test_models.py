@@ -200,6 +200,15 @@ def test_base_urls_follow_the_environment() -> None:
     assert base_url_for(DEMO_CHOICE, {}, env) is None
 
 
+@pytest.mark.parametrize("variable", ["OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"])
+@pytest.mark.parametrize("value", ["not a url", "127.0.0.1:8080/v1", "ftp://host/v1", "http://"])
+def test_a_base_url_variable_that_is_no_http_url_is_a_clear_error(variable: str, value: str) -> None:
+    """Not "the server closed the connection" at the first request: said as a config file's is."""
+    provider = "openai" if variable.startswith("OPENAI") else "anthropic"
+    with pytest.raises(ModelSpecError, match=f"^{variable}: expected an http:// or https:// URL"):
+        base_url_for(ModelChoice(provider, "m"), {}, {variable: value})
+
+
 # -- reasoning ---------------------------------------------------------------------------------------------
 
 

@@ -195,6 +195,19 @@ def _env_value(env: Mapping[str, str], name: str | None) -> str | None:
     return value or None
 
 
+def _env_url(env: Mapping[str, str], name: str) -> str | None:
+    """The URL in variable ``name``, checked as a config file's ``base_url`` is (None when unset)."""
+    from zett_tui.config.converters import InvalidValue, convert_base_url
+
+    value = _env_value(env, name)
+    if value is None:
+        return None
+    try:
+        return convert_base_url(value)
+    except InvalidValue as error:
+        raise ModelSpecError(f"{name}: {error}") from None
+
+
 def default_model_choice(
     configured: str | None, endpoints: Mapping[str, EndpointSettings], env: Mapping[str, str]
 ) -> ModelChoice | None:
@@ -303,9 +316,9 @@ def base_url_for(
     """The API root requests for ``choice`` go to, or None for the demo model."""
     match choice.provider:
         case "anthropic":
-            return _env_value(env, "ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_URL
+            return _env_url(env, "ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_URL
         case "openai":
-            return _env_value(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_URL
+            return _env_url(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_URL
         case "ollama":
             return normalize_ollama_host(env.get("OLLAMA_HOST"))
         case "endpoint":

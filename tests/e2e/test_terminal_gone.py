@@ -38,13 +38,13 @@ def start_mid_answer(llm_server, tmp_path: Path, *, ignore_hangup: bool = False)
     return terminal, home
 
 
-def assert_the_turn_was_recorded_by_quitting(home: Path) -> None:
-    """Quitting wrote the session (the turn stopped) and let go of it: not a journal left by a
-    process that was ended before it could."""
+def assert_the_turn_was_recorded_by_quitting(home: Path, shown: str = "answer begins here.") -> None:
+    """Quitting wrote the session (the turn stopped, with ``shown`` in it) and let go of it: not a
+    journal left by a process that was ended before it could."""
     [path] = sessions(home).glob("*.jsonl")
     [turn] = [json.loads(line) for line in path.read_text().splitlines()]
     assert turn["status"] == "cancelled", turn["status"]
-    assert "answer begins here." in json.dumps(turn)
+    assert shown in json.dumps(turn)
     assert not list(sessions(home).glob("*.live")) and not list(sessions(home).glob("*.lock"))
 
 
@@ -105,3 +105,24 @@ def test_a_suspended_zett_draws_its_whole_screen_again_when_continued(llm_server
 def _stopped(pid: int) -> bool:
     with open(f"/proc/{pid}/stat") as stat:
         return stat.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
+def test_a_terminal_closed_while_an_approval_waits_runs_nothing_and_records_the_turn(
+    llm_server, tmp_path: Path
+) -> None:
+    home = tmp_path / "e2e-home"
+    project = tmp_path / "e2e-project"
+    project.mkdir()
+    llm_server.script(Reply.tool_call("bash", {"command": "echo ran > ran.txt"}))
+    env = zett_env(home, OPENAI_API_KEY=KEY, OPENAI_BASE_URL=llm_server.openai_base_url)
+    terminal = Terminal(["--model", "openai:gpt-test"], env=env, cwd=project, ignore_hangup=True)
+    try:
+        terminal.wait_for_text("Ask zett")
+        terminal.send("make the file\r")
+        terminal.wait_for_text("Run this shell command?")
+        terminal.hang_up()
+        assert terminal.wait_exit_without_terminal() == 128 + signal.SIGHUP
+    finally:
+        terminal.close()
+    assert not (project / "ran.txt").exists()
+    assert_the_turn_was_recorded_by_quitting(home, shown="make the file")

@@ -225,3 +225,16 @@ async def test_the_prompt_tells_whom_it_was_given_of_each_key_it_handled() -> No
         await pilot.press("c")
         await wait_for(pilot, lambda: alone.text == "c")
         assert told == ["handled", "handled"]
+
+
+def test_other_threads_read_whether_a_key_is_pending_without_settling_it() -> None:
+    """The warm-up's import thread asks (``import_pauses``); only the loop counts keys handled."""
+    keys = KeysInFlight()
+    keys.prompt = type("Focused", (), {"has_focus": True})()  # type: ignore[assignment]
+    keys.arrived()
+    assert keys.pending()
+    keys._since -= keys_first.MAX_HOLD * 2  # a key a binding took: no longer pending
+    assert not keys.pending()
+    assert keys._handled == 0
+    keys.handled()
+    assert not keys.pending()

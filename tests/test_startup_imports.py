@@ -135,7 +135,9 @@ async def test_the_chat_imports_its_theme_s_code_style_with_the_rest(monkeypatch
 
     asked: list[str | None] = []
     monkeypatch.setattr(
-        session_start, "import_after_first_frame", lambda code_theme=None: asked.append(code_theme)
+        session_start,
+        "import_after_first_frame",
+        lambda code_theme=None, key_waiting=None: asked.append(code_theme),
     )
     app = make_app(ScriptedModel())
     async with ready_app(app):

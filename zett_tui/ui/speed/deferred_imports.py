@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+from collections.abc import Callable
+
+from zett_tui.ui.speed.import_pauses import imports_step_aside
 
 #: In the order they are first needed: what a typed ``/`` or the first answer needs comes first.
 AFTER_FIRST_FRAME = (
@@ -35,11 +38,19 @@ AFTER_FIRST_FRAME = (
 WARM_LEXERS = ("python",)
 
 
-def import_after_first_frame(code_theme: str | None = None) -> None:
+def import_after_first_frame(
+    code_theme: str | None = None, key_waiting: Callable[[], bool] = lambda: False
+) -> None:
     """Import :data:`AFTER_FIRST_FRAME`, build :data:`WARM_LEXERS` and import the Pygments style
     ``code_theme`` (call it in a worker thread). The style's module was imported on the event loop
     at the answer's first code block, mid-stream (``benchmarks/bench_stream_hops.py`` lists what a
-    fresh zett imports while it streams)."""
+    fresh zett imports while it streams). Each module waits while ``key_waiting()`` says a typed key
+    is on its way to the prompt (``import_pauses``)."""
+    with imports_step_aside(key_waiting):
+        _import_ahead(code_theme)
+
+
+def _import_ahead(code_theme: str | None) -> None:
     for name in AFTER_FIRST_FRAME:
         importlib.import_module(name)
     from zett_tui.ui.widgets.transcript_render import lexer_for

@@ -70,6 +70,11 @@ class KeysInFlight:
             return False
         return True
 
+    def pending(self) -> bool:
+        """Like ``waiting``, but only reads: for other threads (the warm-up's imports step aside
+        meanwhile, ``import_pauses``)."""
+        return self._handled < self._arrived and time.perf_counter() - self._since <= MAX_HOLD
+
     def hold_frame(self) -> bool:
         """True when the screen's frame due now should wait for a key (and counts it)."""
         if not self.waiting():

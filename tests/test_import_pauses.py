@@ -1,0 +1,74 @@
+"""The warm-up's import thread steps aside while a typed key is on its way to the prompt
+(``ui/speed/import_pauses.py``): each new module it imports waits until the key is handled."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from zett_tui.ui.speed import import_pauses
+from zett_tui.ui.speed.import_pauses import imports_step_aside
+
+
+def fresh_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> str:
+    (tmp_path / f"{name}.py").write_text("LOADED = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    return name
+
+
+def test_a_new_module_waits_while_a_key_is_on_its_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = fresh_module(tmp_path, monkeypatch, "warm_up_probe_waits")
+    monkeypatch.setattr(import_pauses, "MAX_PAUSE", 60.0)  # only the key's arrival ends the wait here
+    asked, key_handled, imported = threading.Event(), threading.Event(), threading.Event()
+
+    def key_waiting() -> bool:
+        asked.set()
+        return not key_handled.is_set()
+
+    def warm_up() -> None:
+        with imports_step_aside(key_waiting):
+            __import__(name)
+        imported.set()
+
+    thread = threading.Thread(target=warm_up)
+    thread.start()
+    try:
+        assert asked.wait(10)
+        assert not imported.is_set() and name not in sys.modules
+    finally:
+        key_handled.set()
+        thread.join(10)
+    assert imported.is_set() and sys.modules[name].LOADED
+
+
+def test_other_threads_import_while_the_warm_up_steps_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop itself never waits for a key it has to handle."""
+    held = fresh_module(tmp_path, monkeypatch, "warm_up_probe_held")
+    other = fresh_module(tmp_path, monkeypatch, "warm_up_probe_other")
+    monkeypatch.setattr(import_pauses, "MAX_PAUSE", 60.0)
+    asked, key_handled = threading.Event(), threading.Event()
+
+    def key_waiting() -> bool:
+        asked.set()
+        return not key_handled.is_set()
+
+    def warm_up() -> None:
+        with imports_step_aside(key_waiting):
+            __import__(held)
+
+    thread = threading.Thread(target=warm_up)
+    thread.start()
+    try:
+        assert asked.wait(10)
+        assert __import__(other).LOADED and held not in sys.modules
+    finally:
+        key_handled.set()
+        thread.join(10)

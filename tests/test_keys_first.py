@@ -233,8 +233,16 @@ def test_other_threads_read_whether_a_key_is_pending_without_settling_it() -> No
     keys.prompt = type("Focused", (), {"has_focus": True})()  # type: ignore[assignment]
     keys.arrived()
     assert keys.pending()
-    keys._since -= keys_first.MAX_HOLD * 2  # a key a binding took: no longer pending
+    keys._since -= keys_first.MAX_PENDING * 2  # a key a binding took: no longer pending
     assert not keys.pending()
     assert keys._handled == 0
     keys.handled()
     assert not keys.pending()
+
+
+def test_a_key_read_before_the_prompt_is_mounted_counts() -> None:
+    """The app holds such keys for the prompt (``ZettApp.on_mount``): the warm-up's imports and the
+    first frames wait for them too."""
+    keys = KeysInFlight()
+    keys.arrived()
+    assert keys.waiting() and keys.pending()

@@ -97,7 +97,7 @@ def test_the_box_drawn_before_the_app_needs_no_textual_and_no_rich(tmp_path) -> 
     probe = (
         "import json, sys\n"
         "from zett_tui import cli\n"
-        "from zett_tui.terminal import background, first_frame, typeahead\n"
+        "from zett_tui.terminal import background, early_echo, first_frame, typeahead\n"
         "first_frame.frame(80, 24, 'typed')\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )

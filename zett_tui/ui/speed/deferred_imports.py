@@ -28,6 +28,33 @@ AFTER_FIRST_FRAME = (
     "zett_tui.ui.chat.palette",
     "zett_agent._sql_storage",  # SQLAlchemy: zett_agent.storage resolves it lazily
     "zett_tui.runtime.host",
+    # What opening the session (``session_start.start_host``) imported on the event loop: ~80
+    # modules (the history's SQLite, the sandbox, the extensions), loop steps of 40-115 ms on a
+    # quiet machine while keys waited; imported here, they step aside for typed keys instead
+    "zett_tui.entry.bootstrap",
+    "zett_tui.entry.host_options",
+    "zett_tui.providers.server_info",
+    "zett_tui.ui.chat.mcp_status",
+    "zett_tui.ui.chat.workspace_commands",
+    "zett_tui.runtime.skills_extension",
+    "zett_tui.runtime.history_open",
+    "zett_tui.runtime.sqlite_stop",
+    "aiosqlite",  # SQLAlchemy's dialect imports it at the first connection
+    "sqlalchemy.dialects.sqlite.aiosqlite",
+    "zett_tui.runtime.plan_mode",
+    "zett_tui.runtime.project_instructions",
+    "zett_tui.runtime.shell.bash_tool",
+    "zett_tui.runtime.shell.approval",
+    "zett_tui.runtime.shell.project_sandbox",
+    "zett_tui.runtime.tool_arguments",
+    "zett_tui.runtime.mcp.extension",
+    "zett_tui.runtime.mcp.plan_tools",
+    "zett_tui.runtime.mcp.saved_rules",
+    "zett_agent.extensions.internal_message",
+    "zett_agent.extensions.memory",
+    "zett_agent.extensions.steering",
+    "zett_tui.runtime.session",
+    "zett_tui.ui.chat.session_label",
     # What the first answer's request imports on the event loop (httpcore's async backend, resolved
     # at the first connection: ~70 ms under load while the first keys typed after Enter waited)
     "anyio._backends._asyncio",

@@ -20,29 +20,38 @@ def fresh_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> 
     return name
 
 
+class KeyOnItsWay:
+    """A key on its way to the prompt until ``handled`` is set; ``asked`` once the thread asked."""
+
+    def __init__(self) -> None:
+        self.asked = threading.Event()
+        self.handled = threading.Event()
+
+    def waiting(self) -> bool:
+        self.asked.set()
+        return not self.handled.is_set()
+
+
 def test_a_new_module_waits_while_a_key_is_on_its_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     name = fresh_module(tmp_path, monkeypatch, "warm_up_probe_waits")
     monkeypatch.setattr(import_pauses, "MAX_PAUSE", 60.0)  # only the key's arrival ends the wait here
-    asked, key_handled, imported = threading.Event(), threading.Event(), threading.Event()
-
-    def key_waiting() -> bool:
-        asked.set()
-        return not key_handled.is_set()
+    key = KeyOnItsWay()
+    imported = threading.Event()
 
     def warm_up() -> None:
-        with imports_step_aside(key_waiting):
+        with imports_step_aside(key.waiting):
             __import__(name)
         imported.set()
 
     thread = threading.Thread(target=warm_up)
     thread.start()
     try:
-        assert asked.wait(10)
+        assert key.asked.wait(10)
         assert not imported.is_set() and name not in sys.modules
     finally:
-        key_handled.set()
+        key.handled.set()
         thread.join(10)
     assert imported.is_set() and sys.modules[name].LOADED
 
@@ -54,21 +63,17 @@ def test_other_threads_import_while_the_warm_up_steps_aside(
     held = fresh_module(tmp_path, monkeypatch, "warm_up_probe_held")
     other = fresh_module(tmp_path, monkeypatch, "warm_up_probe_other")
     monkeypatch.setattr(import_pauses, "MAX_PAUSE", 60.0)
-    asked, key_handled = threading.Event(), threading.Event()
-
-    def key_waiting() -> bool:
-        asked.set()
-        return not key_handled.is_set()
+    key = KeyOnItsWay()
 
     def warm_up() -> None:
-        with imports_step_aside(key_waiting):
+        with imports_step_aside(key.waiting):
             __import__(held)
 
     thread = threading.Thread(target=warm_up)
     thread.start()
     try:
-        assert asked.wait(10)
+        assert key.asked.wait(10)
         assert __import__(other).LOADED and held not in sys.modules
     finally:
-        key_handled.set()
+        key.handled.set()
         thread.join(10)

@@ -54,17 +54,26 @@ print(json.dumps(sorted(sys.modules)))
 """
 
 
-def test_the_first_frame_needs_none_of_the_heavy_modules(tmp_path) -> None:
-    env = {
+def isolated_env(home: Path) -> dict[str, str]:
+    """A Python's environment with nothing of this user's: its home and XDG folders under ``home``."""
+    return {
         "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CACHE_HOME": str(home / "cache"),
     }
+
+
+def test_the_first_frame_needs_none_of_the_heavy_modules(tmp_path) -> None:
     result = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", PROBE],
+        cwd=tmp_path,
+        env=isolated_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout.splitlines()[-1])
@@ -187,15 +196,7 @@ print(json.dumps(imported))
 def test_opening_the_session_finds_its_modules_imported_by_the_warm_up(tmp_path, project_dir) -> None:
     """Imported on the event loop, they made loop steps of 40-115 ms while typed keys waited; the
     warm-up's thread imports them, stepping aside for keys (``deferred_imports``)."""
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-        "HOME": str(tmp_path),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-    }
+    env = {**isolated_env(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     result = subprocess.run(
         [sys.executable, "-c", OPENING_PROBE],
         cwd=project_dir,

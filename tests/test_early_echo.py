@@ -89,6 +89,24 @@ def test_the_background_answer_is_read_first_and_the_keys_typed_meanwhile_kept_b
     assert typeahead.take() == "ab"
 
 
+def test_a_background_answer_that_fails_leaves_the_keys_shown_and_kept(keyboard: tuple[int, int]) -> None:
+    """In the main thread the failure ended the start; in this thread it would print a traceback."""
+    read_end, write_end = keyboard
+
+    class Query:
+        def answer(self) -> None:
+            raise OSError("the terminal went away")
+
+    shown = Shown()
+    echo = EarlyEcho.start(read_end, shown, Query())  # type: ignore[arg-type]
+    try:
+        os.write(write_end, b"k")
+        assert shown.wait_for("k")
+    finally:
+        echo.stop()
+    assert typeahead.take() == "k"
+
+
 def test_the_box_line_is_redrawn_until_the_app_paints_even_after_it_took_the_terminal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

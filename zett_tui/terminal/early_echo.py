@@ -15,6 +15,7 @@ and must be called before the app's terminal driver reads: the driver gets what 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import threading
@@ -25,6 +26,8 @@ from zett_tui.terminal import typeahead
 
 if TYPE_CHECKING:
     from zett_tui.terminal.background import BackgroundQuery
+
+log = logging.getLogger(__name__)
 
 
 class EarlyEcho:
@@ -57,7 +60,10 @@ class EarlyEcho:
 
     def _run(self) -> None:
         if self._query is not None:
-            self._query.answer()  # keeps the keys typed meanwhile in ``typeahead``
+            try:
+                self._query.answer()  # keeps the keys typed meanwhile in ``typeahead``
+            except Exception:  # a terminal that fails here: no background, as if it never answered
+                log.debug("reading the background answer failed", exc_info=True)
             self._show(typeahead.peek())
         while True:
             try:

@@ -179,6 +179,9 @@ class Pty:
         self.last_output = self.started
         #: Bytes read from the program, and seconds this process spent parsing them (pyte).
         self.bytes_read = 0
+        #: When the bytes last parsed were read: a screen update is timed by it, not by the end of its
+        #: parsing (pyte takes 100-160 ms over zett's first full frame, 15 KB, in this process).
+        self.read_at = self.started
         self.parse_seconds = 0.0
 
     def pump(self, timeout: float) -> bool:
@@ -191,7 +194,7 @@ class Pty:
             self.last_output = time.perf_counter()
         if OSC11_QUERY in data:
             self.child.send(OSC11_REPLY)
-        parsing = time.perf_counter()
+        parsing = self.read_at = time.perf_counter()
         self.stream.feed(data)
         self.parse_seconds += time.perf_counter() - parsing
         self.bytes_read += len(data)
@@ -338,7 +341,7 @@ def type_keys(
             text = pty.composer() or ""
             if typed.startswith(text):
                 for index in range(len(text)):
-                    echoed.setdefault(index, time.perf_counter())
+                    echoed.setdefault(index, pty.read_at)
 
         while len(written) < count:
             due = start + 0.02 * len(written)

@@ -38,6 +38,7 @@ def terminal_fd() -> Iterator[int]:
         yield follower
     finally:
         first_frame.hand_over()
+        first_frame.app_paints()
         os.close(follower)
         os.close(leader)
 

@@ -225,3 +225,24 @@ async def test_the_prompt_tells_whom_it_was_given_of_each_key_it_handled() -> No
         await pilot.press("c")
         await wait_for(pilot, lambda: alone.text == "c")
         assert told == ["handled", "handled"]
+
+
+def test_other_threads_read_whether_a_key_is_pending_without_settling_it() -> None:
+    """The warm-up's import thread asks (``import_pauses``); only the loop counts keys handled."""
+    keys = KeysInFlight()
+    keys.prompt = type("Focused", (), {"has_focus": True})()  # type: ignore[assignment]
+    keys.arrived()
+    assert keys.pending()
+    keys._since -= keys_first.MAX_PENDING * 2  # a key a binding took: no longer pending
+    assert not keys.pending()
+    assert keys._handled == 0
+    keys.handled()
+    assert not keys.pending()
+
+
+def test_a_key_read_before_the_prompt_is_mounted_counts() -> None:
+    """The app holds such keys for the prompt (``ZettApp.on_mount``): the warm-up's imports and the
+    first frames wait for them too."""
+    keys = KeysInFlight()
+    keys.arrived()
+    assert keys.waiting() and keys.pending()

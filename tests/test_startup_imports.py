@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from zett_tui.ui.speed.deferred_imports import AFTER_FIRST_FRAME, import_after_first_frame
 
@@ -53,17 +54,26 @@ print(json.dumps(sorted(sys.modules)))
 """
 
 
-def test_the_first_frame_needs_none_of_the_heavy_modules(tmp_path) -> None:
-    env = {
+def isolated_env(home: Path) -> dict[str, str]:
+    """A Python's environment with nothing of this user's: its home and XDG folders under ``home``."""
+    return {
         "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CACHE_HOME": str(home / "cache"),
     }
+
+
+def test_the_first_frame_needs_none_of_the_heavy_modules(tmp_path) -> None:
     result = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", PROBE],
+        cwd=tmp_path,
+        env=isolated_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout.splitlines()[-1])
@@ -97,7 +107,7 @@ def test_the_box_drawn_before_the_app_needs_no_textual_and_no_rich(tmp_path) -> 
     probe = (
         "import json, sys\n"
         "from zett_tui import cli\n"
-        "from zett_tui.terminal import background, first_frame, typeahead\n"
+        "from zett_tui.terminal import background, early_echo, first_frame, typeahead\n"
         "first_frame.frame(80, 24, 'typed')\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
@@ -135,9 +145,67 @@ async def test_the_chat_imports_its_theme_s_code_style_with_the_rest(monkeypatch
 
     asked: list[str | None] = []
     monkeypatch.setattr(
-        session_start, "import_after_first_frame", lambda code_theme=None: asked.append(code_theme)
+        session_start,
+        "import_after_first_frame",
+        lambda code_theme=None, key_waiting=None: asked.append(code_theme),
     )
     app = make_app(ScriptedModel())
     async with ready_app(app):
         theme = app.current_theme
         assert asked == [choose_code_theme(theme.dark, code_theme_for(theme))]
+
+
+OPENING_PROBE = """
+import asyncio, json, sys, threading
+from tests.fakes.scripted_model import ScriptedModel
+from tests.ui_helpers import make_app, ready_app
+from zett_tui.ui.chat import session_start
+
+warmed = threading.Event()
+warm_up = session_start.import_after_first_frame
+
+
+def warm_and_say(*args):
+    warm_up(*args)
+    warmed.set()
+
+
+session_start.import_after_first_frame = warm_and_say
+loop = threading.get_ident()
+imported = []
+
+
+def on_import(event, args):
+    if event == "import" and warmed.is_set() and threading.get_ident() == loop and args[0] not in sys.modules:
+        imported.append(args[0])
+
+
+sys.addaudithook(on_import)
+
+
+async def open_session():
+    async with ready_app(make_app(ScriptedModel())):
+        pass
+
+
+asyncio.run(open_session())
+print(json.dumps(imported))
+"""
+
+
+def test_opening_the_session_finds_its_modules_imported_by_the_warm_up(tmp_path, project_dir) -> None:
+    """Imported on the event loop, they made loop steps of 40-115 ms while typed keys waited; the
+    warm-up's thread imports them, stepping aside for keys (``deferred_imports``)."""
+    env = {**isolated_env(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    result = subprocess.run(
+        [sys.executable, "-c", OPENING_PROBE],
+        cwd=project_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    on_the_loop = json.loads(result.stdout.splitlines()[-1])
+    heavy = ("zett_agent", "sqlalchemy", "aiosqlite", "sqlite3", "zett_tui.runtime", "zett_tui.entry")
+    assert [name for name in on_the_loop if name.startswith(heavy)] == []

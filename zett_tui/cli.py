@@ -24,6 +24,7 @@ from zett_tui.terminal import first_frame, typeahead
 if TYPE_CHECKING:
     from zett_tui.entry.headless import HeadlessRequest
     from zett_tui.terminal.background import BackgroundQuery
+    from zett_tui.terminal.early_echo import EarlyEcho
 
 log = logging.getLogger("zett_tui.cli")
 
@@ -214,16 +215,23 @@ def _run(arguments: list[str], env: Mapping[str, str]) -> int:
         return EXIT_USAGE
     open_as = options.open_as or (_ask_how_to_open(options) if request is None else None)
     query: BackgroundQuery | None = None
+    echo: EarlyEcho | None = None
     if request is None:  # the app will open: keep what is typed from now on for it
         typeahead.hold(sys.stdin)
         if options.theme is None:  # asked now, read after the imports: the round trip overlaps them
             from zett_tui.terminal.background import BackgroundQuery
 
             query = BackgroundQuery.send(env)
-        first_frame.draw(sys.stdout.fileno(), typeahead.peek(), env)  # the prompt box, before the imports
+        # the prompt box, before the imports; what is typed meanwhile shows in it
+        if first_frame.draw(sys.stdout.fileno(), typeahead.peek(), env) and typeahead.holding():
+            from zett_tui.terminal.early_echo import EarlyEcho
+
+            echo = EarlyEcho.start(sys.stdin.fileno(), first_frame.show_typed, query)
     try:
-        return _launch(options, env, request, open_as, query, choose_session=choose_session)
+        return _launch(options, env, request, open_as, query, echo, choose_session=choose_session)
     finally:
+        if echo is not None:
+            echo.stop()  # before the query's answer: the thread may be reading it
         first_frame.erase()  # the app never started: what is printed goes where the shell was
         if query is not None:
             query.answer(timeout=0)  # not read yet (a configured theme, a failed start): put away, no wait
@@ -235,6 +243,7 @@ def _launch(
     request: HeadlessRequest | None,
     open_as: str | None,
     query: BackgroundQuery | None,
+    echo: EarlyEcho | None = None,
     *,
     choose_session: bool = False,
 ) -> int:
@@ -263,6 +272,8 @@ def _launch(
         return run_from_cli(launch, request)
     from zett_tui.ui.app import ZettApp
 
+    if echo is not None:
+        echo.stop()  # the keys typed from now on are the app's terminal driver's to read
     if query is not None:
         # Read before the app takes the terminal, whatever chose the theme (ZETT_THEME, a config
         # file): an answer left unread would reach the prompt as typed text.

@@ -6,15 +6,19 @@ alternate screen, which the app uses too), with whatever was typed so far in it,
 that says zett is starting. The app then repaints every cell of the screen. Keys typed in between
 are held by ``typeahead`` (raw input, no echo) and replayed into the real prompt, in order.
 
+Keys typed meanwhile show in the box as they arrive (``show_typed``, from ``early_echo``'s thread).
+
 If the app never starts (a start-up error, Ctrl+C), ``erase`` leaves the alternate screen, so the
 message is printed where the user's shell was. ``hand_over`` is called right before the app takes
-the terminal; from then on the app owns the screen and ``erase`` does nothing.
+the terminal; from then on ``erase`` does nothing, and ``show_typed`` nothing once the app paints
+(``app_paints``, ``ui/speed/box_echo``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import unicodedata
 from collections.abc import Mapping
 
@@ -28,12 +32,17 @@ _ENTER_ALTERNATE = "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"
 _LEAVE_ALTERNATE = "\x1b[2J\x1b[?1049l\x1b[?25h\r"
 _DIM, _REVERSE, _PLAIN = "\x1b[2m", "\x1b[7m", "\x1b[0m"
 
-_drawn_on: int | None = None
+#: The terminal the box is on, and its size (None: not drawn, or the app's now).
+_drawn_on: tuple[int, int, int] | None = None
+#: The app has the terminal (``hand_over``): the box is never erased from here.
+_handed_over = False
+#: Held while writing: ``show_typed`` runs in another thread than ``hand_over`` and ``erase``.
+_writing = threading.Lock()
 
 
 def draw(fd: int, typed: str, env: Mapping[str, str]) -> bool:
     """Draw the box on terminal ``fd`` (once); False when not drawn (not a terminal, too small...)."""
-    global _drawn_on
+    global _drawn_on, _handed_over
     if _drawn_on is not None or env.get("TERM", "") in ("", "dumb"):
         return False
     try:
@@ -48,42 +57,65 @@ def draw(fd: int, typed: str, env: Mapping[str, str]) -> bool:
         os.write(fd, frame(columns, rows, typed).encode("utf-8", errors="replace"))
     except OSError:
         return False
-    _drawn_on = fd
+    _drawn_on = (fd, columns, rows)
+    _handed_over = False
     return True
+
+
+def show_typed(typed: str) -> None:
+    """Redraw the box's line with ``typed`` (from any thread); nothing once the app has the screen."""
+    with _writing:
+        if _drawn_on is None:
+            return
+        fd, columns, rows = _drawn_on
+        with contextlib.suppress(OSError):
+            os.write(fd, f"\x1b[{rows - 2};1H│ {_prompt_line(columns, typed)} │".encode(errors="replace"))
 
 
 def frame(columns: int, rows: int, typed: str) -> str:
     """The escape sequences that draw the box and the status line on a ``columns`` x ``rows`` screen."""
-    inner = columns - 4  # the border and one column of padding on each side
-    shown = _printable_tail(typed, inner - 1)
-    if shown:
-        line = shown + _REVERSE + " " + _PLAIN + " " * (inner - len(shown) - 1)
-    else:
-        line = _REVERSE + PLACEHOLDER[:1] + _PLAIN + _DIM + PLACEHOLDER[1:inner] + _PLAIN
-        line += " " * max(0, inner - len(PLACEHOLDER))
     return (
         _ENTER_ALTERNATE
         + f"\x1b[{rows - 3};1H╭{'─' * (columns - 2)}╮"
-        + f"\x1b[{rows - 2};1H│ {line} │"
+        + f"\x1b[{rows - 2};1H│ {_prompt_line(columns, typed)} │"
         + f"\x1b[{rows - 1};1H╰{'─' * (columns - 2)}╯"
         + f"\x1b[{rows};1H{_DIM}{STATUS[: columns - 1]}{_PLAIN}"
     )
 
 
+def _prompt_line(columns: int, typed: str) -> str:
+    """Inside the box's borders: what was typed and the cursor, or the placeholder."""
+    inner = columns - 4  # the border and one column of padding on each side
+    shown = _printable_tail(typed, inner - 1)
+    if shown:
+        return shown + _REVERSE + " " + _PLAIN + " " * (inner - len(shown) - 1)
+    line = _REVERSE + PLACEHOLDER[:1] + _PLAIN + _DIM + PLACEHOLDER[1:inner] + _PLAIN
+    return line + " " * max(0, inner - len(PLACEHOLDER))
+
+
 def hand_over() -> None:
-    """The app takes the terminal now: the box is its to paint over."""
+    """The app takes the terminal now: ``erase`` leaves it alone. The box stays until the app
+    paints over it (``app_paints``); ``show_typed`` still redraws its line meanwhile."""
+    global _handed_over
+    _handed_over = True
+
+
+def app_paints() -> None:
+    """The app draws its first frame now: nothing here writes to the terminal any more."""
     global _drawn_on
-    _drawn_on = None
+    with _writing:
+        _drawn_on = None
 
 
 def erase() -> None:
     """Leave the alternate screen if the box is still there (the app never started)."""
     global _drawn_on
-    fd, _drawn_on = _drawn_on, None
-    if fd is None:
-        return
-    with contextlib.suppress(OSError):
-        os.write(fd, _LEAVE_ALTERNATE.encode())
+    with _writing:
+        drawn, _drawn_on = _drawn_on, None
+        if drawn is None or _handed_over:
+            return
+        with contextlib.suppress(OSError):
+            os.write(drawn[0], _LEAVE_ALTERNATE.encode())
 
 
 def _printable_tail(typed: str, width: int) -> str:

@@ -53,6 +53,11 @@ def hold(stdin: TextIO) -> None:
     _pending.extend(typed)
 
 
+def holding() -> bool:
+    """True while ``hold`` has the terminal in raw input (and what is typed is kept for the app)."""
+    return _held is not None
+
+
 def keep(data: bytes) -> None:
     """Add key bytes read from the terminal by someone else before the app started (in order)."""
     _pending.extend(data)

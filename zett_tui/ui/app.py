@@ -42,6 +42,7 @@ from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.chat.screen import ChatScreen
 from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.sixteen_colours import ReadableIn16Colours, runs_in_16_colours
+from zett_tui.ui.speed.box_echo import BoxEcho
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
 from zett_tui.ui.textual_compat import (
     discard_exit_output,
@@ -93,6 +94,8 @@ class ZettApp(App[str | None]):
         if not launch.animations:
             self.animation_level = "none"
         self.chat = self._new_chat(launch)
+        #: Keys read before the first frame, shown in the box drawn before the app (``speed/box_echo``).
+        self._box_echo = BoxEcho()
         self._last_interrupt = 0.0
         self._quitting = False
         self._last_input = time.monotonic()
@@ -127,6 +130,7 @@ class ZettApp(App[str | None]):
             self.app_resume_signal.subscribe(self, self._resumed)
         with contextlib.suppress(TimeoutError):  # a chat that failed to mount is reported, not waited for
             await asyncio.wait_for(self.chat.ready_for_keys.wait(), timeout=10)
+        self._box_echo.stop()  # the chat is mounted: its first frame comes next
         if self._open_sessions_at_start:
             self.open_session_browser()
 
@@ -134,6 +138,7 @@ class ZettApp(App[str | None]):
         from zett_tui.ui.speed.typeahead_replay import replay_typeahead
 
         self.chat.typed_at_start = replay_typeahead(self)  # before the driver starts: these come first
+        self._box_echo.start(self.chat.typed_at_start)
 
     def _post_message(
         self, message: Message
@@ -143,6 +148,7 @@ class ZettApp(App[str | None]):
         first event-loop turn on (``speed/keys_first``)."""
         if isinstance(message, events.Key) and (message.is_printable or message.key == "backspace"):
             self.chat.keys_in_flight.arrived()  # not Esc, Ctrl+C and the like: bindings take them
+            self._box_echo.key(message)
         return super()._post_message(message)
 
     async def on_event(self, event: events.Event) -> None:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from zett_tui.entry.launch import LaunchSettings
     from zett_tui.runtime.events import ContextMeasured
     from zett_tui.runtime.host import AgentHost
+    from zett_tui.ui.speed.keys_first import KeysInFlight
     from zett_tui.ui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)
@@ -138,6 +139,9 @@ class StartingChat(ChatView, Protocol):
     """The chat screen as its start-up sees it: a helper's ``ChatView``, and what it does with each
     outcome of the start."""
 
+    #: Typed keys on their way to the prompt: the warm-up's imports step aside for them.
+    keys_in_flight: KeysInFlight
+
     def call_after_refresh(self, callback: Callback, *args: Any, **kwargs: Any) -> bool: ...
 
     def show_activity(self, activity: Activity) -> None:
@@ -220,7 +224,11 @@ class SessionStart:
     async def _build_agent(self) -> None:
         chat = self._chat
         try:
-            await asyncio.to_thread(import_after_first_frame, syntax_theme_name(chat.app.current_theme))
+            await asyncio.to_thread(
+                import_after_first_frame,
+                syntax_theme_name(chat.app.current_theme),
+                chat.keys_in_flight.pending,  # a typed key goes first
+            )
         except Exception:  # only a head start: each use imports what it needs itself
             log.warning("importing the rest of zett in a thread failed", exc_info=True)
         from zett_tui.entry.bootstrap import StartFailed

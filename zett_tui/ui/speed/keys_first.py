@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 #: The longest a key holds the screen's frames back, in seconds.
 MAX_HOLD = 0.02
+#: The longest a key counts as pending for other threads, in seconds: a frame drawn meanwhile (the
+#: first is ~50 ms) can keep the loop from the key for longer than ``MAX_HOLD``.
+MAX_PENDING = 0.1
 
 
 class KeysInFlight:
@@ -49,9 +52,10 @@ class KeysInFlight:
 
     def arrived(self) -> None:
         """A key arrived (from any thread): counted when the prompt has the focus. A key for the
-        find bar or a dialog must not hold the chat's frames back, nor wait for the prompt."""
+        find bar or a dialog must not hold the chat's frames back, nor wait for the prompt. Before
+        the prompt is mounted every key is for it (the app holds them until it has the focus)."""
         prompt = self.prompt
-        if prompt is None or not prompt.has_focus:
+        if prompt is not None and not prompt.has_focus:
             return
         self._since = time.perf_counter()
         self._arrived = next(self._numbers)
@@ -69,6 +73,11 @@ class KeysInFlight:
             self._handled = arrived  # taken by something else (a binding): nothing waits for it longer
             return False
         return True
+
+    def pending(self) -> bool:
+        """Like ``waiting``, but only reads, and for ``MAX_PENDING``: for other threads (the
+        warm-up's imports step aside meanwhile, ``import_pauses``)."""
+        return self._handled < self._arrived and time.perf_counter() - self._since <= MAX_PENDING
 
     def hold_frame(self) -> bool:
         """True when the screen's frame due now should wait for a key (and counts it)."""

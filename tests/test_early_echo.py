@@ -152,3 +152,19 @@ def test_keys_the_driver_reads_before_the_first_frame_show_in_the_box(
     box.key(events.Key("w", "w"))
     assert shown == ["typedx", "typedxy", "typedx", "typedxz"]
     assert painted == [True]
+
+
+async def test_the_box_gets_no_line_once_the_chat_is_mounted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The box's echo ends in the chat's mount, before the screen's first frame can be queued: the
+    app's own ``on_mount`` resumes only once the chat is ready for keys, which may be after it."""
+    from tests.fakes.scripted_model import ScriptedModel
+    from tests.ui_helpers import make_app, ready_app
+
+    app = make_app(ScriptedModel())
+    ready_when_ended: list[bool] = []
+    monkeypatch.setattr(
+        first_frame, "app_paints", lambda: ready_when_ended.append(app.chat.ready_for_keys.is_set())
+    )
+    async with ready_app(app):
+        pass
+    assert ready_when_ended[:1] == [False]

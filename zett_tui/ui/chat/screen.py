@@ -29,6 +29,7 @@ from zett_tui.core.heap_arenas import limit_heaps
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.activity import Activity
 from zett_tui.runtime.prompt_queue import JOINER
+from zett_tui.terminal import first_frame
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
@@ -401,10 +402,10 @@ class ChatScreen(Screen[None]):
         if self.typed_at_start:
             self.composer.insert(self.typed_at_start)
             self.typed_at_start = ""
+        first_frame.app_paints()  # the box's echo (speed/box_echo) ends before this screen's first frame
         self.ready_for_keys.set()
-        status = self.status
-        status.model_label = self.launch.model_label
-        status.is_demo = self.launch.is_demo
+        self.status.model_label = self.launch.model_label
+        self.status.is_demo = self.launch.is_demo
         for level, text in self.launch.notices:
             self.say(text, level)
         self.call_after_refresh(self._after_first_frame)  # before the agent's warm-up, queued below
@@ -536,10 +537,9 @@ class ChatScreen(Screen[None]):
 
     async def on_unmount(self) -> None:
         """However the screen goes away (quit, /new, a crash, a test ending), a running turn is
-        recorded and the provider and stores close.
-
-        After a crash nothing called :meth:`shutdown`: Textual has cancelled the turn's worker, which
-        is still writing the turn's record as cancelled; closing the host under it lost that line."""
+        recorded and the provider and stores close. After a crash nothing called :meth:`shutdown`:
+        Textual cancelled the turn's worker, which is still writing the turn's record as cancelled;
+        closing the host under it lost that line."""
         await self.shutdown()
 
     async def shutdown(self) -> None:

@@ -48,6 +48,7 @@ AFTER_FIRST_FRAME = (
     "zett_tui.runtime.shell.project_sandbox",
     "zett_tui.runtime.tool_arguments",
     "zett_tui.runtime.mcp.extension",
+    "zett_tui.runtime.mcp.manager",
     "zett_tui.runtime.mcp.plan_tools",
     "zett_tui.runtime.mcp.saved_rules",
     "zett_agent.extensions.internal_message",

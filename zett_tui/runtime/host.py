@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from zett_agent.agent import Agent, AgentRunConfig
-from zett_agent.extensions.external import ExternalEvent
 from zett_agent.model import AgentModel, ReasoningEffort
 from zett_agent.resume import ResumePoint
 
@@ -46,6 +45,7 @@ from zett_tui.runtime.image_prompt import user_message
 from zett_tui.runtime.model_switch import ModelsInUse
 from zett_tui.runtime.modes import PermissionMode
 from zett_tui.runtime.recorder import Redactor, TurnRecorder
+from zett_tui.runtime.runtime_answers import answer_decision, steer
 from zett_tui.runtime.session_files import SessionFiles
 from zett_tui.runtime.subagents.wiring import connect_subagents, subagent_extensions, subagent_runner
 from zett_tui.runtime.todo import SessionTodos, TodoBoard
@@ -468,44 +468,13 @@ class AgentHost:
             self.turns.note_decision(line, call_id, declined=declined, subagent_session=subagent_session)
 
     def answer(self, decision: DecisionRequested, reply: Reply | Mapping[str, Any]) -> bool:
-        """Send the user's answer back to the runtime. False for a late or duplicate answer.
-
-        ``reply`` is the gate's typed reply (``runtime.decisions``); a mapping is sent as the raw
-        payload (an extension's own question)."""
-        payload = dict(reply) if isinstance(reply, Mapping) else reply.payload()
-        if self.agent is None:
-            return False
-        response_event = decision.payload.get("response_event")
-        if not isinstance(response_event, str):
-            return False
-        call_id = str(decision.payload.get("tool_call_id"))
-        sandbox = self.shell_sandbox if payload.get("network") is True else None
-        if sandbox is not None:  # "Run once with network": granted before the command can run
-            sandbox.allow_network_once(decision.session_id, call_id)
-        try:
-            accepted = self.agent.emit_external_event(
-                ExternalEvent(response_event, payload),
-                config=AgentRunConfig(session_id=decision.session_id),
-            )
-        except Exception:
-            log.warning("answer to %s was refused", decision.kind, exc_info=True)
-            accepted = []
-        if sandbox is not None and not accepted:
-            sandbox.forget_network_once(decision.session_id, call_id)
-        return bool(accepted)
+        """Send the user's answer back to the runtime (``runtime_answers``); False for a late or
+        duplicate answer."""
+        return self.agent is not None and answer_decision(self.agent, decision, reply, self.shell_sandbox)
 
     def steer(self, text: str) -> bool:
         """Add a note to the running turn (the runtime's steering message). False when none runs."""
-        if self.agent is None:
-            return False
-        try:
-            accepted = self.agent.emit_external_event(
-                ExternalEvent("steering_message", {"content": encodable(text)}), config=self.config
-            )
-        except Exception:
-            log.warning("steering message refused", exc_info=True)
-            return False
-        return bool(accepted)
+        return self.agent is not None and steer(self.agent, self.config, text)
 
     async def aclose(self) -> None:
         """Close the provider and the history store; safe to call more than once."""

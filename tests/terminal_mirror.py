@@ -36,8 +36,6 @@ from textual.strip import Strip
 from zett_tui.ui.textual_compat import screen_compositor
 from zett_tui.ui.widgets.drawn_rows import DrawnRows
 
-_CELL_FIELDS = ("data", "fg", "bg", "bold", "italics", "underscore", "reverse")
-
 
 def _fresh_screen(width: int, height: int) -> tuple[pyte.Screen, pyte.Stream]:
     screen = pyte.Screen(width, height)
@@ -45,8 +43,9 @@ def _fresh_screen(width: int, height: int) -> tuple[pyte.Screen, pyte.Stream]:
 
 
 def _cells(screen: pyte.Screen, y: int) -> list[tuple[object, ...]]:
+    """Row ``y``'s cells, each pyte's ``Char`` (its character and every attribute)."""
     row = screen.buffer[y]
-    return [tuple(getattr(row[x], name) for name in _CELL_FIELDS) for x in range(screen.columns)]
+    return [row[x] for x in range(screen.columns)]
 
 
 def _styled_cells(strip: Strip) -> list[tuple[str, object, object]]:

@@ -29,6 +29,9 @@ ANSWER = "\n\n".join(
 )
 
 During = Callable[[Any, Any], Awaitable[None]]
+#: How long a mirrored stream may take: every frame is also rendered afresh and parsed twice (pyte),
+#: ~10 s alone on a slow 2-core machine, twice that beside the suite's other workers.
+STREAM_TIMEOUT = 90.0
 
 
 async def streamed(
@@ -42,7 +45,7 @@ async def streamed(
         await wait_for(pilot, lambda: "Part 3" in app.chat.transcript.blocks[-1].plain_text())
         if during is not None:
             await during(pilot, app)
-        await wait_for(pilot, lambda: idle(app))
+        await wait_for(pilot, lambda: idle(app), timeout=STREAM_TIMEOUT)
         await pilot.pause(0.1)
         mirror.settled()
     return mirror
@@ -61,11 +64,11 @@ async def paced_after_a_full_screen(monkeypatch: pytest.MonkeyPatch) -> tuple[Te
     async with ready_app(app) as pilot:
         mirror = TerminalMirror.watch(app, monkeypatch)
         await submit(pilot, "fill the screen")
-        await wait_for(pilot, lambda: idle(app))
+        await wait_for(pilot, lambda: idle(app), timeout=STREAM_TIMEOUT)
         await pilot.pause(0.1)
         before = mirror.written()
         await submit(pilot, "go")
-        await wait_for(pilot, lambda: idle(app))
+        await wait_for(pilot, lambda: idle(app), timeout=STREAM_TIMEOUT)
         await pilot.pause(0.1)
         mirror.settled()
     return mirror, mirror.written() - before
@@ -198,7 +201,7 @@ async def after_an_answer(
     async with ready_app(app) as pilot:
         mirror = TerminalMirror.watch(app, monkeypatch)
         await submit(pilot, "go")
-        await wait_for(pilot, lambda: idle(app))
+        await wait_for(pilot, lambda: idle(app), timeout=STREAM_TIMEOUT)
         for step in steps:
             drawn = len(mirror.frames)
             step(app.chat.transcript)

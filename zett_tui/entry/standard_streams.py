@@ -42,7 +42,7 @@ def fill_closed_descriptors() -> frozenset[int]:
 
 def _give_sys_a_stream(fd: int) -> None:
     stream = open(fd, "r" if fd == 0 else "w", encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
-    name = {0: "stdin", 1: "stdout", 2: "stderr"}[fd]
+    name = ("stdin", "stdout", "stderr")[fd]
     with contextlib.suppress(AttributeError):
         if getattr(sys, name) is None:
             setattr(sys, name, stream)

@@ -81,11 +81,6 @@ class EndWatch:
         self._signals: list[signal.Signals] = []
         self._ending: Ending | None = None
 
-    @property
-    def ending(self) -> Ending | None:
-        """Why zett is ending, once it is."""
-        return self._ending
-
     def start(self, loop: asyncio.AbstractEventLoop, terminal_fd: int | None) -> None:
         """Watch ``terminal_fd`` (when it is a terminal) and catch the stop signals zett would die of."""
         self._loop = loop

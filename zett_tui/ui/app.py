@@ -130,7 +130,7 @@ class ZettApp(App[str | None]):
             self.app_resume_signal.subscribe(self, self._resumed)
         with contextlib.suppress(TimeoutError):  # a chat that failed to mount is reported, not waited for
             await asyncio.wait_for(self.chat.ready_for_keys.wait(), timeout=10)
-        self._box_echo.stop()  # the chat is mounted: its first frame comes next
+        self._box_echo.stop()  # its keys go to the prompt now (the box got its last line in the chat's mount)
         if self._open_sessions_at_start:
             self.open_session_browser()
 

@@ -40,9 +40,11 @@ class Client:
             self.arrivals.append(time.perf_counter())
 
 
-async def one_run(server: FakeLLMServer, env: dict[str, str], cwd: str) -> tuple[float, float, float, float]:
+async def one_run(
+    server: FakeLLMServer, env: dict[str, str], cwd: str
+) -> tuple[float, float, float, float, float]:
     """(initialize answered, added per chunk, session/new in the process's folder, session/new in
-    another folder, which starts a process of its own)."""
+    another folder, which starts a process of its own, the editor's end closed -> every process gone)."""
     client = Client()
     server.script(Reply.text("token " * 40, chunk=6, delay=DELAY))
     other = Path(cwd).parent / f"other-{time.monotonic_ns()}"
@@ -61,15 +63,18 @@ async def one_run(server: FakeLLMServer, env: dict[str, str], cwd: str) -> tuple
         before = time.perf_counter()
         await conn.new_session(cwd=str(other), mcp_servers=[])
         elsewhere = time.perf_counter() - before
+        closing = time.perf_counter()
+    ended = time.perf_counter() - closing
     gaps = [later - earlier for earlier, later in zip(client.arrivals, client.arrivals[1:], strict=False)]
-    return initialized, statistics.median(gaps) - DELAY, here, elsewhere
+    return initialized, statistics.median(gaps) - DELAY, here, elsewhere, ended
 
 
 BARE = "import sys; sys.stdin.readline(); print('{}', flush=True)"
 
 
-async def bare_python(env: dict[str, str]) -> float:
-    """The baseline in the same run: a bare interpreter that answers one line."""
+async def bare_python(env: dict[str, str]) -> tuple[float, float]:
+    """The baseline in the same run: a bare interpreter that answers one line (and how long it takes
+    to end once its input is closed)."""
     start = time.perf_counter()
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-c", BARE, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env
@@ -79,9 +84,10 @@ async def bare_python(env: dict[str, str]) -> float:
     await process.stdin.drain()
     await process.stdout.readline()
     took = time.perf_counter() - start
+    closing = time.perf_counter()
     process.stdin.close()
     await process.wait()
-    return took
+    return took, time.perf_counter() - closing
 
 
 async def main() -> None:
@@ -105,10 +111,12 @@ async def main() -> None:
     overheads = [result[1] for result in results]
     here = statistics.median(result[2] for result in results)
     elsewhere = statistics.median(result[3] for result in results)
+    ended = statistics.median(result[4] for result in results)
+    bare_ended = statistics.median(run[1] for run in bare)
     print(
         f"initialize answered after start: median {statistics.median(inits) * 1000:.0f} ms (target 150 ms); "
-        f"a bare interpreter answering one line: {statistics.median(bare) * 1000:.0f} ms "
-        f"(ratio {statistics.median(inits) / statistics.median(bare):.1f})"
+        f"a bare interpreter answering one line: {statistics.median(run[0] for run in bare) * 1000:.0f} ms "
+        f"(ratio {statistics.median(inits) / statistics.median(run[0] for run in bare):.1f})"
     )
     print(
         f"provider token -> agent_message_chunk: median {statistics.median(overheads) * 1000:.1f} ms "
@@ -117,6 +125,10 @@ async def main() -> None:
     print(
         f"session/new in the process's folder: median {here * 1000:.0f} ms; in another folder "
         f"(a zett acp process of its own starts): {elsewhere * 1000:.0f} ms (ratio {elsewhere / here:.1f})"
+    )
+    print(
+        f"the editor closes its end -> zett acp and its folder's process gone: median {ended * 1000:.0f} ms; "
+        f"a bare interpreter: {bare_ended * 1000:.0f} ms (ACP's SDK terminates an agent still there after 2 s)"
     )
 
 

@@ -22,6 +22,6 @@ def _without_the_current_folder(entries: list[str]) -> list[str]:
 
 sys.path[:] = _without_the_current_folder(sys.path)
 
-from zett_tui.cli import main  # noqa: E402  (after the path is safe)
+from zett_tui.cli import run  # noqa: E402  (after the path is safe)
 
-raise SystemExit(main())
+run()

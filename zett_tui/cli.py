@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, cast
+from typing import TYPE_CHECKING, NoReturn, TextIO, cast
 
 from zett_tui import __version__
 from zett_tui.core import long_lived_objects
@@ -364,5 +364,13 @@ def _session_was_recorded(session_id: str) -> bool:
     return JSONLExtension(paths.sessions_dir()).session_path(session_id).exists()
 
 
+def run() -> NoReturn:
+    """The ``zett`` command and ``python -m zett_tui``: :func:`main` in a process of its own, which
+    ends without walking its heap."""
+    code = main()
+    long_lived_objects.leave_heap_to_the_exit()
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

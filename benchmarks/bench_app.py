@@ -263,8 +263,15 @@ class Pty:
 
 
 @contextlib.contextmanager
-def spawned(args: list[str], env: dict[str, str], cwd: Path, program: str = sys.executable) -> Iterator[Pty]:
-    pty = Pty(args, env, cwd, program)
+def spawned(
+    args: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    program: str = sys.executable,
+    terminal: type[Pty] | None = None,
+) -> Iterator[Pty]:
+    """``terminal``: the class that runs and reads the program (``Pty``, pyte, unless told)."""
+    pty = (terminal or Pty)(args, env, cwd, program)
     try:
         yield pty
     finally:

@@ -5,7 +5,9 @@ that program's executable, installed in a venv of its own, see README "Benchmark
 default 3; ``--against TREE``: zett from another checkout too, in turn with this one). It prints
 medians and the machine's load average before and after.
 
-Every program is spawned in a pseudo-terminal (120x36, read through pyte, ``bench_app.Pty``) with a
+Every program is spawned in a pseudo-terminal (120x36, read through pyte, ``bench_app.Pty``; with
+``--terminal tmux``, in a tmux pane read by a control-mode client, ``tmux_terminal.TmuxPty``: tmux
+parses the output as a terminal does, in C, instead of this process) with a
 home folder of its own, configured to use one OpenAI-compatible server on 127.0.0.1
 (``tests.fakes.llm_server`` in its own process, its CPU not counted) that answers every prompt with
 the 58 KB Markdown answer (``bench_transcript.make_answer``, ~7,300 deltas of 8 characters). The
@@ -89,6 +91,8 @@ ECHO_TIMEOUT = 5.0
 #: The paced stream's deltas: characters each (about one token) and how many a second by default.
 PACED_CHUNK = 4
 PACED_RATE = 100.0
+#: What runs and reads each program: ``Pty`` (pyte, in this process) or ``TmuxPty`` (``--terminal tmux``).
+TERMINAL: list[type[Pty]] = [Pty]
 
 
 def _screen_text(pty: Pty) -> str:
@@ -218,7 +222,7 @@ def launch(
 ) -> None:
     """Figures 1 and 2."""
     env = program.configure(home, server)
-    with spawned(program.args, env, cwd, program.executable) as pty:
+    with spawned(program.args, env, cwd, program.executable, TERMINAL[0]) as pty:
         pty.child.send(START_KEY)
         frame = wait(pty, lambda: program.prompt(pty) is not None, 60)
         if frame is None:
@@ -245,7 +249,7 @@ def answer(
 ) -> None:
     """Figures 3, 4 and 5."""
     env = program.configure(home, server)
-    with spawned(program.args, env, cwd, program.executable) as pty:
+    with spawned(program.args, env, cwd, program.executable, TERMINAL[0]) as pty:
         if wait(pty, lambda: program.prompt(pty) is not None, 60) is None:
             print(f"  {program.name}: no prompt:\n" + "\n".join(pty.screen.display), file=sys.stderr)
             return
@@ -279,7 +283,7 @@ def echo_while_streaming(
     """Figures 6 and 7: keys typed while the answer streams, each until the prompt line shows it
     (the samples are ``NAME.FIGURE``)."""
     env = program.configure(home, server)
-    with spawned(program.args, env, cwd, program.executable) as pty:
+    with spawned(program.args, env, cwd, program.executable, TERMINAL[0]) as pty:
         if wait(pty, lambda: program.prompt(pty) is not None, 60) is None:
             print(f"  {program.name}: no prompt:\n" + "\n".join(pty.screen.display), file=sys.stderr)
             return
@@ -372,7 +376,7 @@ def footprint(pty: Pty, name: str, samples: dict[str, list[float]]) -> None:
 
 def bare(home: Path, server: ServerProcess, cwd: Path, samples: dict[str, list[float]]) -> None:
     launch(BARE, home / "launch", server, cwd, samples)
-    with spawned(BARE.args, BARE.configure(home / "idle", server), cwd) as pty:
+    with spawned(BARE.args, BARE.configure(home / "idle", server), cwd, terminal=TERMINAL[0]) as pty:
         pty.wait(lambda: pty.first_frame is not None, 30)
         pty.settle()
         footprint(pty, BARE.name, samples)
@@ -450,7 +454,17 @@ def main() -> None:
         default=PACED_RATE,
         help=f"figure 7's deltas a second ({PACED_CHUNK} characters each; 0: no figure 7)",
     )
+    parser.add_argument(
+        "--terminal",
+        choices=("pyte", "tmux"),
+        default="pyte",
+        help="read each program through pyte in this process (default) or a tmux pane (tmux parses)",
+    )
     args = parser.parse_args()
+    if args.terminal == "tmux":
+        from benchmarks.tmux_terminal import TmuxPty
+
+        TERMINAL[0] = TmuxPty
     load_before = os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="zett-bench-peers-"))
     text = make_answer()
@@ -492,7 +506,8 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
     print(
-        f"zett bench_peers: {os.cpu_count()} CPUs, {time.perf_counter() - started:.0f} s, medians of "
+        f"zett bench_peers: {os.cpu_count()} CPUs, read through {args.terminal}, "
+        f"{time.perf_counter() - started:.0f} s, medians of "
         f"{args.runs}; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
     )
     report(samples, [program.name for program in chosen] + [BARE.name], args.paced_rate)

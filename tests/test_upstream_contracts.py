@@ -118,6 +118,34 @@ def test_the_theme_watcher_is_still_what_zett_copies() -> None:
     )
 
 
+def test_text_area_render_lines_is_still_theme_css_then_the_widgets() -> None:
+    from textual.widgets import TextArea
+
+    _check(
+        _source_hash(TextArea.render_lines) == "5a3931b3e86abfaf",
+        "TextArea.render_lines changed: textual_compat.text_area_lines does what it does after "
+        "theme.apply_css(self) (ui/speed/theme_css applies that); copy what is new, then update this hash",
+    )
+
+
+async def test_a_widgets_styles_version_changes_with_its_inline_styles() -> None:
+    class Holder(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Widget()
+
+    app = Holder()
+    async with app.run_test() as pilot:
+        widget = app.query_one(Widget)
+        before = textual_compat.styles_version(widget)
+        widget.styles.background = "red"
+        await pilot.pause()
+        _check(
+            textual_compat.styles_version(widget) != before,
+            "RenderStyles._cache_key no longer changes with inline styles: the prompt's theme "
+            "(ui/speed/theme_css) would keep the styles it was filled in from first",
+        )
+
+
 async def test_a_theme_selected_before_start_is_the_theme_the_app_runs_with() -> None:
     app: App[None] = App()
     textual_compat.select_theme_before_start(app, "textual-light")

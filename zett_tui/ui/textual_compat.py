@@ -36,12 +36,13 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.binding import Binding
     from textual.driver import Driver
-    from textual.geometry import Size
+    from textual.geometry import Region, Size
     from textual.message import Message
     from textual.screen import Screen
     from textual.scrollbar import ScrollBar
     from textual.strip import Strip
     from textual.widget import Widget
+    from textual.widgets import TextArea
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +198,22 @@ def set_virtual_size_quietly(widget: Widget, size: Size) -> None:
         return
     widget.set_reactive(Widget.virtual_size, size)
     scroll_update(size)
+
+
+def text_area_lines(text_area: TextArea, crop: Region) -> list[Strip]:
+    """``TextArea.render_lines`` without its first step, ``self._theme.apply_css(self)`` (the caller
+    applied it when it was due, ``ui/speed/theme_css``): what follows that step is its
+    ``super().render_lines(crop)``. On an upgrade: check ``TextArea.render_lines`` still does only
+    that (its source is pinned in ``tests/test_upstream_contracts.py``)."""
+    from textual.widgets import TextArea
+
+    return super(TextArea, text_area).render_lines(crop)
+
+
+def styles_version(widget: Widget) -> int:
+    """A number that changes whenever ``widget``'s own styles change, CSS rules or inline
+    (``RenderStyles._cache_key``, Textual's own key for what it derives from them)."""
+    return cast("int", widget.styles._cache_key)
 
 
 def own_bindings(widget: Widget, key: str) -> Iterable[Binding]:

@@ -26,7 +26,8 @@ from zett_tui.ui.chat.commands.registry import CommandList
 from zett_tui.ui.external_editor import EditorRunner, edit_text, run_suspended
 from zett_tui.ui.pastes import PasteStore
 from zett_tui.ui.speed.key_echo import KeyEcho
-from zett_tui.ui.textual_compat import default_prevented, own_bindings
+from zett_tui.ui.speed.theme_css import ThemeCss
+from zett_tui.ui.textual_compat import default_prevented, own_bindings, text_area_lines
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.image_paste import ImagePaste
 from zett_tui.ui.widgets.keys_in_order import PassedKey, run_bindings
@@ -36,6 +37,8 @@ from zett_tui.workspace.file_finder import ProjectFiles
 from zett_tui.workspace.prompt_log import append_prompt, load_prompts
 
 if TYPE_CHECKING:
+    from textual.strip import Strip
+
     from zett_tui.runtime.files.read_access import ReadAccess
 
 #: Seconds without a key, paste or click after which the prompt's cursor stops blinking and stays
@@ -154,6 +157,15 @@ class Composer(TextArea):
         #: Pasted and dropped images, and Ctrl+V's (``image_paste``).
         self.images = ImagePaste(self, self._rules, lambda: self.project_files.root)
         self._echo = KeyEcho(self)
+        self._theme_css = ThemeCss()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._theme_css.apply(self)  # only after a change of styles (speed/theme_css.py)
+        return text_area_lines(self, crop)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._theme_css.styles_changed()
 
     # -- the cursor rests -----------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import pytest
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.terminal_mirror import TerminalMirror
 from tests.ui_helpers import make_app, ready_app, submit, wait_for
+from zett_tui.runtime.activity import Activity
 from zett_tui.ui.widgets.activity import SPINNER_FRAMES
 
 
@@ -21,6 +22,9 @@ async def test_the_spinner_turns_and_writes_only_its_cell(monkeypatch: pytest.Mo
         status = app.chat.status
         await submit(pilot, "go")
         await wait_for(pilot, lambda: status.spinner.running)
+        # the first delta came (the model then waits at the gate): the status says "writing" from
+        # here on; CI's slow machine once took longer than a fixed 0.3 s to get there
+        await wait_for(pilot, lambda: status.activity is Activity.WRITING)
         await pilot.pause(0.3)  # the turn's start is drawn; from here only the spinner moves
         mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.chat.status.region)
         await pilot.pause(0.2)  # the full frame the mirror asks for

@@ -48,6 +48,18 @@ def _cells(screen: pyte.Screen, y: int) -> list[tuple[object, ...]]:
     return [row[x] for x in range(screen.columns)]
 
 
+def _row_difference(shown: pyte.Screen, meant: pyte.Screen, y: int) -> tuple[str, str]:
+    """Row ``y`` as the terminal shows it and as the app means it; when the text is the same, the
+    first cell that differs (its attributes are what differ)."""
+    if shown.display[y] != meant.display[y]:
+        return shown.display[y], meant.display[y]
+    x = next(x for x in range(shown.columns) if shown.buffer[y][x] != meant.buffer[y][x])
+    return (
+        f"{shown.display[y]} | column {x}: {shown.buffer[y][x]}",
+        f"{meant.display[y]} | column {x}: {meant.buffer[y][x]}",
+    )
+
+
 def _styled_cells(strip: Strip) -> list[tuple[str, object, object]]:
     """Each cell of ``strip``: its character, its style without meta, and its meta (what a click
     on it does, the offsets selection reads)."""
@@ -171,7 +183,7 @@ class TerminalMirror:
         stream.feed(full.render_segments(self.app.console))
         self.checked += 1
         found = [
-            (len(self.frames) - 1, y, self.screen.display[y], meant.display[y])
+            (len(self.frames) - 1, y, *_row_difference(self.screen, meant, y))
             for y in range(band.y, min(band.bottom, self.height))
             if _cells(self.screen, y) != _cells(meant, y)
         ]

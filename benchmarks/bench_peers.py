@@ -462,8 +462,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.terminal == "tmux":
-        from benchmarks.tmux_terminal import TmuxPty
+        from benchmarks.tmux_terminal import TmuxPty, available
 
+        if not available():
+            parser.error("--terminal tmux: tmux is not installed")
         TERMINAL[0] = TmuxPty
     load_before = os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="zett-bench-peers-"))

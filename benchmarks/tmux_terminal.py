@@ -29,6 +29,7 @@ POLL = 0.003
 
 
 def available() -> bool:
+    """Whether tmux is on the PATH (``bench_peers --terminal tmux`` says so when it is not)."""
     return shutil.which("tmux") is not None
 
 

@@ -26,6 +26,7 @@ moved) is placed on purpose; the groups are packages, so a module added to one i
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -154,7 +155,13 @@ def _is_ui(target: str) -> bool:
 
 
 MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
-IMPORTS = {module: imports_of(path, module) for module, path in MODULES.items()}
+
+
+@functools.cache
+def package_imports() -> dict[str, list[Import]]:
+    """Every module's imports, read on first use: parsing the package takes seconds of CPU, which
+    every test worker paid at collection when this was a module constant."""
+    return {module: imports_of(path, module) for module, path in MODULES.items()}
 
 
 def _report(broken: list[Import], rule: str) -> str:
@@ -174,7 +181,7 @@ def test_every_module_outside_the_ui_has_a_layer() -> None:
 def test_only_the_ui_imports_textual() -> None:
     broken = [
         item
-        for module, found in IMPORTS.items()
+        for module, found in package_imports().items()
         if not _in(module, UI)
         for item in found
         if _is_textual(item.target)
@@ -186,7 +193,7 @@ def test_only_the_ui_imports_textual() -> None:
 def test_the_lower_layers_import_nothing_from_the_ui(layer: str) -> None:
     broken = [
         item
-        for module, found in IMPORTS.items()
+        for module, found in package_imports().items()
         if _in(module, LOWER_LAYERS[layer])
         for item in found
         if _is_ui(item.target) or _is_textual(item.target)
@@ -200,7 +207,7 @@ def test_the_lower_layers_import_nothing_from_the_entry_points(layer: str) -> No
     (``entry/host_options.py`` turns one into the other)."""
     broken = [
         item
-        for module, found in IMPORTS.items()
+        for module, found in package_imports().items()
         if _in(module, LOWER_LAYERS[layer])
         for item in found
         if _in(item.target, ENTRY_POINTS) and item.target != "zett_tui"
@@ -211,7 +218,7 @@ def test_the_lower_layers_import_nothing_from_the_entry_points(layer: str) -> No
 def test_entry_points_start_the_ui_only_from_inside_a_function() -> None:
     broken = [
         item
-        for module, found in IMPORTS.items()
+        for module, found in package_imports().items()
         if _in(module, ENTRY_POINTS)
         for item in found
         if _is_ui(item.target)
@@ -225,7 +232,7 @@ def test_the_modules_not_moved_out_of_the_ui_yet_use_no_textual_nor_ui() -> None
     broken = [
         item
         for module in NOT_UI_YET
-        for item in IMPORTS[module]
+        for item in package_imports()[module]
         if _is_textual(item.target) or (_is_ui(item.target) and not _in(item.target, NOT_UI_YET))
     ]
     assert broken == [], _report(broken, "a module entry points import early brings in the UI")
@@ -295,7 +302,7 @@ def _import_graph(*, within: tuple[str, ...], typing_too: bool) -> dict[str, set
     a function, and with ``typing_too`` under ``TYPE_CHECKING`` as well. A package's own
     ``__init__`` is left out as a target: importing ``a.b`` runs ``a`` first, which is no tie back."""
     graph: dict[str, set[str]] = {}
-    for module, found in IMPORTS.items():
+    for module, found in package_imports().items():
         if not _in(module, within):
             continue
         targets: set[str] = set()
@@ -374,7 +381,7 @@ NOT_FOR_COMMANDS = (
 def test_slash_commands_see_only_their_context() -> None:
     broken = [
         item
-        for module, found in IMPORTS.items()
+        for module, found in package_imports().items()
         if _in(module, COMMANDS)
         for item in found
         if _in(item.target, NOT_FOR_COMMANDS)

@@ -4,9 +4,9 @@ means: what it would draw now from nothing.
 ``TerminalMirror.watch(app, monkeypatch)`` wraps ``App._display`` (which gets each update even
 headless, and writes it only to a real terminal) and feeds ``render_segments`` to a pyte screen,
 exactly the text a terminal would get. After each frame the whole screen is rendered afresh
-(``Compositor.render_strips``, which leaves what is waiting to be drawn alone) into a second pyte
-screen, and the transcript's rows of the two are compared cell by cell: character, colours, bold,
-italics, underline, reverse. A row left stale (a scroll that moved a row the app did not mean to
+(``Compositor.render_strips``, which leaves what is waiting to be drawn alone), each of the
+transcript's rows drawn by pyte as well (``_RowCells``), and the two are compared cell by cell:
+character, colours, bold, italics, underline, reverse. A row left stale (a scroll that moved a row the app did not mean to
 keep) differs there, and keeps differing until something draws it again.
 
 The rows the app keeps rendered (``Widget._styles_cache``) are compared too: the fresh render
@@ -48,16 +48,40 @@ def _cells(screen: pyte.Screen, y: int) -> list[tuple[object, ...]]:
     return [row[x] for x in range(screen.columns)]
 
 
-def _row_difference(shown: pyte.Screen, meant: pyte.Screen, y: int) -> tuple[str, str]:
-    """Row ``y`` as the terminal shows it and as the app means it; when the text is the same, the
-    first cell that differs (its attributes are what differ)."""
-    if shown.display[y] != meant.display[y]:
-        return shown.display[y], meant.display[y]
-    x = next(x for x in range(shown.columns) if shown.buffer[y][x] != meant.buffer[y][x])
-    return (
-        f"{shown.display[y]} | column {x}: {shown.buffer[y][x]}",
-        f"{meant.display[y]} | column {x}: {meant.buffer[y][x]}",
-    )
+def _text(cells: list[Any]) -> str:
+    return "".join(cell.data for cell in cells)
+
+
+def _row_difference(shown: pyte.Screen, y: int, meant: list[Any]) -> tuple[str, str]:
+    """Row ``y`` as the terminal shows it and as the app means it (``meant``, its cells); when the
+    text is the same, the first cell that differs (its attributes are what differ)."""
+    terminal = _cells(shown, y)
+    if _text(terminal) != _text(meant):
+        return _text(terminal), _text(meant)
+    x = next(x for x in range(shown.columns) if terminal[x] != meant[x])
+    return f"{_text(terminal)} | column {x}: {terminal[x]}", f"{_text(meant)} | column {x}: {meant[x]}"
+
+
+class _RowCells:
+    """A row's cells as a terminal (pyte) draws them, by the row's escape sequences.
+
+    Each row Textual writes starts at its first column with no style in force and leaves none
+    (every styled run ends with a reset), so a row's cells depend on its own sequences alone: a
+    row drawn on a one-row screen has the cells it has on the whole screen. A scroll moves the same
+    rows up the screen, so most rows a frame means are rows parsed before: the mirror parses only
+    the new ones, where it parsed the whole screen a second time after every frame."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._known: dict[str, list[Any]] = {}
+
+    def of(self, written: str) -> list[Any]:
+        cells = self._known.get(written)
+        if cells is None:
+            screen, stream = _fresh_screen(self.width, 1)
+            stream.feed(written)
+            cells = self._known[written] = _cells(screen, 0)
+        return cells
 
 
 def _styled_cells(strip: Strip) -> list[tuple[str, object, object]]:
@@ -123,6 +147,7 @@ class TerminalMirror:
 
     def __post_init__(self) -> None:
         self.screen, self.stream = _fresh_screen(self.width, self.height)
+        self.row_cells = _RowCells(self.width)
 
     @classmethod
     def watch(
@@ -147,6 +172,7 @@ class TerminalMirror:
         if (width, height) != (self.width, self.height):  # resized: the terminal keeps what fits
             self.width, self.height = width, height
             self.screen.resize(height, width)
+            self.row_cells = _RowCells(width)
         self.frames.append(written)
         self.stream.feed(written)
         if self.whole:
@@ -178,14 +204,13 @@ class TerminalMirror:
                 ]
         finally:
             compositor._visible_widgets = swapped
-        meant, stream = _fresh_screen(self.width, self.height)
-        full = LayoutUpdate([[strip] for strip in strips], Region(0, 0, self.width, self.height))
-        stream.feed(full.render_segments(self.app.console))
+        rows = range(band.y, min(band.bottom, self.height))
+        meant = {y: self.row_cells.of(strips[y].render(self.app.console)) for y in rows}
         self.checked += 1
         found = [
-            (len(self.frames) - 1, y, *_row_difference(self.screen, meant, y))
-            for y in range(band.y, min(band.bottom, self.height))
-            if _cells(self.screen, y) != _cells(meant, y)
+            (len(self.frames) - 1, y, *_row_difference(self.screen, y, meant[y]))
+            for y in rows
+            if _cells(self.screen, y) != meant[y]
         ]
         found += [
             (len(self.frames) - 1, y, f"{type(widget).__name__} row {y}: rendered before", "rendered now")

@@ -16,6 +16,7 @@ from textual.widgets import Static
 from tests.fakes.scripted_model import ScriptedModel, text_step
 from tests.terminal_mirror import TerminalMirror
 from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
+from zett_tui.ui.speed import terminal_scroll
 from zett_tui.ui.speed.terminal_scroll import PendingScroll, scroll_sequence
 from zett_tui.ui.widgets import row_repaint
 from zett_tui.ui.widgets.transcript import Transcript
@@ -221,3 +222,19 @@ async def test_the_reader_scrolling_a_few_rows_up_and_back_down(monkeypatch: pyt
     mirror = await after_an_answer(monkeypatch, [scroll_by(rows) for rows in (-3, -2, 2, 3, -4, 4)])
     assert mirror.differences == []
     assert scrolls(mirror) >= 6
+
+
+async def test_the_mirror_sees_a_terminal_scroll_one_row_too_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mirror's own check: a scroll that moves the terminal's rows one more than the app moved
+    its own leaves every kept row one off, and the mirror names them (it would pass anything if it
+    compared what it did not parse)."""
+    monkeypatch.setattr(
+        terminal_scroll,
+        "scroll_sequence",
+        lambda top, height, shift: scroll_sequence(top, height, shift + (1 if shift > 0 else -1)),
+    )
+    mirror = await after_an_answer(monkeypatch, [scroll_by(rows) for rows in (-3, 3)])
+    assert scrolls(mirror) >= 2
+    assert mirror.differences, "a terminal one row off went unseen"
+    _frame, _row, shown, meant = mirror.differences[0]
+    assert shown != meant

@@ -11,6 +11,7 @@ from textual.widgets.text_area import TextAreaTheme
 
 from tests.fakes.scripted_model import ScriptedModel
 from tests.ui_helpers import make_app, ready_app
+from zett_tui.ui.speed.theme_css import ThemeCss
 from zett_tui.ui.themes import DARK_THEME, LIGHT_THEME
 
 
@@ -94,3 +95,34 @@ async def test_an_inline_style_fills_it_in_again() -> None:
         await pilot.pause()
         assert _filled(composer._theme) == _fresh(composer)
         assert composer._theme.base_style.bgcolor.triplet.hex == "#ff0000"
+
+
+class _Counted:
+    def __init__(self) -> None:
+        self.applied = 0
+
+    def apply_css(self, text_area: Any) -> None:
+        self.applied += 1
+
+
+class _Prompt:
+    """What ``ThemeCss`` reads of a text area: its theme, component styles and styles' version."""
+
+    def __init__(self) -> None:
+        self._theme = _Counted()
+        self._component_styles: dict[str, object] = {"text-area--cursor": object()}
+        self.styles = type("RenderStyles", (), {"_cache_key": 1})()
+
+
+def test_a_restyle_is_seen_even_where_the_new_styles_take_the_old_ones_place_in_memory() -> None:
+    """The old component styles are dropped before the new ones are made, so CPython often gives
+    the new ones the old address: a cache keyed by ``id`` missed every one of these."""
+    prompt, cache = _Prompt(), ThemeCss()
+    cache.apply(prompt)  # type: ignore[arg-type]
+    for expected in range(2, 22):
+        prompt._component_styles.pop("text-area--cursor")
+        prompt._component_styles["text-area--cursor"] = object()
+        cache.apply(prompt)  # type: ignore[arg-type]
+        assert prompt._theme.applied == expected
+    cache.apply(prompt)  # type: ignore[arg-type]
+    assert prompt._theme.applied == 21  # nothing changed: not again

@@ -20,21 +20,30 @@ if TYPE_CHECKING:
 
 
 class ThemeCss:
-    """The styles a text area's theme was last filled in from."""
+    """The styles a text area's theme was last filled in from.
+
+    The theme and component styles are held, not their ``id``s: an object freed while the prompt
+    keeps drawing may leave its address to its replacement, which an ``id`` would take for it."""
 
     def __init__(self) -> None:
-        self._applied: tuple[object, ...] | None = None
+        self._applied_to: tuple[object, ...] = ()
+        self._version: int | None = None
 
     def apply(self, text_area: TextArea) -> None:
         """Fill the theme's missing styles in from the CSS, if anything changed since last time."""
         theme = text_area._theme
         if theme is None:
             return
-        key = (id(theme), styles_version(text_area), *map(id, text_area._component_styles.values()))
-        if key != self._applied:
+        objects = (theme, *text_area._component_styles.values())
+        version = styles_version(text_area)
+        if version != self._version or not _same(objects, self._applied_to):
             theme.apply_css(text_area)
-            self._applied = key
+            self._applied_to, self._version = objects, version
 
     def styles_changed(self) -> None:
         """The widget's styles changed (``notify_style_update``): apply again at the next render."""
-        self._applied = None
+        self._version = None
+
+
+def _same(these: tuple[object, ...], those: tuple[object, ...]) -> bool:
+    return len(these) == len(those) and all(a is b for a, b in zip(these, those, strict=True))

@@ -305,6 +305,37 @@ async def test_a_keystroke_counts_what_its_budget_allows_and_the_rest_follows_in
         assert "zebra number 20" in visible(app)
 
 
+async def test_counted_a_block_per_idle_step_the_view_only_ever_goes_to_the_nearest_match(
+    monkeypatch: Any,
+) -> None:
+    """The blocks a keystroke left uncounted are counted nearest first, and no match is shown until
+    the nearest is known: the view does not visit a far match on the way."""
+    from zett_tui.ui.widgets import transcript as transcript_module
+    from zett_tui.ui.widgets import transcript_find
+
+    monkeypatch.setattr(transcript_module, "_FIND_KEY_BUDGET", 0.0)
+    monkeypatch.setattr(transcript_find, "_PREPARE_BUDGET", 0.0)  # one block converted per idle step
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=SIZE) as pilot:
+        transcript = app.chat.transcript
+        fill(transcript, 30, needle_every=10)
+        await settle(pilot)
+        moved_to: list[Any] = []
+        move_view_to = transcript.move_view_to
+        monkeypatch.setattr(
+            transcript, "move_view_to", lambda anchor: (moved_to.append(anchor), move_view_to(anchor))
+        )
+        transcript.find("zebra")
+        await wait_for(pilot, lambda: transcript.find_complete)
+        assert transcript.find_position == (3, 3)
+        answer_20 = next(
+            i for i, block in enumerate(transcript.blocks) if "zebra number 20" in block.search_text()
+        )
+        assert {anchor[1] for anchor in moved_to} == {answer_20}
+        await settle(pilot)
+        assert "zebra number 20" in visible(app)
+
+
 async def test_f1_lists_the_find_keys() -> None:
     app = make_app(ScriptedModel())
     async with ready_app(app, size=SIZE) as pilot:

@@ -207,7 +207,8 @@ class TranscriptFinder:
         if state is None:
             return
         state.counting = False
-        if state.recount(self._layout.blocks, budget_s=_PREPARE_BUDGET):
+        changed = state.recount(self._layout.blocks, budget_s=_PREPARE_BUDGET)
+        if changed or (state.current is None and state.total):  # the nearest match may be known now
             self._counts_changed(state)
         elif self.on_changed is not None:
             self.on_changed()  # "…" goes once the count is complete
@@ -217,7 +218,8 @@ class TranscriptFinder:
         state = self._state
         if state is not None:
             blocks = self._layout.blocks
-            state.prepared = state.index.prepare(blocks, state.prepared, _PREPARE_BUDGET)
+            order = state.search_order(len(blocks))
+            state.prepared = state.index.prepare(blocks, order, state.prepared, _PREPARE_BUDGET)
             if state.prepared < len(blocks):
                 self._view.set_timer(_IDLE_STEP_DELAY, self._prepare)
 

@@ -56,18 +56,19 @@ class FindIndex:
         entry = self._texts.get(id(block))
         return entry is not None and entry[0] is block and entry[1] == block.version
 
-    def prepare(self, blocks: Sequence[Block], start: int, budget_s: float) -> int:
-        """Convert blocks from `start` on for about `budget_s` seconds; returns where to go on
-        (`len(blocks)` once every block is converted)."""
+    def prepare(self, blocks: Sequence[Block], order: Sequence[int], start: int, budget_s: float) -> int:
+        """Convert the blocks `order` lists, from its `start`th on, for about `budget_s` seconds;
+        returns where in `order` to go on (`len(order)` once every block is converted)."""
         deadline = time.perf_counter() + budget_s
-        index = start
-        while index < len(blocks):
-            if not self.is_current(blocks[index]):
-                self.text(blocks[index], False)
+        position = start
+        while position < len(order):
+            block = blocks[order[position]]
+            position += 1
+            if not self.is_current(block):
+                self.text(block, False)
                 if time.perf_counter() > deadline:
-                    return index + 1
-            index += 1
-        return index
+                    break
+        return position
 
 
 @dataclass
@@ -90,7 +91,7 @@ class FindState:
     """Blocks find expanded to show a hit (collapsed again when it closes)."""
     index: FindIndex = field(default_factory=FindIndex)
     prepared: int = 0
-    """Blocks before this one have their search text converted."""
+    """The blocks before this position in `search_order` have their search text converted."""
     pending: bool = False
     """Some blocks are not counted yet (their text was not converted within a keystroke's budget)."""
     counting: bool = False
@@ -122,24 +123,22 @@ class FindState:
         """
         counts, versions, needle, index_ = self.counts, self.versions, self.needle, self.index
         del counts[len(blocks) :], versions[len(blocks) :]
+        new = len(blocks) - len(counts)
+        counts.extend([0] * new)
+        versions.extend([_UNCOUNTED] * new)
         deadline = None if budget_s is None else time.perf_counter() + budget_s
         changed = pending = False
-        for index, block in enumerate(blocks):
-            known = index < len(counts)
-            if known and versions[index] == block.version and not (narrowing and counts[index]):
+        for index in self.search_order(len(blocks)):
+            block = blocks[index]
+            if versions[index] == block.version and not (narrowing and counts[index]):
                 continue
             version = block.version
             if deadline is not None and not index_.is_current(block) and time.perf_counter() > deadline:
                 count, version, pending = 0, _UNCOUNTED, True
             else:
                 count = index_.text(block, self.case_sensitive).count(needle) if needle else 0
-            if known:
-                changed = changed or counts[index] != count
-                counts[index], versions[index] = count, version
-            else:
-                changed = changed or count > 0
-                counts.append(count)
-                versions.append(version)
+            changed = changed or counts[index] != count
+            counts[index], versions[index] = count, version
         self.pending = pending
         self.total = sum(counts)
         if self.current is not None:
@@ -157,20 +156,27 @@ class FindState:
         block_index, nth = self.current
         return sum(self.counts[:block_index]) + nth + 1
 
+    def search_order(self, size: int) -> list[int]:
+        """The indexes of `size` blocks, nearest to where the reader was first: the blocks on that
+        screen top to bottom, then those above it upward, then those below it downward.
+
+        Blocks are counted in this order, so the nearest match is known as soon as the blocks before
+        it are counted; blocks added later come last, so the order only grows at its end."""
+        first, last = self.origin_blocks
+        first, last = min(first, size), min(last, size - 1)
+        return [*range(first, last + 1), *range(first - 1, -1, -1), *range(last + 1, size)]
+
     def nearest(self) -> tuple[int, int] | None:
         """The match nearest to where the reader was: the first one on that screen, else the last one
-        above it, else the first one below."""
-        first, last = self.origin_blocks
-        counts = self.counts
-        for index in range(first, min(last + 1, len(counts))):
+        above it, else the first one below. None while a block nearer than every match found is
+        still uncounted: the nearest match is not known yet."""
+        counts, versions = self.counts, self.versions
+        above = self.origin_blocks[0]
+        for index in self.search_order(len(counts)):
+            if versions[index] == _UNCOUNTED:
+                return None
             if counts[index]:
-                return (index, 0)
-        for index in range(min(first, len(counts)) - 1, -1, -1):
-            if counts[index]:
-                return (index, counts[index] - 1)
-        for index in range(last + 1, len(counts)):
-            if counts[index]:
-                return (index, 0)
+                return (index, counts[index] - 1 if index < above else 0)
         return None
 
     def step(self, direction: int) -> tuple[int, int] | None:

@@ -318,6 +318,9 @@ async def test_a_session_another_zett_took_meanwhile_is_not_written_from_here(
 ) -> None:
     from tests.test_sessions_lock import start_holder
 
+    # the retry comes after the other zett holds the lock: a timer's could take it first (a loaded
+    # machine starts the holder's Python in more than the quick 0.2 s)
+    monkeypatch.setattr(storage_retry, "RETRY_SECONDS", 600.0)
     with small_tmpfs(tmp_path / "mnt", size="4m") as mount:
         use_data_home(monkeypatch, mount)
         remount(mount, read_only=True)
@@ -327,6 +330,7 @@ async def test_a_session_another_zett_took_meanwhile_is_not_written_from_here(
             await host.run_turn("first", Collector())
             remount(mount, read_only=False)
             holder = start_holder(paths.sessions_dir(), host.session_id)
+            assert host.storage is not None and not await host.storage.retry_now()
             await wait_until(lambda: any("opened in" in n.text for n in host.notices.waiting))
             [busy] = [notice.text for notice in host.take_notices()]
             assert f"zett process {holder.pid}" in busy and "stay in memory" in busy

@@ -18,6 +18,7 @@ import errno
 import json
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from zett_tui.runtime import history_damage, history_open, history_store
 from zett_tui.runtime.events import Notice, TextChunk, TurnFinished
 from zett_tui.runtime.history_damage import HistoryUnavailableError
 from zett_tui.runtime.history_faults import storage_fault
+from zett_tui.runtime.history_sqlite import HistoryDatabase
 from zett_tui.runtime.history_store import HistoryStore
 from zett_tui.runtime.host import AgentHost, HostOptions
 from zett_tui.runtime.storage_retry import saved_again
@@ -82,10 +84,19 @@ class FailingDisk(FailingTranscript):
 
         async def failing_append(*args: Any, **kwargs: Any) -> int:
             if self.on:
-                raise sqlalchemy.exc.OperationalError("INSERT", {}, sqlite3.OperationalError(sqlite_message))
+                raise sqlite3.OperationalError(sqlite_message)  # as the history database raises it
             return await append(*args, **kwargs)
 
         monkeypatch.setattr(database, "append", failing_append)
+
+
+def on_every_connection(database: HistoryDatabase, hook: Callable[[Any], None]) -> None:
+    """``hook`` on each connection the history database opens: its own statements' and those it
+    leaves to zett-agent's storage (SQLAlchemy's)."""
+    event.listen(
+        database.agent_storage.engine.sync_engine, "connect", lambda connection, _record: hook(connection)
+    )
+    database.on_connect.append(hook)
 
 
 def run_pragma(connection: Any, pragma: str) -> None:
@@ -175,9 +186,10 @@ async def test_a_read_only_data_folder_is_ridden_out(
     read_only = False
     host = await make_host(ScriptedModel(text_step("one"), text_step("two"), text_step("three")))
 
-    @event.listens_for(store_of(host).storage.engine.sync_engine, "connect")
-    def query_only(connection: Any, _record: Any) -> None:
+    def query_only(connection: Any) -> None:
         run_pragma(connection, f"query_only={int(read_only)}")  # SQLite then fails as on a read-only file
+
+    on_every_connection(store_of(host).storage, query_only)
 
     disk = FailingTranscript(monkeypatch, errno.EROFS)
     await host.run_turn("one", Collector())

@@ -753,11 +753,13 @@ def test_every_method_of_the_upstream_storage_is_wrapped_forwarded_or_refused() 
     )
     assert not hasattr(HistoryStore, "__getattr__"), "HistoryStore must not forward unknown attributes"
     from zett_tui.runtime.history_open import _DeferredDatabase
+    from zett_tui.runtime.history_sqlite import HistoryDatabase
 
     for name in history_store.WRAPPED | history_store.FORWARDED:
         assert name in HistoryStore.__dict__, f"HistoryStore does not define {name}"
         # the stand-in for a database not opened yet is called the same way as the real one
         assert name in _DeferredDatabase.__dict__, f"history_open._DeferredDatabase does not define {name}"
+        assert name in HistoryDatabase.__dict__, f"history_sqlite.HistoryDatabase does not define {name}"
     store = HistoryStore(SQLiteSessionStorage.__new__(SQLiteSessionStorage), redact=str)
     for name in history_store.NOT_FORWARDED:
         assert not hasattr(store, name), f"HistoryStore offers {name}, listed as not forwarded"
@@ -1161,3 +1163,39 @@ def test_textual_still_caches_the_ansi_codes_of_styles_in_an_lru_cache() -> None
     _check(drawn_styles_kept() >= 1, "Strip.render_ansi no longer fills its cache")
     forget_drawn_styles()
     _check(drawn_styles_kept() == 0, "emptying Strip.render_ansi's cache left entries in it")
+
+
+def test_the_history_databases_statements_name_the_upstream_tables_columns() -> None:
+    """``runtime/history_sqlite.py`` writes and reads zett-agent's tables itself: a column added,
+    renamed or dropped upstream must be seen there, or its rows would not be what zett-agent reads."""
+    import zett_agent._sql_storage as upstream
+
+    from zett_tui.runtime import history_sqlite
+
+    def columns(model: Any) -> set[str]:
+        return {column.name for column in model.__table__.columns}
+
+    written = {"id", "sequence", "created_at", "updated_at", "role", "content", "tool_name"}
+    raw = {name.strip() for name in history_sqlite._RAW_COLUMNS.split(",")} | written
+    snapshot = {name.strip() for name in history_sqlite._SNAPSHOT_COLUMNS.split(",")}
+    _check(
+        columns(upstream.RawLogMessageModel) == raw,
+        f"raw_messages' columns changed upstream ({sorted(columns(upstream.RawLogMessageModel) ^ raw)}): "
+        "update runtime/history_sqlite.py's append and _record",
+    )
+    _check(
+        columns(upstream.ContextSnapshotModel) == snapshot,
+        "session_snapshots' columns changed upstream: update runtime/history_sqlite.py's _snapshot_record",
+    )
+    _check(
+        columns(upstream.AgentSessionModel)
+        == {"id", "parent_session_id", "session_type", "title", "agent_name", "created_at", "updated_at"},
+        "agent_sessions' columns changed upstream: update runtime/history_sqlite.py's _append and _summary",
+    )
+    encoded = agent_compat.encode_message_context({"b": 1, "a": "é"}, field_name="Message metadata")
+    _check(encoded == '{"a": "é", "b": 1}', "_sql_storage._encode_context_data changed: check agent_compat")
+    _check(
+        agent_compat.decode_message_context(encoded, field_name="message metadata") == {"a": "é", "b": 1},
+        "_sql_storage._decode_context_data changed: check agent_compat",
+    )
+    _check(agent_compat.default_session_type() == 0, "zett_agent.storage._DEFAULT_SESSION_TYPE changed")

@@ -73,12 +73,15 @@ async def open_history(
 
 
 async def _open_database(path: Path, notify: Notify, busy_timeout_ms: int) -> Any:
-    """zett-agent's storage over ``path``, created 0600 first and checked for damage.
+    """The history database over ``path`` (``history_sqlite``: zett-agent's storage, each turn's
+    statements made directly), the file created 0600 first and checked for damage.
 
     Raises:
         OSError: the file (or its folder) cannot be created.
     """
     from zett_agent.storage import SQLiteSessionStorage
+
+    from zett_tui.runtime.history_sqlite import HistoryDatabase
 
     await asyncio.to_thread(_create_private_file, path)
     problem = await asyncio.to_thread(prepare_history_file, path)
@@ -86,7 +89,7 @@ async def _open_database(path: Path, notify: Notify, busy_timeout_ms: int) -> An
         notify(problem, "warning")
     storage = SQLiteSessionStorage(path)
     _set_busy_timeout(storage, busy_timeout_ms)
-    return storage
+    return HistoryDatabase(storage, path, busy_timeout_ms=busy_timeout_ms)
 
 
 def _create_private_file(path: Path) -> None:
@@ -134,6 +137,10 @@ class _DeferredDatabase:
 
     async def count_messages(self, session_id: str) -> Any:
         return await (await self._opened()).count_messages(session_id)
+
+    async def latest_snapshot_id(self, session_id: str) -> str | None:
+        result: str | None = await (await self._opened()).latest_snapshot_id(session_id)
+        return result
 
     async def close(self) -> None:
         if self._storage is not None:

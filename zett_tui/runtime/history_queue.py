@@ -179,7 +179,7 @@ def with_waiting(view: SessionView, waiting: list[Waiting]) -> SessionView:
 
 
 class WriteQueue:
-    """The writes waiting for ``storage`` (zett-agent's ``SQLiteSessionStorage``), and whether
+    """The writes waiting for ``storage`` (the history database, ``history_sqlite``), and whether
     saving works.
 
     Args:

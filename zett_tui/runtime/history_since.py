@@ -43,7 +43,7 @@ async def load_since(storage: Any, session_id: str, known: KnownDialogue) -> Ses
         return None
     snapshot = known.snapshot
     try:
-        stored_snapshot = await agent_compat.latest_snapshot_id(storage, session_id)
+        stored_snapshot = await _latest_snapshot_id(storage, session_id)
     except agent_compat.SnapshotUnreadable:
         return None
     if stored_snapshot != (snapshot.id if snapshot is not None else None):
@@ -69,6 +69,16 @@ async def load_since(storage: Any, session_id: str, known: KnownDialogue) -> Ses
     )
     known.take_stored(session, after, stored)
     return known.as_view()
+
+
+async def _latest_snapshot_id(storage: Any, session_id: str) -> str | None:
+    """The id of the session's latest snapshot: read by the storage where it can (``history_sqlite``),
+    else from zett-agent's SQL storage's inside (``agent_compat``)."""
+    own = getattr(storage, "latest_snapshot_id", None)
+    if callable(own):
+        result: str | None = await own(session_id)
+        return result
+    return await agent_compat.latest_snapshot_id(storage, session_id)
 
 
 async def _rows_after(storage: Any, session_id: str, after: int) -> list[RawMessageRecord]:

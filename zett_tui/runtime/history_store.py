@@ -1,7 +1,8 @@
 """The conversation history the model context is restored from: zett-agent's SQLite storage,
 redacted and able to ride out a disk that fails.
 
-Five things are added around ``SQLiteSessionStorage``:
+Five things are added around the database (``history_sqlite.HistoryDatabase``: zett-agent's
+``SQLiteSessionStorage``, each turn's statements made directly):
 
 - **Redaction.** Every message is stored as the :class:`~zett_tui.core.redact.Redactor` leaves it, so
   neither the database nor a context restored from it holds a credential. The runtime keeps the
@@ -109,7 +110,8 @@ class HistoryStore:
     """A ``SessionStorage`` over ``storage`` that redacts and keeps going when writes fail.
 
     Args:
-        storage: zett-agent's ``SQLiteSessionStorage`` (anything with ``load``/``append``/``snapshot``).
+        storage: The history database (``history_sqlite``), or zett-agent's ``SQLiteSessionStorage``
+            (anything with ``load``/``append``/``snapshot``).
         redact: Applied to every string of every message before it is stored.
         notify: Called with ``(text, level)`` when saving stops and when it works again (on the
             event loop).

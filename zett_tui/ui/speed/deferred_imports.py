@@ -38,6 +38,7 @@ AFTER_FIRST_FRAME = (
     "zett_tui.ui.chat.workspace_commands",
     "zett_tui.runtime.skills_extension",
     "zett_tui.runtime.history_open",
+    "zett_tui.runtime.history_sqlite",
     "zett_tui.runtime.sqlite_stop",
     "aiosqlite",  # SQLAlchemy's dialect imports it at the first connection
     "sqlalchemy.dialects.sqlite.aiosqlite",

@@ -138,6 +138,30 @@ async def test_the_dialog_says_how_many_lines_are_below_what_it_shows() -> None:
         assert "touch X" in text and "lines above (PgUp)" in text and "(end)" in text
 
 
+@pytest.mark.parametrize("height", [10, 12, 16])
+async def test_the_count_of_lines_below_is_what_the_settled_body_hides(height: int) -> None:
+    """The body's height settles after the line under it is shown (it takes a row): a count made
+    before that stayed one off ("6 more lines below" with 7 hidden) in about one edit approval in
+    three at 80x10. Any later change of the body's height is counted again, here one forced."""
+    diff = "@@ -1,9 +1,10 @@\n" + "".join(f" line {n}\n" for n in range(3)) + "-old\n+new\n+more\n"
+    diff += "".join(f" line {n}\n" for n in range(3, 9))
+    app = make_app(ScriptedModel())
+    async with ready_app(app, size=(80, height)) as pilot:
+        app.push_screen(edit_approval_dialog("notes.txt", "edit", diff))
+        await shown_dialog(pilot)
+        body = app.screen.query_one("#body")
+        for _ in range(5):
+            await pilot.pause(0.02)
+        below = round(body.max_scroll_y - body.scroll_y)
+        assert below > 0
+        assert f"▼ {below} more lines below" in str(app.screen.query_one("#more").render())
+        body.styles.max_height = body.size.height - 1  # whatever else moves its height, it recounts
+        for _ in range(5):
+            await pilot.pause(0.02)
+        assert round(body.max_scroll_y - body.scroll_y) == below + 1
+        assert f"▼ {below + 1} more lines below" in str(app.screen.query_one("#more").render())
+
+
 @pytest.mark.parametrize(
     "dialog",
     [

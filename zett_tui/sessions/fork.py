@@ -64,7 +64,9 @@ async def fork_session(
     mark_fork(target, summary.session_id, summary.title)
 
     storage = HistoryStore(
-        HistoryDatabase(SQLiteSessionStorage(history_database), history_database, busy_timeout_ms=BUSY_TIMEOUT_MS),
+        HistoryDatabase(
+            SQLiteSessionStorage(history_database), history_database, busy_timeout_ms=BUSY_TIMEOUT_MS
+        ),
         redact=lambda text: text,
         images=HistoryImages(images_folder(target)),  # the fork names its parent's image files
     )

@@ -29,7 +29,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.events import Key
 from textual.widget import Widget
@@ -37,7 +37,7 @@ from textual.widgets import Button, Input, Static
 
 from zett_tui.ui.modals.dialog_arming import ARM_DELAY, ArmedModal
 from zett_tui.ui.modals.dialog_choices import Choice, ChoiceButton, Picked, Stage
-from zett_tui.ui.modals.dialog_fitting import CRAMPED_BELOW, body_room, more_lines
+from zett_tui.ui.modals.dialog_fitting import CRAMPED_BELOW, DialogBody, body_room, more_lines
 from zett_tui.ui.modals.dialog_keys import (
     KEYS_CAUTIOUS,
     KEYS_CAUTIOUS_SUBMENU,
@@ -155,7 +155,7 @@ class ChoiceDialog(ArmedModal):
 
     def compose_body(self) -> ComposeResult:
         if self.body is not None:
-            body = VerticalScroll(self.body, id="body")
+            body = DialogBody(self.body, id="body")
             body.can_focus = False
             yield body
 
@@ -239,6 +239,9 @@ class ChoiceDialog(ArmedModal):
 
     def _body_content_resized(self) -> None:
         self.call_after_refresh(self.fit)
+
+    def on_dialog_body_resized(self) -> None:
+        self.call_after_refresh(self._show_more)
 
     @property
     def cramped(self) -> bool:

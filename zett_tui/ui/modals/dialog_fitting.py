@@ -7,10 +7,12 @@ and the body scrolls in what is left, down to one row."""
 
 from __future__ import annotations
 
+from textual.containers import VerticalScroll
 from textual.geometry import Size
+from textual.message import Message
 from textual.widget import Widget
 
-__all__ = ["CRAMPED_BELOW", "body_room", "more_lines"]
+__all__ = ["CRAMPED_BELOW", "DialogBody", "body_room", "more_lines"]
 
 #: Below this many rows the dialog is cramped (module docstring).
 CRAMPED_BELOW = 20
@@ -46,3 +48,18 @@ def more_lines(body: Widget) -> str:
     else:
         parts.append("(end)")
     return "  ·  ".join(parts)
+
+
+class DialogBody(VerticalScroll):
+    """A dialog's scrolling body, which says when its size changed (``Resized``).
+
+    The line under it counts the lines above and below from its height, and that height settles
+    only after the line itself is shown (it takes a row) or wraps: a count made before would stay
+    one row off ("6 more lines below" with 7) unless every change of the height counts again.
+    """
+
+    class Resized(Message):
+        """The body's size (or what it holds) changed: count the lines above and below again."""
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())

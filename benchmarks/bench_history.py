@@ -95,11 +95,12 @@ async def main() -> None:
     for round_ in range(args.rounds):
         for name in names if round_ % 2 == 0 else reversed(names):
             path = folder / f"{name.split()[0]}-{round_}.sqlite3"
-            agent_storage = SQLiteSessionStorage(path)
-            storage = (
-                HistoryDatabase(agent_storage, path, busy_timeout_ms=5000)
+            storage: Any = (
+                HistoryDatabase(
+                    path, busy_timeout_ms=5000, upstream=lambda path=path: SQLiteSessionStorage(path)
+                )
                 if name == names[0]
-                else agent_storage
+                else SQLiteSessionStorage(path)
             )
             try:
                 await one_round(storage, args.messages, figures[name])

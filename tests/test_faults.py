@@ -90,12 +90,11 @@ class FailingDisk(FailingTranscript):
         monkeypatch.setattr(database, "append", failing_append)
 
 
-def on_every_connection(database: HistoryDatabase, hook: Callable[[Any], None]) -> None:
+async def on_every_connection(database: HistoryDatabase, hook: Callable[[Any], None]) -> None:
     """``hook`` on each connection the history database opens: its own statements' and those it
     leaves to zett-agent's storage (SQLAlchemy's)."""
-    event.listen(
-        database.agent_storage.engine.sync_engine, "connect", lambda connection, _record: hook(connection)
-    )
+    upstream = await database.upstream()
+    event.listen(upstream.engine.sync_engine, "connect", lambda connection, _record: hook(connection))
     database.on_connect.append(hook)
 
 
@@ -189,7 +188,7 @@ async def test_a_read_only_data_folder_is_ridden_out(
     def query_only(connection: Any) -> None:
         run_pragma(connection, f"query_only={int(read_only)}")  # SQLite then fails as on a read-only file
 
-    on_every_connection(store_of(host).storage, query_only)
+    await on_every_connection(store_of(host).storage, query_only)
 
     disk = FailingTranscript(monkeypatch, errno.EROFS)
     await host.run_turn("one", Collector())
@@ -283,13 +282,11 @@ async def test_a_damaged_history_that_cannot_be_moved_stops_the_start_with_a_way
 async def test_a_history_folder_that_cannot_be_created_runs_the_session_in_memory(
     project_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import zett_agent.storage
-
     def refuse(*_args: Any, **_kwargs: Any) -> None:
         raise PermissionError(errno.EACCES, "Permission denied")
 
     monkeypatch.setattr(history_damage, "_prepare_private_file", refuse)
-    monkeypatch.setattr(zett_agent.storage, "SQLiteSessionStorage", refuse)
+    monkeypatch.setattr(history_open, "_create_private_file", refuse)  # the file, before any connection
     model = ScriptedModel(text_step("one"), text_step("two"))
     host = await make_host(model)
     sink = Collector()

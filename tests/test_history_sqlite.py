@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -126,7 +128,7 @@ def stored_times(path: Path, session_id: str) -> list[tuple[str, str]]:
 
 
 def database(path: Path) -> HistoryDatabase:
-    return HistoryDatabase(SQLiteSessionStorage(path), path, busy_timeout_ms=5000)
+    return HistoryDatabase(path, busy_timeout_ms=5000, upstream=lambda: SQLiteSessionStorage(path))
 
 
 async def test_what_either_writes_is_the_same_rows_and_reads_back_the_same(tmp_path: Path) -> None:
@@ -248,3 +250,51 @@ async def test_the_first_statement_upgrades_an_older_database_first(tmp_path: Pa
         assert summary is not None and summary.session_type == 0 and summary.message_count == 1
     finally:
         await ours.close()
+
+
+def test_a_session_on_a_new_file_and_on_a_current_one_imports_no_sqlalchemy(tmp_path: Path) -> None:
+    """The tables of a new file are made here (``history_schema``) and a current one is used as it is:
+    SQLAlchemy (~0.5 s, ~21 MB) is imported only for a snapshot, a listing or an older database."""
+    script = """
+import asyncio, sys
+from pathlib import Path
+from zett_agent.messages import UserMessage
+from zett_tui.runtime.history_open import history_database
+
+async def main(path):
+    for _ in range(2):  # a new file, then the same file again
+        database = history_database(path)
+        await database.append("s", "r", UserMessage(content="hi"))
+        assert len((await database.load("s")).raw_tail) >= 1
+        await database.close()
+    print(sorted(name for name in sys.modules if name.split(".")[0] in ("sqlalchemy", "aiosqlite")))
+
+asyncio.run(main(Path(sys.argv[1])))
+"""
+    path = tmp_path / "history.sqlite3"
+    path.touch()
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+async def test_a_new_file_gets_the_tables_zett_agent_makes(tmp_path: Path) -> None:
+    ours_path, theirs_path = tmp_path / "ours.sqlite3", tmp_path / "theirs.sqlite3"
+    ours, theirs = database(ours_path), SQLiteSessionStorage(theirs_path)
+    try:
+        await ours.count_messages("s")
+        await theirs.count_messages("s")
+        assert ours._upstream is None  # made here, without zett-agent's storage
+        assert schema(ours_path) == schema(theirs_path)
+    finally:
+        await ours.close()
+        await theirs.close()
+
+
+def schema(path: Path) -> list[tuple[str, str, str]]:
+    """Each table and index: its type, its name, and the statement that made it (spacing aside)."""
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        rows = connection.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+    return [(kind, name, " ".join((sql or "").split())) for kind, name, sql in rows]

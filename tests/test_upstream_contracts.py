@@ -716,7 +716,10 @@ def test_plan_mode_can_still_be_switched_from_the_ui() -> None:
     _check(plan_mode.is_plan_mode("s1"), "PlanModeExtension.is_plan_mode no longer reads _active_sessions")
 
 
-def test_the_storage_module_warmed_after_the_first_frame_is_the_one_storage_uses() -> None:
+def test_the_sqlalchemy_storage_is_where_zett_agent_resolves_it_lazily() -> None:
+    """A session imports SQLAlchemy only when the history database needs zett-agent's storage
+    (``history_open.agent_storage``, in a worker thread): ``zett_agent.storage`` must keep resolving
+    ``SQLiteSessionStorage`` from a module of its own, and nothing warms that module at start."""
     from zett_agent.storage import SQLiteSessionStorage
 
     from zett_tui.ui.speed.deferred_imports import AFTER_FIRST_FRAME
@@ -724,9 +727,10 @@ def test_the_storage_module_warmed_after_the_first_frame_is_the_one_storage_uses
     _check(
         SQLiteSessionStorage.__module__ == agent_compat.LAZY_STORAGE_MODULE,
         f"zett_agent.storage.SQLiteSessionStorage now lives in {SQLiteSessionStorage.__module__}: "
-        "update agent_compat.LAZY_STORAGE_MODULE and ui/deferred_imports.py",
+        "update agent_compat.LAZY_STORAGE_MODULE",
     )
-    _check(agent_compat.LAZY_STORAGE_MODULE in AFTER_FIRST_FRAME, "deferred_imports no longer warms it")
+    assert not any(name.split(".")[0] in ("sqlalchemy", "aiosqlite") for name in AFTER_FIRST_FRAME)
+    assert agent_compat.LAZY_STORAGE_MODULE not in AFTER_FIRST_FRAME
 
 
 # -- zett-agent objects zett wraps: every method handled on purpose ----------------------------------
@@ -1166,36 +1170,52 @@ def test_textual_still_caches_the_ansi_codes_of_styles_in_an_lru_cache() -> None
 
 
 def test_the_history_databases_statements_name_the_upstream_tables_columns() -> None:
-    """``runtime/history_sqlite.py`` writes and reads zett-agent's tables itself: a column added,
-    renamed or dropped upstream must be seen there, or its rows would not be what zett-agent reads."""
+    """``runtime/history_sqlite.py`` writes and reads zett-agent's tables itself, and
+    ``history_schema`` creates and checks them: a column or index added, renamed or dropped upstream,
+    or a change in how metadata is encoded, must be seen there, or its rows would not be what
+    zett-agent reads."""
     import zett_agent._sql_storage as upstream
+    import zett_agent.storage
 
-    from zett_tui.runtime import history_sqlite
+    from zett_tui.runtime import history_schema, history_sqlite
 
-    def columns(model: Any) -> set[str]:
-        return {column.name for column in model.__table__.columns}
-
+    tables = {
+        table.name: ({column.name for column in table.columns}, {index.name for index in table.indexes})
+        for table in upstream.Base.metadata.sorted_tables
+    }
+    ours = {name: (set(columns), set(indexes)) for name, (columns, indexes) in history_schema.TABLES.items()}
+    _check(tables == ours, f"zett-agent's tables changed ({tables}): update runtime/history_schema.py")
     written = {"id", "sequence", "created_at", "updated_at", "role", "content", "tool_name"}
     raw = {name.strip() for name in history_sqlite._RAW_COLUMNS.split(",")} | written
     snapshot = {name.strip() for name in history_sqlite._SNAPSHOT_COLUMNS.split(",")}
     _check(
-        columns(upstream.RawLogMessageModel) == raw,
-        f"raw_messages' columns changed upstream ({sorted(columns(upstream.RawLogMessageModel) ^ raw)}): "
-        "update runtime/history_sqlite.py's append and _record",
+        tables["raw_messages"][0] == raw and tables["session_snapshots"][0] == snapshot,
+        "raw_messages' or session_snapshots' columns changed upstream: update runtime/history_sqlite.py",
     )
+    for value, keys in (
+        ({"b": 1, "a": "é", "n": [1.5, None, {"x": True}]}, False),
+        (None, True),
+        ({" ": 1}, True),
+    ):
+        args = {"field_name": "Message tags", "nonempty_keys": keys}
+        try:
+            expected: object = upstream._encode_context_data(value, **args)
+        except ValueError as error:
+            expected = str(error)
+        try:
+            got: object = history_sqlite.encode_context(value, **args)
+        except ValueError as error:
+            got = str(error)
+        _check(got == expected, f"_sql_storage._encode_context_data changed: {expected!r}, zett {got!r}")
+    for payload in ('{"a": 1}', "[1]", "not json"):
+        outcomes = []
+        for decode in (upstream._decode_context_data, history_sqlite.decode_context):
+            try:
+                outcomes.append(decode(payload, field_name="message tags", nonempty_keys=True))
+            except ValueError as error:
+                outcomes.append(str(error))
+        _check(outcomes[0] == outcomes[1], f"_sql_storage._decode_context_data changed: {outcomes}")
     _check(
-        columns(upstream.ContextSnapshotModel) == snapshot,
-        "session_snapshots' columns changed upstream: update runtime/history_sqlite.py's _snapshot_record",
+        zett_agent.storage._DEFAULT_SESSION_TYPE == history_sqlite.DEFAULT_SESSION_TYPE,
+        "zett_agent.storage._DEFAULT_SESSION_TYPE changed: update history_sqlite.DEFAULT_SESSION_TYPE",
     )
-    _check(
-        columns(upstream.AgentSessionModel)
-        == {"id", "parent_session_id", "session_type", "title", "agent_name", "created_at", "updated_at"},
-        "agent_sessions' columns changed upstream: update runtime/history_sqlite.py's _append and _summary",
-    )
-    encoded = agent_compat.encode_message_context({"b": 1, "a": "é"}, field_name="Message metadata")
-    _check(encoded == '{"a": "é", "b": 1}', "_sql_storage._encode_context_data changed: check agent_compat")
-    _check(
-        agent_compat.decode_message_context(encoded, field_name="message metadata") == {"a": "é", "b": 1},
-        "_sql_storage._decode_context_data changed: check agent_compat",
-    )
-    _check(agent_compat.default_session_type() == 0, "zett_agent.storage._DEFAULT_SESSION_TYPE changed")

@@ -15,7 +15,7 @@ No Textual, and no zett-agent import at module level: the UI imports this before
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from zett_agent.tools.coding import FileEdit
 
 #: The module that ``zett_agent.storage`` resolves ``SQLiteSessionStorage`` from, lazily (SQLAlchemy):
-#: importing it early warms what the first history read needs. On an upgrade: check that
-#: ``zett_agent.storage.SQLiteSessionStorage.__module__`` is still this.
+#: a session imports it only when the history database needs zett-agent's storage (``history_open.
+#: agent_storage``). On an upgrade: check that ``zett_agent.storage.SQLiteSessionStorage.__module__``
+#: is still this.
 LAZY_STORAGE_MODULE = "zett_agent._sql_storage"
 
 #: ``OpenAICompatibleProvider._messages(request)``: renders the Chat Completions messages, and its
@@ -388,38 +389,3 @@ async def latest_snapshot_id(storage: Any, session_id: str) -> str | None:
     async with scope() as session:
         row = await latest(session, session_id)
     return None if row is None else str(row.id)
-
-
-def encode_message_context(
-    value: Mapping[str, Any] | None, *, field_name: str, nonempty_keys: bool = False
-) -> str:
-    """A message's metadata or tags as zett-agent's SQL storage checks and stores them (a JSON object,
-    keys sorted). ``runtime.history_sqlite`` writes the rows zett-agent reads.
-
-    Touches ``zett_agent._sql_storage._encode_context_data``. On an upgrade: check that ``append``
-    still stores ``metadata_json`` and ``tags_json`` with it.
-    """
-    from zett_agent._sql_storage import _encode_context_data
-
-    return _encode_context_data(value, field_name=field_name, nonempty_keys=nonempty_keys)
-
-
-def decode_message_context(payload: str, *, field_name: str, nonempty_keys: bool = False) -> dict[str, Any]:
-    """A stored message's metadata or tags, checked as zett-agent's SQL storage reads them back.
-
-    Touches ``zett_agent._sql_storage._decode_context_data``. On an upgrade: check that ``_record``
-    still reads ``metadata_json`` and ``tags_json`` with it.
-    """
-    from zett_agent._sql_storage import _decode_context_data
-
-    return _decode_context_data(payload, field_name=field_name, nonempty_keys=nonempty_keys)
-
-
-def default_session_type() -> int:
-    """The session type zett-agent gives a session its ``append`` creates.
-
-    Touches ``zett_agent.storage._DEFAULT_SESSION_TYPE`` (the ORM column's default).
-    """
-    from zett_agent.storage import _DEFAULT_SESSION_TYPE
-
-    return _DEFAULT_SESSION_TYPE

@@ -50,9 +50,6 @@ async def open_history(
     Raises:
         HistoryUnavailableError: the file is damaged and could not be moved out of the way.
     """
-    from zett_tui.runtime.sqlite_stop import stop_once
-
-    stop_once()  # a connection stopped twice must not hang the quit
     notify = notify or (lambda text, level: None)
     timeout = BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
     storage: Any
@@ -79,17 +76,35 @@ async def _open_database(path: Path, notify: Notify, busy_timeout_ms: int) -> An
     Raises:
         OSError: the file (or its folder) cannot be created.
     """
-    from zett_agent.storage import SQLiteSessionStorage
-
-    from zett_tui.runtime.history_sqlite import HistoryDatabase
-
     await asyncio.to_thread(_create_private_file, path)
     problem = await asyncio.to_thread(prepare_history_file, path)
     if problem is not None:
         notify(problem, "warning")
+    return history_database(path, busy_timeout_ms)
+
+
+def history_database(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Any:
+    """The history database over ``path`` (``history_sqlite``), zett-agent's storage made when needed."""
+    from zett_tui.runtime.history_sqlite import HistoryDatabase
+
+    return HistoryDatabase(
+        path, busy_timeout_ms=busy_timeout_ms, upstream=lambda: agent_storage(path, busy_timeout_ms)
+    )
+
+
+def agent_storage(path: Path, busy_timeout_ms: int) -> Any:
+    """zett-agent's SQLAlchemy storage over ``path``, for what the history database leaves to it.
+    It imports SQLAlchemy (and the aiosqlite dialect its first connection would import on the event
+    loop): call it in a worker thread."""
+    import sqlalchemy.dialects.sqlite.aiosqlite  # noqa: F401
+    from zett_agent.storage import SQLiteSessionStorage
+
+    from zett_tui.runtime.sqlite_stop import stop_once
+
+    stop_once()  # a connection stopped twice must not hang the quit
     storage = SQLiteSessionStorage(path)
     _set_busy_timeout(storage, busy_timeout_ms)
-    return HistoryDatabase(storage, path, busy_timeout_ms=busy_timeout_ms)
+    return storage
 
 
 def _create_private_file(path: Path) -> None:

@@ -1,20 +1,23 @@
-"""The history database: zett-agent's SQLite storage, with what every turn does made by ``sqlite3``.
+"""The history database: zett-agent's SQLite tables, written and read with ``sqlite3``.
 
 zett-agent's ``SQLiteSessionStorage`` goes through SQLAlchemy's ORM over aiosqlite and opens a
 connection for each operation: appending one message or loading a session costs ~13 ms of CPU on a
-2-core machine, most of it SQLAlchemy's, on the event loop. A turn appends a few messages and its
-requests read the session back (``history_since``: its summary, its latest snapshot, the rows since
-the last read). ``HistoryDatabase`` makes those statements itself with ``sqlite3``, in a worker
-thread, on the same tables, columns, value formats and pragmas, with a connection for each operation
-as zett-agent does; the rest (creating and upgrading the schema, compaction snapshots, listing
-sessions, closing) stays with zett-agent's storage, which it wraps. What it writes, zett-agent reads
-the same, and the other way round (``tests/test_history_sqlite.py``); what it uses of zett-agent's
-private encoding is in ``agent_compat``.
+2-core machine, most of it SQLAlchemy's, on the event loop, and importing SQLAlchemy ~0.5 s and
+~21 MB. A turn appends a few messages and its requests read the session back (``history_since``:
+its summary, its latest snapshot, the rows since the last read). ``HistoryDatabase`` makes those
+statements itself with ``sqlite3``, in a worker thread, on the same tables, columns, value formats
+and pragmas, with a connection for each operation as zett-agent does. zett-agent's storage is made
+(in a worker thread: it imports SQLAlchemy) only for what is rare: a compaction's snapshot, listing
+its sessions, and upgrading a database an older version made (``history_schema`` creates the tables
+of a new file and checks an existing one's). What either writes, the other reads the same
+(``tests/test_history_sqlite.py``), and ``tests/test_upstream_contracts.py`` checks this module's
+copies of zett-agent's private encoding against its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -26,12 +29,12 @@ from zett_agent.extensions.compaction import CompactedMessage
 from zett_agent.extensions.events import MessageTiming
 from zett_agent.extensions.persistence import ContextSnapshot, RawMessageRecord, SessionSummary, SessionView
 from zett_agent.ids import new_uuid7
-from zett_agent.json_types import JsonValue
+from zett_agent.json_types import JsonValue, json_object
 from zett_agent.messages import AnyMessage, AssistantMessage, ToolMessage, UserMessage
 from zett_agent.model import ModelUsage
 from zett_agent.storage import MESSAGE_TYPES, MessageKind, decode_messages, encode_messages
 
-from zett_tui.runtime import agent_compat
+from zett_tui.runtime.history_schema import create_if_empty
 
 __all__ = ["ConnectHook", "HistoryDatabase"]
 
@@ -49,38 +52,52 @@ _RAW_COLUMNS = (
 _SNAPSHOT_COLUMNS = (
     "id, session_id, version, compacted_through_sequence, message_json, created_at, updated_at"
 )
+#: The session type zett-agent's ``append`` gives a session it creates (``storage._DEFAULT_SESSION_TYPE``).
+DEFAULT_SESSION_TYPE = 0
 
 
 class HistoryDatabase:
-    """zett-agent's ``SQLiteSessionStorage`` over ``path``, its every-turn operations made directly.
+    """zett-agent's history tables in the SQLite file ``path``, every turn's operations made here.
 
     Args:
-        storage: zett-agent's storage over the same file (it creates and upgrades the schema on its
-            first statement, which this makes before its own first).
-        path: The database file.
+        path: The database file (it exists: ``history_open`` creates it private first).
         busy_timeout_ms: How long a statement waits for another process's lock.
+        upstream: Makes zett-agent's storage over the same file, for what this leaves to it; called
+            once, in a worker thread, the first time it is needed.
     """
 
-    def __init__(self, storage: Any, path: Path, *, busy_timeout_ms: int) -> None:
-        self.agent_storage = storage
+    def __init__(self, path: Path, *, busy_timeout_ms: int, upstream: Callable[[], Any]) -> None:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
         #: Called with each connection this opens, after its pragmas (tests simulate faults here).
         self.on_connect: list[ConnectHook] = []
+        self._make_upstream = upstream
+        self._upstream: Any = None
+        self._upstream_made = asyncio.Lock()
         self._schema_ready = False
+
+    async def upstream(self) -> Any:
+        """zett-agent's storage over the same file, made the first time it is asked for."""
+        async with self._upstream_made:
+            if self._upstream is None:
+                self._upstream = await asyncio.to_thread(self._make_upstream)
+        return self._upstream
 
     # -- left to zett-agent's storage --------------------------------------------------------------
 
     async def snapshot(self, *args: Any, **kwargs: Any) -> ContextSnapshot:
-        result: ContextSnapshot = await self.agent_storage.snapshot(*args, **kwargs)
+        await self._ready()
+        result: ContextSnapshot = await (await self.upstream()).snapshot(*args, **kwargs)
         return result
 
     async def list_sessions(self, *args: Any, **kwargs: Any) -> list[SessionSummary]:
-        result: list[SessionSummary] = await self.agent_storage.list_sessions(*args, **kwargs)
+        await self._ready()
+        result: list[SessionSummary] = await (await self.upstream()).list_sessions(*args, **kwargs)
         return result
 
     async def close(self) -> None:
-        await self.agent_storage.close()
+        if self._upstream is not None:
+            await self._upstream.close()
 
     # -- every turn's, made here -------------------------------------------------------------------
 
@@ -117,10 +134,8 @@ class HistoryDatabase:
             "content": message.text if isinstance(message, (UserMessage, ToolMessage)) else message.content,
             "tool_name": message.name if isinstance(message, ToolMessage) else None,
             "message_json": encode_messages([message]),
-            "metadata_json": agent_compat.encode_message_context(metadata, field_name="Message metadata"),
-            "tags_json": agent_compat.encode_message_context(
-                tags, field_name="Message tags", nonempty_keys=True
-            ),
+            "metadata_json": encode_context(metadata, field_name="Message metadata"),
+            "tags_json": encode_context(tags, field_name="Message tags", nonempty_keys=True),
             "started_at": _stored_time(timing.started_at),
             "completed_at": _stored_time(timing.completed_at),
             "duration_ns": timing.duration_ns,
@@ -174,10 +189,17 @@ class HistoryDatabase:
         return await self._run(_latest_snapshot_id, session_id)
 
     async def _run(self, work: Callable[..., Result], *args: Any) -> Result:
-        if not self._schema_ready:
-            await self.agent_storage.count_messages("")  # its first statement creates or upgrades the schema
-            self._schema_ready = True
+        await self._ready()
         return await asyncio.to_thread(self._in_connection, work, *args)
+
+    async def _ready(self) -> None:
+        """The tables are there: created here on a file without them, or by zett-agent's storage
+        (its first statement) on a database an older version made."""
+        if self._schema_ready:
+            return
+        if await asyncio.to_thread(self._in_connection, create_if_empty) == "other":
+            await (await self.upstream()).count_messages("")
+        self._schema_ready = True
 
     def _in_connection(self, work: Callable[..., Result], *args: Any) -> Result:
         connection = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
@@ -223,7 +245,7 @@ def _append(connection: sqlite3.Connection, row: dict[str, Any], session: dict[s
                 (
                     session_id,
                     session["parent_session_id"],
-                    agent_compat.default_session_type(),
+                    DEFAULT_SESSION_TYPE,
                     session["title"],
                     session["agent_name"],
                     now,
@@ -266,7 +288,7 @@ def _load(connection: sqlite3.Connection, session_id: str) -> SessionView:
         ).fetchall()
     return SessionView(
         parent_session_id=session["parent_session_id"] if session is not None else None,
-        session_type=session["session_type"] if session is not None else agent_compat.default_session_type(),
+        session_type=session["session_type"] if session is not None else DEFAULT_SESSION_TYPE,
         title=session["title"] if session is not None else None,
         agent_name=session["agent_name"] if session is not None else None,
         snapshot=snapshot,
@@ -338,10 +360,8 @@ def _record(row: sqlite3.Row) -> RawMessageRecord:
         request_id=row["request_id"],
         sequence=row["sequence"],
         message=decode_messages(row["message_json"])[0],
-        metadata=agent_compat.decode_message_context(row["metadata_json"], field_name="message metadata"),
-        tags=agent_compat.decode_message_context(
-            row["tags_json"], field_name="message tags", nonempty_keys=True
-        ),
+        metadata=decode_context(row["metadata_json"], field_name="message metadata"),
+        tags=decode_context(row["tags_json"], field_name="message tags", nonempty_keys=True),
         started_at=_read_time(row["started_at"]),
         completed_at=_read_time(row["completed_at"]),
         duration_ns=row["duration_ns"],
@@ -397,3 +417,22 @@ def _read_time(text: str) -> datetime:
 
 def _read_optional_time(text: str | None) -> datetime | None:
     return None if text is None else _read_time(text)
+
+
+def encode_context(
+    value: Mapping[str, JsonValue] | None, *, field_name: str, nonempty_keys: bool = False
+) -> str:
+    """A message's metadata or tags checked and stored as zett-agent's ``_encode_context_data`` does."""
+    checked = json_object(value, field_name=field_name, nonempty_keys=nonempty_keys)
+    return json.dumps(checked, ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
+def decode_context(payload: str, *, field_name: str, nonempty_keys: bool = False) -> dict[str, JsonValue]:
+    """A stored message's metadata or tags, read back as zett-agent's ``_decode_context_data`` does."""
+    try:
+        value = json.loads(payload)
+    except (TypeError, json.JSONDecodeError) as error:
+        raise ValueError(f"Stored {field_name} is not valid JSON") from error
+    if not isinstance(value, dict):
+        raise ValueError(f"Stored {field_name} must be a JSON object")
+    return json_object(value, field_name=f"Stored {field_name}", nonempty_keys=nonempty_keys)

@@ -36,11 +36,8 @@ async def fork_session(
     checkpoints_directory: Path | None = None,
 ) -> Path:
     """Copy ``summary``'s turns and model context into ``new_session_id``; returns the new file."""
-    from zett_agent.storage import SQLiteSessionStorage
-
     from zett_tui.runtime.history_images import HistoryImages
-    from zett_tui.runtime.history_open import BUSY_TIMEOUT_MS
-    from zett_tui.runtime.history_sqlite import HistoryDatabase
+    from zett_tui.runtime.history_open import history_database as database
     from zett_tui.runtime.history_store import HistoryStore
     from zett_tui.sessions.image_files import images_folder
 
@@ -64,9 +61,7 @@ async def fork_session(
     mark_fork(target, summary.session_id, summary.title)
 
     storage = HistoryStore(
-        HistoryDatabase(
-            SQLiteSessionStorage(history_database), history_database, busy_timeout_ms=BUSY_TIMEOUT_MS
-        ),
+        database(history_database),
         redact=lambda text: text,
         images=HistoryImages(images_folder(target)),  # the fork names its parent's image files
     )

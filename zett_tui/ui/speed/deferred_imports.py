@@ -26,7 +26,6 @@ AFTER_FIRST_FRAME = (
     "zett_tui.ui.chat.presenter",
     "zett_tui.ui.chat.decisions",
     "zett_tui.ui.chat.palette",
-    "zett_agent._sql_storage",  # SQLAlchemy: zett_agent.storage resolves it lazily
     "zett_tui.runtime.host",
     # What opening the session (``session_start.start_host``) imported on the event loop: ~80
     # modules (the history's SQLite, the sandbox, the extensions), loop steps of 40-115 ms on a
@@ -39,9 +38,6 @@ AFTER_FIRST_FRAME = (
     "zett_tui.runtime.skills_extension",
     "zett_tui.runtime.history_open",
     "zett_tui.runtime.history_sqlite",
-    "zett_tui.runtime.sqlite_stop",
-    "aiosqlite",  # SQLAlchemy's dialect imports it at the first connection
-    "sqlalchemy.dialects.sqlite.aiosqlite",
     "zett_tui.runtime.plan_mode",
     "zett_tui.runtime.project_instructions",
     "zett_tui.runtime.shell.bash_tool",

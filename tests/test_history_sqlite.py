@@ -298,3 +298,33 @@ def schema(path: Path) -> list[tuple[str, str, str]]:
     with contextlib.closing(sqlite3.connect(path)) as connection:
         rows = connection.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
     return [(kind, name, " ".join((sql or "").split())) for kind, name, sql in rows]
+
+
+async def test_two_databases_opening_a_new_file_at_once_make_the_tables_once(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    databases = [database(path) for _ in range(4)]
+    try:
+        counts = await asyncio.gather(*(each.count_messages("s") for each in databases))
+        assert counts == [0, 0, 0, 0]
+        assert all(each._upstream is None for each in databases)
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            (tables,) = connection.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+            ).fetchone()
+        assert tables == 3
+    finally:
+        for each in databases:
+            await each.close()
+
+
+async def test_a_read_only_history_can_still_be_read(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    writer = database(path)
+    await writer.append("s", "r", UserMessage(content="kept"))
+    await writer.close()
+    reader = database(path)  # a new process's first statement, on a file it may not write
+    reader.on_connect.append(lambda connection: connection.execute("PRAGMA query_only=1"))
+    try:
+        assert [record.message.content for record in (await reader.load("s")).raw_tail] == ["kept"]
+    finally:
+        await reader.close()

@@ -94,8 +94,12 @@ def schema_state(connection: sqlite3.Connection) -> SchemaState:
 
 
 def create_if_empty(connection: sqlite3.Connection) -> SchemaState:
-    """Create the tables when the file has none of them (under the write lock, so that two processes
-    starting at once create them once); returns the state found before."""
+    """Create the tables when the file has none of them; returns the state found before. Only an
+    empty file takes the write lock (looked at again under it, so that two processes starting at once
+    create the tables once); a current one is only read, so a read-only history can still be read."""
+    state = schema_state(connection)
+    if state != "empty":
+        return state
     connection.execute("BEGIN IMMEDIATE")
     try:
         state = schema_state(connection)

@@ -2,7 +2,7 @@
 
 glibc gives a thread its own heap (an "arena") the first time it allocates, up to eight per core,
 and keeps it for the thread's life and then for the next thread. zett's worker threads (the
-``asyncio.to_thread`` pool, aiosqlite's thread for each history operation) build and drop data
+``asyncio.to_thread`` pool, where each history operation runs too) build and drop data
 that grows with the session there; the holes left between the few blocks that outlive a turn are
 smaller than a page, so ``malloc_trim`` cannot return them, and each thread's heap grew with
 them (``bench_growth``: the threads' heaps 4.9 -> 8.8 MB resident from turn 100 to 300, most of

@@ -70,8 +70,8 @@ async def open_history(
 
 
 async def _open_database(path: Path, notify: Notify, busy_timeout_ms: int) -> Any:
-    """The history database over ``path`` (``history_sqlite``: zett-agent's storage, each turn's
-    statements made directly), the file created 0600 first and checked for damage.
+    """The history database over ``path`` (``history_sqlite``: zett-agent's tables, written and read
+    with ``sqlite3``), the file created 0600 first and checked for damage.
 
     Raises:
         OSError: the file (or its folder) cannot be created.

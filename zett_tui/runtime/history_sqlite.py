@@ -34,7 +34,7 @@ from zett_agent.messages import AnyMessage, AssistantMessage, ToolMessage, UserM
 from zett_agent.model import ModelUsage
 from zett_agent.storage import MESSAGE_TYPES, MessageKind, decode_messages, encode_messages
 
-from zett_tui.runtime.history_schema import create_if_empty
+from zett_tui.runtime.history_schema import TABLES, create_if_empty
 
 __all__ = ["ConnectHook", "HistoryDatabase"]
 
@@ -43,15 +43,10 @@ Result = TypeVar("Result")
 
 #: How SQLAlchemy's SQLite ``DateTime`` stores a value: its fields as they are (zett-agent's are UTC).
 _STORED_TIME = "%04d-%02d-%02d %02d:%02d:%02d.%06d"
-_RAW_COLUMNS = (
-    "id, session_id, request_id, sequence, message_json, metadata_json, tags_json, started_at, "
-    "completed_at, duration_ns, reasoning_started_at, reasoning_completed_at, reasoning_duration_ns, "
-    "content_started_at, content_completed_at, content_duration_ns, input_tokens, output_tokens, "
-    "cache_read_tokens, cache_write_tokens, reasoning_tokens, created_at, updated_at"
-)
-_SNAPSHOT_COLUMNS = (
-    "id, session_id, version, compacted_through_sequence, message_json, created_at, updated_at"
-)
+#: What a read selects (rows are read by name): every column zett-agent's ``_record`` reads, which is
+#: every column but the three it writes only for other readers.
+_RAW_COLUMNS = ", ".join(sorted(TABLES["raw_messages"][0] - {"role", "content", "tool_name"}))
+_SNAPSHOT_COLUMNS = ", ".join(sorted(TABLES["session_snapshots"][0]))
 #: The session type zett-agent's ``append`` gives a session it creates (``storage._DEFAULT_SESSION_TYPE``).
 DEFAULT_SESSION_TYPE = 0
 
@@ -305,16 +300,14 @@ def _summary(connection: sqlite3.Connection, session_id: str) -> SessionSummary 
         ).fetchone()
         if row is None:
             return None
-        (count,) = connection.execute(
-            "SELECT count(id) FROM raw_messages WHERE session_id = ?", (session_id,)
-        ).fetchone()
+        count = _count(connection, session_id)
     return SessionSummary(
         session_id=row["id"],
         parent_session_id=row["parent_session_id"],
         session_type=row["session_type"],
         title=row["title"],
         agent_name=row["agent_name"],
-        message_count=int(count or 0),
+        message_count=count,
         created_at=_read_time(row["created_at"]),
         updated_at=_read_time(row["updated_at"]),
     )

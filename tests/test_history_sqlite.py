@@ -301,20 +301,23 @@ def schema(path: Path) -> list[tuple[str, str, str]]:
 
 
 async def test_two_databases_opening_a_new_file_at_once_make_the_tables_once(tmp_path: Path) -> None:
-    path = tmp_path / "history.sqlite3"
-    databases = [database(path) for _ in range(4)]
-    try:
-        counts = await asyncio.gather(*(each.count_messages("s") for each in databases))
-        assert counts == [0, 0, 0, 0]
-        assert all(each._upstream is None for each in databases)
-        with contextlib.closing(sqlite3.connect(path)) as connection:
-            (tables,) = connection.execute(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-            ).fetchone()
-        assert tables == 3
-    finally:
-        for each in databases:
-            await each.close()
+    """Four at once on each of ten new files: the file's conversion to WAL and the tables' creation
+    race, and no database fails or takes another's half-made tables for an older version's."""
+    for round_number in range(10):
+        path = tmp_path / f"history-{round_number}.sqlite3"
+        databases = [database(path) for _ in range(4)]
+        try:
+            counts = await asyncio.gather(*(each.count_messages("s") for each in databases))
+            assert counts == [0, 0, 0, 0]
+            assert all(each._upstream is None for each in databases)
+            with contextlib.closing(sqlite3.connect(path)) as connection:
+                (tables,) = connection.execute(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                ).fetchone()
+            assert tables == 3
+        finally:
+            for each in databases:
+                await each.close()
 
 
 async def test_a_read_only_history_can_still_be_read(tmp_path: Path) -> None:

@@ -96,8 +96,14 @@ def schema_state(connection: sqlite3.Connection) -> SchemaState:
 def create_if_empty(connection: sqlite3.Connection) -> SchemaState:
     """Create the tables when the file has none of them; returns the state found before. Only an
     empty file takes the write lock (looked at again under it, so that two processes starting at once
-    create the tables once); a current one is only read, so a read-only history can still be read."""
-    state = schema_state(connection)
+    create the tables once); a current one is only read, so a read-only history can still be read.
+    The first look is one read transaction: its statements, read one by one, could otherwise see
+    the tables before another process's creation and their indexes after it."""
+    connection.execute("BEGIN")
+    try:
+        state = schema_state(connection)
+    finally:
+        connection.execute("COMMIT")
     if state != "empty":
         return state
     connection.execute("BEGIN IMMEDIATE")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -200,7 +201,7 @@ class HistoryDatabase:
         connection = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
         try:
             connection.row_factory = sqlite3.Row
-            connection.execute("PRAGMA journal_mode=WAL")  # as zett-agent sets each connection
+            _use_wal(connection, self.busy_timeout_ms / 1000)  # as zett-agent sets each connection
             connection.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
             connection.execute("PRAGMA synchronous=NORMAL")
             for hook in self.on_connect:
@@ -208,6 +209,25 @@ class HistoryDatabase:
             return work(connection, *args)
         finally:
             connection.close()
+
+
+def _use_wal(connection: sqlite3.Connection, timeout: float) -> None:
+    """Put the file in WAL mode (a no-op once it is), waiting up to ``timeout`` seconds for others.
+
+    The first connection to a new file converts it, and that needs the file to itself. Two doing it
+    at once (two zetts starting on a new data folder) each hold a shared lock and want the other's
+    gone; SQLite answers one of them "database is locked" at once instead of calling its busy
+    handler, since waiting could never end. That one tries again until the other has converted it.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.005)
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from zett_agent.storage import SQLiteSessionStorage
 from tests.fakes.host import host_options
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from zett_tui.core.redact import Redactor
-from zett_tui.runtime import agent_compat
+from zett_tui.runtime.history_open import history_database
 from zett_tui.runtime.history_store import HistoryStore
 from zett_tui.runtime.host import AgentHost
 
@@ -31,7 +31,7 @@ from zett_tui.runtime.host import AgentHost
 class Reads:
     """Counts what a storage is asked to read: whole loads, and the rows each page returns."""
 
-    def __init__(self, storage: SQLiteSessionStorage, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, storage: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         self.whole: list[str] = []
         self.pages: list[list[int]] = []
         load, pages = storage.load, storage.list_raw_messages
@@ -77,7 +77,7 @@ def as_loaded(view: SessionView) -> dict[str, Any]:
 
 async def whole_load(path: Path, session: str = "s", hidden: frozenset[str] = frozenset()) -> SessionView:
     """The view a store that never read the session gives: the whole dialogue, read once."""
-    other = HistoryStore(SQLiteSessionStorage(path), redact=Redactor())
+    other = HistoryStore(history_database(path), redact=Redactor())
     other.hidden_requests = lambda session_id: hidden
     try:
         return await other.load(session)
@@ -88,7 +88,7 @@ async def whole_load(path: Path, session: str = "s", hidden: frozenset[str] = fr
 async def test_a_load_reads_only_the_rows_stored_since_the_last_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    storage = SQLiteSessionStorage(tmp_path / "h.sqlite3")
+    storage = history_database(tmp_path / "h.sqlite3")
     store = HistoryStore(storage, redact=Redactor())
     reads = Reads(storage, monkeypatch)
     try:
@@ -113,7 +113,7 @@ async def test_the_load_since_gives_what_a_whole_load_gives_through_compaction_a
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "h.sqlite3"
-    store = HistoryStore(SQLiteSessionStorage(path), redact=Redactor())
+    store = HistoryStore(history_database(path), redact=Redactor())
     hidden: frozenset[str] = frozenset()
     store.hidden_requests = lambda session_id: hidden
     try:
@@ -144,8 +144,8 @@ async def test_what_another_writer_stored_is_read_whole(tmp_path: Path) -> None:
     """A session this store read before and another zett wrote since (it had it open meanwhile):
     its rows, its compaction and its deletion are all seen."""
     path = tmp_path / "h.sqlite3"
-    store = HistoryStore(SQLiteSessionStorage(path), redact=Redactor())
-    other = SQLiteSessionStorage(path)
+    store = HistoryStore(history_database(path), redact=Redactor())
+    other = SQLiteSessionStorage(path)  # an older zett: zett-agent's storage
     try:
         for number in range(3):
             await turn(store, number)
@@ -187,7 +187,7 @@ async def test_what_another_writer_stored_is_read_whole(tmp_path: Path) -> None:
 async def test_a_failing_read_of_the_new_rows_serves_the_memory_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    storage = SQLiteSessionStorage(tmp_path / "h.sqlite3")
+    storage = history_database(tmp_path / "h.sqlite3")
     notes: list[tuple[str, str]] = []
     store = HistoryStore(storage, redact=Redactor(), notify=lambda text, level: notes.append((level, text)))
     try:
@@ -209,17 +209,14 @@ async def test_a_failing_read_of_the_new_rows_serves_the_memory_copy(
         await store.close()
 
 
-async def test_a_storage_whose_snapshot_cannot_be_read_alone_is_read_whole(
+async def test_a_storage_that_cannot_read_its_latest_snapshot_alone_is_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """zett-agent's own storage has no ``latest_snapshot_id``: every load reads the whole dialogue."""
     storage = SQLiteSessionStorage(tmp_path / "h.sqlite3")
+    assert not hasattr(storage, "latest_snapshot_id")
     store = HistoryStore(storage, redact=Redactor())
     reads = Reads(storage, monkeypatch)
-
-    async def unreadable(storage: Any, session_id: str) -> str | None:
-        raise agent_compat.SnapshotUnreadable("not this one")
-
-    monkeypatch.setattr(agent_compat, "latest_snapshot_id", unreadable)
     try:
         for number in range(3):
             await turn(store, number)
@@ -280,7 +277,7 @@ async def test_a_message_appended_while_the_new_rows_are_read_is_kept(
     """The context estimate can load while a turn appends: what lands after the rows were read
     stays in the copy, after them, and the next load has it as the database does."""
     path = tmp_path / "h.sqlite3"
-    storage = SQLiteSessionStorage(path)
+    storage = history_database(path)
     store = HistoryStore(storage, redact=Redactor())
     pages = storage.list_raw_messages
     try:

@@ -94,18 +94,17 @@ def noisy_png_of(project: Path) -> bytes:
 
 
 async def test_an_old_row_with_base64_still_loads(tmp_path: Path) -> None:
-    from zett_agent.storage import SQLiteSessionStorage
-
     from zett_tui.runtime.history_images import HistoryImages
+    from zett_tui.runtime.history_open import history_database
     from zett_tui.runtime.history_store import HistoryStore
 
     history = tmp_path / "history.sqlite3"
     data = png_bytes()
     message = UserMessage(content=[TextContent("see"), ImageContent(ImageBytesSource(data, "image/png"))])
-    old = HistoryStore(SQLiteSessionStorage(history), redact=str)  # as before: bytes in the row
+    old = HistoryStore(history_database(history), redact=str)  # as before: bytes in the row
     await old.append("s1", "r1", message)
     await old.close()
-    store = HistoryStore(SQLiteSessionStorage(history), redact=str, images=HistoryImages(tmp_path / "images"))
+    store = HistoryStore(history_database(history), redact=str, images=HistoryImages(tmp_path / "images"))
     try:
         view = await store.load("s1")
     finally:
@@ -116,15 +115,12 @@ async def test_an_old_row_with_base64_still_loads(tmp_path: Path) -> None:
 
 
 async def test_a_reference_whose_file_is_gone_becomes_a_line_of_text(tmp_path: Path) -> None:
-    from zett_agent.storage import SQLiteSessionStorage
-
     from zett_tui.runtime.history_images import HistoryImages
+    from zett_tui.runtime.history_open import history_database
     from zett_tui.runtime.history_store import HistoryStore
 
     images = tmp_path / "images"
-    store = HistoryStore(
-        SQLiteSessionStorage(tmp_path / "h.sqlite3"), redact=str, images=HistoryImages(images)
-    )
+    store = HistoryStore(history_database(tmp_path / "h.sqlite3"), redact=str, images=HistoryImages(images))
     try:
         image = ImageContent(ImageBytesSource(png_bytes(), "image/png"), alt_text="shot.png")
         await store.append("s1", "r1", UserMessage(content=[TextContent("see"), image]))

@@ -789,37 +789,6 @@ async def test_the_forwarded_reads_reach_the_database(tmp_path: Path) -> None:
         await extension.close()
 
 
-async def test_the_latest_snapshot_can_be_read_alone_and_is_the_one_load_gives(tmp_path: Path) -> None:
-    from zett_agent.extensions.compaction import CompactedMessage
-    from zett_agent.messages import UserMessage
-    from zett_agent.storage import SQLiteSessionStorage
-
-    storage = SQLiteSessionStorage(tmp_path / "history.sqlite3")
-    try:
-        for number in range(4):
-            await storage.append("s1", "r", UserMessage(content=f"m{number}"))
-        read = agent_compat.latest_snapshot_id
-        _check(
-            await read(storage, "s1") is None,
-            "SQLSessionStorage._session_scope/_latest changed: check agent_compat.latest_snapshot_id "
-            "(runtime/history_since.py reads the history whole at every request without it)",
-        )
-        first = await storage.snapshot("s1", CompactedMessage(content="one"), 2, 0)
-        second = await storage.snapshot("s1", CompactedMessage(content="two"), 3, first.version)
-        view = await storage.load("s1")
-        _check(
-            view.snapshot is not None and await read(storage, "s1") == view.snapshot.id == second.id,
-            "the snapshot SQLSessionStorage._latest reads is no longer the one load gives",
-        )
-        _check(
-            [record.sequence for record in view.raw_tail] == [4]
-            and (await storage.get_session("s1")).message_count == 4,  # type: ignore[union-attr]
-            "a session's sequences no longer run 1, 2, 3... (history_since checks the count against them)",
-        )
-    finally:
-        await storage.close()
-
-
 def test_every_hook_of_agent_extension_is_forwarded_by_the_guard() -> None:
     from zett_agent.extensions.base import AgentExtension
 

@@ -363,29 +363,3 @@ def share_tool_schemas() -> None:
     input_schema._zett_shared = True  # type: ignore[attr-defined]
     base._build_input_schema = input_schema
     base._build_return_schema = return_schema
-
-
-class SnapshotUnreadable(LookupError):
-    """The storage is not one whose latest snapshot :func:`latest_snapshot_id` can read."""
-
-
-async def latest_snapshot_id(storage: Any, session_id: str) -> str | None:
-    """The id of the session's latest compaction snapshot in zett-agent's SQL storage (None: it has
-    none), read alone: the one part of ``load``'s answer no public method gives without reading the
-    whole dialogue with it (``runtime.history_since`` reads only the rows stored since).
-
-    Touches ``SQLSessionStorage._session_scope`` (an async context manager giving an ORM session in
-    a transaction) and ``SQLSessionStorage._latest(session, session_id)`` (the newest
-    ``ContextSnapshotModel`` row, with ``.id``). On an upgrade: check that ``load`` still takes its
-    snapshot from ``_latest``.
-
-    Raises:
-        SnapshotUnreadable: ``storage`` has neither (another storage, or a later zett-agent).
-    """
-    scope = getattr(storage, "_session_scope", None)
-    latest = getattr(storage, "_latest", None)
-    if not callable(scope) or not callable(latest):
-        raise SnapshotUnreadable(type(storage).__name__)
-    async with scope() as session:
-        row = await latest(session, session_id)
-    return None if row is None else str(row.id)

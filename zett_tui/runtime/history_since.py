@@ -11,11 +11,11 @@ memory those reads filled stayed fragmented around the few objects that outlived
 reads only what was stored after it and unpacks the rest: the records the request needs, nothing
 read twice, no system message decoded. The copy is checked against the database first, so it is
 used only while it is what ``load`` would give: the session's row (its message count must be the
-last sequence: sequences run 1, 2, 3... in a session), its latest snapshot (``agent_compat.
-latest_snapshot_id``: another zett may have compacted a session this one had open before), and the
-new rows, which must follow on. Anything else (a copy never read whole, writes waiting for the disk,
-a storage this cannot check, a session deleted or written elsewhere in ways that do not add up)
-gives ``None``, and the caller reads the whole dialogue as before.
+last sequence: sequences run 1, 2, 3... in a session), its latest snapshot (the storage's
+``latest_snapshot_id``: another zett may have compacted a session this one had open before), and
+the new rows, which must follow on. Anything else (a copy never read whole, writes waiting for the
+disk, a storage that cannot read its latest snapshot alone, a session deleted or written elsewhere
+in ways that do not add up) gives ``None``, and the caller reads the whole dialogue as before.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typing import Any
 
 from zett_agent.extensions.persistence import RawMessageRecord, SessionView
 
-from zett_tui.runtime import agent_compat
 from zett_tui.runtime.history_queue import KnownDialogue
 
 #: Stored messages read per page.
@@ -42,10 +41,10 @@ async def load_since(storage: Any, session_id: str, known: KnownDialogue) -> Ses
     if after is None:
         return None
     snapshot = known.snapshot
-    try:
-        stored_snapshot = await _latest_snapshot_id(storage, session_id)
-    except agent_compat.SnapshotUnreadable:
-        return None
+    read_snapshot = getattr(storage, "latest_snapshot_id", None)
+    if not callable(read_snapshot):
+        return None  # zett-agent's own storage, say: it cannot be checked without a whole load
+    stored_snapshot = await read_snapshot(session_id)
     if stored_snapshot != (snapshot.id if snapshot is not None else None):
         return None
     summary = await storage.get_session(session_id)
@@ -69,16 +68,6 @@ async def load_since(storage: Any, session_id: str, known: KnownDialogue) -> Ses
     )
     known.take_stored(session, after, stored)
     return known.as_view()
-
-
-async def _latest_snapshot_id(storage: Any, session_id: str) -> str | None:
-    """The id of the session's latest snapshot: read by the storage where it can (``history_sqlite``),
-    else from zett-agent's SQL storage's inside (``agent_compat``)."""
-    own = getattr(storage, "latest_snapshot_id", None)
-    if callable(own):
-        result: str | None = await own(session_id)
-        return result
-    return await agent_compat.latest_snapshot_id(storage, session_id)
 
 
 async def _rows_after(storage: Any, session_id: str, after: int) -> list[RawMessageRecord]:

@@ -15,6 +15,22 @@ from zett_tui.runtime.activity import Activity
 from zett_tui.ui.widgets.activity import SPINNER_FRAMES
 
 
+def status_row_writes(frames: list[str], row: int) -> list[tuple[int, str]]:
+    """(column, what was written from there) for each part of ``frames`` on the 1-based ``row``."""
+    return [
+        (int(column_drawn), text)
+        for frame in frames
+        for row_drawn, column_drawn, text in re.findall(
+            r"\x1b\[(\d+);(\d+)H([^\x1b]*(?:\x1b\[[0-9;]*m[^\x1b]*)*)", frame
+        )
+        if int(row_drawn) == row
+    ]
+
+
+def glyphs_in(writes: list[tuple[int, str]]) -> set[str]:
+    return {glyph for _, text in writes for glyph in text if glyph in SPINNER_FRAMES}
+
+
 async def test_the_spinner_turns_and_writes_only_its_cell(monkeypatch: pytest.MonkeyPatch) -> None:
     gate = asyncio.Event()
     app = make_app(ScriptedModel(text_step("Thinking about it", gate=gate)))
@@ -29,19 +45,17 @@ async def test_the_spinner_turns_and_writes_only_its_cell(monkeypatch: pytest.Mo
         mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.chat.status.region)
         await pilot.pause(0.2)  # the full frame the mirror asks for
         watched_from = len(mirror.frames)
-        await pilot.pause(0.8)
-        ticks = mirror.frames[watched_from:]
         row, column = status.region.y + 1, status.region.x + 1  # 1-based: the padding cell, then the glyph
+
+        def turned() -> bool:
+            writes = status_row_writes(mirror.frames[watched_from:], row)
+            return len(writes) >= 3 and len(glyphs_in(writes)) >= 2
+
+        # 8 turns a second; counted as they come, not in a fixed time a loaded machine may not give
+        await wait_for(pilot, turned, timeout=10)
+        ticks = mirror.frames[watched_from:]
         gate.set()
-    on_status_row = [
-        (column_drawn, text)
-        for frame in ticks
-        for row_drawn, column_drawn, text in re.findall(
-            r"\x1b\[(\d+);(\d+)H([^\x1b]*(?:\x1b\[[0-9;]*m[^\x1b]*)*)", frame
-        )
-        if int(row_drawn) == row
-    ]  # (column, what was written from there) for each part of a frame on the status line's row
-    glyphs = {glyph for _, text in on_status_row for glyph in text if glyph in SPINNER_FRAMES}
-    assert len(on_status_row) >= 3 and len(glyphs) >= 2  # it turns
+    on_status_row = status_row_writes(ticks, row)
+    assert len(on_status_row) >= 3 and len(glyphs_in(on_status_row)) >= 2  # it turns
     for column_drawn, text in on_status_row:
-        assert int(column_drawn) == column and len(text) < 80, text  # its cell, not the row
+        assert column_drawn == column and len(text) < 80, text  # its cell, not the row

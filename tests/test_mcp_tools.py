@@ -16,8 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_tools_are_named_for_their_server_and_call_through() -> None:
+    """Against the SDK's own server (the other tests start the lean fake that answers as it does)."""
     server = McpServerConfig(
-        "fake", command=sys.executable, args=("-m", "tests.fakes.mcp_server"), env={"PYTHONPATH": str(ROOT)}
+        "fake",
+        command=sys.executable,
+        args=("-m", "tests.fakes.mcp_sdk_server"),
+        env={"PYTHONPATH": str(ROOT)},
     )
     manager = McpManager([server], environ={})
     assert build_tools(manager) == {}  # nothing before the server is ready

@@ -14,6 +14,8 @@
 5. ``McpManager.stop`` (what quitting zett waits for) with one server idle, and with a tool call
    still running on it; the latter also with the SDK's own 2 s grace before SIGTERM put back
    (``runtime.mcp.transport.EXIT_GRACE``), the baseline in the same run.
+The servers are ``tests/fakes/mcp_sdk_server.py``, written with the MCP SDK as most servers are
+(the suite's lean fake would make their start look cheaper than a real one's).
 Medians of repeated runs; on a shared machine read the ratios.
 """
 
@@ -44,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def fake(name: str) -> McpServerConfig:
     return McpServerConfig(
-        name, command=sys.executable, args=("-m", "tests.fakes.mcp_server"), env={"PYTHONPATH": str(ROOT)}
+        name, command=sys.executable, args=("-m", "tests.fakes.mcp_sdk_server"), env={"PYTHONPATH": str(ROOT)}
     )
 
 
@@ -92,7 +94,7 @@ def two_hundred_tools() -> float:
 
 async def direct_calls(count: int) -> float:
     parameters = StdioServerParameters(
-        command=sys.executable, args=["-m", "tests.fakes.mcp_server"], env={"PYTHONPATH": str(ROOT)}
+        command=sys.executable, args=["-m", "tests.fakes.mcp_sdk_server"], env={"PYTHONPATH": str(ROOT)}
     )
     with open(os.devnull, "w") as quiet:
         return await _timed_direct_calls(parameters, count, quiet)
@@ -132,7 +134,7 @@ FIVE_SERVERS = "".join(
     f"""
 [mcp_servers.fake{index}]
 command = {sys.executable!r}
-args = ["-m", "tests.fakes.mcp_server"]
+args = ["-m", "tests.fakes.mcp_sdk_server"]
 env = {{ PYTHONPATH = {str(ROOT)!r} }}
 """
     for index in range(5)

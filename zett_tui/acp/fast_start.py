@@ -33,6 +33,9 @@ def run(model: str | None, reasoning_effort: str | None, env: Any) -> int:
         os.write(protocol_fd, answer)
         initialize, first = first, b""
     limit_heaps()  # before the SDK's and the history's threads; after the answer, not before it
+    from zett_tui.acp.sdk_import import import_acp_schema
+
+    import_acp_schema()  # before anything imports the SDK its own way
     from zett_tui.acp.serve import serve
     from zett_tui.acp.server import AcpOptions
 

@@ -53,6 +53,13 @@ def _may_hold_serial_tests(path: Path) -> bool:
     return any(mark in text for mark in _SERIAL_MARKS)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every app a test process starts shares one parse of Textual CSS (``tests/css_parse_cache.py``)."""
+    from tests import css_parse_cache
+
+    css_parse_cache.install()
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """The serial pass (``-m serial``) imports only the test files that mark serial tests: the
     other ~190 files cost it seconds of collection for nothing. Every other run collects all

@@ -25,7 +25,8 @@ from zett_tui.ui.browser.screen import SessionBrowser
 from zett_tui.ui.chat.past_turns import RESUME_TURNS, load_past_session
 from zett_tui.ui.widgets.transcript import UserBlock
 
-#: The event loop's wake-ups are timed against ``MAX_LAG``: run alone, after the parallel pass.
+#: The event loop's wake-ups are timed against ``MAX_LAG``: a serial test (one at a time, at normal
+#: priority, beside the niced parallel pass).
 pytestmark = pytest.mark.serial
 
 SIZE = 200 * 1024 * 1024

@@ -29,7 +29,7 @@ from zett_tui.ui.modals.choice_dialog import ChoiceButton, ChoiceDialog, Picked
 from zett_tui.ui.modals.shell_approval import DONT_RUN, RUN, shell_approval_dialog
 
 #: The real arming delay (every other test has a short one, tests/conftest.py), and keys timed
-#: against it: run alone, after the parallel pass.
+#: against it: serial tests (one at a time, at normal priority, beside the niced parallel pass).
 pytestmark = [pytest.mark.real_arming, pytest.mark.serial]
 
 SENTENCE_BEFORE = "thanks, and after"

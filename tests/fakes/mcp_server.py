@@ -186,11 +186,16 @@ def serve() -> None:
     os._exit(0)  # stdin closed: the client is gone; a call still sleeping goes with the process
 
 
-if __name__ == "__main__":
+def starting() -> None:
+    """What every start does before it serves (this server's and the SDK-written one's)."""
     print("fake server starting", file=sys.stderr, flush=True)
     starts = os.environ.get("FAKE_MCP_STARTS")
     if starts:
         with open(starts, "a", encoding="utf-8") as file:
             file.write(f"{os.getpid()}\n")
     time.sleep(float(os.environ.get("FAKE_MCP_SLOW_START", "0")))
+
+
+if __name__ == "__main__":
+    starting()
     serve()

@@ -8,7 +8,7 @@ machine's ~1.1 s), paid by every ``zett acp`` an editor starts before it can ans
 from the SDK's; validation and serialization do not read it. So the import runs with pydantic's
 docstring step (``pydantic._internal._fields._update_fields_from_docstrings``) a no-op, put back
 right after. If pydantic no longer has that step, the schema is imported as it is.
-``tests/test_upstream_contracts.py`` fails if the step stops being skipped or is not put back.
+``tests/test_acp_sdk_import.py`` fails if the step stops being skipped or is not put back.
 """
 
 from __future__ import annotations

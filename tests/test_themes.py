@@ -452,6 +452,23 @@ async def test_code_blocks_use_the_themes_code_style(theme: str, token_color: st
     assert token_color in svg.lower()
 
 
+async def test_a_theme_that_changes_only_the_code_style_redraws_the_code_blocks(isolated_dirs: Path) -> None:
+    """Two themes alike but for ``code-theme``: the transcript's CSS does not change with the switch,
+    and its code blocks used to keep the old style until something else was drawn."""
+    dark = (Path(__file__).parent.parent / "themes" / "zett-dark.toml").read_text()
+    same_but_monokai = dark.replace('name = "zett-dark"', 'name = "mine"').replace(
+        'code-theme = "github-dark"', 'code-theme = "monokai"'
+    )
+    (user_themes(isolated_dirs) / "mine.toml").write_text(same_but_monokai)
+    app = make_app(ScriptedModel(text_step(ANSWER)), theme=DARK_THEME)
+    async with ready_app(app) as pilot:
+        await submit(pilot, "show code")
+        await wait_for(pilot, lambda: idle(app) and bool(answers(app)))
+        assert "#a5d6ff" in app.export_screenshot().lower()  # github-dark's string colour
+        app.theme = "mine"
+        await wait_for(pilot, lambda: "#e6db74" in app.export_screenshot().lower(), timeout=5)  # monokai's
+
+
 async def test_no_color_still_runs_and_keeps_selection_visible(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(ScriptedModel(text_step(ANSWER)))

@@ -63,6 +63,7 @@ class MarkdownView(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._ctx = None
+        self.refresh()  # a theme can change the code style alone, with this widget's CSS the same
 
     def render_context(self) -> RenderContext:
         if self._ctx is None:

@@ -139,10 +139,19 @@ class TranscriptStyles:
         return self._base
 
     def changed(self) -> None:
-        """The widget's styles changed (its CSS, the theme): resolve them again when next asked."""
+        """The widget's styles changed (its CSS, the theme): resolve them again when next asked,
+        and once they have settled. A theme can change the code style alone (its ``code-theme``)
+        with this widget's CSS the same, and then nothing else repaints it: its code blocks stayed
+        in the old style until something else was drawn."""
         self._ctx_stale = True
         widget = self._widget
         base = widget.rich_style if widget.is_attached else None
         if base != self._base:
             self._base = base
             self.strips.forget()
+        if widget.is_attached:
+            widget.call_after_refresh(self._settled)
+
+    def _settled(self) -> None:
+        if self._ctx_stale:
+            self.context()  # repaints the widget when what it renders with changed

@@ -211,7 +211,7 @@ async def test_the_prompt_tells_whom_it_was_given_of_each_key_it_handled() -> No
 
     class TwoPrompts(App[None]):
         def compose(self) -> ComposeResult:
-            yield Composer(id="reporting", key_handled=lambda: told.append("handled"))
+            yield Composer(id="reporting", key_handled=lambda _key: told.append("handled"))
             yield Composer(id="alone")
 
     app = TwoPrompts()

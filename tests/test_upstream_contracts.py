@@ -322,6 +322,27 @@ def test_the_terminal_driver_still_hands_events_over_through_post_message_corout
     )
 
 
+def test_every_frame_is_still_written_through_app_display() -> None:
+    from textual.app import App
+    from textual.screen import Screen
+
+    display = getattr(App, textual_compat.FRAME_WRITTEN_METHOD, None)
+    _check(
+        display is not None
+        and not inspect.iscoroutinefunction(display)
+        and _signature(display) == ["self", "screen", "renderable"]
+        and "app._display(self, update)" in inspect.getsource(Screen._compositor_refresh),
+        "App._display(screen, renderable) is gone, changed, or no longer writes the screen's frames: "
+        "ZettApp's override (where a typed character is drawn from the input thread, "
+        "ui/speed/predicted_echo.py) would break or never run, and nothing would be drawn ahead",
+    )
+    _check(
+        "driver.write" in inspect.getsource(display) or "_driver.write" in inspect.getsource(display),
+        "App._display no longer writes through the driver: the input thread's writes "
+        "(ui/speed/predicted_echo.py) may no longer come between frames, never inside one",
+    )
+
+
 def test_a_partial_update_still_renders_the_widgets_the_compositor_lists_as_visible() -> None:
     from textual._compositor import Compositor
 

@@ -44,12 +44,14 @@ from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.sixteen_colours import ReadableIn16Colours, runs_in_16_colours
 from zett_tui.ui.speed.box_echo import BoxEcho
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
+from zett_tui.ui.speed.predicted_echo import PredictedEcho, PromptLook
 from zett_tui.ui.textual_compat import (
     discard_exit_output,
     keep_exception_for_tests,
     keep_terminal_replies_out_of_input,
     remember_copied_text,
     stop_reading_terminal,
+    terminal_driver,
 )
 from zett_tui.ui.themes import MONOCHROME_CSS, READABLE_CSS, start_themes, theme_variable_defaults
 
@@ -96,6 +98,9 @@ class ZettApp(App[str | None]):
         self.chat = self._new_chat(launch)
         #: Keys read before the first frame, shown in the box drawn before the app (``speed/box_echo``).
         self._box_echo = BoxEcho()
+        #: Typed characters drawn from the driver's input thread while the loop is busy.
+        self._predicted_echo = PredictedEcho(self._write_from_input_thread)
+        self._prompt_look = PromptLook()
         self._last_interrupt = 0.0
         self._quitting = False
         self._last_input = time.monotonic()
@@ -110,6 +115,13 @@ class ZettApp(App[str | None]):
         self._zett_filters: list[LineFilter] = (
             [ReadableIn16Colours()] if runs_in_16_colours(self.console.color_system) else []
         )
+
+    def _write_from_input_thread(self, sequences: str) -> None:
+        """What the input thread draws goes through the driver's writer thread, after queued frames."""
+        driver = terminal_driver(self)
+        if driver is not None and not self.is_headless:
+            with contextlib.suppress(AssertionError):  # the driver stopped meanwhile (its writer is gone)
+                driver.write(sequences)
 
     @staticmethod
     def _new_chat(launch: LaunchSettings) -> ChatScreen:
@@ -149,11 +161,45 @@ class ZettApp(App[str | None]):
         if isinstance(message, events.Key) and (message.is_printable or message.key == "backspace"):
             self.chat.keys_in_flight.arrived()  # not Esc, Ctrl+C and the like: bindings take them
             self._box_echo.key(message)
+        if isinstance(message, events.InputEvent) and not isinstance(message, events.MouseMove):
+            typed = message.character if isinstance(message, events.Key) and message.is_printable else None
+            self._predicted_echo.arrived(message, typed)
         return super()._post_message(message)
 
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:  # textual_compat.FRAME_WRITTEN_METHOD
+        """After each frame written: where a key typed next is drawn from the input thread
+        (``speed/predicted_echo``)."""
+        super()._display(screen, renderable)
+        self._publish_echo_spot()
+
+    def _publish_echo_spot(self) -> None:
+        prompt = self.chat.keys_in_flight.prompt
+        if isinstance(prompt, TextArea) and self.screen is self.chat and not self.is_inline:
+            self._predicted_echo.publish(self._prompt_look.spot(prompt))
+        else:
+            self._predicted_echo.publish(None)
+
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.InputEvent):
-            self._last_input = time.monotonic()
+        if not isinstance(event, events.InputEvent):
+            await self._on_any_event(event)
+            return
+        self._last_input = time.monotonic()
+        to_prompt = False
+        try:
+            to_prompt = await self._on_any_event(event)
+        finally:
+            if not to_prompt:  # else the prompt says when it has handled it
+                self.input_handled(event)
+
+    def input_handled(self, event: events.InputEvent) -> None:
+        """``event`` has been handled: the cells the input thread drew for it are drawn again from
+        what the app shows there (``speed/predicted_echo``)."""
+        for cells in self._predicted_echo.handled(event):
+            self.screen.refresh(cells)
+        self._publish_echo_spot()  # ignored while other events are on their way
+
+    async def _on_any_event(self, event: events.Event) -> bool:
+        """True when the event went to the prompt (which handles it later, in order)."""
         if isinstance(event, events.Key | events.MouseDown | events.Paste):
             self.attention.user_is_here()
         if (
@@ -164,8 +210,9 @@ class ZettApp(App[str | None]):
             if isinstance(event, events.Key) and not self.app_focus:
                 self.app_focus = True  # as Textual's own handling does
             if self.chat.forward_key(event):  # in order (keys_in_order.py)
-                return
+                return True
         await super().on_event(event)
+        return False
 
     def on_app_focus(self, _event: events.AppFocus) -> None:
         self.attention.focus_changed(True)

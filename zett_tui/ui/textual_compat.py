@@ -9,7 +9,8 @@ saying what to check, when an upgrade changes one.
 Where zett *overrides* a private method (Textual calls it, so the override must keep its name),
 the name is a constant here and the test checks that Textual still calls it:
 :data:`HANDLE_EXCEPTION_METHOD` (``ZettApp``), :data:`TEXT_AREA_KEY_METHOD` (``Composer``),
-:data:`HELD_FRAME_METHOD` (``ChatScreen``) and :data:`DRIVER_POST_METHOD` (``ZettApp``).
+:data:`HELD_FRAME_METHOD` (``ChatScreen``), :data:`DRIVER_POST_METHOD` and
+:data:`FRAME_WRITTEN_METHOD` (``ZettApp``).
 
 A fallback here keeps zett working on a Textual without the private part, the slower or plainer
 way, and logs once that it did: the contract test is what makes such a change loud.
@@ -68,6 +69,12 @@ HELD_FRAME_METHOD = "_on_timer_update"
 #: with a plain method that counts a key there and returns the coroutine. On an upgrade: check the
 #: drivers still call it so.
 DRIVER_POST_METHOD = "_post_message"
+
+#: ``App._display(screen, renderable)``: writes a frame the screen rendered to the terminal (a
+#: screen's update timer and ``paint_now`` both end there). ``ZettApp`` overrides it (and calls
+#: it) to read where the prompt's next character goes (``speed/predicted_echo``). On an upgrade:
+#: check every frame is still written through it, after the compositor's update.
+FRAME_WRITTEN_METHOD = "_display"
 
 _warned: set[str] = set()
 _MISSING = object()

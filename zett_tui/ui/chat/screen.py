@@ -165,7 +165,7 @@ class ChatScreen(Screen[None]):
             history_file=paths.prompt_history_file(),
             commands=self.commands,
             queue=self.turns.queue,
-            key_handled=self.keys_in_flight.handled,
+            key_handled=self._prompt_handled,
         )
         yield StatusLine(id="status").data_bind(
             ChatScreen.activity,
@@ -328,6 +328,11 @@ class ChatScreen(Screen[None]):
         if self.keys_in_flight.hold_frame():
             return
         super()._on_timer_update()
+
+    def _prompt_handled(self, key: events.Key) -> None:
+        """The prompt has handled ``key``: what waited for it goes on."""
+        self.keys_in_flight.handled()
+        cast("ChatApp", self.app).input_handled(key)
 
     def forward_key(self, event: events.Key | events.Paste) -> bool:
         """A key or paste the app caught for the prompt goes to it, in order (``keys_in_order``);

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from textual import events
     from textual._types import CallbackType as Callback
     from textual.app import App
     from textual.message import Message
@@ -39,6 +40,8 @@ class ChatApp(Protocol):
     attention: Attention
 
     def collect_when_quiet(self) -> None: ...
+
+    def input_handled(self, event: events.InputEvent) -> None: ...
 
 
 class Turns(Protocol):

@@ -123,7 +123,7 @@ class Composer(TextArea):
         history_file: Path | None = None,
         commands: CommandList | None = None,
         queue: PromptQueue | None = None,
-        key_handled: Callable[[], None] | None = None,
+        key_handled: Callable[[events.Key], None] | None = None,
     ) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         #: The chat's prompts waiting for the turn (Tab adds, Up takes back); None: no queue.
@@ -213,7 +213,7 @@ class Composer(TextArea):
         await self._handle_key(event)
         self._echo.after_input()  # drawn now, not at the next frame (speed/key_echo.py)
         if self._key_handled is not None:
-            self._key_handled()
+            self._key_handled(event)
 
     async def _handle_key(self, event: events.Key) -> None:
         self.wake_cursor()

@@ -1,0 +1,276 @@
+"""A typed character drawn from the driver's input thread (``ui/speed/predicted_echo.py``): drawn
+only where the prompt will draw the same cells, and whatever happens to the key meanwhile, the
+terminal ends up showing what the app means.
+
+The driver hands each event over with ``App._post_message`` in its input thread; here the test
+calls it itself, so the character is drawn there and then, and the key reaches the app only when
+the test awaits what it returned. What the input thread writes is fed to the terminal mirror
+(pyte), in order with the frames.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from textual import events
+from textual.geometry import Region
+from textual.keys import _character_to_key
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tests.fakes.scripted_model import ScriptedModel
+from tests.terminal_mirror import TerminalMirror, _cells
+from tests.ui_helpers import make_app, ready_app, wait_for
+from zett_tui.ui.speed import predicted_echo
+from zett_tui.ui.speed.predicted_echo import EchoSpot, PredictedEcho
+
+# -- the drawing, without an app ---------------------------------------------------------------------
+
+
+def spot(x: int = 4, limit: int = 10) -> EchoSpot:
+    return EchoSpot(x, 2, limit, lambda character: f"<{character}>", "[cursor]")
+
+
+def test_a_character_is_drawn_at_the_cursor_and_the_cursor_moves_on() -> None:
+    written: list[str] = []
+    echo = PredictedEcho(written.append)
+    echo.publish(spot())
+    echo.arrived("event a", "a")
+    echo.arrived("event b", "b")
+    assert written == ["\x1b[3;5H<a>[cursor]\x1b[3;6H", "\x1b[3;6H<b>[cursor]\x1b[3;7H"]
+    assert echo.handled("event a") == [Region(4, 2, 2, 1)]
+    assert echo.handled("event b") == [Region(5, 2, 2, 1)]
+
+
+def test_nothing_is_drawn_up_to_the_prompt_s_edge() -> None:
+    """The character and the cursor after it stay inside, with a cell to spare: a prompt wraps its
+    line before its last column, and a guess that wrapped would be wrong."""
+    written: list[str] = []
+    echo = PredictedEcho(written.append)
+    echo.publish(spot(x=6, limit=10))
+    for key in "abcd":
+        echo.arrived(key, key)
+    assert len(written) == 2  # at 6 and 7; the cursor would reach the edge after 8
+
+
+def test_any_other_event_stops_the_drawing_until_a_frame_after_it() -> None:
+    written: list[str] = []
+    echo = PredictedEcho(written.append)
+    echo.publish(spot())
+    echo.arrived("left", None)  # a key that types nothing: the cursor may move anywhere
+    echo.arrived("a", "a")
+    echo.publish(spot())  # a frame drawn before the two events were handled: not where it goes
+    echo.arrived("b", "b")
+    assert written == []
+    for event in ("left", "a", "b"):
+        echo.handled(event)
+    echo.publish(spot(x=5))
+    echo.arrived("c", "c")
+    assert written == ["\x1b[3;6H<c>[cursor]\x1b[3;7H"]
+
+
+@pytest.mark.parametrize("character", ["é", "日", "\t", "\x7f", "ab"])
+def test_only_single_printable_ascii_characters_are_drawn(character: str) -> None:
+    written: list[str] = []
+    echo = PredictedEcho(written.append)
+    echo.publish(spot())
+    echo.arrived(character, character)
+    assert written == []
+
+
+def test_an_event_that_never_reaches_the_loop_stops_nothing_for_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An event dropped on the way (its widget gone) is forgotten after ``LOST_AFTER``: its cells
+    are repainted with the next event handled, and frames are read again."""
+    written: list[str] = []
+    echo = PredictedEcho(written.append)
+    echo.publish(spot())
+    echo.arrived("lost", "a")
+    clock = [time.monotonic()]
+    monkeypatch.setattr(predicted_echo.time, "monotonic", lambda: clock[0])
+    echo.arrived("next", None)
+    assert echo.handled("next") == []  # the lost one still counts: not long enough
+    clock[0] += predicted_echo.LOST_AFTER + 0.1
+    echo.arrived("later", None)
+    assert echo.handled("later") == [Region(4, 2, 2, 1)]
+    echo.publish(spot(x=5))
+    echo.arrived("b", "b")
+    assert len(written) == 2
+
+
+# -- in the app ----------------------------------------------------------------------------------------
+
+
+class Mirrored:
+    """The app's frames and what its input thread draws, fed to one terminal mirror in order."""
+
+    def __init__(self, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.app = app
+        self.mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.chat.composer.region)
+        monkeypatch.setattr(app._predicted_echo, "_write", self.mirror.stream.feed)
+
+    def row(self, y: int) -> list[Any]:
+        return _cells(self.mirror.screen, y)
+
+    async def type_ahead(self, character: str) -> Any:
+        """``character`` as the driver reads it: drawn now if it can be; the key reaches the app
+        when the result is awaited."""
+        return self.app._post_message(events.Key(_character_to_key(character), character))
+
+    async def drawn_ahead(self, character: str) -> Any:
+        """``type_ahead``, and the character was drawn."""
+        drawn = self.app._predicted_echo.drawn
+        hand_over = await self.type_ahead(character)
+        assert self.app._predicted_echo.drawn == drawn + 1, "not drawn from the input thread"
+        return hand_over
+
+
+@asynccontextmanager
+async def after_abc(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any, Any, Mirrored]]:
+    """The app, mirrored, with "abc" typed in the prompt: the pilot, the app and the mirror."""
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        mirrored = Mirrored(app, monkeypatch)
+        await pilot.press(*"abc")
+        await pilot.pause(0.1)
+        yield pilot, app, mirrored
+
+
+async def drawn_then_handled(pilot: Any, mirrored: Mirrored, text: str) -> tuple[list[Any], list[Any]]:
+    """Types ``text`` ahead: the prompt's row as drawn from the input thread, then once the app has
+    handled the keys and drawn its frame."""
+    app = pilot.app
+    y = app.chat.composer.cursor_screen_offset.y
+    before = app._predicted_echo.drawn
+    hand_overs = [await mirrored.type_ahead(character) for character in text]
+    assert app._predicted_echo.drawn == before + len(text), "not drawn from the input thread"
+    guessed = mirrored.row(y)
+    typed_before = app.chat.composer.text
+    for hand_over in hand_overs:
+        await hand_over
+    await wait_for(
+        pilot, lambda: app.chat.composer.text.endswith(text) and app.chat.composer.text != typed_before
+    )
+    await pilot.pause(0.1)
+    return guessed, mirrored.row(y)
+
+
+async def settled(pilot: Any, mirrored: Mirrored) -> None:
+    await pilot.pause(0.2)
+    mirrored.mirror.settled()
+    assert mirrored.mirror.differences == []
+
+
+async def test_characters_typed_after_text_are_drawn_as_the_prompt_draws_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        guessed, drawn = await drawn_then_handled(pilot, mirrored, "de f")
+        assert guessed == drawn
+        assert app.chat.composer.text == "abcde f"
+        await settled(pilot, mirrored)
+
+
+async def test_the_first_character_replaces_the_placeholder_as_the_prompt_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The empty prompt shows its placeholder, not the text's style: the style is the one read while
+    the prompt last held text."""
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        mirrored = Mirrored(app, monkeypatch)
+        await pilot.press("x", "backspace")
+        await wait_for(pilot, lambda: app.chat.composer.text == "")
+        await pilot.pause(0.1)
+        guessed, drawn = await drawn_then_handled(pilot, mirrored, "h")
+        assert guessed == drawn
+        await settled(pilot, mirrored)
+
+
+async def test_nothing_is_drawn_before_the_prompt_has_held_text_or_while_text_is_selected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        mirrored = Mirrored(app, monkeypatch)
+        await pilot.pause(0.1)
+        await (await mirrored.type_ahead("a"))  # the first character ever: its style is not known
+        assert app._predicted_echo.drawn == 0
+        await pilot.press("b", "shift+left")
+        await pilot.pause(0.1)
+        drawn = app._predicted_echo.drawn
+        await (await mirrored.type_ahead("c"))  # replaces the selection: not at the cursor
+        await wait_for(pilot, lambda: app.chat.composer.text == "ac")
+        assert app._predicted_echo.drawn == drawn
+        await settled(pilot, mirrored)
+
+
+async def test_a_character_that_never_reaches_the_text_is_drawn_again_as_the_prompt_shows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual lets no binding take a printable key from a focused text area, and the prompt's own
+    keys are not printable: here the prompt is made to swallow one, as anything unforeseen might.
+    The cells drawn for it are drawn again, with the prompt as it is."""
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        composer = app.chat.composer
+        take_key = composer._take_key
+
+        async def swallow_percent(event: events.Key) -> None:
+            if event.character == "%":
+                event.stop()
+                event.prevent_default()
+                return
+            await take_key(event)
+
+        monkeypatch.setattr(composer, "_take_key", swallow_percent)
+        await (await mirrored.drawn_ahead("%"))
+        await pilot.pause(0.2)
+        assert composer.text == "abc"
+        await settled(pilot, mirrored)
+
+
+class Cover(ModalScreen[None]):
+    """A dialog over the whole screen, the prompt's row included."""
+
+    DEFAULT_CSS = "Cover { background: red; } Cover Static { width: 100%; height: 100%; }"
+
+    def compose(self) -> Any:
+        yield Static("covered " * 400)
+
+
+async def test_a_dialog_opened_before_the_key_arrives_is_drawn_again_where_the_character_went(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The character was drawn, then a dialog opened (a tool asks for approval, say) before the loop
+    took the key: the dialog takes it, and its cells are drawn again from the dialog."""
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        hand_over = await mirrored.drawn_ahead("d")
+        await app.push_screen(Cover())
+        await hand_over
+        await pilot.pause(0.2)
+        mirrored.mirror.rows = lambda app: Region(0, 0, *app.size)
+        await settled(pilot, mirrored)
+        assert app.chat.composer.text == "abc"
+
+
+async def test_a_theme_switched_before_the_key_arrives_is_drawn_in_the_new_theme(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        hand_over = await mirrored.drawn_ahead("d")
+        app.theme = "zett-light" if app.theme != "zett-light" else "zett-dark"
+        await hand_over
+        await wait_for(pilot, lambda: app.chat.composer.text == "abcd")
+        await settled(pilot, mirrored)
+
+
+async def test_a_resize_before_the_key_arrives_leaves_nothing_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        hand_over = await mirrored.drawn_ahead("d")
+        await pilot.resize_terminal(90, 30)
+        await hand_over
+        await wait_for(pilot, lambda: app.chat.composer.text == "abcd")
+        await settled(pilot, mirrored)

@@ -1,0 +1,209 @@
+"""Draw a typed character at once, from the terminal driver's input thread, while the loop is busy.
+
+A key reaches the prompt through the event loop: while an answer streams, or the machine is
+loaded, it waits there behind the runtime's step, the transcript's update or a frame already
+started, then the prompt handles it and draws it (``keys_first``, ``key_echo``). That wait is the
+whole of the echo a Textual app can give while its loop is busy.
+
+So, like mosh's local echo, the driver's input thread draws a printable character itself as it
+reads it, where the prompt will draw it: at the prompt's cursor, in the style of the prompt's text,
+with the cursor one cell on. It does so only where the outcome is known from the last frame
+(``EchoSpot``, read by the loop from the prompt's row after each frame it writes, ``PromptLook``):
+
+- the chat is the screen shown (not inline), the prompt has the focus, nothing is selected and its
+  cursor is at the end of its text, shown (not blinked off);
+- the cells from the cursor to the prompt's right edge are blank (or, in the empty prompt, its
+  placeholder, which the character replaces), with room for the character and the cursor after it
+  (no wrap, no scroll);
+- every input event read before it has been handled by the loop (a key that types nothing, a
+  click or a paste stops the drawing until then; a mouse move does not).
+
+It draws only single printable ASCII characters. What it writes goes through the driver's writer
+thread, between two frames, never inside one. Whatever becomes of the key, once the loop has handled
+it the cells drawn are drawn again from what the app shows there (``PredictedEcho.handled``): a wrong
+guess lasts until the next frame at most.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import partial
+
+from rich.cells import cell_len
+from rich.color import ColorSystem
+from rich.console import COLOR_SYSTEMS
+from rich.style import Style
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widgets import TextArea
+
+#: Characters drawn at once: printable ASCII, one cell each (wider characters and combining marks
+#: are left to the app, which knows how the terminal lays them out).
+PREDICTABLE = frozenset(chr(code) for code in range(0x20, 0x7F))
+#: Seconds after which an event read but never reported handled no longer holds the drawing back:
+#: one dropped on the way, or a paste (the prompt reports the keys it handled, not pastes).
+LOST_AFTER = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class EchoSpot:
+    """Where the next typed character goes on the screen, and how it is drawn there."""
+
+    x: int
+    """The screen column of the prompt's cursor."""
+    y: int
+    """The screen row of the prompt's cursor."""
+    limit: int
+    """The cursor may move up to this column (exclusive): beyond, the prompt would wrap the line."""
+    text: Callable[[str], str]
+    """Escape sequences drawing a character in the prompt's text style."""
+    cursor: str
+    """Escape sequences drawing the cursor's cell (a blank in the cursor's style)."""
+    clear: str = ""
+    """Escape sequences drawn after the cursor: the rest of the row blank, over the empty prompt's
+    placeholder, as the prompt pads a line of text."""
+
+    def draw(self, character: str) -> str:
+        """The character at the cursor, the cursor one cell on, the terminal's cursor there too."""
+        y = self.y + 1
+        return f"\x1b[{y};{self.x + 1}H{self.text(character)}{self.cursor}{self.clear}\x1b[{y};{self.x + 2}H"
+
+    def drawn(self) -> Region:
+        """The cells ``draw`` covers."""
+        return Region(self.x, self.y, self.limit - self.x if self.clear else 2, 1)
+
+    def next(self) -> EchoSpot | None:
+        """The spot after one character: None when it would reach the limit."""
+        return replace(self, x=self.x + 1, clear="") if self.x + 3 < self.limit else None
+
+
+class PredictedEcho:
+    """Draws typed characters from the input thread at the last frame's ``EchoSpot``.
+
+    ``arrived`` runs in the driver's input thread for every input event, ``publish`` and ``handled``
+    on the event loop. Until the loop has handled every event that arrived, a spot it publishes is
+    ignored (its frame was drawn before them); the input thread moves the spot on for each
+    character it draws, and any other event stops the drawing until then."""
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self._write = write
+        self._lock = threading.Lock()
+        self._spot: EchoSpot | None = None
+        #: Each event that arrived and is not handled yet, with the cells drawn for it (or None).
+        self._in_flight: deque[tuple[object, Region | None, float]] = deque()
+        #: Characters drawn from the input thread (for tests and benchmarks).
+        self.drawn = 0
+
+    def publish(self, spot: EchoSpot | None) -> None:
+        """After a frame: where the next character goes (None: nowhere certain)."""
+        with self._lock:
+            if not self._in_flight:
+                self._spot = spot
+
+    def arrived(self, event: object, character: str | None) -> None:
+        """An input event read by the driver (``character``: what a key types, else None): a
+        character is drawn when certain; anything else stops the drawing. A mouse move changes
+        nothing typed and is left out.
+
+        The write is made after the lock is let go: a terminal that stops reading fills the
+        writer's queue and blocks this thread, never the loop waiting for the lock."""
+        with self._lock:
+            spot, self._spot = self._spot, None
+            sequences, cells = None, None
+            if spot is not None and character is not None and character in PREDICTABLE:
+                sequences, cells = spot.draw(character), spot.drawn()
+                self._spot = spot.next()
+                self.drawn += 1
+            self._in_flight.append((event, cells, time.monotonic()))
+        if sequences:
+            self._write(sequences)
+
+    def handled(self, event: object) -> list[Region]:
+        """The loop has handled ``event`` (the prompt has, for a key forwarded to it): the cells
+        drawn for it, which the caller repaints from what the app shows there. An event that never
+        reached a handler is forgotten after ``LOST_AFTER`` seconds, its cells repainted then."""
+        with self._lock:
+            lost_before = time.monotonic() - LOST_AFTER
+            kept: deque[tuple[object, Region | None, float]] = deque()
+            drawn: list[Region] = []
+            for entry in self._in_flight:
+                queued, region, at = entry
+                if queued is event or at < lost_before:
+                    if region is not None:
+                        drawn.append(region)
+                else:
+                    kept.append(entry)
+            self._in_flight = kept
+            if not kept:
+                self._spot = None  # drawn again from the next frame's
+            return drawn
+
+
+class PromptLook:
+    """Where the next character typed in a prompt goes, read from the prompt's row as drawn.
+
+    The prompt pads its row with blanks in its text's style, and draws its cursor as a blank in
+    the cursor's style: both are read there while the prompt holds text, and kept for the empty
+    prompt, whose row shows the placeholder instead. They are used there only while that row still
+    shows the same cursor and background (a theme switch changes them: nothing is drawn until the
+    prompt holds text again)."""
+
+    def __init__(self) -> None:
+        self._styles: tuple[Style, Style] | None = None
+
+    def spot(self, prompt: TextArea) -> EchoSpot | None:
+        """The spot, or None unless certain (see the module's docstring)."""
+        if not prompt.has_focus or prompt.read_only:
+            return None
+        selection = prompt.selection
+        if selection.start != selection.end or selection.end != prompt.document.end:
+            return None
+        cursor = prompt.cursor_screen_offset
+        content = prompt.content_region
+        left, top = prompt.region.offset
+        x, limit = cursor.x - left, content.right - left
+        if not content.contains(cursor.x, cursor.y) or x + 2 >= limit:
+            return None
+        row = prompt.render_lines(Region(0, cursor.y - top, prompt.region.width, 1))[0]
+        cells = [
+            (char, style)
+            for text, style, control in row.crop(x, limit)
+            if style is not None and not control
+            for char in text
+            if cell_len(char) == 1
+        ]
+        if len(cells) != limit - x:
+            return None  # a cell of no style, or a wide character: not a row to draw into
+        (under_cursor, cursor_style), *after = cells
+        if prompt.text:
+            text_style = after[0][1]
+            if under_cursor != " " or any(cell != (" ", text_style) for cell in after):
+                return None
+            if cursor_style == text_style:
+                return None  # the cursor blinked off
+            self._styles = (text_style, cursor_style)
+            clear = ""
+        else:  # the placeholder: typing replaces it
+            if self._styles is None:
+                return None
+            text_style, known_cursor = self._styles
+            if cursor_style != known_cursor or after[-1][1].bgcolor != text_style.bgcolor:
+                return None
+            clear = Strip.render_style(text_style, " " * (len(after) - 1), _colors(prompt))
+        colors = _colors(prompt)
+        return EchoSpot(
+            cursor.x,
+            cursor.y,
+            content.right,
+            partial(Strip.render_style, text_style, color_system=colors),
+            Strip.render_style(cursor_style, " ", colors),
+            clear,
+        )
+
+
+def _colors(prompt: TextArea) -> ColorSystem:
+    return COLOR_SYSTEMS.get(prompt.app.console.color_system or "truecolor", ColorSystem.TRUECOLOR)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ from tests.fakes.scripted_model import ScriptedModel
 from tests.terminal_mirror import TerminalMirror, _cells
 from tests.ui_helpers import make_app, ready_app, wait_for
 from zett_tui.ui.speed import predicted_echo
-from zett_tui.ui.speed.predicted_echo import EchoSpot, PredictedEcho
+from zett_tui.ui.speed.predicted_echo import ERASE, EchoSpot, PredictedEcho
 
 # -- the drawing, without an app ---------------------------------------------------------------------
 
@@ -44,6 +45,33 @@ def test_a_character_is_drawn_at_the_cursor_and_the_cursor_moves_on() -> None:
     assert written == ["\x1b[3;5H<a>[cursor]\x1b[3;6H", "\x1b[3;6H<b>[cursor]\x1b[3;7H"]
     assert echo.handled("event a") == [Region(4, 2, 2, 1)]
     assert echo.handled("event b") == [Region(5, 2, 2, 1)]
+
+
+def test_backspace_is_drawn_over_the_characters_known_to_be_there_and_no_further() -> None:
+    """Backspace erases what the last frame showed before the cursor, then what was drawn since;
+    never the last character (the app draws its placeholder then)."""
+    written: list[str] = []
+    echo = PredictedEcho(written.append)
+    echo.publish(replace(spot(), erasable=1))
+    echo.arrived("x", "x")
+    for event in ("erase 1", "erase 2", "erase 3"):
+        echo.arrived(event, ERASE)
+    assert written == [
+        "\x1b[3;5H<x>[cursor]\x1b[3;6H",
+        "\x1b[3;5H[cursor]< >\x1b[3;5H",
+        "\x1b[3;4H[cursor]< >\x1b[3;4H",
+    ]
+    assert echo.handled("erase 2") == [Region(3, 2, 2, 1)]
+    assert echo.handled("erase 3") == []
+
+
+def test_in_the_empty_prompt_the_first_character_typed_is_not_erased_ahead() -> None:
+    written: list[str] = []
+    echo = PredictedEcho(written.append)
+    echo.publish(replace(spot(), clear="[blanks]", erasable=-1))
+    echo.arrived("h", "h")
+    echo.arrived("erase", ERASE)
+    assert written == ["\x1b[3;5H<h>[cursor][blanks]\x1b[3;6H"]
 
 
 def test_nothing_is_drawn_up_to_the_prompt_s_edge() -> None:
@@ -116,8 +144,10 @@ class Mirrored:
         return _cells(self.mirror.screen, y)
 
     async def type_ahead(self, character: str) -> Any:
-        """``character`` as the driver reads it: drawn now if it can be; the key reaches the app
-        when the result is awaited."""
+        """``character`` as the driver reads it (``ERASE``: Backspace): drawn now if it can be; the
+        key reaches the app when the result is awaited."""
+        if character == ERASE:
+            return self.app._post_message(events.Key("backspace", "\x7f"))
         return self.app._post_message(events.Key(_character_to_key(character), character))
 
     async def drawn_ahead(self, character: str) -> Any:
@@ -171,6 +201,41 @@ async def test_characters_typed_after_text_are_drawn_as_the_prompt_draws_them(
         guessed, drawn = await drawn_then_handled(pilot, mirrored, "de f")
         assert guessed == drawn
         assert app.chat.composer.text == "abcde f"
+        await settled(pilot, mirrored)
+
+
+async def test_backspace_is_drawn_as_the_prompt_draws_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        y = app.chat.composer.cursor_screen_offset.y
+        hand_overs = [await mirrored.drawn_ahead(ERASE), await mirrored.drawn_ahead(ERASE)]
+        guessed = mirrored.row(y)
+        for hand_over in hand_overs:
+            await hand_over
+        await wait_for(pilot, lambda: app.chat.composer.text == "a")
+        await pilot.pause(0.1)
+        assert guessed == mirrored.row(y)
+        drawn = app._predicted_echo.drawn
+        await (await mirrored.type_ahead(ERASE))  # the last one: the placeholder comes back
+        await wait_for(pilot, lambda: app.chat.composer.text == "")
+        assert app._predicted_echo.drawn == drawn
+        await settled(pilot, mirrored)
+
+
+async def test_backspace_after_a_paste_s_placeholder_is_left_to_the_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Backspace deletes a large paste's placeholder whole: not one cell to draw ahead."""
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        composer = app.chat.composer
+        await pilot.press("space")
+        composer.post_message(events.Paste("\n".join(f"line {n}" for n in range(40))))
+        await wait_for(pilot, lambda: "Pasted" in composer.text)
+        await pilot.pause(0.1)
+        assert composer.single_erases(10) == 0
+        drawn = app._predicted_echo.drawn
+        await (await mirrored.type_ahead(ERASE))
+        await wait_for(pilot, lambda: composer.text == "abc ")
+        assert app._predicted_echo.drawn == drawn
         await settled(pilot, mirrored)
 
 

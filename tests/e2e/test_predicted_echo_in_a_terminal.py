@@ -18,6 +18,8 @@ pytestmark = pytest.mark.e2e
 
 SLOW = "The loader reads each file, then the tests check what it read, one after another. " * 6
 TYPED = "and the docs"
+#: Typed with a slip: Backspace (DEL, as a terminal sends it) erases it.
+KEYS = "and the dox\x7fcs"
 
 
 class RecordingTerminal(Terminal):
@@ -25,6 +27,13 @@ class RecordingTerminal(Terminal):
 
     def on_output(self, data: bytes) -> None:
         self.written += data
+
+
+def erased_ahead(written: bytes) -> bool:
+    """Whether Backspace was written as the input thread draws it: the cursor moved back a cell, the
+    cursor's blank and a blank in another style there, the cursor left on that cell."""
+    pattern = rb"\x1b\[(\d+);(\d+)H\x1b\[[0-9;]*m \x1b\[0m\x1b\[[0-9;]*m \x1b\[0m\x1b\[\1;\2H"
+    return re.search(pattern, written) is not None
 
 
 def drawn_ahead(written: bytes, character: str) -> bool:
@@ -54,10 +63,11 @@ def test_keys_typed_while_an_answer_streams_are_drawn_ahead_and_sent_whole(
         terminal.send("read the loader\r")
         terminal.wait_for_text("The loader reads")
         terminal.written = b""
-        for character in TYPED:
-            terminal.send(character)
+        for key in KEYS:
+            terminal.send(key)
             terminal.pump(0.08)
         assert drawn_ahead(terminal.written, "d") and drawn_ahead(terminal.written, "s")
+        assert erased_ahead(terminal.written)
         terminal.wait_for(lambda text: "idle" in text, timeout=60)
         shown = terminal.wait_for_text(TYPED)
         assert shown.count(TYPED) == 1

@@ -44,7 +44,7 @@ from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.sixteen_colours import ReadableIn16Colours, runs_in_16_colours
 from zett_tui.ui.speed.box_echo import BoxEcho
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
-from zett_tui.ui.speed.predicted_echo import PredictedEcho, PromptLook
+from zett_tui.ui.speed.predicted_echo import PredictedEcho, PromptLook, drawn_as
 from zett_tui.ui.textual_compat import (
     discard_exit_output,
     keep_exception_for_tests,
@@ -54,6 +54,7 @@ from zett_tui.ui.textual_compat import (
     terminal_driver,
 )
 from zett_tui.ui.themes import MONOCHROME_CSS, READABLE_CSS, start_themes, theme_variable_defaults
+from zett_tui.ui.widgets.composer import Composer
 
 log = logging.getLogger(__name__)
 
@@ -162,8 +163,7 @@ class ZettApp(App[str | None]):
             self.chat.keys_in_flight.arrived()  # not Esc, Ctrl+C and the like: bindings take them
             self._box_echo.key(message)
         if isinstance(message, events.InputEvent) and not isinstance(message, events.MouseMove):
-            typed = message.character if isinstance(message, events.Key) and message.is_printable else None
-            self._predicted_echo.arrived(message, typed)
+            self._predicted_echo.arrived(message, drawn_as(message))
         return super()._post_message(message)
 
     def _display(self, screen: Screen[Any], renderable: Any) -> None:  # textual_compat.FRAME_WRITTEN_METHOD
@@ -174,8 +174,8 @@ class ZettApp(App[str | None]):
 
     def _publish_echo_spot(self) -> None:
         prompt = self.chat.keys_in_flight.prompt
-        if isinstance(prompt, TextArea) and self.screen is self.chat and not self.is_inline:
-            self._predicted_echo.publish(self._prompt_look.spot(prompt))
+        if isinstance(prompt, Composer) and self.screen is self.chat and not self.is_inline:
+            self._predicted_echo.publish(self._prompt_look.spot(prompt, prompt.single_erases))
         else:
             self._predicted_echo.publish(None)
 

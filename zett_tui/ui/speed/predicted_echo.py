@@ -18,7 +18,9 @@ with the cursor one cell on. It does so only where the outcome is known from the
 - every input event read before it has been handled by the loop (a key that types nothing, a
   click or a paste stops the drawing until then; a mouse move does not).
 
-It draws only single printable ASCII characters. What it writes goes through the driver's writer
+It draws single printable ASCII characters, and Backspace over the characters the row shows just
+before the cursor as they are in the text (each deleted alone: not a paste's placeholder, deleted
+whole; never the last one, which brings the placeholder back). What it writes goes through the driver's writer
 thread, between two frames, never inside one. Whatever becomes of the key, once the loop has handled
 it the cells drawn are drawn again from what the app shows there (``PredictedEcho.handled``): a wrong
 guess lasts until the next frame at most.
@@ -37,6 +39,7 @@ from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.console import COLOR_SYSTEMS
 from rich.style import Style
+from textual import events
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import TextArea
@@ -47,6 +50,12 @@ PREDICTABLE = frozenset(chr(code) for code in range(0x20, 0x7F))
 #: Seconds after which an event read but never reported handled no longer holds the drawing back:
 #: one dropped on the way, or a paste (the prompt reports the keys it handled, not pastes).
 LOST_AFTER = 0.5
+#: Backspaces drawn ahead in a row at most (each checked against the row shown, in each frame).
+MOST_ERASED = 64
+
+
+#: What ``PredictedEcho.arrived`` is given for Backspace.
+ERASE = "\b"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,19 +75,35 @@ class EchoSpot:
     clear: str = ""
     """Escape sequences drawn after the cursor: the rest of the row blank, over the empty prompt's
     placeholder, as the prompt pads a line of text."""
+    erasable: int = 0
+    """How many characters just before the cursor, on its row, Backspace deletes one by one while
+    text is left (the last one leaves the placeholder, drawn by the app alone)."""
 
     def draw(self, character: str) -> str:
-        """The character at the cursor, the cursor one cell on, the terminal's cursor there too."""
+        """The character at the cursor, the cursor one cell on, the terminal's cursor there too;
+        for ``ERASE``, the cursor one cell back over the character before it."""
         y = self.y + 1
+        if character == ERASE:
+            return f"\x1b[{y};{self.x}H{self.cursor}{self.text(' ')}\x1b[{y};{self.x}H"
         return f"\x1b[{y};{self.x + 1}H{self.text(character)}{self.cursor}{self.clear}\x1b[{y};{self.x + 2}H"
 
-    def drawn(self) -> Region:
-        """The cells ``draw`` covers."""
+    def drawn(self, character: str) -> Region:
+        """The cells ``draw(character)`` covers."""
+        if character == ERASE:
+            return Region(self.x - 1, self.y, 2, 1)
         return Region(self.x, self.y, self.limit - self.x if self.clear else 2, 1)
 
-    def next(self) -> EchoSpot | None:
-        """The spot after one character: None when it would reach the limit."""
-        return replace(self, x=self.x + 1, clear="") if self.x + 3 < self.limit else None
+    def can_draw(self, character: str) -> bool:
+        return self.erasable > 0 if character == ERASE else character in PREDICTABLE
+
+    def next(self, character: str) -> EchoSpot | None:
+        """The spot after ``character`` is drawn: None when the cursor would come too near the
+        limit."""
+        if character == ERASE:
+            return replace(self, x=self.x - 1, erasable=self.erasable - 1)
+        if self.x + 3 >= self.limit:
+            return None
+        return replace(self, x=self.x + 1, clear="", erasable=self.erasable + 1)
 
 
 class PredictedEcho:
@@ -105,8 +130,8 @@ class PredictedEcho:
                 self._spot = spot
 
     def arrived(self, event: object, character: str | None) -> None:
-        """An input event read by the driver (``character``: what a key types, else None): a
-        character is drawn when certain; anything else stops the drawing. A mouse move changes
+        """An input event read by the driver (``character``: what a key types, ``ERASE`` for
+        Backspace, else None): a character is drawn when certain; anything else stops the drawing. A mouse move changes
         nothing typed and is left out.
 
         The write is made after the lock is let go: a terminal that stops reading fills the
@@ -114,9 +139,9 @@ class PredictedEcho:
         with self._lock:
             spot, self._spot = self._spot, None
             sequences, cells = None, None
-            if spot is not None and character is not None and character in PREDICTABLE:
-                sequences, cells = spot.draw(character), spot.drawn()
-                self._spot = spot.next()
+            if spot is not None and character is not None and spot.can_draw(character):
+                sequences, cells = spot.draw(character), spot.drawn(character)
+                self._spot = spot.next(character)
                 self.drawn += 1
             self._in_flight.append((event, cells, time.monotonic()))
         if sequences:
@@ -143,6 +168,16 @@ class PredictedEcho:
             return drawn
 
 
+def drawn_as(event: object) -> str | None:
+    """What ``PredictedEcho.arrived`` is given for an input event: the character a key types,
+    ``ERASE`` for Backspace, None for anything else."""
+    if not isinstance(event, events.Key):
+        return None
+    if event.key == "backspace":
+        return ERASE
+    return event.character if event.is_printable else None
+
+
 class PromptLook:
     """Where the next character typed in a prompt goes, read from the prompt's row as drawn.
 
@@ -155,8 +190,10 @@ class PromptLook:
     def __init__(self) -> None:
         self._styles: tuple[Style, Style] | None = None
 
-    def spot(self, prompt: TextArea) -> EchoSpot | None:
-        """The spot, or None unless certain (see the module's docstring)."""
+    def spot(self, prompt: TextArea, single_erases: Callable[[int], int] = lambda most: 0) -> EchoSpot | None:
+        """The spot, or None unless certain (see the module's docstring). ``single_erases(most)``:
+        how many characters before the cursor Backspace deletes one at a time (not a paste's
+        placeholder, deleted whole)."""
         if not prompt.has_focus or prompt.read_only:
             return None
         selection = prompt.selection
@@ -169,16 +206,18 @@ class PromptLook:
         if not content.contains(cursor.x, cursor.y) or x + 2 >= limit:
             return None
         row = prompt.render_lines(Region(0, cursor.y - top, prompt.region.width, 1))[0]
+        start = content.x - left
         cells = [
             (char, style)
-            for text, style, control in row.crop(x, limit)
+            for text, style, control in row.crop(start, limit)
             if style is not None and not control
             for char in text
             if cell_len(char) == 1
         ]
-        if len(cells) != limit - x:
+        if len(cells) != limit - start:
             return None  # a cell of no style, or a wide character: not a row to draw into
-        (under_cursor, cursor_style), *after = cells
+        shown = "".join(char for char, _ in cells[: x - start])
+        (under_cursor, cursor_style), *after = cells[x - start :]
         if prompt.text:
             text_style = after[0][1]
             if under_cursor != " " or any(cell != (" ", text_style) for cell in after):
@@ -187,6 +226,7 @@ class PromptLook:
                 return None  # the cursor blinked off
             self._styles = (text_style, cursor_style)
             clear = ""
+            erasable = _shown_before(shown, prompt, single_erases(min(len(shown), MOST_ERASED)))
         else:  # the placeholder: typing replaces it
             if self._styles is None:
                 return None
@@ -194,6 +234,7 @@ class PromptLook:
             if cursor_style != known_cursor or after[-1][1].bgcolor != text_style.bgcolor:
                 return None
             clear = Strip.render_style(text_style, " " * (len(after) - 1), _colors(prompt))
+            erasable = -1  # the first character typed, erased, leaves the placeholder
         colors = _colors(prompt)
         return EchoSpot(
             cursor.x,
@@ -202,7 +243,22 @@ class PromptLook:
             partial(Strip.render_style, text_style, color_system=colors),
             Strip.render_style(cursor_style, " ", colors),
             clear,
+            erasable,
         )
+
+
+def _shown_before(shown: str, prompt: TextArea, erasable: int) -> int:
+    """How many of the ``erasable`` characters before the cursor the row shows just before it
+    (``shown``), as they are in the text, one cell each; never all of the text."""
+    text = prompt.text
+    count = 0
+    while (
+        count < erasable
+        and count < len(text) - 1
+        and shown[len(shown) - 1 - count] == text[len(text) - 1 - count]
+    ):
+        count += 1
+    return count
 
 
 def _colors(prompt: TextArea) -> ColorSystem:

@@ -336,6 +336,21 @@ class Composer(TextArea):
             self.placeholder = self.TURN_PLACEHOLDER if self._turn_running else self.IDLE_PLACEHOLDER
             self.border_title = None
 
+    def single_erases(self, most: int) -> int:
+        """How many characters before the cursor, on its line, Backspace deletes one at a time (up
+        to ``most``): it stops at a paste's placeholder or an image's token, deleted whole
+        (``_paste_key``); none with a selection."""
+        if self.read_only or self.selected_text:
+            return 0
+        row, column = self.cursor_location
+        line = self.document[row]
+        count = 0
+        while count < most and column > 0:
+            if self.pastes.span_ending_at(line, column) or self.images.span(line, column, ending=True):
+                break
+            count, column = count + 1, column - 1
+        return count
+
     def _paste_key(self, key: str) -> bool:
         """Backspace just after (or Delete just before) a paste placeholder or an image's token
         removes it whole."""

@@ -37,11 +37,13 @@ import asyncio
 import contextlib
 import json
 import os
+import queue
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -161,6 +163,11 @@ class Pty:
 
     Like a real terminal it answers the background colour query (OSC 11) and the device attributes
     query (``CSI c``), so a program that asks them waits one round trip, not its timeout.
+
+    A thread of its own reads the program's output as it comes and notes when each chunk arrived;
+    this process parses the chunks (pyte, pure Python, ~2-3 us a byte) after. A screen update is
+    timed by when its bytes arrived, as a terminal that parses at once would show it, not by
+    when this process was done parsing everything written before it.
     """
 
     def __init__(
@@ -183,35 +190,55 @@ class Pty:
         #: parsing (pyte takes 100-160 ms over zett's first full frame, 15 KB, in this process).
         self.read_at = self.started
         self.parse_seconds = 0.0
+        self._chunks: queue.Queue[tuple[float, bytes]] = queue.Queue()
+        sys.setswitchinterval(0.001)  # the reader gets the GIL from the parsing within a millisecond
+        threading.Thread(target=self._read_output, daemon=True, name="pty-reader").start()
+
+    def _read_output(self) -> None:
+        """Each chunk the program writes, with when it arrived; ``b""`` once it has closed."""
+        while True:
+            try:
+                data = os.read(self.child.child_fd, 1 << 16)
+            except OSError:
+                data = b""
+            self._chunks.put((time.perf_counter(), data))
+            if not data:
+                return
 
     def pump(self, timeout: float) -> bool:
-        """Read what the program wrote within ``timeout`` (returns at the first bytes); False if none."""
+        """Parse what the program wrote within ``timeout`` (returns after the first chunk); False if none."""
         try:
-            data = self.child.read_nonblocking(1 << 16, timeout=max(0.0, timeout))
-        except (pexpect.TIMEOUT, pexpect.EOF):
+            arrived, data = self._chunks.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return False
+        if not data:
+            self._chunks.put((arrived, data))  # the end stays the end for the next call
+            time.sleep(max(0.0, min(timeout, 0.05)))
             return False
         if len(data) > 200:
-            self.last_output = time.perf_counter()
+            self.last_output = arrived
         if OSC11_QUERY in data:
             self.child.send(OSC11_REPLY)
-        parsing = self.read_at = time.perf_counter()
+        self.read_at = arrived
+        parsing = time.perf_counter()
         self.stream.feed(data)
         self.parse_seconds += time.perf_counter() - parsing
         self.bytes_read += len(data)
         if self.first_frame is None and self.composer() is not None:
-            self.first_frame = time.perf_counter()
+            self.first_frame = arrived
         if self.ready_at is None and self.idle():
-            self.ready_at = time.perf_counter()
+            self.ready_at = arrived
         return True
 
     def wait(self, condition: Callable[[], bool], timeout: float) -> float | None:
-        """The time at which ``condition()`` first held after a read; None after ``timeout``."""
+        """When the output that made ``condition()`` hold arrived (now, if it holds already); None
+        after ``timeout``."""
         deadline = time.perf_counter() + timeout
         if condition():
             return time.perf_counter()
         while time.perf_counter() < deadline:
             if self.pump(deadline - time.perf_counter()) and condition():
-                return time.perf_counter()
+                return self.read_at
         return None
 
     def idle_for(self, seconds: float) -> None:

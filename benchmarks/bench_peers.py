@@ -34,8 +34,9 @@ bare Textual app (``benchmarks/minimal_app.py``) is the baseline for what needs 
    line says idle again. Median and p95 over every key of every run.
    Also printed: what the program wrote to the terminal meanwhile (KiB a second) and the share of
    that time this process spent parsing it (pyte, pure Python, ~2-3 us a byte): it shares the two
-   cores with the program, and a key's echo is seen only once everything written before it is
-   parsed, so a program that writes more pays for it here more than in a real terminal.
+   cores with the program. An echo is timed by when its bytes arrived (a thread of ``Pty`` reads
+   them as they come), not by when this process had parsed everything written before it; until
+   stop 42 it was, and a program that writes more paid for this process's parsing as well.
 7. **key echo while a paced answer streams**: the same, against a second server sending the same
    answer at a model's pace (``--paced-rate`` deltas of ``PACED_CHUNK`` characters a second, about a
    token each: 100 by default, as hosted models stream), so every program types its

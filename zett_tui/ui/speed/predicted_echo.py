@@ -20,10 +20,10 @@ with the cursor one cell on. It does so only where the outcome is known from the
 
 It draws single printable ASCII characters, and Backspace over the characters the row shows just
 before the cursor as they are in the text (each deleted alone: not a paste's placeholder, deleted
-whole; never the last one, which brings the placeholder back). What it writes goes through the driver's writer
-thread, between two frames, never inside one. Whatever becomes of the key, once the loop has handled
-it the cells drawn are drawn again from what the app shows there (``PredictedEcho.handled``): a wrong
-guess lasts until the next frame at most.
+whole; never the last one, which brings the placeholder back). What it writes goes through the
+driver's writer thread, between two frames, never inside one. Whatever becomes of the key, once the
+loop has handled it the cells drawn are drawn again from what the app shows there
+(``PredictedEcho.handled``): a wrong guess lasts until the next frame at most.
 """
 
 from __future__ import annotations

@@ -255,16 +255,26 @@ async def test_the_first_character_replaces_the_placeholder_as_the_prompt_does(
         await settled(pilot, mirrored)
 
 
-async def test_nothing_is_drawn_before_the_prompt_has_held_text_or_while_text_is_selected(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("theme", ["zett-dark", "zett-light", "zett-high-contrast"])
+async def test_the_first_character_ever_typed_is_drawn_as_the_prompt_draws_it(
+    monkeypatch: pytest.MonkeyPatch, theme: str
 ) -> None:
+    """Before the prompt has held text, its text's style is the prompt's own, in every bundled theme."""
+    app = make_app(ScriptedModel(), theme=theme)
+    async with ready_app(app) as pilot:
+        mirrored = Mirrored(app, monkeypatch)
+        await wait_for(pilot, lambda: app._prompt_look.spot(app.chat.composer) is not None)  # not blinked off
+        await pilot.pause(0.05)
+        guessed, drawn = await drawn_then_handled(pilot, mirrored, "a")
+        assert guessed == drawn
+        await settled(pilot, mirrored)
+
+
+async def test_nothing_is_drawn_while_text_is_selected(monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(ScriptedModel())
     async with ready_app(app) as pilot:
         mirrored = Mirrored(app, monkeypatch)
-        await pilot.pause(0.1)
-        await (await mirrored.type_ahead("a"))  # the first character ever: its style is not known
-        assert app._predicted_echo.drawn == 0
-        await pilot.press("b", "shift+left")
+        await pilot.press("a", "b", "shift+left")
         await pilot.pause(0.1)
         drawn = app._predicted_echo.drawn
         await (await mirrored.type_ahead("c"))  # replaces the selection: not at the cursor

@@ -185,7 +185,9 @@ class PromptLook:
     the cursor's style: both are read there while the prompt holds text, and kept for the empty
     prompt, whose row shows the placeholder instead. They are used there only while that row still
     shows the same cursor and background (a theme switch changes them: nothing is drawn until the
-    prompt holds text again)."""
+    prompt holds text again). Before the prompt has held text, the text's style is the prompt's
+    own (its colour on its background, as TextArea draws text with no highlighting), used only when
+    that background is the row's."""
 
     def __init__(self) -> None:
         self._styles: tuple[Style, Style] | None = None
@@ -228,9 +230,9 @@ class PromptLook:
             clear = ""
             erasable = _shown_before(shown, prompt, single_erases(min(len(shown), MOST_ERASED)))
         else:  # the placeholder: typing replaces it
-            if self._styles is None:
-                return None
-            text_style, known_cursor = self._styles
+            if cursor_style == after[0][1]:
+                return None  # the cursor blinked off: its cell shows the placeholder's own style
+            text_style, known_cursor = self._styles or (prompt.rich_style, cursor_style)
             if cursor_style != known_cursor or after[-1][1].bgcolor != text_style.bgcolor:
                 return None
             clear = Strip.render_style(text_style, " " * (len(after) - 1), _colors(prompt))

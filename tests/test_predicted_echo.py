@@ -204,6 +204,26 @@ async def test_characters_typed_after_text_are_drawn_as_the_prompt_draws_them(
         await settled(pilot, mirrored)
 
 
+@pytest.mark.parametrize("typed", ["abc", ""])
+async def test_a_character_typed_while_the_cursor_blinked_off_shows_it_again_as_the_prompt_does(
+    monkeypatch: pytest.MonkeyPatch, typed: str
+) -> None:
+    """A key shows the cursor again (the prompt wakes it): drawn ahead with the cursor's look read
+    while it was shown, after text and in the empty prompt."""
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        composer = app.chat.composer
+        composer.text = typed
+        composer.move_cursor(composer.document.end)
+        await pilot.pause(0.1)
+        composer._cursor_visible = False  # the blink's off phase
+        composer.refresh()
+        await pilot.pause(0.1)
+        assert app._prompt_look.spot(composer) is not None
+        guessed, drawn = await drawn_then_handled(pilot, mirrored, "d")
+        assert guessed == drawn
+        await settled(pilot, mirrored)
+
+
 async def test_backspace_is_drawn_as_the_prompt_draws_it(monkeypatch: pytest.MonkeyPatch) -> None:
     async with after_abc(monkeypatch) as (pilot, app, mirrored):
         y = app.chat.composer.cursor_screen_offset.y

@@ -11,7 +11,7 @@ with the cursor one cell on. It does so only where the outcome is known from the
 (``EchoSpot``, read by the loop from the prompt's row after each frame it writes, ``PromptLook``):
 
 - the chat is the screen shown (not inline), the prompt has the focus, nothing is selected and its
-  cursor is at the end of its text, shown (not blinked off);
+  cursor is at the end of its text (shown, or blinked off once its look is known: a key shows it);
 - the cells from the cursor to the prompt's right edge are blank (or, in the empty prompt, its
   placeholder, which the character replaces), with room for the character and the cursor after it
   (no wrap, no scroll);
@@ -224,15 +224,20 @@ class PromptLook:
             text_style = after[0][1]
             if under_cursor != " " or any(cell != (" ", text_style) for cell in after):
                 return None
-            if cursor_style == text_style:
-                return None  # the cursor blinked off
+            if cursor_style == text_style:  # blinked off: a key shows it again, as it looked
+                if self._styles is None or self._styles[0] != text_style:
+                    return None
+                cursor_style = self._styles[1]
             self._styles = (text_style, cursor_style)
             clear = ""
             erasable = _shown_before(shown, prompt, single_erases(min(len(shown), MOST_ERASED)))
         else:  # the placeholder: typing replaces it
-            if cursor_style == after[0][1]:
-                return None  # the cursor blinked off: its cell shows the placeholder's own style
+            blinked_off = cursor_style == after[0][1]  # its cell shows the placeholder's own style
+            if blinked_off and self._styles is None:
+                return None
             text_style, known_cursor = self._styles or (prompt.rich_style, cursor_style)
+            if blinked_off:
+                cursor_style = known_cursor  # a key shows it again, as it looked
             if cursor_style != known_cursor or after[-1][1].bgcolor != text_style.bgcolor:
                 return None
             clear = Strip.render_style(text_style, " " * (len(after) - 1), _colors(prompt))

@@ -139,6 +139,7 @@ class Mirrored:
         self.app = app
         self.mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.chat.composer.region)
         monkeypatch.setattr(app._predicted_echo, "_write", self.mirror.stream.feed)
+        app._predicted_echo.enabled = True  # a terminal to draw on: the mirror
 
     def row(self, y: int) -> list[Any]:
         return _cells(self.mirror.screen, y)

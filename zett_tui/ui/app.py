@@ -44,7 +44,7 @@ from zett_tui.ui.session_choices import SessionChoices
 from zett_tui.ui.sixteen_colours import ReadableIn16Colours, runs_in_16_colours
 from zett_tui.ui.speed.box_echo import BoxEcho
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
-from zett_tui.ui.speed.predicted_echo import PredictedEcho, PromptLook, drawn_as
+from zett_tui.ui.speed.predicted_echo import PredictedEcho, PromptLook, drawn_as, tracked
 from zett_tui.ui.textual_compat import (
     discard_exit_output,
     keep_exception_for_tests,
@@ -138,6 +138,7 @@ class ZettApp(App[str | None]):
         """Hold the app's queue until the composer has focus: the first keys (typed at start-up and
         replayed, or read by the driver) are handled after this, so none goes nowhere."""
         if not self.is_headless:
+            self._predicted_echo.enabled = True
             self.end_watch.start(asyncio.get_running_loop(), _terminal_fd())
             resume_only_after_suspend()
             self.app_resume_signal.subscribe(self, self._resumed)
@@ -162,7 +163,7 @@ class ZettApp(App[str | None]):
         if isinstance(message, events.Key) and (message.is_printable or message.key == "backspace"):
             self.chat.keys_in_flight.arrived()  # not Esc, Ctrl+C and the like: bindings take them
             self._box_echo.key(message)
-        if isinstance(message, events.InputEvent) and not isinstance(message, events.MouseMove):
+        if tracked(message):
             self._predicted_echo.arrived(message, drawn_as(message))
         return super()._post_message(message)
 
@@ -173,6 +174,8 @@ class ZettApp(App[str | None]):
         self._publish_echo_spot()
 
     def _publish_echo_spot(self) -> None:
+        if not self._predicted_echo.enabled:
+            return
         prompt = self.chat.keys_in_flight.prompt
         if isinstance(prompt, Composer) and self.screen is self.chat and not self.is_inline:
             self._predicted_echo.publish(self._prompt_look.spot(prompt, prompt.single_erases))
@@ -188,7 +191,7 @@ class ZettApp(App[str | None]):
         try:
             to_prompt = await self._on_any_event(event)
         finally:
-            if not to_prompt:  # else the prompt says when it has handled it
+            if not to_prompt and tracked(event):  # else the prompt says when it has handled it
                 self.input_handled(event)
 
     def input_handled(self, event: events.InputEvent) -> None:

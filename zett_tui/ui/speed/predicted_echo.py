@@ -122,6 +122,9 @@ class PredictedEcho:
         self._in_flight: deque[tuple[object, Region | None, float]] = deque()
         #: Characters drawn from the input thread (for tests and benchmarks).
         self.drawn = 0
+        #: Whether there is a terminal to draw on (the app turns it on when it has one): without,
+        #: the loop reads no spots.
+        self.enabled = False
 
     def publish(self, spot: EchoSpot | None) -> None:
         """After a frame: where the next character goes (None: nowhere certain)."""
@@ -130,9 +133,9 @@ class PredictedEcho:
                 self._spot = spot
 
     def arrived(self, event: object, character: str | None) -> None:
-        """An input event read by the driver (``character``: what a key types, ``ERASE`` for
-        Backspace, else None): a character is drawn when certain; anything else stops the drawing. A mouse move changes
-        nothing typed and is left out.
+        """An input event read by the driver (one that ``tracked``; ``character``: what a key
+        types, ``ERASE`` for Backspace, else None): a character is drawn when certain; anything
+        else stops the drawing.
 
         The write is made after the lock is let go: a terminal that stops reading fills the
         writer's queue and blocks this thread, never the loop waiting for the lock."""
@@ -166,6 +169,12 @@ class PredictedEcho:
             if not kept:
                 self._spot = None  # drawn again from the next frame's
             return drawn
+
+
+def tracked(event: object) -> bool:
+    """Whether ``event`` is one the drawing waits for the loop to handle: any input but a mouse
+    move, which changes nothing typed."""
+    return isinstance(event, events.InputEvent) and not isinstance(event, events.MouseMove)
 
 
 def drawn_as(event: object) -> str | None:

@@ -151,6 +151,15 @@ class Mirrored:
             return self.app._post_message(events.Key("backspace", "\x7f"))
         return self.app._post_message(events.Key(_character_to_key(character), character))
 
+    async def left_to_the_app(self, pilot: Any, character: str, text: str) -> None:
+        """``type_ahead``: not drawn, and once handled the prompt holds ``text``, the terminal
+        showing what the app means."""
+        drawn = self.app._predicted_echo.drawn
+        await (await self.type_ahead(character))
+        await wait_for(pilot, lambda: self.app.chat.composer.text == text)
+        assert self.app._predicted_echo.drawn == drawn
+        await settled(pilot, self)
+
     async def drawn_ahead(self, character: str) -> Any:
         """``type_ahead``, and the character was drawn."""
         drawn = self.app._predicted_echo.drawn
@@ -235,11 +244,7 @@ async def test_backspace_is_drawn_as_the_prompt_draws_it(monkeypatch: pytest.Mon
         await wait_for(pilot, lambda: app.chat.composer.text == "a")
         await pilot.pause(0.1)
         assert guessed == mirrored.row(y)
-        drawn = app._predicted_echo.drawn
-        await (await mirrored.type_ahead(ERASE))  # the last one: the placeholder comes back
-        await wait_for(pilot, lambda: app.chat.composer.text == "")
-        assert app._predicted_echo.drawn == drawn
-        await settled(pilot, mirrored)
+        await mirrored.left_to_the_app(pilot, ERASE, "")  # the last one: the placeholder comes back
 
 
 async def test_backspace_after_a_paste_s_placeholder_is_left_to_the_app(
@@ -253,11 +258,7 @@ async def test_backspace_after_a_paste_s_placeholder_is_left_to_the_app(
         await wait_for(pilot, lambda: "Pasted" in composer.text)
         await pilot.pause(0.1)
         assert composer.single_erases(10) == 0
-        drawn = app._predicted_echo.drawn
-        await (await mirrored.type_ahead(ERASE))
-        await wait_for(pilot, lambda: composer.text == "abc ")
-        assert app._predicted_echo.drawn == drawn
-        await settled(pilot, mirrored)
+        await mirrored.left_to_the_app(pilot, ERASE, "abc ")
 
 
 async def test_the_first_character_replaces_the_placeholder_as_the_prompt_does(
@@ -297,11 +298,7 @@ async def test_nothing_is_drawn_while_text_is_selected(monkeypatch: pytest.Monke
         mirrored = Mirrored(app, monkeypatch)
         await pilot.press("a", "b", "shift+left")
         await pilot.pause(0.1)
-        drawn = app._predicted_echo.drawn
-        await (await mirrored.type_ahead("c"))  # replaces the selection: not at the cursor
-        await wait_for(pilot, lambda: app.chat.composer.text == "ac")
-        assert app._predicted_echo.drawn == drawn
-        await settled(pilot, mirrored)
+        await mirrored.left_to_the_app(pilot, "c", "ac")  # replaces the selection: not at the cursor
 
 
 async def test_a_character_that_never_reaches_the_text_is_drawn_again_as_the_prompt_shows_it(

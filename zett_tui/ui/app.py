@@ -212,7 +212,7 @@ class ZettApp(App[str | None]):
         ):
             if isinstance(event, events.Key) and not self.app_focus:
                 self.app_focus = True  # as Textual's own handling does
-            if self.chat.forward_key(event):  # in order (keys_in_order.py)
+            if self.chat.prompt.forward_key(event):  # in order (keys_in_order.py)
                 return True
         await super().on_event(event)
         return False
@@ -331,7 +331,7 @@ class ZettApp(App[str | None]):
             self.copy_to_clipboard(selected)  # notifies what actually happened
             self.screen.clear_selection()
             return
-        if chat.clear_prompt():
+        if chat.prompt.clear():
             return
         if chat.turns.cancel():
             return
@@ -408,8 +408,8 @@ class ZettApp(App[str | None]):
         if self.chat.turns.busy:
             self.action_interrupt()
             return
-        on_prompt = self.screen is self.chat and self.chat.prompt_has_focus(self.focused)
-        if on_prompt and not self.chat.delete_right_in_prompt():
+        on_prompt = self.screen is self.chat and self.chat.prompt.has_focus(self.focused)
+        if on_prompt and not self.chat.prompt.delete_right():
             self.run_worker(self.action_quit(), group="quit")
 
     async def open_session(self, session_id: str | None, resume_path: Path | None = None) -> None:

@@ -93,7 +93,7 @@ class ChatCommandContext:
         self._chat.run_worker(work, group=group, exit_on_error=False)
 
     def put_in_prompt(self, text: str) -> None:
-        self._chat.put_in_prompt(text)
+        self._chat.prompt.put_in(text)
 
     def transcript_blocks(self) -> Sequence[Block]:
         return self._chat.transcript_blocks()

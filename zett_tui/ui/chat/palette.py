@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from zett_tui.ui.chat.turns import TurnRunner
 
 
+class EditablePrompt(Protocol):
+    def edit_externally(self) -> None: ...
+
+
 @runtime_checkable
 class ChatScreen(Protocol):
     """The chat screen as the palette sees it (the palette does not import the screen)."""
@@ -33,8 +37,7 @@ class ChatScreen(Protocol):
     commands: CommandList
     command_context: CommandContext
     turns: TurnRunner
-
-    def edit_prompt_externally(self) -> None: ...
+    prompt: EditablePrompt
 
     def action_cycle_mode(self) -> None: ...
 
@@ -71,7 +74,7 @@ def action_entries(chat: ChatScreen) -> list[PaletteEntry]:
         PaletteEntry(
             "Edit the prompt in $EDITOR",
             "Open the prompt in $VISUAL or $EDITOR; what you save comes back (Ctrl+G)",
-            chat.edit_prompt_externally,
+            chat.prompt.edit_externally,
         ),
         PaletteEntry(
             "Next permission mode",

@@ -28,10 +28,10 @@ from zett_tui.core import paths
 from zett_tui.core.heap_arenas import limit_heaps
 from zett_tui.entry.launch import LaunchSettings
 from zett_tui.runtime.activity import Activity
-from zett_tui.runtime.prompt_queue import JOINER
 from zett_tui.terminal import first_frame
 from zett_tui.ui.chat.changes_lines import notice_block, read_diffs_when_expanded
 from zett_tui.ui.chat.chat_command_context import ChatCommandContext
+from zett_tui.ui.chat.chat_prompt import ChatPrompt
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.session_start import SessionStart
 from zett_tui.ui.chat.turns import TurnRunner
@@ -40,7 +40,6 @@ from zett_tui.ui.speed.terminal_scroll import ScrollingCompositor
 from zett_tui.ui.textual_compat import install_compositor
 from zett_tui.ui.widgets.completion_menu import CompletionMenu
 from zett_tui.ui.widgets.composer import Composer
-from zett_tui.ui.widgets.keys_in_order import send_to_prompt
 from zett_tui.ui.widgets.queued_prompts import QueuedPrompts
 from zett_tui.ui.widgets.status_line import StatusLine
 from zett_tui.ui.widgets.todo_panel import TodoPanel
@@ -48,7 +47,6 @@ from zett_tui.ui.widgets.transcript import Block, NoticeBlock, Transcript, UserB
 from zett_tui.ui.widgets.transcript_blocks import NoticeLevel
 
 if TYPE_CHECKING:
-    from textual import events
     from textual.command import Provider
 
     from zett_tui.checkpoints.store import CheckpointStore
@@ -127,6 +125,8 @@ class ChatScreen(Screen[None]):
         self.launch = launch
         #: Keys taken for the prompt and not handled yet: frames wait for them (``speed/keys_first``).
         self.keys_in_flight = KeysInFlight()
+        #: The prompt as the app, the turns and the slash commands use it.
+        self.prompt = ChatPrompt(self, self.keys_in_flight)
         #: When Esc was last pressed at idle on an empty prompt (``action_cancel_turn``).
         self._last_idle_escape = 0.0
         #: The slash commands offered here (the app passes zett's; none without it).
@@ -165,7 +165,7 @@ class ChatScreen(Screen[None]):
             history_file=paths.prompt_history_file(),
             commands=self.commands,
             queue=self.turns.queue,
-            key_handled=self._prompt_handled,
+            key_handled=self.prompt.handled,
         )
         yield StatusLine(id="status").data_bind(
             ChatScreen.activity,
@@ -318,36 +318,12 @@ class ChatScreen(Screen[None]):
     def use_settings(self, launch: LaunchSettings) -> None:
         self.launch = launch
 
-    def edit_prompt_externally(self) -> None:
-        """Ctrl+G: the prompt in $VISUAL or $EDITOR."""
-        self.composer.action_external_editor()
-
     def _on_timer_update(self) -> None:  # textual_compat.HELD_FRAME_METHOD
         """Draw what changed, unless a typed key is on its way to the prompt: the timer then keeps
         running and its next tick draws, after the key (``speed/keys_first``)."""
         if self.keys_in_flight.hold_frame():
             return
         super()._on_timer_update()
-
-    def _prompt_handled(self, key: events.Key) -> None:
-        """The prompt has handled ``key``: what waited for it goes on."""
-        self.keys_in_flight.handled()
-        cast("ChatApp", self.app).input_handled(key)
-
-    def forward_key(self, event: events.Key | events.Paste) -> bool:
-        """A key or paste the app caught for the prompt goes to it, in order (``keys_in_order``);
-        False when it did not take it (or the prompt is not there: not composed yet, or going)."""
-        try:
-            prompt = self.composer
-        except NoMatches:
-            return False
-        return send_to_prompt(prompt, event)
-
-    def put_in_prompt(self, text: str) -> None:
-        composer = self.composer
-        composer.load_text(text)
-        composer.move_cursor(composer.document.end)
-        composer.focus()
 
     @property
     def session_id(self) -> str | None:
@@ -356,33 +332,6 @@ class ChatScreen(Screen[None]):
 
     def show_hint(self, text: str) -> None:
         self.status.hint = text
-
-    def clear_prompt(self) -> bool:
-        """Empty the prompt; False when it was empty already."""
-        if not self.composer.text:
-            return False
-        self.composer.clear()
-        return True
-
-    def prompt_has_focus(self, focused: object) -> bool:
-        return focused is self.composer
-
-    def delete_right_in_prompt(self) -> bool:
-        """Ctrl+D in the prompt: delete forward; False when the prompt is empty (nothing to delete)."""
-        if not self.composer.text:
-            return False
-        self.composer.action_delete_right()
-        return True
-
-    def put_back(self, text: str) -> None:
-        if not self.composer.text:
-            self.composer.load_text(text)
-
-    def give_back(self, texts: Sequence[str]) -> None:
-        composer = self.composer
-        draft = composer.text
-        composer.load_text(JOINER.join([*texts, draft] if draft.strip() else texts))
-        composer.move_cursor(composer.document.end)
 
     def dialog_opened(self, question: str) -> None:
         if self.launch.bell:

@@ -112,7 +112,7 @@ class TurnRunner:
                 "nothing was sent while another runs; send it again once zett is idle.",
                 "warning",
             )
-            self._chat.put_back(put_back)
+            self._chat.prompt.put_back(put_back)
             return
         self._start_turn(self.session, text, model=model)
         self._sync_queue()
@@ -129,7 +129,7 @@ class TurnRunner:
             return True
         why, severity = self._refusal
         self._chat.notify(why, severity=severity)
-        self._chat.put_back(text)  # the prompt is not lost with the turn that did not start
+        self._chat.prompt.put_back(text)  # the prompt is not lost with the turn that did not start
         return False
 
     def start_next(self) -> None:
@@ -211,7 +211,7 @@ class TurnRunner:
         unsent = self.queue.drain()
         self._sync_queue()
         if unsent:
-            self._chat.give_back(unsent)
+            self._chat.prompt.give_back(unsent)
 
     async def stop(self) -> None:
         """Cancel a running turn and wait until it is recorded (the app is quitting).

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from zett_tui.ui.chat.presenter import TurnPresenter
     from zett_tui.ui.widgets.transcript import Block, UserBlock
 
-__all__ = ["ChatApp", "ChatView", "Dialogs", "Turns"]
+__all__ = ["ChatApp", "ChatView", "Dialogs", "Prompt", "Turns"]
 
 
 class ChatApp(Protocol):
@@ -66,6 +66,19 @@ class Turns(Protocol):
     def decision_answered(
         self, call_id: str, *, declined: bool, outcome: str, session_id: str = ""
     ) -> None: ...
+
+
+class Prompt(Protocol):
+    """The chat's prompt as its helpers use it (``chat_prompt.ChatPrompt``)."""
+
+    def put_back(self, text: str) -> None:
+        """Put ``text`` in the prompt when it is empty (a prompt that was not sent is not lost)."""
+
+    def put_in(self, text: str) -> None:
+        """Replace the prompt with ``text``, the cursor at its end, the prompt focused."""
+
+    def give_back(self, texts: Sequence[str]) -> None:
+        """Put ``texts`` in the prompt before what is being typed (unsent prompts of a stopped turn)."""
 
 
 class Dialogs(Protocol):
@@ -144,16 +157,9 @@ class ChatView(Protocol):
         """Switch the mode through the session core (nothing before the session is open); ``note``
         shows beside it in the status line for a few seconds."""
 
-    # -- the prompt ---------------------------------------------------------------------------------
-
-    def put_back(self, text: str) -> None:
-        """Put ``text`` in the prompt when it is empty (a prompt that was not sent is not lost)."""
-
-    def put_in_prompt(self, text: str) -> None:
-        """Replace the prompt with ``text``, the cursor at its end, the prompt focused."""
-
-    def give_back(self, texts: Sequence[str]) -> None:
-        """Put ``texts`` in the prompt before what is being typed (unsent prompts of a stopped turn)."""
+    @property
+    def prompt(self) -> Prompt:
+        """The prompt: text put in or given back (``chat_prompt.ChatPrompt``)."""
 
     # -- the rest -----------------------------------------------------------------------------------
 

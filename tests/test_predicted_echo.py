@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from rich.style import Style
 from textual import events
 from textual.geometry import Region
 from textual.keys import _character_to_key
@@ -27,7 +28,7 @@ from tests.fakes.scripted_model import ScriptedModel
 from tests.terminal_mirror import TerminalMirror, _cells
 from tests.ui_helpers import make_app, ready_app, wait_for
 from zett_tui.ui.speed import predicted_echo
-from zett_tui.ui.speed.predicted_echo import ERASE, EchoSpot, PredictedEcho
+from zett_tui.ui.speed.predicted_echo import ERASE, EchoSpot, EmptyPrompt, PredictedEcho
 
 # -- the drawing, without an app ---------------------------------------------------------------------
 
@@ -72,6 +73,41 @@ def test_in_the_empty_prompt_the_first_character_typed_is_not_erased_ahead() -> 
     echo.arrived("h", "h")
     echo.arrived("erase", ERASE)
     assert written == ["\x1b[3;5H<h>[cursor][blanks]\x1b[3;6H"]
+
+
+def emptied(x: int = 4) -> EmptyPrompt:
+    return EmptyPrompt(x, 2, 10, "Ask", (Style(), Style()), "[Ask]")
+
+
+def test_backspace_over_the_only_character_draws_the_empty_prompt_back() -> None:
+    """Typed over the placeholder, then erased: the empty prompt's row as last drawn comes back, and
+    the next character replaces the placeholder again."""
+    written: list[str] = []
+    echo = PredictedEcho(written.append)
+    echo.publish(replace(spot(), clear="[blanks]", erasable=-1, emptied=emptied()))
+    echo.arrived("h", "h")
+    echo.arrived("erase", ERASE)
+    echo.arrived("i", "i")
+    assert written == [
+        "\x1b[3;5H<h>[cursor][blanks]\x1b[3;6H",
+        "\x1b[3;5H[Ask]\x1b[3;5H",
+        "\x1b[3;5H<i>[cursor]<    >\x1b[3;6H",
+    ]
+    assert echo.handled("erase") == [Region(4, 2, 6, 1)]
+
+
+def test_backspace_empties_the_prompt_only_over_its_only_character() -> None:
+    """Two characters with the first not known to be there, or the cursor not just after the
+    empty prompt's first cell: nothing to draw back."""
+    for published in (
+        replace(spot(x=6), erasable=0, emptied=emptied(), length=2),
+        replace(spot(x=6), erasable=0, emptied=emptied(), length=1),
+    ):
+        written: list[str] = []
+        echo = PredictedEcho(written.append)
+        echo.publish(published)
+        echo.arrived("erase", ERASE)
+        assert written == []
 
 
 def test_nothing_is_drawn_up_to_the_prompt_s_edge() -> None:
@@ -174,9 +210,22 @@ async def after_abc(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any,
     app = make_app(ScriptedModel())
     async with ready_app(app) as pilot:
         mirrored = Mirrored(app, monkeypatch)
+        await empty_prompt_read(pilot, app)
         await pilot.press(*"abc")
         await pilot.pause(0.1)
         yield pilot, app, mirrored
+
+
+async def empty_prompt_read(pilot: Any, app: Any) -> None:
+    """A frame of the empty prompt drawn and read (Backspace over the last character draws it back)."""
+    look = app._prompt_look
+    look._empty = None
+
+    def read() -> bool:
+        app.chat.composer.refresh()
+        return look._empty is not None
+
+    await wait_for(pilot, read, timeout=5)
 
 
 async def drawn_then_handled(pilot: Any, mirrored: Mirrored, text: str) -> tuple[list[Any], list[Any]]:
@@ -244,7 +293,62 @@ async def test_backspace_is_drawn_as_the_prompt_draws_it(monkeypatch: pytest.Mon
         await wait_for(pilot, lambda: app.chat.composer.text == "a")
         await pilot.pause(0.1)
         assert guessed == mirrored.row(y)
-        await mirrored.left_to_the_app(pilot, ERASE, "")  # the last one: the placeholder comes back
+
+
+@pytest.mark.parametrize("frame_between", [True, False])
+async def test_backspace_over_the_only_character_draws_the_placeholder_back_as_the_prompt_does(
+    monkeypatch: pytest.MonkeyPatch, frame_between: bool
+) -> None:
+    """The placeholder comes back as last drawn, cursor and all: after a frame that showed the
+    character, and typed and erased ahead of any frame."""
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        mirrored = Mirrored(app, monkeypatch)
+        await empty_prompt_read(pilot, app)
+        y = app.chat.composer.cursor_screen_offset.y
+        empty_row = mirrored.row(y)
+        typed = await mirrored.drawn_ahead("a")
+        if frame_between:
+            await typed
+            await wait_for(pilot, lambda: app.chat.composer.text == "a")
+            await pilot.pause(0.1)
+        erased = await mirrored.drawn_ahead(ERASE)
+        guessed = mirrored.row(y)
+        assert guessed == empty_row
+        if not frame_between:
+            await typed
+        await erased
+        await wait_for(pilot, lambda: app.chat.composer.text == "")
+        await pilot.pause(0.1)
+        assert mirrored.row(y) == guessed
+        await settled(pilot, mirrored)
+
+
+async def test_the_placeholder_is_not_drawn_back_once_another_one_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A turn started while the prompt held text: emptied, it shows the turn's placeholder, not
+    the one last drawn."""
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        await pilot.press("backspace", "backspace")
+        app.chat.composer.show_turn_running(True)
+        await pilot.pause(0.1)
+        await mirrored.left_to_the_app(pilot, ERASE, "")
+
+
+@pytest.mark.parametrize("change", ["resize", "theme"])
+async def test_the_placeholder_is_not_drawn_back_where_the_prompt_moved_or_changed_its_look(
+    monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    async with after_abc(monkeypatch) as (pilot, app, mirrored):
+        await pilot.press("backspace", "backspace")
+        if change == "resize":
+            await pilot.resize_terminal(90, 30)
+        else:
+            app.theme = "zett-light" if app.theme != "zett-light" else "zett-dark"
+        await pilot.pause(0.2)
+        mirrored.mirror.rows = lambda app: Region(0, 0, *app.size)
+        await mirrored.left_to_the_app(pilot, ERASE, "")
 
 
 async def test_backspace_after_a_paste_s_placeholder_is_left_to_the_app(

@@ -20,7 +20,9 @@ with the cursor one cell on. It does so only where the outcome is known from the
 
 It draws single printable ASCII characters, and Backspace over the characters the row shows just
 before the cursor as they are in the text (each deleted alone: not a paste's placeholder, deleted
-whole; never the last one, which brings the placeholder back). What it writes goes through the
+whole). Backspace over the text's only character brings the placeholder back: the empty prompt's
+row is drawn as it was last drawn (``EmptyPrompt``), while the prompt's place, placeholder and
+styles are still those it was drawn with. What it writes goes through the
 driver's writer thread, between two frames, never inside one. Whatever becomes of the key, once the
 loop has handled it the cells drawn are drawn again from what the app shows there
 (``PredictedEcho.handled``): a wrong guess lasts until the next frame at most.
@@ -59,6 +61,22 @@ ERASE = "\b"
 
 
 @dataclass(frozen=True, slots=True)
+class EmptyPrompt:
+    """The empty prompt's cursor row as it was drawn: what Backspace over the last character of the
+    text brings back, as long as the prompt's place, placeholder and styles are the same."""
+
+    x: int
+    """The screen column of the row's first cell (the prompt's content's left edge)."""
+    y: int
+    limit: int
+    placeholder: str
+    styles: tuple[Style, Style]
+    """The text's and the cursor's style when it was drawn (a theme switch changes them)."""
+    row: str
+    """Escape sequences drawing the row from ``x`` to ``limit``, the cursor shown on its first cell."""
+
+
+@dataclass(frozen=True, slots=True)
 class EchoSpot:
     """Where the next typed character goes on the screen, and how it is drawn there."""
 
@@ -77,33 +95,53 @@ class EchoSpot:
     placeholder, as the prompt pads a line of text."""
     erasable: int = 0
     """How many characters just before the cursor, on its row, Backspace deletes one by one while
-    text is left (the last one leaves the placeholder, drawn by the app alone)."""
+    text is left (the last one leaves the placeholder: ``emptied``)."""
+    emptied: EmptyPrompt | None = None
+    """The empty prompt's row as last drawn, when it is still what the prompt would draw: Backspace
+    over the text's only character draws it back."""
+    length: int = 0
+    """How many characters the prompt's text has (all before the cursor)."""
+
+    @property
+    def empties(self) -> bool:
+        """Whether Backspace here empties the prompt, drawn back as ``emptied``."""
+        return self.emptied is not None and self.length == 1 and self.x == self.emptied.x + 1
 
     def draw(self, character: str) -> str:
         """The character at the cursor, the cursor one cell on, the terminal's cursor there too;
         for ``ERASE``, the cursor one cell back over the character before it."""
         y = self.y + 1
+        if character == ERASE and self.emptied is not None and self.empties:
+            x = self.emptied.x
+            return f"\x1b[{y};{x + 1}H{self.emptied.row}\x1b[{y};{x + 1}H"
         if character == ERASE:
             return f"\x1b[{y};{self.x}H{self.cursor}{self.text(' ')}\x1b[{y};{self.x}H"
         return f"\x1b[{y};{self.x + 1}H{self.text(character)}{self.cursor}{self.clear}\x1b[{y};{self.x + 2}H"
 
     def drawn(self, character: str) -> Region:
         """The cells ``draw(character)`` covers."""
+        if character == ERASE and self.emptied is not None and self.empties:
+            return Region(self.emptied.x, self.y, self.limit - self.emptied.x, 1)
         if character == ERASE:
             return Region(self.x - 1, self.y, 2, 1)
         return Region(self.x, self.y, self.limit - self.x if self.clear else 2, 1)
 
     def can_draw(self, character: str) -> bool:
-        return self.erasable > 0 if character == ERASE else character in PREDICTABLE
+        if character == ERASE:
+            return self.erasable > 0 or self.empties
+        return character in PREDICTABLE
 
     def next(self, character: str) -> EchoSpot | None:
         """The spot after ``character`` is drawn: None when the cursor would come too near the
         limit."""
+        if character == ERASE and self.emptied is not None and self.empties:
+            x = self.emptied.x  # the placeholder's spot: the first character typed replaces it
+            return replace(self, x=x, clear=self.text(" " * (self.limit - x - 2)), erasable=-1, length=0)
         if character == ERASE:
-            return replace(self, x=self.x - 1, erasable=self.erasable - 1)
+            return replace(self, x=self.x - 1, erasable=self.erasable - 1, length=self.length - 1)
         if self.x + 3 >= self.limit:
             return None
-        return replace(self, x=self.x + 1, clear="", erasable=self.erasable + 1)
+        return replace(self, x=self.x + 1, clear="", erasable=self.erasable + 1, length=self.length + 1)
 
 
 class PredictedEcho:
@@ -196,10 +234,12 @@ class PromptLook:
     shows the same cursor and background (a theme switch changes them: nothing is drawn until the
     prompt holds text again). Before the prompt has held text, the text's style is the prompt's
     own (its colour on its background, as TextArea draws text with no highlighting), used only when
-    that background is the row's."""
+    that background is the row's. The empty prompt's row is kept as drawn, for Backspace over the
+    last character to draw it back."""
 
     def __init__(self) -> None:
         self._styles: tuple[Style, Style] | None = None
+        self._empty: EmptyPrompt | None = None
 
     def spot(self, prompt: TextArea, single_erases: Callable[[int], int] = lambda most: 0) -> EchoSpot | None:
         """The spot, or None unless certain (see the module's docstring). ``single_erases(most)``:
@@ -240,6 +280,11 @@ class PromptLook:
             self._styles = (text_style, cursor_style)
             clear = ""
             erasable = _shown_before(shown, prompt, single_erases(min(len(shown), MOST_ERASED)))
+            empty = self._empty
+            if empty is not None and empty != EmptyPrompt(
+                content.x, cursor.y, content.right, str(prompt.placeholder), self._styles, empty.row
+            ):
+                empty = None  # moved, another placeholder or theme since: the app draws it
         else:  # the placeholder: typing replaces it
             blinked_off = cursor_style == after[0][1]  # its cell shows the placeholder's own style
             if blinked_off and self._styles is None:
@@ -250,7 +295,19 @@ class PromptLook:
             if cursor_style != known_cursor or after[-1][1].bgcolor != text_style.bgcolor:
                 return None
             clear = Strip.render_style(text_style, " " * (len(after) - 1), _colors(prompt))
-            erasable = -1  # the first character typed, erased, leaves the placeholder
+            erasable = -1  # the first character typed, erased, leaves the placeholder: ``empty``
+            empty = None
+            if x == start:
+                shown_row = [(under_cursor, cursor_style), *after]
+                empty = EmptyPrompt(
+                    content.x,
+                    cursor.y,
+                    content.right,
+                    str(prompt.placeholder),
+                    (text_style, known_cursor),
+                    _drawn(shown_row, _colors(prompt)),
+                )
+                self._empty = empty
         colors = _colors(prompt)
         return EchoSpot(
             cursor.x,
@@ -260,6 +317,8 @@ class PromptLook:
             Strip.render_style(cursor_style, " ", colors),
             clear,
             erasable,
+            empty,
+            len(prompt.text),
         )
 
 
@@ -275,6 +334,17 @@ def _shown_before(shown: str, prompt: TextArea, erasable: int) -> int:
     ):
         count += 1
     return count
+
+
+def _drawn(cells: list[tuple[str, Style]], colors: ColorSystem) -> str:
+    """Escape sequences drawing ``cells`` (a character and its style each) as Textual would."""
+    runs: list[tuple[Style, list[str]]] = []
+    for char, style in cells:
+        if runs and runs[-1][0] == style:
+            runs[-1][1].append(char)
+        else:
+            runs.append((style, [char]))
+    return "".join(Strip.render_style(style, "".join(chars), colors) for style, chars in runs)
 
 
 def _colors(prompt: TextArea) -> ColorSystem:

@@ -18,8 +18,9 @@ pytestmark = pytest.mark.e2e
 
 SLOW = "The loader reads each file, then the tests check what it read, one after another. " * 6
 TYPED = "and the docs"
-#: Typed with a slip: Backspace (DEL, as a terminal sends it) erases it.
-KEYS = "and the dox\x7fcs"
+#: Typed with slips: Backspace (DEL, as a terminal sends it) erases them; the first one empties the
+#: prompt.
+KEYS = "q\x7fand the dox\x7fcs"
 
 
 class RecordingTerminal(Terminal):
@@ -34,6 +35,13 @@ def erased_ahead(written: bytes) -> bool:
     cursor's blank and a blank in another style there, the cursor left on that cell."""
     pattern = rb"\x1b\[(\d+);(\d+)H\x1b\[[0-9;]*m \x1b\[0m\x1b\[[0-9;]*m \x1b\[0m\x1b\[\1;\2H"
     return re.search(pattern, written) is not None
+
+
+def placeholder_drawn_back(written: bytes) -> bool:
+    """Whether the empty prompt's row was written as the input thread draws it back: the cursor moved
+    to a cell, runs of styled text with the running turn's placeholder, the cursor back there."""
+    pattern = rb"\x1b\[(\d+);(\d+)H((?:\x1b\[[0-9;]*m[^\x1b]*\x1b\[0m)+)\x1b\[\1;\2H"
+    return any(b"tell the running turn" in found[2] for found in re.findall(pattern, written))
 
 
 def drawn_ahead(written: bytes, character: str) -> bool:
@@ -66,8 +74,10 @@ def test_keys_typed_while_an_answer_streams_are_drawn_ahead_and_sent_whole(
         for key in KEYS:
             terminal.send(key)
             terminal.pump(0.08)
-        assert drawn_ahead(terminal.written, "d") and drawn_ahead(terminal.written, "s")
+        assert drawn_ahead(terminal.written, "q") and drawn_ahead(terminal.written, "d")
+        assert drawn_ahead(terminal.written, "s")
         assert erased_ahead(terminal.written)
+        assert placeholder_drawn_back(terminal.written)
         terminal.wait_for(lambda text: "idle" in text, timeout=60)
         shown = terminal.wait_for_text(TYPED)
         assert shown.count(TYPED) == 1

@@ -3,6 +3,7 @@ standard descriptor at start is said in a line; an internal error is a line, nev
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -63,6 +64,31 @@ def test_a_closed_standard_input_reads_as_empty() -> None:
     done = zett_with_closed(0, "-p", "hi", "--model", "demo")
     assert done.returncode == 0, done.stderr
     assert "demo model" in done.stdout
+
+
+@pytest.mark.parametrize("standard_input", ["/dev/null", "a file"])
+def test_zett_acp_reading_what_the_loop_cannot_wait_on_ends_with_it(
+    tmp_path: Path, standard_input: str
+) -> None:
+    """``zett acp < /dev/null`` (epoll refuses it) or ``< file``: read to the end and done, the
+    ``initialize`` in the file answered, not a process left waiting for ever."""
+    source = Path(standard_input) if standard_input == "/dev/null" else tmp_path / "requests.jsonl"
+    if standard_input != "/dev/null":
+        request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+        source.write_text(json.dumps(request) + "\n")
+    with source.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-m", "zett_tui", "acp"],
+            env=dict(os.environ),
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [answer["id"] for answer in answers] == ([] if standard_input == "/dev/null" else [1])
 
 
 def test_an_internal_error_before_the_log_is_set_up_prints_no_traceback() -> None:

@@ -77,7 +77,7 @@ async def protocol_streams(
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """Standard input (after ``first``, the line ``fast_start`` read and did not answer) and the
     protocol's own copy of standard output (``protocol_fd``). Pipes are read and written by the
-    event loop; a regular file (a redirect) from a thread."""
+    event loop; anything the loop cannot wait on (a regular file, ``/dev/null``) from a thread."""
     from acp.stdio import _start_stdin_feeder, _WritePipeProtocol
 
     protocol_out = os.fdopen(protocol_fd, "wb", buffering=0)
@@ -85,9 +85,9 @@ async def protocol_streams(
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
     if first:
         reader.feed_data(first)
-    try:
+    if _pollable(sys.stdin.fileno()):
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except ValueError:
+    else:
         _start_stdin_feeder(loop, reader)
     write_protocol = _WritePipeProtocol()
     transport: asyncio.BaseTransport
@@ -97,6 +97,27 @@ async def protocol_streams(
         transport = FileTransport(protocol_out)
     writer = asyncio.StreamWriter(cast(asyncio.WriteTransport, transport), write_protocol, None, loop)
     return reader, writer
+
+
+def _pollable(fd: int) -> bool:
+    """Whether the event loop can wait on ``fd`` as a pipe. asyncio takes any character device,
+    but epoll refuses some (``/dev/null``), and only when the loop gets to it: the error is then
+    logged, and the stream never ends (``zett acp < /dev/null`` waited for ever)."""
+    import selectors
+    import stat
+
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+        return False
+    with selectors.DefaultSelector() as probe:
+        try:
+            probe.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 class FileTransport(asyncio.WriteTransport):

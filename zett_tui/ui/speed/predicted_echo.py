@@ -102,41 +102,42 @@ class EchoSpot:
     length: int = 0
     """How many characters the prompt's text has (all before the cursor)."""
 
-    @property
-    def empties(self) -> bool:
-        """Whether Backspace here empties the prompt, drawn back as ``emptied``."""
-        return self.emptied is not None and self.length == 1 and self.x == self.emptied.x + 1
+    def _emptied_by(self, character: str) -> EmptyPrompt | None:
+        """``emptied`` when ``character`` is a Backspace over the text's only character."""
+        empty = self.emptied
+        if character == ERASE and empty is not None and self.length == 1 and self.x == empty.x + 1:
+            return empty
+        return None
 
     def draw(self, character: str) -> str:
         """The character at the cursor, the cursor one cell on, the terminal's cursor there too;
         for ``ERASE``, the cursor one cell back over the character before it."""
         y = self.y + 1
-        if character == ERASE and self.emptied is not None and self.empties:
-            x = self.emptied.x
-            return f"\x1b[{y};{x + 1}H{self.emptied.row}\x1b[{y};{x + 1}H"
+        if (empty := self._emptied_by(character)) is not None:
+            return f"\x1b[{y};{empty.x + 1}H{empty.row}\x1b[{y};{empty.x + 1}H"
         if character == ERASE:
             return f"\x1b[{y};{self.x}H{self.cursor}{self.text(' ')}\x1b[{y};{self.x}H"
         return f"\x1b[{y};{self.x + 1}H{self.text(character)}{self.cursor}{self.clear}\x1b[{y};{self.x + 2}H"
 
     def drawn(self, character: str) -> Region:
         """The cells ``draw(character)`` covers."""
-        if character == ERASE and self.emptied is not None and self.empties:
-            return Region(self.emptied.x, self.y, self.limit - self.emptied.x, 1)
+        if (empty := self._emptied_by(character)) is not None:
+            return Region(empty.x, self.y, self.limit - empty.x, 1)
         if character == ERASE:
             return Region(self.x - 1, self.y, 2, 1)
         return Region(self.x, self.y, self.limit - self.x if self.clear else 2, 1)
 
     def can_draw(self, character: str) -> bool:
         if character == ERASE:
-            return self.erasable > 0 or self.empties
+            return self.erasable > 0 or self._emptied_by(character) is not None
         return character in PREDICTABLE
 
     def next(self, character: str) -> EchoSpot | None:
         """The spot after ``character`` is drawn: None when the cursor would come too near the
         limit."""
-        if character == ERASE and self.emptied is not None and self.empties:
-            x = self.emptied.x  # the placeholder's spot: the first character typed replaces it
-            return replace(self, x=x, clear=self.text(" " * (self.limit - x - 2)), erasable=-1, length=0)
+        if (empty := self._emptied_by(character)) is not None:  # the placeholder's spot again
+            blanks = self.text(" " * (self.limit - empty.x - 2))  # the first character typed replaces it
+            return replace(self, x=empty.x, clear=blanks, erasable=-1, length=0)
         if character == ERASE:
             return replace(self, x=self.x - 1, erasable=self.erasable - 1, length=self.length - 1)
         if self.x + 3 >= self.limit:

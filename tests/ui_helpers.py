@@ -102,7 +102,11 @@ def prompts(app: ZettApp) -> list[str]:
 
 
 def idle(app: ZettApp) -> bool:
-    return app.chat.host is not None and not app.chat.turns.busy and not app.chat.turns.queued
+    """No turn runs, none waits, and the end of the last one has been handled: its worker is done
+    *and* the screen has had the worker's message (the checklist unpinned, the next prompt taken),
+    which comes a little after the worker stops being busy."""
+    turns = app.chat.turns
+    return app.chat.host is not None and not turns.busy and turns.settled and not turns.queued
 
 
 async def settle() -> None:

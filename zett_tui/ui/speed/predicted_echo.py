@@ -40,6 +40,7 @@ from functools import partial
 from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.console import COLOR_SYSTEMS
+from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.geometry import Region
@@ -306,7 +307,7 @@ class PromptLook:
                     content.right,
                     str(prompt.placeholder),
                     (text_style, known_cursor),
-                    _drawn(shown_row, _colors(prompt)),
+                    Strip([Segment(*cell) for cell in shown_row]).simplify().render(prompt.app.console),
                 )
                 self._empty = empty
         colors = _colors(prompt)
@@ -335,17 +336,6 @@ def _shown_before(shown: str, prompt: TextArea, erasable: int) -> int:
     ):
         count += 1
     return count
-
-
-def _drawn(cells: list[tuple[str, Style]], colors: ColorSystem) -> str:
-    """Escape sequences drawing ``cells`` (a character and its style each) as Textual would."""
-    runs: list[tuple[Style, list[str]]] = []
-    for char, style in cells:
-        if runs and runs[-1][0] == style:
-            runs[-1][1].append(char)
-        else:
-            runs.append((style, [char]))
-    return "".join(Strip.render_style(style, "".join(chars), colors) for style, chars in runs)
 
 
 def _colors(prompt: TextArea) -> ColorSystem:

@@ -109,6 +109,15 @@ class Terminal:
             self.child.terminate(force=True)
 
 
+class RecordingTerminal(Terminal):
+    """Keeps every byte zett wrote (``written``), escape sequences and all."""
+
+    written = b""
+
+    def on_output(self, data: bytes) -> None:
+        self.written += data
+
+
 def zett_env(home: Path, **extra: str) -> dict[str, str]:
     """A clean environment: its own folders, no real keys, a plain terminal."""
     keep = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "PYTHONPATH") if name in os.environ}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.terminal import Terminal, zett_env
+from tests.e2e.terminal import RecordingTerminal, zett_env
 from tests.fakes.llm_server import Reply
 
 pytestmark = pytest.mark.e2e
@@ -16,15 +16,6 @@ FOCUS_OUT, FOCUS_IN = "\x1b[O", "\x1b[I"
 NOTIFICATION = b"\x1b]9;zett: done - Sum the column\x07\x1b]777;notify;zett: done;Sum the column\x07"
 TITLE_DONE = b"\x1b[22;0t\x1b]0;zett: done\x07"
 TITLE_BACK = b"\x1b]0;zett\x07\x1b[23;0t"
-
-
-class RecordingTerminal(Terminal):
-    """Keeps every byte zett wrote."""
-
-    written = b""
-
-    def on_output(self, data: bytes) -> None:
-        self.written += data
 
 
 def test_focus_out_then_a_turn_ending_notifies_and_focus_in_restores_the_title(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.terminal import Terminal, zett_env
+from tests.e2e.terminal import RecordingTerminal, zett_env
 from tests.fakes.llm_server import Reply
 
 pytestmark = pytest.mark.e2e
@@ -21,13 +21,6 @@ TYPED = "and the docs"
 #: Typed with slips: Backspace (DEL, as a terminal sends it) erases them; the first one empties the
 #: prompt.
 KEYS = "q\x7fand the dox\x7fcs"
-
-
-class RecordingTerminal(Terminal):
-    written = b""
-
-    def on_output(self, data: bytes) -> None:
-        self.written += data
 
 
 def erased_ahead(written: bytes) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from zett_tui.checkpoints.bounds import CheckpointBounds
 from zett_tui.checkpoints.bulk import BULK_FILES
 from zett_tui.checkpoints.store import CheckpointStore
 
@@ -160,7 +161,9 @@ def test_works_without_git_respects_ignores_and_size_bound(
     (project / ".zett" / "ignore").write_text("*.log\n")
     (project / "debug.log").write_text("noise\n")
     (project / "big.bin").write_bytes(b"x" * 2048)
-    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1024, bulk_files=bulk_files)
+    store = CheckpointStore(
+        project, tmp_path / "store", bounds=CheckpointBounds(max_file_bytes=1024), bulk_files=bulk_files
+    )
     taken = store.take("s/1/before")
     recorded = set(store.entries(taken.commit))
     assert "src/app.py" in recorded and "run.sh" in recorded
@@ -291,7 +294,9 @@ def test_a_project_that_is_gone_cannot_be_recorded(
 def test_the_size_bound_names_exactly_the_large_files_as_they_grow_and_shrink(
     tmp_path: Path, project: Path, bulk_files: int
 ) -> None:
-    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1024, bulk_files=bulk_files)
+    store = CheckpointStore(
+        project, tmp_path / "store", bounds=CheckpointBounds(max_file_bytes=1024), bulk_files=bulk_files
+    )
     (project / "big[1] *.bin").write_bytes(b"x" * 2048)
     (project / "big1 a.bin").write_bytes(b"small\n")
     first = store.take("s/1/a")
@@ -393,7 +398,7 @@ def test_an_unchanged_project_is_the_last_checkpoint_again_and_each_change_right
     (One way only: whether a checkpoint writes packs does not enter into it.)"""
     (project / "link").symlink_to("README")
     (project / "huge.bin").write_bytes(b"x" * 2000)  # over the bound: left out, and listed each time
-    store = CheckpointStore(project, tmp_path / "store", max_file_bytes=1000)
+    store = CheckpointStore(project, tmp_path / "store", bounds=CheckpointBounds(max_file_bytes=1000))
     first = store.take("s/1/a")
     commands = counting_git_commands(monkeypatch)
     again = store.take("s/1/b")
@@ -419,7 +424,9 @@ def test_an_unchanged_project_is_the_last_checkpoint_again_and_each_change_right
         change()
         taken = store.take(f"s/1/{step}")
         assert taken.commit != last.commit, f"change {step} was not seen"
-        fresh_store = CheckpointStore(project, tmp_path / f"fresh{step}", max_file_bytes=1000)
+        fresh_store = CheckpointStore(
+            project, tmp_path / f"fresh{step}", bounds=CheckpointBounds(max_file_bytes=1000)
+        )
         fresh = fresh_store.take("f/1/a")
         assert store.entries(taken.commit) == fresh_store.entries(fresh.commit)  # same modes and blobs
         assert taken.too_large == fresh.too_large

@@ -44,6 +44,10 @@ class GitFailed(RuntimeError):
     """A git command of the store failed; ``str`` is its first line of complaint."""
 
 
+class GitTooSlow(GitFailed):
+    """A git command of the store ran past its time and was stopped."""
+
+
 def git_path() -> str | None:
     """The git the store runs (``/usr/bin/git``, else the first on PATH outside every folder a
     sandboxed command may write: ``outside_programs``), or None."""
@@ -89,12 +93,14 @@ def run_git(
     bare: bool = False,
     complaints: list[str] | None = None,
     accept: tuple[int, ...] = (0,),
+    timeout: float | None = None,
 ) -> bytes:
     """Run one git command of the store in ``work_tree``; its stdout. Raises ``GitFailed``.
 
     ``bare``: no work tree (creating the store); the command runs in ``git_dir``'s parent.
     ``complaints``: given, git's stderr lines are added to it.
     ``accept``: the exit codes that are not a failure (``check=False``: every one).
+    ``timeout``: seconds, after which git is killed and ``GitTooSlow`` raised.
     """
     git = git_path()
     if git is None:
@@ -115,9 +121,12 @@ def run_git(
             stdin=None if stdin is not None else subprocess.DEVNULL,
             capture_output=True,
             check=False,
+            timeout=timeout,
         )
     except FileNotFoundError as error:
         raise GitMissing(str(error)) from error
+    except subprocess.TimeoutExpired as error:
+        raise GitTooSlow(f"git took more than {timeout:g} s") from error
     if complaints is not None:
         complaints.extend(done.stderr.decode("utf-8", "replace").splitlines())
     if check and done.returncode not in accept:

@@ -27,6 +27,7 @@ from zett_agent.agent import AgentRunContext
 from zett_agent.extensions.base import AgentExtension
 from zett_agent.messages import AssistantMessage, ToolCall, UserMessage
 
+from zett_tui.checkpoints.bounds import CheckpointBounds, TooMuchToRecord
 from zett_tui.checkpoints.git_env import GitFailed, GitMissing
 from zett_tui.checkpoints.journal import CheckpointJournal, TurnRecord, session_key
 from zett_tui.checkpoints.rewind import (
@@ -38,7 +39,6 @@ from zett_tui.checkpoints.rewind import (
     rewind_record,
 )
 from zett_tui.checkpoints.store import (
-    DEFAULT_MAX_FILE_BYTES,
     Checkpoint,
     CheckpointStore,
     FileChange,
@@ -87,13 +87,13 @@ class SessionCheckpoints:
         session_id: str,
         *,
         root: Path,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        bounds: CheckpointBounds | None = None,
         notify: Notify | None = None,
         redact: Callable[[str], str] | None = None,
         on_changes: ChangesNotify | None = None,
         on_conversation_rewind: Callable[[TurnRecord], Awaitable[None]] | None = None,
     ) -> None:
-        self.store = CheckpointStore(project, root, max_file_bytes=max_file_bytes)
+        self.store = CheckpointStore(project, root, bounds=bounds)
         self.session_id = session_id
         self.key = session_key(session_id)
         self.journal = CheckpointJournal(self.store.folder, session_id)
@@ -107,7 +107,7 @@ class SessionCheckpoints:
         self._redact = redact or (lambda text: text)
         self._turn: _OpenTurn | None = None
         self._said: set[str] = set()
-        #: Why checkpoints are off for good (no git); None while they work.
+        #: Why checkpoints are off for good (no git, a folder over the bounds); None while they work.
         self.off: str | None = None
         #: The last turn's record, once it ended.
         self.last_record: TurnRecord | None = None
@@ -213,6 +213,14 @@ class SessionCheckpoints:
         except GitMissing:
             self.off = "git is not installed"
             self._say("Checkpoints are off: git is not installed, so this session cannot be rewound.")
+        except TooMuchToRecord as error:
+            # Off for the session: every later checkpoint would list the same folder again.
+            self.off = str(error)
+            self._say(
+                f"Checkpoints are off for this session: {error}. /rewind cannot take this "
+                "session's changes back; start zett in the project's own folder, or list what is "
+                "not the project in .zett/ignore."
+            )
         except FileNotFoundError as error:
             self._say(f"No checkpoint: {error}.")
         except (GitFailed, OSError) as error:

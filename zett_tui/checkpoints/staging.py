@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from zett_tui.checkpoints.bounds import CheckpointBounds, bytes_over, files_over, listing_too_slow
 from zett_tui.checkpoints.bulk import BULK_STAGE_CONFIG, BULK_STAGE_ENV, add_in_parts, split_pathspecs
-from zett_tui.checkpoints.git_env import GitFailed, run_git
+from zett_tui.checkpoints.git_env import GitFailed, GitTooSlow, run_git
 from zett_tui.core.paths import PRIVATE_FILE_MODE, write_private_text
 
 #: ``$GIT_DIR/info/attributes`` beats every ``.gitattributes`` of the project: no byte is changed.
@@ -76,7 +77,7 @@ class StagingIndex:
         #: What the last ``stage`` could not read (``path: reason``).
         self.unreadable: list[str] = []
 
-    def git(self, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
+    def git(self, args: Sequence[str], *, stdin: bytes | None = None, timeout: float | None = None) -> bytes:
         """A git command of the store on this index, with its excludes."""
         return run_git(
             self.git_dir,
@@ -84,6 +85,7 @@ class StagingIndex:
             ["-c", f"core.excludesFile={self.excludes}", *args],
             stdin=stdin,
             index_file=self.index,
+            timeout=timeout,
         )
 
     def prepare(self) -> None:
@@ -118,10 +120,13 @@ class StagingIndex:
             os.chmod(temporary, PRIVATE_FILE_MODE)
             os.replace(temporary, self._kept_index)
 
-    def stage(self, *, max_file_bytes: int, bulk_files: int) -> Staged:
+    def stage(self, *, bounds: CheckpointBounds, bulk_files: int) -> Staged:
         """Make the index hold the project's files as they are.
 
-        Says which files were left out for their size (over ``max_file_bytes``), whether there
+        Raises ``TooMuchToRecord``, the index left as it was, when the project has more files
+        than ``bounds.max_files``, more than ``bounds.max_new_bytes`` of them are new or changed,
+        or listing them takes longer than ``bounds.listing_seconds``.
+        Says which files were left out for their size (over ``bounds.max_file_bytes``), whether there
         were many (``bulk_files``) new or changed files (then their blobs and trees went into
         packs: ``bulk``), and whether the index was left as it was (nothing to record since it
         was last staged). ``info/attributes`` turns every filter, ``eol`` and ``ident`` off, so
@@ -133,23 +138,32 @@ class StagingIndex:
         fresh = not self.index.exists()
         # A recorded file can become ignored only when an ignore file changes (or is new or gone).
         rules_changed = base != self._last_ignore
-        self._last_ignore = base
         # Only what is new or changed since the index saw it: an unchanged file was small then.
         # git's own stat cache decides, as ``git status`` does: a file whose stat data differs
         # from the index's (or that changed in the second the index was written: "racily clean")
         # has its content compared. The exec bit counts whatever the store's config says.
-        listed = self.git(
-            [
-                "-c",
-                "core.fileMode=true",
-                "ls-files",
-                "-z",
-                "-t",
-                "--others",
-                "--modified",
-                "--exclude-standard",
-            ]
-        )
+        try:
+            listed = self.git(
+                [
+                    "-c",
+                    "core.fileMode=true",
+                    "ls-files",
+                    "-z",
+                    "-t",
+                    "--others",
+                    "--modified",
+                    "--exclude-standard",
+                ],
+                timeout=bounds.listing_seconds,
+            )
+        except GitTooSlow as error:
+            raise listing_too_slow(bounds) from error
+        # Files recorded already and files new to the index ("? " records): what it would hold.
+        recorded = 0 if fresh else _index_entries(self.index)
+        new = listed.count(b"\0? ") + listed.startswith(b"? ")
+        if recorded + new > bounds.max_files:
+            raise files_over(recorded + new, bounds)
+        max_file_bytes = bounds.max_file_bytes
         root = os.fsencode(self.project) + b"/"
         too_large: list[str] = []
         left_out: list[bytes] = []
@@ -159,6 +173,7 @@ class StagingIndex:
         to_add: list[tuple[bytes, int]] = []
         lstat = os.lstat
         count = 0
+        new_bytes = 0
         gone = 0
         for record in listed.split(b"\0"):
             tag, _, path = record.partition(b" ")
@@ -185,6 +200,10 @@ class StagingIndex:
                     left_out.append(b"/" + _glob_escape(path))
             else:
                 to_add.append((path, info.st_size))
+                new_bytes += info.st_size
+        if new_bytes > bounds.max_new_bytes:
+            raise bytes_over(new_bytes, bounds)
+        self._last_ignore = base
         if left_out:
             _write_private_bytes(self.excludes, base + b"".join(line + b"\n" for line in left_out))
         if not (to_add or gone or grown or unnamed or rules_changed):
@@ -314,6 +333,18 @@ def _glob_escape(path: bytes) -> bytes:
     escaped = _GLOB.sub(rb"\\\1", path)
     stripped = escaped.rstrip(b" ")
     return stripped + b"\\ " * (len(escaped) - len(stripped))
+
+
+def _index_entries(index: Path) -> int:
+    """How many files ``index`` holds, from its header (``DIRC``, version, count); 0 unreadable."""
+    try:
+        with open(index, "rb") as stream:
+            header = stream.read(12)
+    except OSError:
+        return 0
+    if len(header) < 12 or header[:4] != b"DIRC":
+        return 0
+    return int.from_bytes(header[8:12], "big")
 
 
 def _write_private_bytes(path: Path, data: bytes) -> None:

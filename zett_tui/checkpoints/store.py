@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zett_tui.checkpoints.bounds import CheckpointBounds
 from zett_tui.checkpoints.bulk import BULK_FILES, prewrite_trees, scratch_ref
 from zett_tui.checkpoints.git_env import GitFailed, run_git
 from zett_tui.checkpoints.restore_files import (
@@ -35,7 +36,6 @@ from zett_tui.checkpoints.restore_files import (
 from zett_tui.checkpoints.staging import Staged, StagingIndex
 from zett_tui.core.paths import PRIVATE_FILE_MODE, ensure_private_dir
 
-DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 REF_PREFIX = "refs/zett"
 
 log = logging.getLogger(__name__)
@@ -87,13 +87,14 @@ class CheckpointStore:
         project: Path,
         root: Path,
         *,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        bounds: CheckpointBounds | None = None,
         bulk_files: int = BULK_FILES,
         folder: Path | None = None,
     ) -> None:
         self.project = Path(os.path.realpath(project))
         self.root = root
-        self.max_file_bytes = max_file_bytes
+        #: What one checkpoint may record; past them ``take`` raises ``bounds.TooMuchToRecord``.
+        self.bounds = bounds or CheckpointBounds()
         #: From this many new or changed files on, a checkpoint writes packs (``bulk``).
         self.bulk_files = bulk_files
         self.folder = folder if folder is not None else root / project_key(self.project)
@@ -130,7 +131,10 @@ class CheckpointStore:
     # -- taking a checkpoint ---------------------------------------------------------------------
 
     def take(self, ref: str, message: str = "checkpoint") -> Checkpoint:
-        """Record the project's files now, kept under ``refs/zett/<ref>``."""
+        """Record the project's files now, kept under ``refs/zett/<ref>``.
+
+        Raises ``TooMuchToRecord`` (nothing recorded, the index as it was) past ``self.bounds``.
+        """
         started = time.monotonic()
         if not self.project.is_dir():
             raise FileNotFoundError(f"the project folder {self.project} is gone")
@@ -141,7 +145,7 @@ class CheckpointStore:
             last, self._last = self._last, None
             if last is not None and (not last.index_stamp or _file_stamp(staging.index) != last.index_stamp):
                 last = None  # something other than this store changed the index
-            staged = staging.stage(max_file_bytes=self.max_file_bytes, bulk_files=self.bulk_files)
+            staged = staging.stage(bounds=self.bounds, bulk_files=self.bulk_files)
             too_large = staged.too_large
             commit = self._again(last, ref, message, too_large) if staged.unchanged and last else None
             if last is not None and commit is not None:
@@ -158,7 +162,7 @@ class CheckpointStore:
                     # Started afresh, every file is read again.
                     log.warning("checkpoint index named collected objects: reading every file again")
                     staging.forget()
-                    staged = staging.stage(max_file_bytes=self.max_file_bytes, bulk_files=self.bulk_files)
+                    staged = staging.stage(bounds=self.bounds, bulk_files=self.bulk_files)
                     tree, commit = self._record(ref, message, staged)
                 too_large = staged.too_large
             staging.taken()

@@ -91,6 +91,15 @@ def convert_small_count(value: object) -> int:
     return value
 
 
+def convert_file_count(value: object) -> int:
+    """A number of files: a whole number from 1 to 100,000,000."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidValue(f"expected a whole number of files such as 100000, got {describe_value(value)}")
+    if not 1 <= value <= 100_000_000:
+        raise InvalidValue(f"expected between 1 and 100000000 files, got {value}")
+    return value
+
+
 def convert_megabytes(value: object) -> float:
     """A size in megabytes: a number from 0.001 to 100000."""
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -23,6 +23,7 @@ from zett_tui.config.converters import (
     convert_context_window,
     convert_env_name,
     convert_extension_file,
+    convert_file_count,
     convert_import_path,
     convert_megabytes,
     convert_model,
@@ -114,10 +115,19 @@ class CheckpointSettings:
 
     max_file_mb: float = 10
     """Files larger than this many megabytes are not recorded (``/rewind`` names them)."""
+    max_files: int = 100_000
+    """A folder with more files to record than this gets no checkpoints (said in one line)."""
+    max_new_mb: float = 1024
+    """A checkpoint that would read more megabytes of new or changed files than this is not taken,
+    and checkpoints stop for the session (said in one line)."""
 
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
+
+    @property
+    def max_new_bytes(self) -> int:
+        return int(self.max_new_mb * 1024 * 1024)
 
 
 @dataclass(frozen=True)
@@ -309,6 +319,8 @@ SANDBOX_SCHEMA: Mapping[str, Setting] = {
 
 CHECKPOINTS_SCHEMA: Mapping[str, Setting] = {
     "max_file_mb": Setting(convert_megabytes, user_only=True),
+    "max_files": Setting(convert_file_count, user_only=True),
+    "max_new_mb": Setting(convert_megabytes, user_only=True),
 }
 """User-only: a cloned repository must not be able to keep its files out of the checkpoints."""
 

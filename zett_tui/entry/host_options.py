@@ -31,8 +31,8 @@ def options_from_launch(launch: LaunchSettings, **overrides: Any) -> HostOptions
     }
     if launch.sandbox is not None:
         settings["sandbox"] = launch.sandbox
-    if launch.checkpoint_max_file_bytes is not None:
-        settings["checkpoint_max_file_bytes"] = launch.checkpoint_max_file_bytes
+    if launch.checkpoint_bounds is not None:
+        settings["checkpoint_bounds"] = launch.checkpoint_bounds
     if not launch.web_fetch or launch.web_search:
         settings["web"] = WebOptions(enabled=launch.web_fetch, search=launch.web_search)
     if launch.subagents is not None:

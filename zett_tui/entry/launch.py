@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from zett_tui.checkpoints.bounds import CheckpointBounds
     from zett_tui.config.hooks import HookConfig
     from zett_tui.config.mcp_servers import McpServerConfig
     from zett_tui.config.schema import ExtensionConfig, SandboxSettings, SubagentSettings
@@ -65,8 +66,8 @@ class LaunchSettings:
     model_catalog: ModelCatalog | None = None
     #: How shell commands are confined; None: the defaults.
     sandbox: SandboxSettings | None = None
-    #: Files larger than this are not recorded in checkpoints; None: the default (10 MB).
-    checkpoint_max_file_bytes: int | None = None
+    #: What one checkpoint may record (``[checkpoints]``); None: the defaults.
+    checkpoint_bounds: CheckpointBounds | None = None
     #: ``[web] fetch``: offer the ``web_fetch`` tool.
     web_fetch: bool = True
     #: ``[web] search``: offer the provider's hosted web search (Anthropic).

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from zett_agent.extensions.base import AgentExtension
 from zett_agent.model import AgentModel, ReasoningEffort
 
+from zett_tui.checkpoints.bounds import CheckpointBounds
 from zett_tui.config.hooks import HookConfig
 from zett_tui.config.schema import ExtensionConfig, SandboxSettings
 from zett_tui.providers.errors import describe_error
@@ -68,8 +69,8 @@ class HostOptions:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     #: Where the checkpoint stores live (``zett_tui.checkpoints``); None: under the data folder.
     checkpoints_dir: Path | None = None
-    #: Files larger than this are not recorded in checkpoints (named as untracked instead).
-    checkpoint_max_file_bytes: int = 10 * 1024 * 1024
+    #: What one checkpoint may record: the size of a file, the number of files, the new bytes.
+    checkpoint_bounds: CheckpointBounds = field(default_factory=CheckpointBounds)
     #: The process's MCP servers (``runtime.mcp.manager.McpManager``), started and stopped by
     #: whoever made it (the app, ``zett -p``); None: no MCP tools.
     mcp_manager: McpManager | None = None

@@ -191,7 +191,7 @@ class AgentHost:
             options.cwd,
             self.session_id,
             root=options.checkpoints_dir or paths.checkpoints_dir(),
-            max_file_bytes=options.checkpoint_max_file_bytes,
+            bounds=options.checkpoint_bounds,
             notify=self._storage_notice,
             redact=redact,
             on_changes=self._changes_notice,

@@ -104,9 +104,16 @@ def prompts(app: ZettApp) -> list[str]:
 def idle(app: ZettApp) -> bool:
     """No turn runs, none waits, and the end of the last one has been handled: its worker is done
     *and* the screen has had the worker's message (the checklist unpinned, the next prompt taken),
-    which comes a little after the worker stops being busy."""
+    which comes a little after the worker stops being busy; and the transcript shows it all (its
+    updates are paced to the frame rate: the answer's last text is drawn up to a frame later)."""
     turns = app.chat.turns
-    return app.chat.host is not None and not turns.busy and turns.settled and not turns.queued
+    return (
+        app.chat.host is not None
+        and not turns.busy
+        and turns.settled
+        and not turns.queued
+        and not app.chat.transcript.update_pending
+    )
 
 
 async def settle() -> None:

@@ -11,6 +11,7 @@ import pytest
 from textual import events
 
 from tests.test_terminal_scroll import after_an_answer, scroll_by, scrolls, streamed
+from zett_tui.ui.widgets.steady_scrollbar import SteadyScrollBar
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
 
 
@@ -80,6 +81,44 @@ async def test_a_scroll_refused_after_one_accepted_in_the_same_frame(monkeypatch
     )
     assert mirror.differences == []
     assert scrolls(mirror) >= 3
+
+
+async def test_a_page_refused_after_a_row_is_drawn_before_the_scrollbar_looks_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A row (the terminal moves it, and the bar asks for the rows its thumb left and reached),
+    then a page before the frame: refused, the transcript is drawn whole, and the bar's own check
+    of its new thumb waits for the loop. When the frame comes first (a stream's, a key's), it draws
+    the rows the bar asked for with the page's thumb; the rest of the bar must still be drawn again.
+    It was not: the bar took what that frame rendered for the whole bar (1 run in ~50 of
+    ``test_the_reader_scrolling_up_and_back_while_it_streams`` left scrollbar cells stale)."""
+
+    def row_then_page_then_a_frame(up: bool) -> Callable[[Transcript], object]:
+        def steps(transcript: Transcript) -> None:
+            page = transcript.scrollable_content_region.height
+            scroll_by(-1 if up else 1)(transcript)
+            bar = transcript.vertical_scrollbar
+            assert isinstance(bar, SteadyScrollBar)
+            bar._repaint_if_changed()  # the loop got to the row's check (a stream's row, then a key)
+            scroll_by(-page if up else page)(transcript)
+            transcript.screen._compositor_refresh()  # the frame, before the loop gets to the bar
+
+        return steps
+
+    def another_frame(transcript: Transcript) -> None:
+        transcript.refresh_lines(round(transcript.scroll_y), 1)  # its top row: the bar is left alone
+
+    mirror = await after_an_answer(
+        monkeypatch,
+        [
+            row_then_page_then_a_frame(up=True),
+            another_frame,
+            row_then_page_then_a_frame(up=False),
+            another_frame,
+        ],
+    )
+    assert mirror.differences == []
+    assert scrolls(mirror) == 2  # the rows; the pages are drawn whole
 
 
 async def test_the_new_output_badge_stays_on_the_bottom_row_as_the_reader_scrolls(

@@ -40,8 +40,11 @@ class SteadyScrollBar(ScrollBar):
     """``ScrollBar`` that skips a repaint which would draw the same bar again."""
 
     _drawn: tuple[object, ...] | None = None
-    """What the last render drew from (``_look``); None: nothing yet."""
+    """What the terminal shows the whole bar drawn from (``_look``); None: nothing yet."""
     _check_pending: bool = False
+    _whole_asked: bool = True
+    """Every row is to be drawn from the next render; otherwise a render draws only the rows asked
+    for (after a terminal scroll), and the others still show ``_drawn``."""
 
     def _thumb(self) -> Thumb:
         size = self.size.height if self.vertical else self.size.width
@@ -83,11 +86,14 @@ class SteadyScrollBar(ScrollBar):
                 self._check_pending = True
                 self.call_later(self._repaint_if_changed)
             return self
+        if repaint and (not regions or any(region.contains_region(self.size.region) for region in regions)):
+            self._whole_asked = True
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _repaint_if_changed(self) -> None:
         self._check_pending = False
         if self._look() != self._drawn:
+            self._whole_asked = True
             super().refresh()
 
     def moved_by_terminal(self, shift: int) -> None:
@@ -97,12 +103,12 @@ class SteadyScrollBar(ScrollBar):
         rows brought in, or all of them when more than the thumb moved (a colour, the size)."""
         drawn, look = self._drawn, self._look()
         if drawn is None or look is None or drawn[1:] != look[1:] or drawn[0] is None or look[0] is None:
-            super().refresh(self.size.region)
+            self.refresh(self.size.region)
             return
         height, steps = self.size.height, len(self.renderer.VERTICAL_BARS)
         before, after = cast("tuple[int, int, int]", drawn[0]), cast("tuple[int, int, int]", look[0])
         if not self.vertical or before[0] != after[0] or before[0] != height:
-            super().refresh(self.size.region)
+            self.refresh(self.size.region)
             return
         was = range(before[1] // steps - shift, ceil(before[2] / steps) - shift)
         now = range(after[1] // steps, ceil(after[2] / steps))
@@ -116,5 +122,10 @@ class SteadyScrollBar(ScrollBar):
         self._drawn = look  # what the terminal will show once those rows are drawn
 
     def render(self) -> RenderableType:
-        self._drawn = self._look()
+        # Only a render that draws every row says what the terminal shows: a frame may render the
+        # bar for a few rows asked for after a terminal scroll, with a thumb that has moved again
+        # since; the other rows still show the old one, and the check must still see it moved.
+        if self._whole_asked:
+            self._whole_asked = False
+            self._drawn = self._look()
         return super().render()

@@ -32,7 +32,7 @@ _KEY_VARIABLES = (
     "NO_COLOR",
 )
 
-pytest_plugins = ("tests.hang_report",)
+pytest_plugins = ("tests.hang_report", "tests.gc_between_tests")
 
 
 #: The arming delay of dialogs in tests: short, so that the ~300 tests that answer a dialog do not

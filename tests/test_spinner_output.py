@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
+from typing import Any
 
 import pytest
 
-from tests.fakes.scripted_model import ScriptedModel, text_step
+from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.terminal_mirror import TerminalMirror
-from tests.ui_helpers import make_app, ready_app, submit, wait_for
+from tests.ui_helpers import dialog_armed, make_app, ready_app, submit, wait_for
 from zett_tui.runtime.activity import Activity
 from zett_tui.ui.widgets.activity import SPINNER_FRAMES
 
@@ -59,3 +61,35 @@ async def test_the_spinner_turns_and_writes_only_its_cell(monkeypatch: pytest.Mo
     assert len(on_status_row) >= 3 and len(glyphs_in(on_status_row)) >= 2  # it turns
     for column_drawn, text in on_status_row:
         assert column_drawn == column and len(text) < 80, text  # its cell, not the row
+
+
+async def test_a_dialog_waiting_for_the_user_stops_the_spinner_and_the_frames(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Waiting for the user is not work: the spinner stands still under a dialog. Each of its turns
+    there made Textual draw the whole screen again (the screen below a dialog shows through), 8 full
+    frames a second over SSH for as long as the question waited. Quitting with the dialog open
+    ends the turn after the status line is gone: nothing fails then."""
+    app = make_app(
+        ScriptedModel(tool_step("c1", "bash", {"command": "echo hi > out.txt"}), text_step("Done."))
+    )
+    async with ready_app(app) as pilot:
+        await submit(pilot, "run it")
+        await dialog_armed(pilot)
+        status = app.chat.status
+        await wait_for(pilot, lambda: status.activity is Activity.WAITING)
+        assert not status.spinner.running
+        await pilot.pause(0.3)  # the dialog's arrival is drawn
+        frames: list[float] = []
+        display = app._display
+
+        def counted(screen: Any, update: Any) -> None:
+            if update is not None:
+                frames.append(time.monotonic())
+            display(screen, update)
+
+        app._display = counted  # type: ignore[method-assign]
+        await pilot.pause(2.0)
+        app._display = display  # type: ignore[method-assign]
+    assert len(frames) <= 3, f"{len(frames)} frames in 2 s while a dialog waited (the spinner: 16)"
+    assert "listener failed" not in caplog.text

@@ -45,8 +45,10 @@ class StatusLine(Widget):
     """
     # The $status-line-* variables come from the theme (ZettApp supplies them for Textual's themes).
 
-    #: Activities that are waiting, not working: shown without the spinner.
-    STILL_ACTIVITIES = frozenset({Activity.IDLE, Activity.NOT_READY, Activity.READ_ONLY})
+    #: Activities that are waiting, not working: shown without the spinner. Waiting for the user
+    #: too: a dialog's question is not work, and each turn of the spinner under a dialog made
+    #: Textual draw the whole screen again (8 full frames a second for as long as it waited).
+    STILL_ACTIVITIES = frozenset({Activity.IDLE, Activity.NOT_READY, Activity.READ_ONLY, Activity.WAITING})
 
     COMPONENT_CLASSES = {"status-line--busy", "status-line--demo", "status-line--warning"}
 

@@ -10,12 +10,11 @@ files left out for their size).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.test_small_things import zett
 from zett_tui.checkpoints.bounds import CheckpointBounds, TooMuchToRecord
 from zett_tui.checkpoints.recording import SessionCheckpoints
 from zett_tui.checkpoints.rewind import RewindRefused
@@ -201,15 +200,7 @@ def test_zett_p_in_a_folder_over_the_bound_answers_at_once_and_says_why(project_
     paths.config_file().parent.mkdir(parents=True, exist_ok=True)
     paths.config_file().write_text("[checkpoints]\nmax_files = 20\n")
     files(project_dir, 40)
-    done = subprocess.run(
-        [sys.executable, "-m", "zett_tui", "-p", "hi", "--model", "demo"],
-        cwd=project_dir,
-        env=dict(os.environ),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = zett("-p", "hi", "--model", "demo", cwd=project_dir)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
     assert "Checkpoints are off for this session: this folder has 40 files to record" in done.stderr

@@ -269,10 +269,8 @@ class ChatScreen(Screen[None]):
             self.context_window_guessed = window_guessed
 
     def show_tokens(self, input_tokens: int, output_tokens: int) -> None:
-        # A turn cancelled as the app closes (a dialog was open) ends after the status line is gone.
-        for status in self.query(StatusLine):
-            status.input_tokens = input_tokens
-            status.output_tokens = output_tokens
+        self.status.input_tokens = input_tokens
+        self.status.output_tokens = output_tokens
 
     def show_mcp(self, line: str) -> None:
         self.status.mcp = line

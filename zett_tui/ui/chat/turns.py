@@ -323,6 +323,8 @@ class TurnRunner:
         )
 
         chat, presenter = self._chat, self._presenter
+        if not chat.is_running:
+            return  # the screen is closing (a turn cancelled as the app quits): nothing shows it now
         if isinstance(event, ContextMeasured):
             chat.show_context(event)
             return

@@ -109,6 +109,9 @@ class ChatView(Protocol):
     def is_attached(self) -> bool: ...
 
     @property
+    def is_running(self) -> bool: ...
+
+    @property
     def dialogs(self) -> Dialogs: ...
 
     # -- what is shown ------------------------------------------------------------------------------

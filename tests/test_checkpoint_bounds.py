@@ -187,7 +187,7 @@ def test_the_bounds_are_the_users_to_set_not_the_projects(tmp_path: Path) -> Non
     (project / ".zett" / "config.toml").write_text("[checkpoints]\nmax_files = 100000000\n")
     settings, problems = load_settings(cwd=project, env=os.environ, project_trusted=True)
     assert settings.checkpoints.max_files == 500
-    assert settings.checkpoints.max_new_bytes == int(2.5 * 1024 * 1024)
+    assert settings.checkpoints.bounds.max_new_bytes == int(2.5 * 1024 * 1024)
     assert [str(p) for p in problems if "checkpoints.max_files" in str(p)]
     user.write_text("[checkpoints]\nmax_files = 0\n")
     settings, problems = load_settings(cwd=project, env=os.environ, project_trusted=True)

@@ -15,6 +15,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from zett_tui.checkpoints.bounds import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_NEW_BYTES,
+    CheckpointBounds,
+)
 from zett_tui.config.converters import (
     convert_api_key,
     convert_base_url,
@@ -109,25 +115,33 @@ class SandboxSettings:
     credential stores."""
 
 
+_MB = 1024 * 1024
+
+
 @dataclass(frozen=True)
 class CheckpointSettings:
     """The ``[checkpoints]`` table: what ``/rewind`` can take back (user config only)."""
 
-    max_file_mb: float = 10
+    max_file_mb: float = DEFAULT_MAX_FILE_BYTES / _MB
     """Files larger than this many megabytes are not recorded (``/rewind`` names them)."""
-    max_files: int = 100_000
+    max_files: int = DEFAULT_MAX_FILES
     """A folder with more files to record than this gets no checkpoints (said in one line)."""
-    max_new_mb: float = 1024
+    max_new_mb: float = DEFAULT_MAX_NEW_BYTES / _MB
     """A checkpoint that would read more megabytes of new or changed files than this is not taken,
     and checkpoints stop for the session (said in one line)."""
 
     @property
     def max_file_bytes(self) -> int:
-        return int(self.max_file_mb * 1024 * 1024)
+        return int(self.max_file_mb * _MB)
 
     @property
-    def max_new_bytes(self) -> int:
-        return int(self.max_new_mb * 1024 * 1024)
+    def bounds(self) -> CheckpointBounds:
+        """What one checkpoint may record, as the store takes it."""
+        return CheckpointBounds(
+            max_file_bytes=self.max_file_bytes,
+            max_files=self.max_files,
+            max_new_bytes=int(self.max_new_mb * _MB),
+        )
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zett_tui.checkpoints.bounds import CheckpointBounds
 from zett_tui.config.schema import Settings
 from zett_tui.config.settings import describe_config_locations, is_about_mcp, load_settings
 from zett_tui.config.trust import ProjectFiles, TrustState, find_project, trust_state, untrusted_notice
@@ -150,11 +149,7 @@ def prepare_launch(
         describe_error=explain,
         extensions=settings.extensions,
         sandbox=settings.sandbox,
-        checkpoint_bounds=CheckpointBounds(
-            max_file_bytes=settings.checkpoints.max_file_bytes,
-            max_files=settings.checkpoints.max_files,
-            max_new_bytes=settings.checkpoints.max_new_bytes,
-        ),
+        checkpoint_bounds=settings.checkpoints.bounds,
         web_fetch=settings.web.fetch,
         web_search=settings.web.search,
         subagents=settings.subagents,

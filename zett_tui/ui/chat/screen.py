@@ -4,7 +4,7 @@ It lays out the transcript, composer and status line, has ``session_start.Sessio
 session (``entry/bootstrap``) and hands it to a ``SessionCore`` (``runtime/session.py``) that runs
 the turns, owns the queue and asks its questions through the chat's dialogs
 (``decisions.DecisionDialogs``, the core's asker). The core's state (activity, queued prompts,
-permission mode, context use) is held in this screen's reactives, which ``compose`` binds to the
+permission mode, context use) is held in this screen's vars, which ``compose`` binds to the
 status line with ``data_bind``.
 """
 
@@ -20,7 +20,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.worker import Worker
 
@@ -104,19 +104,21 @@ class ChatScreen(Screen[None]):
     COMMANDS = {_chat_commands}
 
     # The session's state as the status line shows it (bound in ``compose``; ``_session_changed``
-    # follows the core).
+    # follows the core). Plain ``var``s: the status line repaints its own row when one changes; a
+    # reactive of the screen would draw the whole screen again each time (a turn's activity,
+    # tools and context changes wrote ~36 KB a turn to the terminal).
     #: What the session is doing (``runtime.activity``), and the tools running while it works.
-    activity: reactive[Activity] = reactive(Activity.STARTING)
-    tools: reactive[str] = reactive("")
+    activity: var[Activity] = var(Activity.STARTING)
+    tools: var[str] = var("")
     #: Prompts waiting for the running turn to end.
-    queued_prompts: reactive[int] = reactive(0)
+    queued_prompts: var[int] = var(0)
     #: The permission mode's value ("ask", "accept_edits", "plan", "auto").
-    permission_mode: reactive[str] = reactive("ask")
+    permission_mode: var[str] = var("ask")
     #: The context meter: tokens in the context, the model's window, and how sure both are.
-    context_tokens: reactive[int] = reactive(0)
-    context_window: reactive[int] = reactive(0)
-    context_estimated: reactive[bool] = reactive(True)
-    context_window_guessed: reactive[bool] = reactive(False)
+    context_tokens: var[int] = var(0)
+    context_window: var[int] = var(0)
+    context_estimated: var[bool] = var(True)
+    context_window_guessed: var[bool] = var(False)
 
     def __init__(self, launch: LaunchSettings, commands: CommandList | None = None) -> None:
         super().__init__()
@@ -234,7 +236,7 @@ class ChatScreen(Screen[None]):
     # -- what the helpers may do (``ui/chat/view.py``: ChatView) ------------------------------------
 
     def _session_changed(self) -> None:
-        """The session core's state changed: the reactives the status line is bound to follow."""
+        """The session core's state changed: the vars the status line is bound to follow."""
         session = self.turns.session
         if session is None:
             return

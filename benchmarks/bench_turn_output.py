@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -98,4 +97,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,9 +1,13 @@
 """A change of the session's state (what it is doing, the tools running, the context meter, the
-queue, the permission mode) repaints the status line's row, not the whole screen.
+queue, the permission mode) repaints the status line's row, not the whole screen; the focus moving
+in a dialog repaints the choices it left and reached.
 
 The chat screen held that state in reactives of its own, bound to the status line; a reactive of
 a screen repaints the screen, so each change drew every row again: ~36 KB written to the terminal
-in a turn that read one file, where the rows that changed are a few hundred bytes.
+in a turn that read one file, where the rows that changed are a few hundred bytes. Textual's
+``Screen.focused`` is such a reactive too: each focus move (a dialog arming, an arrow key between
+its choices) drew the whole screen, where the widgets that gain and lose the focus repaint
+themselves.
 """
 
 from __future__ import annotations
@@ -16,7 +20,22 @@ from textual._compositor import LayoutUpdate
 
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.terminal_mirror import TerminalMirror
+from tests.test_dialogs import QUESTION, ask, focused_id
 from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
+
+
+def count_whole_frames(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """From now on, each frame ``app`` draws that is the whole screen."""
+    whole_frames: list[Any] = []
+    watched = app._display
+
+    def counted(screen: Any, renderable: Any) -> None:
+        if isinstance(renderable, LayoutUpdate):
+            whole_frames.append(renderable)
+        watched(screen, renderable)
+
+    monkeypatch.setattr(app, "_display", counted)
+    return whole_frames
 
 
 async def test_a_turn_and_a_mode_change_repaint_the_status_line_not_the_screen(
@@ -36,15 +55,7 @@ async def test_a_turn_and_a_mode_change_repaint_the_status_line_not_the_screen(
         row = status.region.y
         before = mirror.screen.display[row]
         mode_before = status.permission_mode
-        whole_frames: list[Any] = []
-        watched = app._display
-
-        def counted(screen: Any, renderable: Any) -> None:
-            if isinstance(renderable, LayoutUpdate):
-                whole_frames.append(renderable)
-            watched(screen, renderable)
-
-        monkeypatch.setattr(app, "_display", counted)
+        whole_frames = count_whole_frames(app, monkeypatch)
         await submit(pilot, "what do the notes say?")
         await wait_for(pilot, lambda: idle(app))
         await pilot.press("shift+tab")
@@ -55,4 +66,54 @@ async def test_a_turn_and_a_mode_change_repaint_the_status_line_not_the_screen(
     assert not whole_frames, f"{len(whole_frames)} frames drew the whole screen"
     assert not mirror.differences, mirror.differences[:2]  # the terminal's status row is the app's
     assert after != before  # and it did change: the mode, the context meter
+    assert mirror.checked > 0
+
+
+async def test_the_focus_moving_between_a_dialogs_choices_redraws_them_not_the_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = ScriptedModel(tool_step("q1", "ask_user", QUESTION), text_step("HTML it is."))
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await ask(app, pilot)
+        await pilot.pause(0.3)  # the dialog's own first frames (drawn whole: it covers the screen)
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.screen.region)
+        await wait_for(pilot, lambda: mirror.whole)
+        whole_frames = count_whole_frames(app, monkeypatch)
+        assert focused_id(dialog) == "choice-1"
+        await pilot.press("down")
+        await wait_for(pilot, lambda: focused_id(dialog) == "choice-2")
+        await pilot.press("down")
+        await wait_for(pilot, lambda: focused_id(dialog) == "choice-3")
+        await pilot.pause(0.3)
+        mirror.settled()
+        drawn_whole = len(whole_frames)
+        await pilot.press("escape")
+    assert not drawn_whole, f"{drawn_whole} frames drew the whole screen"
+    assert not mirror.differences, mirror.differences[:2]  # what the terminal shows is the dialog
+    assert mirror.checked > 0
+
+
+async def test_opening_and_closing_the_find_bar_does_not_draw_the_whole_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = make_app(ScriptedModel(text_step("The answer mentions a needle once.")))
+    async with ready_app(app) as pilot:
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: idle(app))
+        await pilot.press("ctrl+f", "escape")  # the find bar's first opening mounts it (a whole frame)
+        await pilot.pause(0.3)
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.screen.region)
+        await wait_for(pilot, lambda: mirror.whole)
+        whole_frames = count_whole_frames(app, monkeypatch)
+        await pilot.press("ctrl+f")  # the focus goes to the find bar's field
+        await wait_for(pilot, lambda: app.chat.focused is not app.chat.composer)
+        await pilot.press(*"needle")
+        await pilot.pause(0.2)
+        await pilot.press("escape")  # and back to the prompt
+        await wait_for(pilot, lambda: app.chat.focused is app.chat.composer)
+        await pilot.pause(0.3)
+        mirror.settled()
+    assert not whole_frames, f"{len(whole_frames)} frames drew the whole screen"
+    assert not mirror.differences, mirror.differences[:2]
     assert mirror.checked > 0

@@ -35,6 +35,7 @@ from zett_tui.ui.chat.chat_prompt import ChatPrompt
 from zett_tui.ui.chat.commands.registry import CommandList, split_command
 from zett_tui.ui.chat.session_start import SessionStart
 from zett_tui.ui.chat.turns import TurnRunner
+from zett_tui.ui.speed.focus_repaint import focus_without_screen_repaint
 from zett_tui.ui.speed.keys_first import KeysInFlight
 from zett_tui.ui.speed.terminal_scroll import ScrollingCompositor
 from zett_tui.ui.textual_compat import install_compositor
@@ -102,6 +103,8 @@ class ChatScreen(Screen[None]):
     ]
     #: Ctrl+P lists the slash commands and key-only actions (see ui/palette.py).
     COMMANDS = {_chat_commands}
+
+    focused = focus_without_screen_repaint()  # a focus move repaints its two widgets (speed/)
 
     # The session's state as the status line shows it (bound in ``compose``; ``_session_changed``
     # follows the core). Plain ``var``s: the status line repaints its own row when one changes; a

@@ -24,6 +24,7 @@ from textual.widgets import Input, TextArea
 
 from zett_tui.ui.modals import early_keys
 from zett_tui.ui.modals.dialog_choices import Picked
+from zett_tui.ui.speed.focus_repaint import focus_without_screen_repaint
 
 __all__ = ["ARM_DELAY", "ArmedModal"]
 
@@ -35,6 +36,8 @@ class ArmedModal(ModalScreen[Picked | None]):
     """A modal that passes keys on to the prompt below until it is armed (module docstring).
 
     ``armed`` says whether it takes keys yet; tests wait on it."""
+
+    focused = focus_without_screen_repaint()  # a focus move repaints its two choices (speed/)
 
     def __init__(self, *, classes: str = "") -> None:
         super().__init__(classes=classes)

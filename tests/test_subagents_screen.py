@@ -102,8 +102,10 @@ async def test_esc_stops_two_children_and_their_commands_within_a_second(project
     async with ready_app(app, size=(110, 30)) as pilot:
         await submit(pilot, "two jobs")
         await wait_for(pilot, lambda: len(live_processes_mentioning(marker)) >= 2, timeout=15)
+        # a command can be running before its row has come through the screen's message queue
+        await wait_for(pilot, lambda: all(block.rows for block in blocks_of(app, TaskBlock)))
         blocks = blocks_of(app, TaskBlock)
-        assert len(blocks) == 2 and all(block.rows for block in blocks)
+        assert len(blocks) == 2
         pressed = time.monotonic()
         await pilot.press("escape")
         await wait_for(pilot, lambda: idle(app), timeout=5)

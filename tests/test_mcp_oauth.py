@@ -14,16 +14,29 @@ import stat
 import threading
 import time
 from collections.abc import Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import httpx2
 import pytest
 
-from tests.fakes.oauth_mcp_server import OAuthMcpServer, play_browser
 from tests.test_mcp_manager import wait_for
 from zett_tui.config.mcp_servers import McpServerConfig
 from zett_tui.runtime.mcp import oauth_tokens
 from zett_tui.runtime.mcp.manager import McpManager
 from zett_tui.runtime.mcp.server_connection import _FIRST_BACKOFF, ServerState, ServerStatus
+
+if TYPE_CHECKING:
+    from tests.fakes.oauth_mcp_server import OAuthMcpServer
+
+
+def fake() -> ModuleType:
+    """The fake OAuth MCP server's module, imported when a test here runs: it imports the MCP SDK
+    (about a second of CPU), which every process collecting this file paid, the parallel pass's
+    workers too, which never run it (it is serial)."""
+    from tests.fakes import oauth_mcp_server
+
+    return oauth_mcp_server
 
 
 class SignIns:
@@ -52,7 +65,7 @@ class SignIns:
 
 @pytest.fixture
 def remote() -> Iterator[OAuthMcpServer]:
-    with OAuthMcpServer() as server:
+    with fake().OAuthMcpServer() as server:
         yield server
 
 
@@ -91,7 +104,7 @@ def whoami(manager: McpManager) -> str:
 
 def sign_in(manager: McpManager, sign_ins: SignIns) -> None:
     _, url, _ = sign_ins.next()
-    page = play_browser(url)
+    page = fake().play_browser(url)
     assert page.status_code == 200 and "signed in to remote" in page.text
     wait_for(lambda: ready(manager))
 
@@ -107,7 +120,7 @@ def test_the_first_connect_asks_to_sign_in_and_then_the_tools_work(
     assert url.startswith(f"{remote.origin}/authorize?")
     assert status(manager).state is ServerState.SIGNING_IN
     assert status(manager).sign_in == "needs sign-in" and status(manager).sign_in_url == url
-    assert play_browser(url).status_code == 200
+    assert fake().play_browser(url).status_code == 200
     wait_for(lambda: ready(manager))
     assert status(manager).sign_in == "signed in"
     client_id = next(iter(remote.authority.clients))
@@ -198,7 +211,7 @@ def test_logout_forgets_the_tokens_and_the_next_connect_asks_again(
     manager.restart("remote")
     _, url, again = sign_ins.next()
     assert again is False
-    assert play_browser(url).status_code == 200
+    assert fake().play_browser(url).status_code == 200
     wait_for(lambda: ready(manager))
     assert remote.authority.grants == ["code", "code"]
 
@@ -271,7 +284,7 @@ def test_a_token_file_for_another_url_is_not_used(managers: list[McpManager], re
     sign_ins = SignIns()
     sign_in(connect(managers, remote, sign_ins), sign_ins)
     managers.pop().stop()
-    with OAuthMcpServer() as elsewhere:
+    with fake().OAuthMcpServer() as elsewhere:
         moved = connect(managers, elsewhere, sign_ins)
         _, url, _ = sign_ins.next()
         assert url.startswith(elsewhere.origin)
@@ -294,7 +307,7 @@ async def test_the_chat_offers_to_open_the_address_and_logout_forgets_the_sign_i
 
     def browser(url: str) -> bool:  # the user's browser, in the thread webbrowser.open runs in
         opened.append(url)
-        play_browser(url)
+        fake().play_browser(url)
         return True
 
     monkeypatch.setattr(webbrowser, "open", browser)
@@ -373,7 +386,7 @@ async def test_zett_p_prints_the_address_on_stderr_and_waits_for_the_browser(rem
         for _ in range(600):
             found = re.search(r"MCP server remote needs you to sign in: open (\S+)", err.getvalue())
             if found:
-                play_browser(found.group(1))
+                fake().play_browser(found.group(1))
                 return
             threading.Event().wait(0.05)
 
@@ -402,7 +415,7 @@ def test_a_sign_in_slower_than_the_startup_timeout_still_connects(
     _, url, _ = sign_ins.next()
     threading.Event().wait(1.5)  # the user reads the page: longer than the startup timeout
     assert status(manager).state is ServerState.SIGNING_IN
-    assert play_browser(url).status_code == 200
+    assert fake().play_browser(url).status_code == 200
     wait_for(lambda: ready(manager))
     assert sign_ins.none_shown()
 
@@ -429,7 +442,7 @@ def test_a_registered_port_now_taken_registers_again_on_another(
         manager = connect(managers, remote, sign_ins)
         _, url, _ = sign_ins.next()
         assert f"127.0.0.1%3A{old_port}" not in url
-        assert play_browser(url).status_code == 200
+        assert fake().play_browser(url).status_code == 200
         wait_for(lambda: ready(manager))
     assert len(remote.authority.clients) == 2
 

@@ -1,4 +1,7 @@
-"""MCP results as the model sees them, and the permission decision for an MCP tool call."""
+"""MCP results as the model sees them, and the permission decision for an MCP tool call.
+
+The MCP SDK's types are imported in the tests that use them: importing the SDK takes about a
+second of CPU, which every test process collecting this file paid."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from mcp.types import CallToolResult, ImageContent, ResourceLink, TextContent
 from zett_agent.messages import ImageContent as AgentImage
 
 from zett_tui.config.mcp_servers import McpServerConfig
@@ -43,6 +45,8 @@ def test_an_image_from_a_real_server_reaches_the_model_as_an_image() -> None:
 
 
 def test_text_and_resource_links() -> None:
+    from mcp.types import CallToolResult, ResourceLink, TextContent
+
     result = CallToolResult(
         content=[
             TextContent(type="text", text="found it"),
@@ -57,12 +61,16 @@ def test_text_and_resource_links() -> None:
 
 
 def test_a_server_error_is_a_failed_call_with_its_text() -> None:
+    from mcp.types import CallToolResult, TextContent
+
     result = CallToolResult(content=[TextContent(type="text", text="no such row")], is_error=True)
     with pytest.raises(McpToolError, match="no such row"):
         to_model_result(result, server="s", tool="t")
 
 
 def test_a_broken_image_is_one_line_not_a_crash() -> None:
+    from mcp.types import CallToolResult, ImageContent
+
     result = CallToolResult(content=[ImageContent(type="image", data="not base64!!", mime_type="image/png")])
     text = to_model_result(result, server="s", tool="t")
     assert isinstance(text, str) and "could not be read" in text

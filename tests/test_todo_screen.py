@@ -49,6 +49,28 @@ async def test_the_checklist_is_pinned_while_the_turn_streams_and_shown_after_re
         assert [item.label for item in panel.items] == ["Read the code", "Fixing the bug", "Run the tests"]
 
 
+async def test_a_list_all_done_is_not_pinned_over_later_turns() -> None:
+    done = [{**item, "status": "completed"} for item in THREE]
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        tool_step("t1", "todo_write", {"todos": THREE}),
+        tool_step("t2", "todo_write", {"todos": done}),
+        text_step("all done"),
+        text_step("going on now", gate=gate),
+    )
+    app = make_app(model)
+    async with ready_app(app, size=(100, 30)) as pilot:
+        panel = app.screen.query_one(TodoPanel)
+        await submit(pilot, "fix it")  # (pinned while it had steps left: the test above)
+        await wait_for(pilot, lambda: idle(app))
+        await submit(pilot, "what now?")
+        await wait_for(pilot, lambda: "going on" in screen_text(app))
+        assert not panel.has_class("-listing")  # the next turn runs with the list all done
+        gate.set()
+        await wait_for(pilot, lambda: idle(app))
+        assert [item.status for item in panel.items] == ["completed"] * 3  # kept, for /todo
+
+
 def test_a_long_list_shows_a_window_and_a_count() -> None:
     from zett_tui.runtime.todo import TodoItem
     from zett_tui.ui.widgets.todo_panel import pinned_items

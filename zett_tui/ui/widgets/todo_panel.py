@@ -75,7 +75,7 @@ class TodoBlock(Block):
 
 
 class TodoPanel(Widget):
-    """The checklist above the prompt while a turn runs (hidden when idle or empty)."""
+    """The checklist above the prompt while a turn runs (hidden when idle, empty or all done)."""
 
     DEFAULT_CSS = """
     TodoPanel {
@@ -104,7 +104,11 @@ class TodoPanel(Widget):
             self._sync()
 
     def _sync(self) -> None:
-        self.set_class(bool(self.items) and self.turn_running, "-listing")
+        """Pinned while a turn runs and something on the list is left to do: a list all done
+        stays in the transcript and ``/todo``, not above the prompt of every later turn (where
+        each turn's showing and hiding also moved the whole transcript, drawn twice a turn)."""
+        unfinished = any(item.status != "completed" for item in self.items)
+        self.set_class(unfinished and self.turn_running, "-listing")
         self.refresh(layout=True)
 
     def lines(self) -> list[Text]:

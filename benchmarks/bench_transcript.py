@@ -36,6 +36,7 @@ from typing import Any
 from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from textual import events
+from textual._compositor import LayoutUpdate
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
@@ -157,6 +158,9 @@ class FrameClock:
         self.frames = 0
         #: Characters of escape sequences and text the frames would write to the terminal.
         self.written = 0
+        #: Frames that drew the whole screen (Textual's ``LayoutUpdate``), and the last one's size.
+        self.whole = 0
+        self.last_whole_written = 0
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[float]]] = []
         original = app._display
 
@@ -165,7 +169,11 @@ class FrameClock:
             if renderable is None:
                 return
             if hasattr(renderable, "render_segments"):
-                self.written += len(renderable.render_segments(app.console))
+                size = len(renderable.render_segments(app.console))
+                self.written += size
+                if isinstance(renderable, LayoutUpdate):
+                    self.whole += 1
+                    self.last_whole_written = size
             self.frames += 1
             now = time.perf_counter()
             for waiter in list(self._waiters):

@@ -3,10 +3,11 @@
 Run: ``python -m benchmarks.bench_turn_output`` (``--turns 10``, ``--size 120x36``; against
 another tree: copy this file into it and run it there with ``PYTHONPATH`` at that tree).
 ZettApp runs headless against the fake server process (``bench_app.ServerProcess``) answering a
-two-line answer; each turn's frames are encoded as Textual's driver encodes them. Printed as
-medians over the turns: bytes written, frames, and frames that drew the whole screen. The baseline
-in the same run: the bytes of one frame of the whole screen (what a turn costs when every change
-draws it all), so the ratio reads "screens' worth a turn".
+two-line answer; each turn's frames are encoded as Textual's driver encodes them
+(``bench_transcript.FrameClock``). Printed as medians over the turns: bytes written, frames, and
+frames that drew the whole screen. The baseline in the same run: the bytes of one frame of the
+whole screen (what a turn costs when every change draws it all), so the ratio reads "screens'
+worth a turn".
 """
 
 from __future__ import annotations
@@ -16,59 +17,30 @@ import asyncio
 import statistics
 import tempfile
 from pathlib import Path
-from typing import Any
-
-from textual._compositor import LayoutUpdate
 
 from benchmarks.bench_app import ServerProcess, running_zett
+from benchmarks.bench_transcript import FrameClock
 
 ANSWER = "Done: the file has two lines.\n\nNothing else to change."
-
-
-class TurnFrames:
-    """Hooks ``App._display``: bytes and frames written, and the frames that drew the whole screen."""
-
-    def __init__(self, app: Any) -> None:
-        self.written = 0
-        self.frames = 0
-        self.whole = 0
-        self.whole_bytes: list[int] = []
-        original = app._display
-
-        def display(screen: Any, renderable: Any) -> None:
-            original(screen, renderable)
-            if renderable is None:
-                return
-            size = len(renderable.render_segments(app.console))
-            self.written += size
-            self.frames += 1
-            if isinstance(renderable, LayoutUpdate):
-                self.whole += 1
-                self.whole_bytes.append(size)
-
-        app._display = display
-
-    def totals(self) -> tuple[int, int, int]:
-        return self.written, self.frames, self.whole
 
 
 async def measure(server: ServerProcess, project: Path, size: tuple[int, int], turns: int) -> None:
     per_turn: list[tuple[int, int, int]] = []
     async with running_zett(server, project, size, warm=1.0) as (app, pilot):
         chat = app.chat
-        frames = TurnFrames(app)
+        clock = FrameClock(app)
         chat.screen.refresh()  # the baseline: one frame of the whole screen as it stands
         await pilot.pause(0.2)
-        screen_bytes = frames.whole_bytes[-1] if frames.whole_bytes else 0
+        screen_bytes = clock.last_whole_written
         for number in range(turns):
-            before = frames.totals()
+            before = (clock.written, clock.frames, clock.whole)
             chat.composer.load_text(f"turn {number}")
             await pilot.press("enter")
             await pilot.pause(0.05)
             while chat.turns.busy or not chat.turns.settled or chat.transcript.update_pending:
                 await pilot.pause(0.02)
             await pilot.pause(0.3)  # the turn's last frames (the status line's end, the spinner stopped)
-            after = frames.totals()
+            after = (clock.written, clock.frames, clock.whole)
             per_turn.append((after[0] - before[0], after[1] - before[1], after[2] - before[2]))
     written = statistics.median(turn[0] for turn in per_turn)
     print(

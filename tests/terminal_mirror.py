@@ -144,6 +144,8 @@ class TerminalMirror:
     #: Whether a frame drew the whole screen since watching began: the frames before it drew on
     #: what the mirror never saw.
     whole: bool = False
+    #: The first of ``frames`` a test measures (the ones before it set the scene: an answer drawn).
+    measured_from: int = 0
 
     def __post_init__(self) -> None:
         self.screen, self.stream = _fresh_screen(self.width, self.height)

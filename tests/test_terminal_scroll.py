@@ -53,7 +53,8 @@ async def streamed(
 
 
 def scrolls(mirror: TerminalMirror) -> int:
-    return sum("\x1b[r" in frame for frame in mirror.frames)
+    """The frames that scrolled the terminal, from the first one the test measures."""
+    return sum("\x1b[r" in frame for frame in mirror.frames[mirror.measured_from :])
 
 
 async def paced_after_a_full_screen(monkeypatch: pytest.MonkeyPatch) -> tuple[TerminalMirror, int]:
@@ -197,12 +198,14 @@ async def after_an_answer(
     monkeypatch: pytest.MonkeyPatch, steps: Sequence[Callable[[Transcript], object]]
 ) -> TerminalMirror:
     """A whole answer on screen; then each step moves the view (before a frame), and its frame is
-    waited for. The mirror, settled."""
+    waited for. The mirror, settled, measuring from the steps' frames (``scrolls``)."""
     app = make_app(ScriptedModel(text_step(ANSWER, chunk=400)))
     async with ready_app(app) as pilot:
         mirror = TerminalMirror.watch(app, monkeypatch)
         await submit(pilot, "go")
         await wait_for(pilot, lambda: idle(app), timeout=STREAM_TIMEOUT)
+        await pilot.pause(0.1)  # the answer's last frame: whether it scrolled is not the steps' doing
+        mirror.measured_from = len(mirror.frames)
         for step in steps:
             drawn = len(mirror.frames)
             step(app.chat.transcript)

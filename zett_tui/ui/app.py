@@ -52,6 +52,8 @@ from zett_tui.ui.textual_compat import (
     remember_copied_text,
     stop_reading_terminal,
     terminal_driver,
+    write_at_once_from_threads,
+    written_at_once,
 )
 from zett_tui.ui.themes import MONOCHROME_CSS, READABLE_CSS, start_themes, theme_variable_defaults
 from zett_tui.ui.widgets.composer import Composer
@@ -87,6 +89,7 @@ class ZettApp(App[str | None]):
         self._open_sessions_at_start = open_sessions
         keep_echo_quick()
         keep_terminal_replies_out_of_input()
+        write_at_once_from_threads()
         #: As launched (frozen); what the user changes since is ``choices``.
         self.launch = launch
         self.choices = SessionChoices(launch)
@@ -118,11 +121,13 @@ class ZettApp(App[str | None]):
         )
 
     def _write_from_input_thread(self, sequences: str) -> None:
-        """What the input thread draws goes through the driver's writer thread, after queued frames."""
+        """What the input thread draws is written at once when nothing waits to be written, else it
+        goes through the driver's writer thread, after the frames queued before it."""
         driver = terminal_driver(self)
-        if driver is not None and not self.is_headless:
-            with contextlib.suppress(AssertionError):  # the driver stopped meanwhile (its writer is gone)
-                driver.write(sequences)
+        if driver is None or self.is_headless or written_at_once(self, sequences):
+            return
+        with contextlib.suppress(AssertionError):  # the driver stopped meanwhile (its writer is gone)
+            driver.write(sequences)
 
     @staticmethod
     def _new_chat(launch: LaunchSettings) -> ChatScreen:

@@ -287,6 +287,38 @@ def keep_terminal_replies_out_of_input() -> None:
     linux_driver.XTermParser = ReplyFilteringParser  # type: ignore[misc]
 
 
+def write_at_once_from_threads() -> None:
+    """Make Textual's terminal driver write through ``terminal.writer.ImmediateWriter``, which the
+    input thread can write through at once (``written_at_once``).
+
+    Touches ``textual.drivers.linux_driver.WriterThread`` (the name the driver makes its writer
+    thread from when it starts). On an upgrade: check it still does, and that the thread still
+    writes its queue's texts to ``_file`` in ``run``.
+    """
+    try:
+        from textual.drivers import linux_driver
+        from textual.drivers._writer_thread import WriterThread
+    except ImportError:  # not on a POSIX terminal (or the writer moved): queued writes only
+        _warn_once("textual.drivers.linux_driver.WriterThread")
+        return
+    if getattr(linux_driver, "WriterThread", None) is not WriterThread:
+        return  # done already (or replaced by someone else: leave it)
+    from zett_tui.terminal.writer import ImmediateWriter
+
+    linux_driver.WriterThread = ImmediateWriter  # type: ignore[misc]
+
+
+def written_at_once(app: App[Any], text: str) -> bool:
+    """Write ``text`` to the terminal from this thread now, if the driver's writer has nothing
+    queued or being written (``ImmediateWriter.write_now``); False: nothing written.
+
+    Touches ``LinuxDriver._writer_thread`` (None once the driver stops).
+    """
+    writer = getattr(app._driver, "_writer_thread", None)
+    write_now = getattr(writer, "write_now", None)
+    return bool(write_now(text)) if write_now is not None else False
+
+
 # -- keys, in the order they arrived ----------------------------------------------------------------
 
 

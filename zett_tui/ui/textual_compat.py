@@ -288,7 +288,7 @@ def keep_terminal_replies_out_of_input() -> None:
 
 
 def write_at_once_from_threads() -> None:
-    """Make Textual's terminal driver write through ``terminal.writer.ImmediateWriter``, which the
+    """Make Textual's terminal driver write through ``ui.speed.immediate_writer.ImmediateWriter``, which the
     input thread can write through at once (``written_at_once``).
 
     Touches ``textual.drivers.linux_driver.WriterThread`` (the name the driver makes its writer
@@ -303,7 +303,7 @@ def write_at_once_from_threads() -> None:
         return
     if getattr(linux_driver, "WriterThread", None) is not WriterThread:
         return  # done already (or replaced by someone else: leave it)
-    from zett_tui.terminal.writer import ImmediateWriter
+    from zett_tui.ui.speed.immediate_writer import ImmediateWriter
 
     linux_driver.WriterThread = ImmediateWriter  # type: ignore[misc]
 

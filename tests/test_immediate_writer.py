@@ -1,4 +1,4 @@
-"""The terminal writer another thread can write through at once (``terminal/writer.py``): only
+"""The terminal writer another thread can write through at once (``ui/speed/immediate_writer.py``): only
 between two writes of the writer thread with nothing queued, so never inside a frame nor before a
 frame queued earlier; and the event loop's queued writes never wait for the terminal."""
 
@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from textual.drivers import linux_driver
 
-from zett_tui.terminal.writer import ImmediateWriter
+from zett_tui.ui.speed.immediate_writer import ImmediateWriter
 from zett_tui.ui.textual_compat import write_at_once_from_threads
 
 

@@ -57,8 +57,13 @@ async def test_the_memory_copy_keeps_no_decoded_record_between_turns(tmp_path: P
         assert len(view.raw_tail) == 80
         del view
         # the loop's step that resumed this test holds the last worker thread's result (the page
-        # of new rows) until the test yields: what outlives a turn is what this counts
-        await asyncio.sleep(0)
+        # of new rows) until the test yields, and the worker thread until it is back at its queue
+        # (it can be paused by the GIL just after handing the result over): what outlives a turn
+        # is what this counts
+        for _ in range(20):
+            await asyncio.sleep(0.02)
+            if live_records() <= before:
+                break
         assert live_records() <= before  # decoded, this copy held all 80
     finally:
         await store.close()

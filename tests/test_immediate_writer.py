@@ -119,6 +119,20 @@ def test_a_text_written_at_once_is_counted_out_of_nothing_queued() -> None:
     assert terminal.flushed == "<a>frame 1frame 2"
 
 
+class GoneTerminal(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(5, "Input/output error")
+
+
+def test_a_terminal_that_is_gone_is_left_to_the_writer_thread() -> None:
+    """The caller (the driver's input thread) gets False, not the error, which would end it."""
+    writer = ImmediateWriter(GoneTerminal())
+    assert not writer.write_now("<a>")
+    closed = io.StringIO()
+    closed.close()
+    assert not ImmediateWriter(closed).write_now("<a>")
+
+
 def test_textual_s_terminal_driver_makes_this_writer() -> None:
     """What the driver makes its writer thread from when the app starts (``App.__init__`` asks)."""
     write_at_once_from_threads()

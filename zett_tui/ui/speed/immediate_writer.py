@@ -44,7 +44,11 @@ class ImmediateWriter(WriterThread):
     def write_now(self, text: str) -> bool:
         """Write ``text`` from this thread if nothing is queued or being written; False (nothing
         written) if something is: queue it then. (If the terminal has stopped reading, the
-        write waits for it, as the writer thread's would.)"""
+        write waits for it, as the writer thread's would.)
+
+        A terminal that is gone (the write fails) is also False: the caller is the driver's input
+        thread, which an exception would end with a traceback on screen; the writer thread meets
+        the same failure where Textual expects it."""
         if not self._writing.acquire(blocking=False):
             return False
         try:
@@ -54,6 +58,8 @@ class ImmediateWriter(WriterThread):
             self._file.write(text)
             self._file.flush()
             return True
+        except (OSError, ValueError):  # ValueError: the file is closed
+            return False
         finally:
             self._writing.release()
 

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 from textual.drivers import linux_driver
 
 from zett_tui.ui.speed.immediate_writer import ImmediateWriter
@@ -16,29 +17,29 @@ from zett_tui.ui.textual_compat import write_at_once_from_threads
 
 
 class SlowTerminal(io.StringIO):
-    """A terminal whose reading of the next write, or of the next flush, can be held back."""
+    """A terminal that can hold the writer in its next write or its next flush (``hold``)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.flushed = ""
-        self.writing = threading.Event()
-        self.flushing = threading.Event()
+        self.held_in: str | None = None
+        self.entered = threading.Event()
         self.go_on = threading.Event()
-        self.go_on.set()
-        self.flush_go_on = threading.Event()
-        self.flush_go_on.set()
 
-    def hold(self) -> None:
-        self.go_on.clear()
+    def hold(self, phase: str = "write") -> None:
+        self.held_in = phase
+
+    def _pass(self, phase: str) -> None:
+        if self.held_in == phase:
+            self.entered.set()
+            assert self.go_on.wait(10)
 
     def write(self, text: str) -> int:
-        self.writing.set()
-        assert self.go_on.wait(10)
+        self._pass("write")
         return super().write(text)
 
     def flush(self) -> None:
-        self.flushing.set()
-        assert self.flush_go_on.wait(10)
+        self._pass("flush")
         self.flushed = self.getvalue()
 
 
@@ -72,26 +73,16 @@ def test_a_text_queued_and_not_written_yet_comes_first() -> None:
     assert terminal.flushed == "frame 1<a>"
 
 
-def test_nothing_is_written_inside_a_write_of_the_writer_thread() -> None:
-    terminal = SlowTerminal()
-    with running(ImmediateWriter(terminal)) as writer:
-        terminal.hold()
-        writer.write("frame 1")
-        assert terminal.writing.wait(10)  # the writer thread is in the middle of writing it
-        assert not writer.write_now("<a>")
-        terminal.go_on.set()
-    assert terminal.flushed == "frame 1"
-
-
-def test_nothing_is_written_while_the_writer_thread_flushes() -> None:
+@pytest.mark.parametrize("phase", ["write", "flush"])
+def test_nothing_is_written_while_the_writer_thread_writes_or_flushes(phase: str) -> None:
     """Its last text is counted out before the flush: the flush is still its write."""
     terminal = SlowTerminal()
     with running(ImmediateWriter(terminal)) as writer:
-        terminal.flush_go_on.clear()
+        terminal.hold(phase)
         writer.write("frame 1")
-        assert terminal.flushing.wait(10)
+        assert terminal.entered.wait(10)  # the writer thread is in the middle of it
         assert not writer.write_now("<a>")
-        terminal.flush_go_on.set()
+        terminal.go_on.set()
     assert terminal.flushed == "frame 1"
 
 
@@ -100,7 +91,7 @@ def test_the_loop_s_writes_do_not_wait_for_a_terminal_that_is_not_reading() -> N
     with running(ImmediateWriter(terminal)) as writer:
         terminal.hold()
         writer.write("frame 1")
-        assert terminal.writing.wait(10)
+        assert terminal.entered.wait(10)
         queued = threading.Thread(target=writer.write, args=("frame 2",))
         queued.start()
         queued.join(2)

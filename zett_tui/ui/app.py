@@ -124,7 +124,7 @@ class ZettApp(App[str | None]):
         """What the input thread draws is written at once when nothing waits to be written, else it
         goes through the driver's writer thread, after the frames queued before it."""
         driver = terminal_driver(self)
-        if driver is None or self.is_headless or written_at_once(self, sequences):
+        if driver is None or self.is_headless or written_at_once(driver, sequences):
             return
         with contextlib.suppress(AssertionError):  # the driver stopped meanwhile (its writer is gone)
             driver.write(sequences)

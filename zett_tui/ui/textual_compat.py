@@ -288,8 +288,8 @@ def keep_terminal_replies_out_of_input() -> None:
 
 
 def write_at_once_from_threads() -> None:
-    """Make Textual's terminal driver write through ``ui.speed.immediate_writer.ImmediateWriter``, which the
-    input thread can write through at once (``written_at_once``).
+    """Make Textual's terminal driver write through ``ui.speed.immediate_writer.ImmediateWriter``,
+    which the input thread can write through at once (``written_at_once``).
 
     Touches ``textual.drivers.linux_driver.WriterThread`` (the name the driver makes its writer
     thread from when it starts). On an upgrade: check it still does, and that the thread still
@@ -308,13 +308,13 @@ def write_at_once_from_threads() -> None:
     linux_driver.WriterThread = ImmediateWriter  # type: ignore[misc]
 
 
-def written_at_once(app: App[Any], text: str) -> bool:
-    """Write ``text`` to the terminal from this thread now, if the driver's writer has nothing
+def written_at_once(driver: Driver, text: str) -> bool:
+    """Write ``text`` to the terminal from this thread now, if ``driver``'s writer has nothing
     queued or being written (``ImmediateWriter.write_now``); False: nothing written.
 
     Touches ``LinuxDriver._writer_thread`` (None once the driver stops).
     """
-    writer = getattr(app._driver, "_writer_thread", None)
+    writer = getattr(driver, "_writer_thread", None)
     write_now = getattr(writer, "write_now", None)
     return bool(write_now(text)) if write_now is not None else False
 

@@ -6,8 +6,9 @@ thread (``ui/speed/predicted_echo``) went the same way, so its echo waited for t
 wake and take the GIL, which the event loop held meanwhile for the same key (0.2-8 ms of a quiet
 prompt's 6 ms echo, traced at stop 43).
 
-:class:`ImmediateWriter` keeps Textual's thread and queue, and counts what is queued and not yet
-written. ``write_now`` writes a short sequence from the calling thread there and then, but only when
+:class:`ImmediateWriter` keeps Textual's thread and queue, and marks each text done once written
+(``Queue.task_done``), so the queue's ``unfinished_tasks`` counts what is queued or being written.
+``write_now`` writes a short sequence from the calling thread there and then, but only when
 nothing waits to be written and the writer thread is not in the middle of a write: between two
 frames, never inside one, never before a frame queued earlier (which would then draw over it). Else
 it says so and the caller queues it as before.
@@ -29,17 +30,13 @@ class ImmediateWriter(WriterThread):
 
     def __init__(self, file: IO[str]) -> None:
         super().__init__(file)
-        #: Held while the file is written: by this thread, or by ``write_now``'s caller.
+        #: Held while the file is written: by this thread, or by ``write_now``'s caller. The loop's
+        #: ``write`` (Textual's: a put on the queue) never takes it, so never waits for the terminal.
         self._writing = threading.Lock()
-        #: Held only to count: ``write`` (the event loop's) never waits for a write to the file.
-        self._counting = threading.Lock()
-        #: Texts queued and not yet written (the stop marker not counted).
-        self._waiting = 0
 
-    def write(self, text: str) -> None:
-        with self._counting:
-            self._waiting += 1
-        super().write(text)
+    def _nothing_waits(self) -> bool:
+        with self._queue.mutex:
+            return not self._queue.unfinished_tasks
 
     def write_now(self, text: str) -> bool:
         """Write ``text`` from this thread if nothing is queued or being written; False (nothing
@@ -52,9 +49,8 @@ class ImmediateWriter(WriterThread):
         if not self._writing.acquire(blocking=False):
             return False
         try:
-            with self._counting:
-                if self._waiting:
-                    return False
+            if not self._nothing_waits():
+                return False
             self._file.write(text)
             self._file.flush()
             return True
@@ -71,10 +67,8 @@ class ImmediateWriter(WriterThread):
                 break
             with self._writing:
                 self._file.write(text)
-                with self._counting:
-                    self._waiting -= 1
-                    emptied = not self._waiting
-                if emptied:
+                self._queue.task_done()
+                if self._nothing_waits():
                     self._file.flush()
         with self._writing:
             self._file.flush()

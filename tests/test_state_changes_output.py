@@ -1,6 +1,6 @@
 """A change of the session's state (what it is doing, the tools running, the context meter, the
 queue, the permission mode) repaints the status line's row, not the whole screen; the focus moving
-in a dialog repaints the choices it left and reached.
+in a dialog or between the session browser's panes repaints the widgets it left and reached.
 
 The chat screen held that state in reactives of its own, bound to the status line; a reactive of
 a screen repaints the screen, so each change drew every row again: ~36 KB written to the terminal
@@ -21,6 +21,7 @@ from textual._compositor import LayoutUpdate
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.terminal_mirror import TerminalMirror
 from tests.test_dialogs import QUESTION, ask, focused_id
+from tests.test_session_browser import open_browser, preview_text, three_sessions
 from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
 
 
@@ -119,4 +120,32 @@ async def test_opening_and_closing_the_find_bar_does_not_draw_the_whole_screen(
         mirror.settled()
     assert not whole_frames, f"{len(whole_frames)} frames drew the whole screen"
     assert not mirror.differences, mirror.differences[:2]
+    assert mirror.checked > 0
+
+
+async def test_tab_between_the_session_browsers_panes_redraws_them_not_the_screen(
+    monkeypatch: pytest.MonkeyPatch, project_dir: Path, tmp_path: Path
+) -> None:
+    await three_sessions(project_dir, tmp_path / "elsewhere")
+    app = make_app(ScriptedModel())
+    async with app.run_test(size=(140, 40)) as pilot:
+        browser = await open_browser(pilot)
+        browser.search_input.cursor_blink = False  # a blink's frame still on its way would count as stale
+        await wait_for(pilot, lambda: "Use a quaternion for rotations." in preview_text(browser))
+        await pilot.pause(0.3)
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.screen.region)
+        await wait_for(pilot, lambda: mirror.whole)
+        whole_frames = count_whole_frames(app, monkeypatch)
+        for key, pane in (
+            ("tab", browser.session_list),
+            ("tab", browser.preview),
+            ("tab", browser.search_input),
+            ("shift+tab", browser.preview),
+        ):
+            await pilot.press(key)
+            await wait_for(pilot, lambda pane=pane: browser.focused is pane)
+        await pilot.pause(0.3)
+        mirror.settled()
+    assert not whole_frames, f"{len(whole_frames)} frames drew the whole screen"
+    assert not mirror.differences, mirror.differences[:2]  # the panes' focus styles were drawn
     assert mirror.checked > 0

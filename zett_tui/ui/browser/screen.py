@@ -41,6 +41,7 @@ from zett_tui.ui.browser.session_actions import (
 )
 from zett_tui.ui.browser.status_lines import damage_status, listing_status, search_status
 from zett_tui.ui.key_names import binding_label
+from zett_tui.ui.speed.focus_repaint import focus_without_screen_repaint
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.session_rows import SessionRow, short_folder
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
@@ -128,6 +129,8 @@ class SessionBrowser(Screen[None]):
         Binding("pageup", "move_cursor('page_up')", show=False),
         Binding("pagedown", "move_cursor('page_down')", show=False),
     ]
+
+    focused = focus_without_screen_repaint()  # Tab between the panes repaints the two it moves between
 
     class Listed(Message):
         def __init__(self, summaries: list[SessionSummary], notices: list[ReadNotice]) -> None:

@@ -1,6 +1,7 @@
 """A change of the session's state (what it is doing, the tools running, the context meter, the
 queue, the permission mode) repaints the status line's row, not the whole screen; the focus moving
-in a dialog or between the session browser's panes repaints the widgets it left and reached.
+in a dialog or between the session browser's panes repaints the widgets it left and reached; a
+dialog's close draws the chat whole once.
 
 The chat screen held that state in reactives of its own, bound to the status line; a reactive of
 a screen repaints the screen, so each change drew every row again: ~36 KB written to the terminal
@@ -149,3 +150,37 @@ async def test_tab_between_the_session_browsers_panes_redraws_them_not_the_scree
     assert not whole_frames, f"{len(whole_frames)} frames drew the whole screen"
     assert not mirror.differences, mirror.differences[:2]  # the panes' focus styles were drawn
     assert mirror.checked > 0
+
+
+async def test_closing_a_dialog_draws_the_chat_whole_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual repaints the app whole once more for each screen it prunes (twice at a dialog's
+    close): the chat, which the dialog's going changes nothing in, was drawn whole three times."""
+    model = ScriptedModel(tool_step("q1", "ask_user", QUESTION), text_step("HTML it is."))
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.chat.composer.cursor_blink = False  # a blink's frame still on its way would count as stale
+        await ask(app, pilot)
+        await pilot.pause(0.3)
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.screen.region)
+        await wait_for(pilot, lambda: mirror.whole)
+        whole_frames = count_whole_frames(app, monkeypatch)
+        await pilot.press("enter")  # the first choice
+        await wait_for(pilot, lambda: app.screen is app.chat and idle(app))
+        await pilot.pause(0.3)
+        mirror.settled()
+    assert len(whole_frames) == 1, f"{len(whole_frames)} frames drew the whole screen"
+    assert not mirror.differences, mirror.differences[:2]  # the terminal shows the chat as it is
+    assert mirror.checked > 0
+
+
+async def test_after_a_dialog_closes_the_pointer_hovers_what_the_chat_shows_under_it() -> None:
+    model = ScriptedModel(tool_step("q1", "ask_user", QUESTION), text_step("HTML it is."))
+    app = make_app(model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await ask(app, pilot)
+        await pilot.pause(0.3)
+        await pilot.hover(offset=(50, 15))
+        assert app.mouse_over is not None and app.mouse_over.screen is dialog
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is app.chat)
+        await wait_for(pilot, lambda: app.mouse_over is not None and app.mouse_over.screen is app.chat)

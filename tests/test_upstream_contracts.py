@@ -343,6 +343,34 @@ def test_every_frame_is_still_written_through_app_display() -> None:
     )
 
 
+def test_a_screen_is_still_removed_through_the_prune_zett_overrides() -> None:
+    from textual.screen import Screen
+
+    prune = getattr(App, textual_compat.NODES_REMOVED_METHOD, None)
+    _check(
+        prune is not None
+        and not inspect.iscoroutinefunction(prune)
+        and _signature(prune) == ["self", "nodes", "parent"]
+        and "self.app._prune(self, parent=self._parent)" in inspect.getsource(Widget.remove),
+        "App._prune(*nodes, parent) is gone, changed, or no longer how a screen is removed: "
+        "ZettApp's override (a dialog's close draws the chat whole once, not three times) would "
+        "break or never run",
+    )
+    source = inspect.getsource(prune)
+    after_removal = source[source.index("def post_mount") : source.index("await_complete = AwaitRemove")]
+    _check(
+        set(re.findall(r"([\w.]+)\(", after_removal))
+        == {"post_mount", "self._update_mouse_over", "parent.refresh"},
+        "What App._prune does once the nodes are gone changed: ZettApp's override prunes a screen "
+        "with no parent, leaving the hover to the next frame; check what else post_mount does now",
+    )
+    _check(
+        "_update_mouse_over(self)" in inspect.getsource(Screen._compositor_refresh),
+        "A frame no longer brings the hover under the pointer up to date: a screen pruned by ZettApp "
+        "with no parent (textual_compat.NODES_REMOVED_METHOD) must do it itself",
+    )
+
+
 def test_a_partial_update_still_renders_the_widgets_the_compositor_lists_as_visible() -> None:
     from textual._compositor import Compositor
 

@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -19,6 +19,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import TextArea
+
+if TYPE_CHECKING:
+    from textual.await_remove import AwaitRemove
+    from textual.dom import DOMNode
+    from textual.widget import Widget
 
 from zett_tui.core import paths
 from zett_tui.core.long_lived_objects import collect_everything, full_collection_due, full_collection_overdue
@@ -177,6 +182,18 @@ class ZettApp(App[str | None]):
         (``speed/predicted_echo``)."""
         super()._display(screen, renderable)
         self._publish_echo_spot()
+
+    def _prune(
+        self, *nodes: Widget, parent: DOMNode | None = None
+    ) -> AwaitRemove:  # textual_compat.NODES_REMOVED_METHOD
+        """A screen removed (a dialog closed, a screen popped) is pruned with no parent: Textual's
+        would lay out and repaint the app, whose current screen the removal leaves as it was and
+        which is already being drawn again whole as it comes back: two more whole frames at every
+        dialog's close (`tests/test_state_changes_output.py`). What else Textual does
+        then, the hover under the pointer brought up to date, every frame drawn does too."""
+        if parent is not self or not nodes or not all(isinstance(node, Screen) for node in nodes):
+            return super()._prune(*nodes, parent=parent)
+        return super()._prune(*nodes, parent=None)
 
     def _publish_echo_spot(self) -> None:
         if not self._predicted_echo.enabled:

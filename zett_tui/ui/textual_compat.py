@@ -9,8 +9,8 @@ saying what to check, when an upgrade changes one.
 Where zett *overrides* a private method (Textual calls it, so the override must keep its name),
 the name is a constant here and the test checks that Textual still calls it:
 :data:`HANDLE_EXCEPTION_METHOD` (``ZettApp``), :data:`TEXT_AREA_KEY_METHOD` (``Composer``),
-:data:`HELD_FRAME_METHOD` (``ChatScreen``), :data:`DRIVER_POST_METHOD` and
-:data:`FRAME_WRITTEN_METHOD` (``ZettApp``).
+:data:`HELD_FRAME_METHOD` (``ChatScreen``), :data:`DRIVER_POST_METHOD`,
+:data:`FRAME_WRITTEN_METHOD` and :data:`NODES_REMOVED_METHOD` (``ZettApp``).
 
 A fallback here keeps zett working on a Textual without the private part, the slower or plainer
 way, and logs once that it did: the contract test is what makes such a change loud.
@@ -75,6 +75,15 @@ DRIVER_POST_METHOD = "_post_message"
 #: it) to read where the prompt's next character goes (``speed/predicted_echo``). On an upgrade:
 #: check every frame is still written through it, after the compositor's update.
 FRAME_WRITTEN_METHOD = "_display"
+
+#: ``App._prune(*nodes, parent)``: removes widgets or screens, then (``post_mount``) brings the
+#: pointer's hover up to date and lays out and repaints ``parent`` whole: for a screen, the app,
+#: whose current screen was drawn whole again twice at every dialog's close. ``ZettApp``
+#: overrides it (and calls it) to prune a screen with no parent to repaint; the hover is brought
+#: up to date after every frame anyway (``Screen._compositor_refresh``). On an upgrade: check
+#: ``Widget.remove`` still prunes through it with ``parent=self._parent``, and what ``post_mount``
+#: does besides the two.
+NODES_REMOVED_METHOD = "_prune"
 
 _warned: set[str] = set()
 _MISSING = object()

@@ -190,8 +190,10 @@ class ZettApp(App[str | None]):
         would lay out and repaint the app, whose current screen the removal leaves as it was and
         which is already being drawn again whole as it comes back: two more whole frames at every
         dialog's close (`tests/test_state_changes_output.py`). What else Textual does
-        then, the hover under the pointer brought up to date, every frame drawn does too."""
-        if parent is not self or not nodes or not all(isinstance(node, Screen) for node in nodes):
+        then, the hover under the pointer brought up to date, every frame drawn does too. Over a
+        dialog (which shows the screens below it) it is left to Textual: one of those may be gone."""
+        screens = nodes and all(isinstance(node, Screen) for node in nodes)
+        if parent is not self or not screens or self.screen.is_modal:
             return super()._prune(*nodes, parent=parent)
         return super()._prune(*nodes, parent=None)
 

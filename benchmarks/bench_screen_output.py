@@ -11,9 +11,10 @@ directory); each frame is encoded as Textual's driver encodes it (``bench_transc
 - **browser Tab**: Ctrl+O with three recorded sessions, then Tab between the search field, the list
   and the preview, 12 times, each until 0.15 s after the key.
 
-Printed as medians over the runs: bytes written, frames, and frames that drew the whole screen; the
-baseline in the same run is one frame of the whole screen (a move that costs that much redraws
-everything it shows).
+Printed as medians over the runs: bytes written, frames, and frames made as whole-screen frames
+(Textual's ``LayoutUpdate``; a dialog's writes only the pieces of rows that changed since its last,
+``zett_tui/ui/speed/shown_rows.py``, so the bytes say what they cost); the baseline in the same run is
+one frame of the whole screen written in full.
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def _line(what: str, samples: list[tuple[int, int, int]], screen_bytes: int) -> 
     written = statistics.median(sample[0] for sample in samples)
     return (
         f"{what}: {written / 1024:.1f} KiB, {statistics.median(sample[1] for sample in samples):.0f} frames, "
-        f"{statistics.median(sample[2] for sample in samples):.0f} of the whole screen "
+        f"{statistics.median(sample[2] for sample in samples):.0f} made whole "
         f"({written / screen_bytes if screen_bytes else float('nan'):.2f} screens)"
     )
 

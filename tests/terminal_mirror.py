@@ -166,6 +166,9 @@ class TerminalMirror:
             display(screen, renderable)
 
         monkeypatch.setattr(app, "_display", mirrored)
+        forget = getattr(app, "forget_terminal", None)
+        if forget is not None:  # the mirror starts blank: nothing is shown yet (ui/speed/shown_rows)
+            forget()
         app.screen.refresh()  # the next frame draws it all
         return mirror
 

@@ -371,6 +371,35 @@ def test_a_screen_is_still_removed_through_the_prune_zett_overrides() -> None:
     )
 
 
+def test_the_frames_a_dialog_keeps_are_written_as_zett_reads_them() -> None:
+    from textual._compositor import ChopsUpdate, LayoutUpdate
+
+    _check(
+        _source_hash(ChopsUpdate.render_segments) == "4c1cdb567e0b8354",
+        "ChopsUpdate.render_segments changed: ui/speed/shown_rows._written_chops copies which chops it "
+        "writes whole and which it cuts; diff the two",
+    )
+    _check(
+        _source_hash(LayoutUpdate.render_segments) == "ff329c722506c983",
+        "LayoutUpdate.render_segments changed: ui/speed/shown_rows.ChangedChops writes a whole frame's "
+        "rows chop by chop from its strips and region; diff the two",
+    )
+    display = inspect.getsource(App._display)
+    _check(
+        all(
+            condition in display
+            for condition in (
+                "self._batch_count",
+                "self._running",
+                "not self._closed",
+                "self._driver is not None",
+            )
+        ),
+        "App._display writes a frame under other conditions: textual_compat.frame_reaches_terminal "
+        "(whose frame the terminal shows, ui/speed/shown_rows) must say the same",
+    )
+
+
 def test_a_partial_update_still_renders_the_widgets_the_compositor_lists_as_visible() -> None:
     from textual._compositor import Compositor
 

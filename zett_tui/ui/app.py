@@ -52,9 +52,11 @@ from zett_tui.ui.speed.echo_latency import keep_echo_quick
 from zett_tui.ui.speed.predicted_echo import PredictedEcho, PromptLook, drawn_as, tracked
 from zett_tui.ui.textual_compat import (
     discard_exit_output,
+    frame_reaches_terminal,
     keep_exception_for_tests,
     keep_terminal_replies_out_of_input,
     remember_copied_text,
+    screen_compositor,
     stop_reading_terminal,
     terminal_driver,
     write_at_once_from_threads,
@@ -109,6 +111,8 @@ class ZettApp(App[str | None]):
         self._box_echo = BoxEcho()
         #: Typed characters drawn from the driver's input thread while the loop is busy.
         self._predicted_echo = PredictedEcho(self._write_from_input_thread)
+        #: The compositor whose frame the terminal last received (None: unknown; ``speed/shown_rows``).
+        self.terminal_shows: object = None
         self._prompt_look = PromptLook()
         self._last_interrupt = 0.0
         self._quitting = False
@@ -178,10 +182,18 @@ class ZettApp(App[str | None]):
         return super()._post_message(message)
 
     def _display(self, screen: Screen[Any], renderable: Any) -> None:  # textual_compat.FRAME_WRITTEN_METHOD
-        """After each frame written: where a key typed next is drawn from the input thread
-        (``speed/predicted_echo``)."""
+        """After each frame written: whose rows the terminal shows (``speed/shown_rows``), and
+        where a key typed next is drawn from the input thread (``speed/predicted_echo``)."""
+        reaches = renderable is not None and frame_reaches_terminal(self)
         super()._display(screen, renderable)
+        if reaches:
+            self.terminal_shows = screen_compositor(screen)
         self._publish_echo_spot()
+
+    def forget_terminal(self) -> None:
+        """The terminal may show anything now (back from a suspend): the next frame of every
+        screen is drawn whole, each row."""
+        self.terminal_shows = None
 
     def _prune(
         self, *nodes: Widget, parent: DOMNode | None = None
@@ -255,6 +267,7 @@ class ZettApp(App[str | None]):
     def _resumed(self, _app: App[Any]) -> None:
         """Back from a suspend (SIGTSTP, then ``fg``): the terminal's screen was the shell's, so
         every cell is drawn again. Textual does this after ``App.suspend()``, not after a signal."""
+        self.forget_terminal()
         self.refresh(layout=True)
 
     def _ended_from_outside(self, ending: Ending) -> None:

@@ -23,13 +23,15 @@ import logging
 from typing import TYPE_CHECKING, Any, cast
 
 # A screen's compositor and the updates it renders for the terminal (``ui/speed/terminal_scroll``
-# subclasses them to start an update with a scroll of the terminal's rows). On an upgrade: check
+# subclasses them to start an update with a scroll of the terminal's rows, ``ui/speed/shown_rows``
+# to write only the rows a whole update changes). On an upgrade: check
 # ``Screen._compositor_refresh`` still writes ``Compositor.render_update()``'s result (``None``, a
 # ``ChopsUpdate`` or a ``LayoutUpdate``) through ``CompositorUpdate.render_segments``, and that
 # only a screenshot asks it for ``full=True``.
 from textual._compositor import ChopsUpdate as ChopsUpdate
 from textual._compositor import Compositor as Compositor
 from textual._compositor import CompositorUpdate as CompositorUpdate
+from textual._compositor import LayoutUpdate as LayoutUpdate
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -136,6 +138,16 @@ def terminal_driver(app: App[Any]) -> Driver | None:
     queues whole writes for the writer thread.
     """
     return app._driver
+
+
+def frame_reaches_terminal(app: App[Any]) -> bool:
+    """Whether a frame the app displays now is written to the terminal (``App._display`` writes
+    only while the app runs and no batch of updates is open, with a driver). Headless (tests,
+    benchmarks), where it would have been: what they measure is what a terminal is sent.
+
+    Touches ``App._batch_count``, ``App._running``, ``App._closed`` and ``App._driver``. On an
+    upgrade: diff ``App._display``'s conditions against these."""
+    return not app._batch_count and app._running and not app._closed and app._driver is not None
 
 
 def stop_reading_terminal(app: App[Any]) -> None:

@@ -1,0 +1,158 @@
+"""A dialog drawn whole again writes only the pieces of rows the terminal does not show as they are.
+
+Textual draws a screen whole (every row, one frame of the whole screen) whenever the whole screen is
+marked for repainting. A dialog is, twice as it opens: when it is shown, and again once the widgets
+its compose mounted report mounted (``AwaitMount`` refreshes its parent, the screen itself, with a
+layout), the second frame like the first but for the dialog's body, which partial frames in between
+have drawn already (``benchmarks/bench_screen_output.py``: 5.8 KB each at 100x30).
+
+A frame is written in chops: the pieces of a row between the edges of the widgets over it. The
+dialogs' compositor (:class:`RowsCompositor`, installed by ``modals/dialog_arming``) keeps, for
+each row, the chops the terminal shows as it wrote them (where each starts and ends, and the strip
+drawn there). A whole frame writes only the chops that are not shown as they are; a partial frame
+keeps the chops it writes whole and forgets those it writes part of (``ChopsUpdate`` writes a chop
+from its start, cut at the end of what changed). What is kept is recorded when a frame is rendered
+for the terminal, never when it is only made (Textual drops a frame made inside a batch of updates).
+
+Everything kept is forgotten when the terminal may show something else: a frame of another screen
+was written since this compositor's last (``shown()``: ``ZettApp.terminal_shows``, which the app
+also clears when it comes back from a suspend), or the screen's size changed. A screenshot's render
+(``full=True``) is Textual's, untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from zett_tui.ui.textual_compat import ChopsUpdate, Compositor, LayoutUpdate
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from textual.geometry import Size
+    from textual.screen import Screen
+    from textual.strip import Strip
+
+
+def _move_to(x: int, y: int) -> str:
+    return f"\x1b[{y + 1};{x + 1}H"
+
+
+class ShownChops:
+    """Per row, the chops the terminal shows as last written: start -> (end, strip)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, dict[int, tuple[int, Strip]]] = {}
+
+    def copy(self) -> ShownChops:
+        copied = ShownChops()
+        copied.rows = {y: dict(row) for y, row in self.rows.items()}
+        return copied
+
+    def shows(self, y: int, x: int, end: int, strip: Strip, console: Console) -> bool:
+        kept = self.rows.get(y, {}).get(x)
+        if kept is None or kept[0] != end:
+            return False
+        shown = kept[1]
+        return shown is strip or shown.render(console) == strip.render(console)
+
+    def wrote(self, y: int, x: int, end: int, strip: Strip) -> None:
+        self.forget(y, x, end)
+        self.rows.setdefault(y, {})[x] = (end, strip)
+
+    def forget(self, y: int, x: int, end: int) -> None:
+        """Cells ``x`` to ``end`` of row ``y`` were written some other way: every chop over them."""
+        row = self.rows.get(y)
+        if row:
+            for start in [start for start, (stop, _) in row.items() if start < end and stop > x]:
+                del row[start]
+
+
+def _written_chops(
+    update: ChopsUpdate,
+) -> Iterable[tuple[int, int, int, Strip, bool]]:
+    """The chops ``update`` writes, as ``ChopsUpdate.render_segments`` does: (y, start, end, strip,
+    whole); a chop not written whole is written from its start to ``end``."""
+    chops: Iterable[Mapping[int, Strip | None]] = update.chops
+    rows = list(chops)
+    for y, x1, x2 in update.spans:
+        for end, (x, strip) in zip(update.chop_ends[y], rows[y].items(), strict=False):
+            if strip is None or x > x2 or end <= x1:
+                continue
+            if x2 > x >= x1 and end <= x2:
+                yield y, x, end, strip, True
+            else:
+                yield y, x, min(end, x2), strip, False
+
+
+class ChangedChops(LayoutUpdate):
+    """A whole frame that writes the chops the terminal does not show as they are (``before``,
+    what was kept when it was made); rendered, what it drew is kept. Rendered twice (a test's
+    mirror, then the driver) it writes the same text both times."""
+
+    def __init__(self, update: LayoutUpdate, shown: ShownChops) -> None:
+        super().__init__(update.strips, update.region)
+        self._shown = shown
+        self._before = shown.copy()
+
+    def render_segments(self, console: Console) -> str:
+        sequences: list[str] = []
+        drawn: dict[int, dict[int, tuple[int, Strip]]] = {}
+        for y, line in enumerate(self.strips, self.region.y):
+            x = self.region.x
+            row = drawn[y] = {}
+            for strip in line:
+                end = x + strip.cell_length
+                if not self._before.shows(y, x, end, strip, console):
+                    sequences.append(_move_to(x, y))
+                    sequences.append(strip.render(console))
+                row[x] = (end, strip)
+                x = end
+        self._shown.rows = drawn  # every row is this frame's now
+        return "".join(sequences)
+
+
+class RememberedChops(ChopsUpdate):
+    """Textual's partial frame; rendered, the chops it wrote whole are kept and the others
+    forgotten (module docstring)."""
+
+    def __init__(self, update: ChopsUpdate, shown: ShownChops) -> None:
+        super().__init__(update.chops, update.spans, update.chop_ends)
+        self._shown = shown
+
+    def render_segments(self, console: Console) -> str:
+        for y, x, end, strip, whole in _written_chops(self):
+            if whole:
+                self._shown.wrote(y, x, end, strip)
+            else:
+                self._shown.forget(y, x, end)
+        return super().render_segments(console)
+
+
+class RowsCompositor(Compositor):
+    """A screen's compositor whose whole frames write only what changed (module docstring).
+
+    ``shown()`` is the compositor whose frame the terminal last received (None: unknown)."""
+
+    def __init__(self, shown: Callable[[], object]) -> None:
+        super().__init__()
+        self._terminal_shows = shown
+        self._shown = ShownChops()
+        self._shown_size: Size | None = None
+
+    def render_update(
+        self, full: bool = False, screen_stack: list[Screen] | None = None, simplify: bool = False
+    ) -> RenderableType | None:
+        update = super().render_update(full, screen_stack, simplify)
+        if full or update is None:
+            return update
+        if self._terminal_shows() is not self or self._shown_size != self.size:
+            self._shown.rows.clear()
+            self._shown_size = self.size
+        if isinstance(update, LayoutUpdate):
+            return ChangedChops(update, self._shown)
+        if isinstance(update, ChopsUpdate):
+            for y, x, end, _strip, _whole in _written_chops(update):
+                self._shown.forget(y, x, end)  # made: until it is written, neither old nor new is sure
+            return RememberedChops(update, self._shown)
+        return update

@@ -4,6 +4,7 @@ against a terminal emulator fed every byte (``tests/terminal_mirror.py``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,9 +18,12 @@ from textual.widgets import Static
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.terminal_mirror import TerminalMirror
 from tests.test_dialogs import QUESTION, ask
-from tests.ui_helpers import make_app, wait_for
+from tests.test_session_browser import open_browser, preview_text, three_sessions
+from tests.ui_helpers import make_app, ready_app, submit, wait_for
+from zett_tui.ui.modals.theme_picker import ThemePicker
 from zett_tui.ui.speed.shown_rows import ChangedChops, RememberedChops, ShownChops, _written_chops
 from zett_tui.ui.textual_compat import ChopsUpdate, LayoutUpdate
+from zett_tui.ui.themes import DARK_THEME, HIGH_CONTRAST_THEME, LIGHT_THEME
 
 
 def frames_of(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
@@ -102,6 +106,49 @@ async def test_after_another_screen_drew_the_dialog_draws_everything_again(
         await wait_for(pilot, lambda: app.screen is dialog)
         await pilot.pause(0.3)
         mirror.settled()
+    assert not mirror.differences, mirror.differences[:2]
+    assert mirror.checked > 0
+
+
+async def test_the_session_browser_opening_draws_its_second_whole_frame_as_what_changed(
+    monkeypatch: pytest.MonkeyPatch, project_dir: Path, tmp_path: Path
+) -> None:
+    await three_sessions(project_dir, tmp_path / "elsewhere")
+    app = make_app(ScriptedModel())
+    async with ready_app(app) as pilot:
+        app.chat.composer.cursor_blink = False
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.screen.region)
+        await wait_for(pilot, lambda: mirror.whole)
+        frames = frames_of(app, monkeypatch)
+        browser = await open_browser(pilot)
+        browser.search_input.cursor_blink = False
+        await wait_for(pilot, lambda: "Use a quaternion for rotations." in preview_text(browser))
+        await pilot.pause(0.3)
+        mirror.settled()
+    whole = [size for kind, size in frames if kind == "whole"]
+    assert whole and max(whole[1:], default=0) < 1000, frames  # drawn once; again, only what changed
+    assert not mirror.differences, mirror.differences[:2]
+    assert mirror.checked > 0
+
+
+async def test_each_theme_the_picker_previews_is_drawn_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A theme changes every row's colours: nothing kept from the theme before may be taken as shown."""
+    app = make_app(ScriptedModel(), theme=DARK_THEME)
+    async with ready_app(app) as pilot:
+        app.chat.composer.cursor_blink = False
+        await submit(pilot, "/theme")
+        await wait_for(pilot, lambda: isinstance(app.screen, ThemePicker))
+        await pilot.pause(0.3)
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.screen.region)
+        await wait_for(pilot, lambda: mirror.whole)
+        await pilot.press("down")
+        await wait_for(pilot, lambda: app.theme == HIGH_CONTRAST_THEME)
+        await pilot.pause(0.3)
+        await pilot.press("down")
+        await wait_for(pilot, lambda: app.theme == LIGHT_THEME)
+        await pilot.pause(0.3)
+        mirror.settled()
+        await pilot.press("escape")
     assert not mirror.differences, mirror.differences[:2]
     assert mirror.checked > 0
 

@@ -42,6 +42,7 @@ from zett_tui.ui.browser.session_actions import (
 from zett_tui.ui.browser.status_lines import damage_status, listing_status, search_status
 from zett_tui.ui.key_names import binding_label
 from zett_tui.ui.speed.focus_repaint import focus_without_screen_repaint
+from zett_tui.ui.speed.shown_rows import draw_only_changes
 from zett_tui.ui.widgets.session_list import SessionList
 from zett_tui.ui.widgets.session_rows import SessionRow, short_folder
 from zett_tui.ui.widgets.transcript import NoticeBlock, Transcript
@@ -153,6 +154,7 @@ class SessionBrowser(Screen[None]):
         history_database: Path | None = None,
     ) -> None:
         super().__init__()
+        draw_only_changes(self)  # drawn whole again as it opens: only what changed (speed/)
         self.cwd = cwd
         self.current_session = current_session
         self.history_database = history_database

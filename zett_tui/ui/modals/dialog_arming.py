@@ -25,8 +25,7 @@ from textual.widgets import Input, TextArea
 from zett_tui.ui.modals import early_keys
 from zett_tui.ui.modals.dialog_choices import Picked
 from zett_tui.ui.speed.focus_repaint import focus_without_screen_repaint
-from zett_tui.ui.speed.shown_rows import RowsCompositor
-from zett_tui.ui.textual_compat import install_compositor
+from zett_tui.ui.speed.shown_rows import draw_only_changes
 
 __all__ = ["ARM_DELAY", "ArmedModal"]
 
@@ -44,7 +43,7 @@ class ArmedModal(ModalScreen[Picked | None]):
     def __init__(self, *, classes: str = "") -> None:
         super().__init__(classes=classes)
         # drawn whole again (as it opens), it writes only the rows that changed (speed/shown_rows)
-        install_compositor(self, RowsCompositor(lambda: getattr(self.app, "terminal_shows", None)))
+        draw_only_changes(self)
         #: False until the dialog takes keys; keys before that go to the prompt below.
         self.armed = False
         self._arm_timer: Timer | None = None

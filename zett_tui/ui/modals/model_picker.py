@@ -18,6 +18,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from zett_tui.providers.catalog import ModelOption
+from zett_tui.ui.speed.shown_rows import draw_only_changes
 
 CURRENT_MARK = "● "
 
@@ -66,6 +67,7 @@ class ModelPicker(ModalScreen[str | None]):
 
     def __init__(self, options: Sequence[ModelOption]) -> None:
         super().__init__()
+        draw_only_changes(self)  # drawn whole again as it opens: only what changed (speed/)
         self.rows = list(options)
 
     def compose(self) -> ComposeResult:

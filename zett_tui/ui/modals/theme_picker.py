@@ -16,6 +16,7 @@ from textual.theme import BUILTIN_THEMES
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from zett_tui.ui.speed.shown_rows import draw_only_changes
 from zett_tui.ui.themes import AUTO
 
 
@@ -57,6 +58,7 @@ class ThemePicker(ModalScreen[str | None]):
         self, names: list[str], *, current: str, auto_theme: str, auto_selected: bool = False
     ) -> None:
         super().__init__()
+        draw_only_changes(self)  # drawn whole again as it opens: only what changed (speed/)
         self.names = names
         self.original = current
         self.auto_theme = auto_theme

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from zett_tui.ui.modals.diff_view import DiffView
 from zett_tui.ui.modals.shown_text import show_controls_in
+from zett_tui.ui.speed.shown_rows import draw_only_changes
 
 
 def split_by_file(diff: str) -> list[tuple[str, str]]:
@@ -44,6 +45,7 @@ class TurnDiffScreen(ModalScreen[None]):
 
     def __init__(self, title: str, diff: str, summary: str = "") -> None:
         super().__init__()
+        draw_only_changes(self)  # drawn whole again as it opens: only what changed (speed/)
         self.title_text = title
         self.files = split_by_file(diff)
         self.summary = summary

@@ -1,4 +1,5 @@
-"""A dialog drawn whole again writes only the pieces of rows the terminal does not show as they are.
+"""A dialog or a screen drawn whole again writes only the pieces of rows the terminal does not show as
+they are.
 
 Textual draws a screen whole (every row, one frame of the whole screen) whenever the whole screen is
 marked for repainting. A dialog is, twice as it opens: when it is shown, and again once the widgets
@@ -6,8 +7,9 @@ its compose mounted report mounted (``AwaitMount`` refreshes its parent, the scr
 layout), the second frame like the first but for the dialog's body, which partial frames in between
 have drawn already (``benchmarks/bench_screen_output.py``: 5.8 KB each at 100x30).
 
-A frame is written in chops: the pieces of a row between the edges of the widgets over it. The
-dialogs' compositor (:class:`RowsCompositor`, installed by ``modals/dialog_arming``) keeps, for
+The session browser and the pickers open the same way. A frame is written in chops: the pieces of a
+row between the edges of the widgets over it. Their compositor (:class:`RowsCompositor`, installed
+by :func:`draw_only_changes` as each is made) keeps, for
 each row, the chops the terminal shows as it wrote them (where each starts and ends, and the strip
 drawn there). A whole frame writes only the chops that are not shown as they are; a partial frame
 keeps the chops it writes whole and forgets those it writes part of (``ChopsUpdate`` writes a chop
@@ -23,9 +25,9 @@ also clears when it comes back from a suspend), or the screen's size changed. A 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from zett_tui.ui.textual_compat import ChopsUpdate, Compositor, LayoutUpdate
+from zett_tui.ui.textual_compat import ChopsUpdate, Compositor, LayoutUpdate, install_compositor
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -156,3 +158,9 @@ class RowsCompositor(Compositor):
                 self._shown.forget(y, x, end)  # made: until it is written, neither old nor new is sure
             return RememberedChops(update, self._shown)
         return update
+
+
+def draw_only_changes(screen: Screen[Any]) -> None:
+    """Give ``screen`` (just made) a :class:`RowsCompositor`; the app says whose frame the
+    terminal shows (``ZettApp.terminal_shows``; in another app, never this one's: all is drawn)."""
+    install_compositor(screen, RowsCompositor(lambda: getattr(screen.app, "terminal_shows", None)))

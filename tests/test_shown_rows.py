@@ -171,6 +171,16 @@ def test_a_partial_frame_keeps_the_chops_it_writes_whole_and_forgets_those_it_cu
     assert shown.rows[0][0] == (4, update.chops[0][0])
 
 
+def test_a_partial_frame_leaves_out_the_chops_the_terminal_shows_as_they_are() -> None:
+    shown = ShownChops()
+    shown.wrote(0, 0, 4, _strip("aaaa"))
+    shown.wrote(0, 4, 8, _strip("bbbb"))
+    update = ChopsUpdate([{0: _strip("aaaa"), 4: _strip("BBBB")}], [(0, 0, 8)], [[4, 8]])
+    written = RememberedChops(update, shown).render_segments(Console(color_system="truecolor"))
+    assert "BBBB" in written and "aaaa" not in written
+    assert shown.rows[0] == {0: (4, _strip("aaaa")), 4: (8, _strip("BBBB"))}
+
+
 async def test_a_whole_frame_writes_the_chops_not_shown_as_they_are() -> None:
     app = make_app(ScriptedModel())
     async with app.run_test(size=(40, 5)):

@@ -11,10 +11,11 @@ The session browser and the pickers open the same way. A frame is written in cho
 row between the edges of the widgets over it. Their compositor (:class:`RowsCompositor`, installed
 by :func:`draw_only_changes` as each is made) keeps, for
 each row, the chops the terminal shows as it wrote them (where each starts and ends, and the strip
-drawn there). A whole frame writes only the chops that are not shown as they are; a partial frame
-keeps the chops it writes whole and forgets those it writes part of (``ChopsUpdate`` writes a chop
-from its start, cut at the end of what changed). What is kept is recorded when a frame is rendered
-for the terminal, never when it is only made (Textual drops a frame made inside a batch of updates).
+drawn there). A frame, whole or partial, writes only the chops that are not shown as they are
+(the same segments: the same text in the same styles); a partial frame keeps the chops it writes
+whole and forgets those it writes part of (``ChopsUpdate`` writes a chop from its start, cut at the
+end of what changed). What is kept is recorded when a frame is rendered for the terminal, never
+when it is only made (Textual drops a frame made inside a batch of updates).
 
 Everything kept is forgotten when the terminal may show something else: a frame of another screen
 was written since this compositor's last (``shown()``: ``ZettApp.terminal_shows``, which the app
@@ -51,12 +52,14 @@ class ShownChops:
         copied.rows = {y: dict(row) for y, row in self.rows.items()}
         return copied
 
-    def shows(self, y: int, x: int, end: int, strip: Strip, console: Console) -> bool:
+    def shows(self, y: int, x: int, end: int, strip: Strip) -> bool:
+        """Whether the cells ``x`` to ``end`` of row ``y`` show ``strip`` (the same segments: the
+        same text in the same styles)."""
         kept = self.rows.get(y, {}).get(x)
         if kept is None or kept[0] != end:
             return False
         shown = kept[1]
-        return shown is strip or shown.render(console) == strip.render(console)
+        return shown is strip or shown == strip
 
     def wrote(self, y: int, x: int, end: int, strip: Strip) -> None:
         self.forget(y, x, end)
@@ -105,7 +108,7 @@ class ChangedChops(LayoutUpdate):
             row = drawn[y] = {}
             for strip in line:
                 end = x + strip.cell_length
-                if not self._before.shows(y, x, end, strip, console):
+                if not self._before.shows(y, x, end, strip):
                     sequences.append(_move_to(x, y))
                     sequences.append(strip.render(console))
                 row[x] = (end, strip)
@@ -115,20 +118,30 @@ class ChangedChops(LayoutUpdate):
 
 
 class RememberedChops(ChopsUpdate):
-    """Textual's partial frame; rendered, the chops it wrote whole are kept and the others
-    forgotten (module docstring)."""
+    """Textual's partial frame, less the chops the terminal shows as they are; rendered, the chops
+    it wrote whole are kept and the others forgotten (module docstring). Made, the chops it will
+    write are forgotten: until it is written, neither their old nor their new cells are sure."""
 
     def __init__(self, update: ChopsUpdate, shown: ShownChops) -> None:
         super().__init__(update.chops, update.spans, update.chop_ends)
         self._shown = shown
+        self._writes: list[tuple[int, int, int, Strip, bool]] = []
+        for y, x, end, strip, whole in _written_chops(update):
+            if whole and shown.shows(y, x, end, strip):
+                continue
+            shown.forget(y, x, end)
+            self._writes.append((y, x, end, strip, whole))
 
     def render_segments(self, console: Console) -> str:
-        for y, x, end, strip, whole in _written_chops(self):
+        sequences: list[str] = []
+        for y, x, end, strip, whole in self._writes:
+            sequences.append(_move_to(x, y))
+            sequences.append((strip if whole else strip.crop(0, end - x)).render(console))
             if whole:
                 self._shown.wrote(y, x, end, strip)
             else:
                 self._shown.forget(y, x, end)
-        return super().render_segments(console)
+        return "".join(sequences)
 
 
 class RowsCompositor(Compositor):
@@ -154,8 +167,6 @@ class RowsCompositor(Compositor):
         if isinstance(update, LayoutUpdate):
             return ChangedChops(update, self._shown)
         if isinstance(update, ChopsUpdate):
-            for y, x, end, _strip, _whole in _written_chops(update):
-                self._shown.forget(y, x, end)  # made: until it is written, neither old nor new is sure
             return RememberedChops(update, self._shown)
         return update
 

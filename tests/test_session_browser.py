@@ -73,6 +73,15 @@ async def open_browser(pilot: Pilot[Any]) -> SessionBrowser:
     return browser
 
 
+async def browser_showing_a_session(pilot: Pilot[Any]) -> SessionBrowser:
+    """The browser open on ``three_sessions``, the selected one's preview drawn, its search field's
+    cursor not blinking (a blink's frame still on its way would count as a stale row)."""
+    browser = await open_browser(pilot)
+    browser.search_input.cursor_blink = False
+    await wait_for(pilot, lambda: "Use a quaternion for rotations." in preview_text(browser))
+    return browser
+
+
 def titles(browser: SessionBrowser) -> list[str]:
     return [row.summary.title for row in browser.query_one(SessionList).rows]
 

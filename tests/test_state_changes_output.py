@@ -22,7 +22,7 @@ from textual._compositor import LayoutUpdate
 from tests.fakes.scripted_model import ScriptedModel, text_step, tool_step
 from tests.terminal_mirror import TerminalMirror
 from tests.test_dialogs import QUESTION, ask, focused_id
-from tests.test_session_browser import open_browser, preview_text, three_sessions
+from tests.test_session_browser import browser_showing_a_session, three_sessions
 from tests.ui_helpers import idle, make_app, ready_app, submit, wait_for
 
 
@@ -130,9 +130,7 @@ async def test_tab_between_the_session_browsers_panes_redraws_them_not_the_scree
     await three_sessions(project_dir, tmp_path / "elsewhere")
     app = make_app(ScriptedModel())
     async with app.run_test(size=(140, 40)) as pilot:
-        browser = await open_browser(pilot)
-        browser.search_input.cursor_blink = False  # a blink's frame still on its way would count as stale
-        await wait_for(pilot, lambda: "Use a quaternion for rotations." in preview_text(browser))
+        browser = await browser_showing_a_session(pilot)
         await pilot.pause(0.3)
         mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.screen.region)
         await wait_for(pilot, lambda: mirror.whole)

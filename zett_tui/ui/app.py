@@ -201,7 +201,7 @@ class ZettApp(App[str | None]):
         """A screen removed (a dialog closed, a screen popped) is pruned with no parent: Textual's
         would lay out and repaint the app, whose current screen the removal leaves as it was and
         which is already being drawn again whole as it comes back: two more whole frames at every
-        dialog's close (`tests/test_state_changes_output.py`). What else Textual does
+        dialog's close (``tests/test_state_changes_output.py``). What else Textual does
         then, the hover under the pointer brought up to date, every frame drawn does too. Over a
         dialog (which shows the screens below it) it is left to Textual: one of those may be gone."""
         screens = nodes and all(isinstance(node, Screen) for node in nodes)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 # A screen's compositor and the updates it renders for the terminal (``ui/speed/terminal_scroll``
 # subclasses them to start an update with a scroll of the terminal's rows, ``ui/speed/shown_rows``
-# to write only the rows a whole update changes). On an upgrade: check
+# to leave out what the terminal shows as it is). On an upgrade: check
 # ``Screen._compositor_refresh`` still writes ``Compositor.render_update()``'s result (``None``, a
 # ``ChopsUpdate`` or a ``LayoutUpdate``) through ``CompositorUpdate.render_segments``, and that
 # only a screenshot asks it for ``full=True``.

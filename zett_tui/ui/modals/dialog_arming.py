@@ -42,8 +42,7 @@ class ArmedModal(ModalScreen[Picked | None]):
 
     def __init__(self, *, classes: str = "") -> None:
         super().__init__(classes=classes)
-        # drawn whole again (as it opens), it writes only the rows that changed (speed/shown_rows)
-        draw_only_changes(self)
+        draw_only_changes(self)  # drawn whole again as it opens: only what changed (speed/)
         #: False until the dialog takes keys; keys before that go to the prompt below.
         self.armed = False
         self._arm_timer: Timer | None = None

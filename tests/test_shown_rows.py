@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 from rich.segment import Segment
+from textual import events
 from textual.geometry import Region
 from textual.screen import ModalScreen
 from textual.strip import Strip
@@ -203,3 +204,26 @@ async def test_a_whole_frame_writes_the_chops_not_shown_as_they_are() -> None:
         assert written == frame.render_segments(console)  # rendered twice (a mirror, the driver): the same
     assert "w" * 20 in written and "x" not in written and "z" not in written
     assert shown.rows[0][20] == (40, new)
+
+
+async def test_the_cells_a_key_was_drawn_in_ahead_are_written_again_when_repainted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key drawn from the input thread at the chat's prompt can land on a dialog just shown: the
+    dialog's repaint of those cells must be written, though it kept them as it drew them."""
+    app = dialog_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await chat_settled(app, pilot)
+        mirror = TerminalMirror.watch(app, monkeypatch, rows=lambda app: app.screen.region)
+        dialog = await ask(app, pilot)
+        await pilot.pause(0.3)
+        mirror.settled()
+        # a whole row, so that the dialog's repaint of it is whole chops, not cut ones (always written)
+        cells = Region(0, app.chat.composer.content_region.y, app.size.width, 1)
+        mirror.stream.feed(f"\x1b[{cells.y + 1};1H" + "x" * cells.width)  # what the input thread wrote there
+        monkeypatch.setattr(app._predicted_echo, "handled", lambda event: [cells])
+        app.input_handled(events.Key("x", "x"))
+        await pilot.pause(0.3)
+        mirror.settled()
+        assert app.screen is dialog
+    assert not mirror.differences, mirror.differences[:2]  # the cells show the dialog's again

@@ -50,6 +50,7 @@ from zett_tui.ui.sixteen_colours import ReadableIn16Colours, runs_in_16_colours
 from zett_tui.ui.speed.box_echo import BoxEcho
 from zett_tui.ui.speed.echo_latency import keep_echo_quick
 from zett_tui.ui.speed.predicted_echo import PredictedEcho, PromptLook, drawn_as, tracked
+from zett_tui.ui.speed.shown_rows import forget_cells
 from zett_tui.ui.textual_compat import (
     discard_exit_output,
     frame_reaches_terminal,
@@ -234,6 +235,7 @@ class ZettApp(App[str | None]):
         """``event`` has been handled: the cells the input thread drew for it are drawn again from
         what the app shows there (``speed/predicted_echo``)."""
         for cells in self._predicted_echo.handled(event):
+            forget_cells(self.screen, cells)  # drawn from the input thread, outside the screen's frames
             self.screen.refresh(cells)
         self._publish_echo_spot()  # ignored while other events are on their way
 

@@ -19,8 +19,10 @@ when it is only made (Textual drops a frame made inside a batch of updates).
 
 Everything kept is forgotten when the terminal may show something else: a frame of another screen
 was written since this compositor's last (``shown()``: ``ZettApp.terminal_shows``, which the app
-also clears when it comes back from a suspend), or the screen's size changed. A screenshot's render
-(``full=True``) is Textual's, untouched.
+also clears when it comes back from a suspend), or the screen's size changed. The cells a key was
+drawn in from the input thread (``predicted_echo``: it can land on a screen just shown over the
+chat) are forgotten when the app repaints them (:func:`forget_cells`), so that repaint is written.
+A screenshot's render (``full=True``) is Textual's, untouched.
 """
 
 from __future__ import annotations
@@ -28,11 +30,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from zett_tui.ui.textual_compat import ChopsUpdate, Compositor, LayoutUpdate, install_compositor
+from zett_tui.ui.textual_compat import (
+    ChopsUpdate,
+    Compositor,
+    LayoutUpdate,
+    install_compositor,
+    screen_compositor,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
-    from textual.geometry import Size
+    from textual.geometry import Region, Size
     from textual.screen import Screen
     from textual.strip import Strip
 
@@ -155,6 +163,11 @@ class RowsCompositor(Compositor):
         self._shown = ShownChops()
         self._shown_size: Size | None = None
 
+    def forget(self, region: Region) -> None:
+        """The terminal's cells in ``region`` were written some other way."""
+        for y in range(region.y, region.bottom):
+            self._shown.forget(y, region.x, region.right)
+
     def render_update(
         self, full: bool = False, screen_stack: list[Screen] | None = None, simplify: bool = False
     ) -> RenderableType | None:
@@ -175,3 +188,11 @@ def draw_only_changes(screen: Screen[Any]) -> None:
     """Give ``screen`` (just made) a :class:`RowsCompositor`; the app says whose frame the
     terminal shows (``ZettApp.terminal_shows``; in another app, never this one's: all is drawn)."""
     install_compositor(screen, RowsCompositor(lambda: getattr(screen.app, "terminal_shows", None)))
+
+
+def forget_cells(screen: Screen[Any], region: Region) -> None:
+    """The terminal's cells in ``region`` of ``screen`` were written outside its frames: what
+    ``screen`` repaints there next is written, whatever it kept."""
+    compositor = screen_compositor(screen)
+    if isinstance(compositor, RowsCompositor):
+        compositor.forget(region)

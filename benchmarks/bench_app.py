@@ -118,6 +118,14 @@ class ServerProcess:
             self.process.kill()
 
 
+def keep_zett_files_in(folder: Path) -> None:
+    """From now on, zett in this process keeps its settings, sessions, history and logs under
+    ``folder`` (the XDG folders moved there), not in the machine's: a benchmark's turns are no one's
+    sessions. A user running a benchmark would otherwise find them in their session browser."""
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        os.environ[name] = str(folder / name.lower())
+
+
 def isolated_env(home: Path, server: ServerProcess) -> dict[str, str]:
     keep = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL") if name in os.environ}
     return {

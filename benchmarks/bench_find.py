@@ -26,11 +26,14 @@ import argparse
 import asyncio
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from textual import events
 
+from benchmarks.bench_app import keep_zett_files_in
 from benchmarks.bench_transcript import FrameClock, make_answer
 from tests.fakes.scripted_model import ScriptedModel
 from tests.ui_helpers import make_app
@@ -151,6 +154,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--turns", type=int, default=300)
     args = parser.parse_args()
+    keep_zett_files_in(Path(tempfile.mkdtemp(prefix="zett-bench-find-")))
     results = asyncio.run(run(args.turns))
     print(
         f"zett bench_find: {args.turns} turns ({args.turns * 4} blocks), {SIZE[0]}x{SIZE[1]}, python {sys.version.split()[0]}"

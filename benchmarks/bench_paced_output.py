@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_app import ServerProcess, running_zett
+from benchmarks.bench_app import ServerProcess, keep_zett_files_in, running_zett
 from benchmarks.bench_transcript import FrameClock, make_answer
 
 CHUNK = 4
@@ -54,6 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     width, height = (int(part) for part in args.size.split("x"))
     work = Path(tempfile.mkdtemp(prefix="zett-bench-paced-"))
+    keep_zett_files_in(work)
     server = ServerProcess(work / "server", make_answer(), chunk=CHUNK, delay=1 / args.rate)
     project = work / "project"
     project.mkdir()

@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_app import keep_zett_files_in
 from benchmarks.bench_transcript import FrameClock
 
 QUESTION = {"question": "Which format?", "options": ["Markdown", "HTML", "Plain text"]}
@@ -35,14 +36,7 @@ TABS = 12
 
 def _isolated_home() -> Path:
     home = Path(tempfile.mkdtemp(prefix="bench-screen-output-"))
-    os.environ["HOME"] = str(home)
-    for name, sub in (
-        ("XDG_CONFIG_HOME", "config"),
-        ("XDG_DATA_HOME", "data"),
-        ("XDG_STATE_HOME", "state"),
-        ("XDG_CACHE_HOME", "cache"),
-    ):
-        os.environ[name] = str(home / sub)
+    keep_zett_files_in(home)
     project = home / "project"
     project.mkdir()
     os.chdir(project)

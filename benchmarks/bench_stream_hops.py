@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_app import HEADLESS_SIZE, ServerProcess, openai_factory
+from benchmarks.bench_app import HEADLESS_SIZE, ServerProcess, keep_zett_files_in, openai_factory
 from benchmarks.bench_transcript import FrameClock, make_answer
 
 #: Steps at least this long are described (what ran).
@@ -250,6 +250,7 @@ async def main_async(runs: int, top: int, with_keys: bool = True) -> None:
     timer = StepTimer()
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
+        keep_zett_files_in(work)
         server = ServerProcess(work / "server", answer)
         project = work / "project"
         project.mkdir()

@@ -18,7 +18,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from benchmarks.bench_app import ServerProcess, running_zett
+from benchmarks.bench_app import ServerProcess, keep_zett_files_in, running_zett
 from benchmarks.bench_transcript import FrameClock
 
 ANSWER = "Done: the file has two lines.\n\nNothing else to change."
@@ -59,6 +59,7 @@ def main() -> None:
     args = parser.parse_args()
     width, height = (int(part) for part in args.size.split("x"))
     work = Path(tempfile.mkdtemp(prefix="zett-bench-turn-output-"))
+    keep_zett_files_in(work)
     server = ServerProcess(work / "server", ANSWER)
     project = work / "project"
     project.mkdir()

@@ -206,7 +206,8 @@ class ZettApp(App[str | None]):
         then, the hover under the pointer brought up to date, every frame drawn does too. Over a
         dialog (which shows the screens below it) it is left to Textual: one of those may be gone."""
         screens = nodes and all(isinstance(node, Screen) for node in nodes)
-        if parent is not self or not screens or self.screen.is_modal:
+        stack = self.screen_stack  # (empty as the app closes: no current screen to spare)
+        if parent is not self or not screens or not stack or stack[-1].is_modal:
             return super()._prune(*nodes, parent=parent)
         return super()._prune(*nodes, parent=None)
 

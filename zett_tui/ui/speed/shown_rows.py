@@ -27,7 +27,7 @@ A screenshot's render (``full=True``) is Textual's, untouched.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from zett_tui.ui.textual_compat import (
@@ -55,11 +55,6 @@ class ShownChops:
     def __init__(self) -> None:
         self.rows: dict[int, dict[int, tuple[int, Strip]]] = {}
 
-    def copy(self) -> ShownChops:
-        copied = ShownChops()
-        copied.rows = {y: dict(row) for y, row in self.rows.items()}
-        return copied
-
     def shows(self, y: int, x: int, end: int, strip: Strip) -> bool:
         """Whether the cells ``x`` to ``end`` of row ``y`` show ``strip`` (the same segments: the
         same text in the same styles)."""
@@ -81,15 +76,15 @@ class ShownChops:
                 del row[start]
 
 
-def _written_chops(
-    update: ChopsUpdate,
-) -> Iterable[tuple[int, int, int, Strip, bool]]:
-    """The chops ``update`` writes, as ``ChopsUpdate.render_segments`` does: (y, start, end, strip,
-    whole); a chop not written whole is written from its start to ``end``."""
-    chops: Iterable[Mapping[int, Strip | None]] = update.chops
-    rows = list(chops)
+#: A chop to write: row, start, end (where a cut chop stops), strip, and whether it is written whole.
+Chop = tuple[int, int, int, "Strip", bool]
+
+
+def _written_chops(update: ChopsUpdate) -> Iterable[Chop]:
+    """The chops ``update`` writes, as ``ChopsUpdate.render_segments`` does; a chop not written
+    whole is written from its start to ``end``."""
     for y, x1, x2 in update.spans:
-        for end, (x, strip) in zip(update.chop_ends[y], rows[y].items(), strict=False):
+        for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items(), strict=False):
             if strip is None or x > x2 or end <= x1:
                 continue
             if x2 > x >= x1 and end <= x2:
@@ -98,58 +93,55 @@ def _written_chops(
                 yield y, x, min(end, x2), strip, False
 
 
+def _render(writes: list[Chop], console: Console) -> str:
+    sequences: list[str] = []
+    for y, x, end, strip, whole in writes:
+        sequences.append(_move_to(x, y))
+        sequences.append((strip if whole else strip.crop(0, end - x)).render(console))
+    return "".join(sequences)
+
+
 class ChangedChops(LayoutUpdate):
-    """A whole frame that writes the chops the terminal does not show as they are (``before``,
-    what was kept when it was made); rendered, what it drew is kept. Rendered twice (a test's
-    mirror, then the driver) it writes the same text both times."""
+    """A whole frame less the chops the terminal shows as they are (chosen when it is made);
+    rendered, its chops are what every row shows. Rendered twice (a test's mirror, then the
+    driver) it writes the same text both times."""
 
     def __init__(self, update: LayoutUpdate, shown: ShownChops) -> None:
         super().__init__(update.strips, update.region)
         self._shown = shown
-        self._before = shown.copy()
-
-    def render_segments(self, console: Console) -> str:
-        sequences: list[str] = []
-        drawn: dict[int, dict[int, tuple[int, Strip]]] = {}
+        self._writes: list[Chop] = []
+        self._rows: dict[int, dict[int, tuple[int, Strip]]] = {}
         for y, line in enumerate(self.strips, self.region.y):
             x = self.region.x
-            row = drawn[y] = {}
+            row = self._rows[y] = {}
             for strip in line:
                 end = x + strip.cell_length
-                if not self._before.shows(y, x, end, strip):
-                    sequences.append(_move_to(x, y))
-                    sequences.append(strip.render(console))
+                if not shown.shows(y, x, end, strip):
+                    self._writes.append((y, x, end, strip, True))
                 row[x] = (end, strip)
                 x = end
-        self._shown.rows = drawn  # every row is this frame's now
-        return "".join(sequences)
+
+    def render_segments(self, console: Console) -> str:
+        self._shown.rows = {y: dict(row) for y, row in self._rows.items()}
+        return _render(self._writes, console)
 
 
 class RememberedChops(ChopsUpdate):
-    """Textual's partial frame, less the chops the terminal shows as they are; rendered, the chops
-    it wrote whole are kept and the others forgotten (module docstring). Made, the chops it will
-    write are forgotten: until it is written, neither their old nor their new cells are sure."""
+    """Textual's partial frame less the chops the terminal shows as they are (chosen when it is
+    made); rendered, the chops it wrote whole are kept and those it cut forgotten."""
 
     def __init__(self, update: ChopsUpdate, shown: ShownChops) -> None:
         super().__init__(update.chops, update.spans, update.chop_ends)
         self._shown = shown
-        self._writes: list[tuple[int, int, int, Strip, bool]] = []
-        for y, x, end, strip, whole in _written_chops(update):
-            if whole and shown.shows(y, x, end, strip):
-                continue
-            shown.forget(y, x, end)
-            self._writes.append((y, x, end, strip, whole))
+        self._writes = [chop for chop in _written_chops(update) if not (chop[4] and shown.shows(*chop[:4]))]
 
     def render_segments(self, console: Console) -> str:
-        sequences: list[str] = []
         for y, x, end, strip, whole in self._writes:
-            sequences.append(_move_to(x, y))
-            sequences.append((strip if whole else strip.crop(0, end - x)).render(console))
             if whole:
                 self._shown.wrote(y, x, end, strip)
             else:
                 self._shown.forget(y, x, end)
-        return "".join(sequences)
+        return _render(self._writes, console)
 
 
 class RowsCompositor(Compositor):
